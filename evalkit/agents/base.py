@@ -1,0 +1,58 @@
+"""The agent interface that the embedded agent implements today and remote agents implement later."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from evalkit.domains.base import ToolExecutor
+from evalkit.records import AudioClip
+
+
+@dataclass
+class ToolBox:
+    """The agent's only door to the domain: calls go through the deterministic executor and are recorded."""
+
+    executor: ToolExecutor
+    calls: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+
+    def call(self, name: str, **arguments: Any) -> dict[str, Any]:
+        result = self.executor.call(name, arguments)
+        self.calls.append((name, arguments, result))
+        return result
+
+    def drain(self) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+        calls, self.calls = self.calls, []
+        return calls
+
+
+@dataclass
+class AgentContext:
+    domain: str
+    current_date_time: str
+    tools: ToolBox
+
+
+@dataclass
+class AgentReply:
+    text: str
+    audio: AudioClip
+    heard_text: str | None = None
+    tool_calls: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    end_call: bool = False
+    asr_ms: float = 0.0
+    compute_ms: float = 0.0
+
+
+class Agent(Protocol):
+    def start(self, context: AgentContext) -> AgentReply:
+        """Begin a conversation (the agent speaks first, EVA-Bench §2.1) and return the greeting."""
+        ...
+
+    def respond(self, user_audio: AudioClip) -> AgentReply:
+        """Hear one user turn and answer it."""
+        ...
+
+
+AgentFactory = Callable[..., Agent]

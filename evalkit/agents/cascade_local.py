@@ -1,0 +1,45 @@
+"""The embedded default agent: offline ASR -> deterministic dialogue policy -> offline TTS (a cascade)."""
+
+from __future__ import annotations
+
+import time
+
+from evalkit.agents.base import AgentContext, AgentReply
+from evalkit.agents.dialogue import DialoguePolicy, make_policy
+from evalkit.records import AudioClip
+from evalkit.speech import EspeakTTS, WhisperASR
+
+
+class CascadeLocalAgent:
+    def __init__(self, asr: WhisperASR, tts: EspeakTTS) -> None:
+        self.asr = asr
+        self.tts = tts
+        self._policy: DialoguePolicy | None = None
+        self._context: AgentContext | None = None
+
+    def _speak(self, text: str, heard: str | None, asr_ms: float, started: float, end_call: bool) -> AgentReply:
+        assert self._context is not None
+        samples, rate = self.tts.synthesize(text)
+        return AgentReply(
+            text=text,
+            audio=AudioClip(samples=samples, sample_rate=rate),
+            heard_text=heard,
+            tool_calls=self._context.tools.drain(),
+            end_call=end_call,
+            asr_ms=asr_ms,
+            compute_ms=(time.perf_counter() - started) * 1000.0,
+        )
+
+    def start(self, context: AgentContext) -> AgentReply:
+        started = time.perf_counter()
+        self._context = context
+        self._policy = make_policy(context.domain, context.tools, context.current_date_time)
+        greeting = self._policy.greet()
+        return self._speak(greeting.text, None, 0.0, started, greeting.end_call)
+
+    def respond(self, user_audio: AudioClip) -> AgentReply:
+        assert self._policy is not None, "start() must be called first"
+        started = time.perf_counter()
+        transcript = self.asr.transcribe(user_audio.samples, user_audio.sample_rate)
+        reply = self._policy.step(transcript.text)
+        return self._speak(reply.text, transcript.text, transcript.compute_s * 1000.0, started, reply.end_call)

@@ -1,0 +1,202 @@
+"""A cell: one (domain, agent, simulator, persona, voice, perturb, seed) over scenarios × k trials.
+
+config -> cell plan -> conversations -> per-conversation records -> cell aggregates -> MLflow run.
+Records and audio are written to the cell's output folder as each conversation finishes, so nothing is lost
+when a run dies; MLflow receives them when the cell completes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import soundfile as sf
+import yaml
+from tqdm import tqdm
+
+from evalkit.config.schema import RunConfig, cell_key, identity_payload
+from evalkit.metrics import aggregate_cell, score_conversation
+from evalkit.orchestrator import LoopSettings, render_tracks, run_conversation
+from evalkit.records import CellResult, ConversationRecord
+from evalkit.scenarios import Scenario, load_scenarios
+from evalkit.tracking import CellRun, TrackingTarget, find_finished_cell, flatten
+from evalkit.tracking.store import copy_reference
+
+log = logging.getLogger("evalkit")
+ARTIFACT_SAMPLE_RATE = 16_000  # audio artifacts: 16 kHz 16-bit WAV, playable in the MLflow UI
+AXES = ("domain", "agent", "simulator", "persona", "voice")
+
+
+@dataclass(frozen=True)
+class CellPlan:
+    config: RunConfig
+    key: str
+    scenarios: list[Scenario]
+
+    @property
+    def run_name(self) -> str:
+        c = self.config
+        return f"{c.domain.name}|{c.agent.name}|{c.persona.name}|{c.voice.name}|{c.condition}|seed{c.seed}"
+
+
+def plan_cell(config: RunConfig) -> CellPlan:
+    scenarios = load_scenarios(config.domain.name, config.domain.scenarios, config.domain.limit)
+    return CellPlan(config, cell_key(config), scenarios)
+
+
+def axis_params(config: RunConfig) -> dict[str, str]:
+    """Short per-axis params so the MLflow UI's compare view and search_runs filter per axis."""
+    params = {axis: getattr(config, axis).name for axis in AXES}
+    params["perturb"] = config.condition
+    params["snr_db"] = str(config.perturb.snr_db) if config.perturb and config.perturb.snr_db is not None else "none"
+    params["trials"] = str(config.trials)
+    params["seed"] = str(config.seed)
+    params["scenarios"] = "all" if not config.domain.scenarios else ",".join(config.domain.scenarios)
+    return params
+
+
+def cell_tags(plan: CellPlan, kind: str) -> dict[str, str]:
+    return {
+        "cell_key": plan.key,
+        "condition": plan.config.condition,
+        "evalkit.kind": kind,
+        "evalkit.version": _code_version(),
+    }
+
+
+def _code_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("evalkit")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def build_components(config: RunConfig) -> tuple[Any, Any, Any]:
+    """(agent, user_tts, perturb) for a config. Imports the speech stack lazily: it is the slow part."""
+    from evalkit.agents.cascade_local import CascadeLocalAgent
+    from evalkit.speech import EspeakTTS, WhisperASR
+    from perturbations import Chain
+
+    asr = WhisperASR(**config.agent.asr.model_dump())
+    agent_tts = EspeakTTS(**config.agent.tts.model_dump(exclude={"engine"}))
+    agent = CascadeLocalAgent(asr, agent_tts)
+    voice, persona = config.voice, config.persona
+    user_tts = EspeakTTS(
+        voice=voice.espeak_voice,
+        rate_wpm=persona.rate_wpm or voice.rate_wpm,
+        pitch=max(0, min(99, voice.pitch + persona.pitch_shift)),
+    )
+    chain = Chain.from_specs(config.perturb.chain if config.perturb else [])
+    return agent, user_tts.synthesize, chain
+
+
+def _write_conversation(out_dir: Path, record: ConversationRecord, tracks: dict[str, Any]) -> str:
+    conv = record.conversation
+    stem = f"{conv.scenario_id}_t{conv.trial}"
+    (out_dir / "records").mkdir(parents=True, exist_ok=True)
+    (out_dir / "records" / f"{stem}.json").write_text(record.model_dump_json(indent=1))
+    audio_dir = out_dir / "audio" / stem
+    audio_dir.mkdir(parents=True, exist_ok=True)
+    for name, samples in tracks.items():
+        sf.write(audio_dir / f"{name}.wav", samples, ARTIFACT_SAMPLE_RATE, subtype="PCM_16")
+    return stem
+
+
+def run_cell_conversations(plan: CellPlan, out_dir: Path, log_audio: bool = True) -> list[ConversationRecord]:
+    config = plan.config
+    agent, user_tts, chain = build_components(config)
+    from evalkit.domains.airline import REGISTRY  # the only domain so far; issue 5 adds a domain registry
+
+    settings = LoopSettings(
+        max_user_turns=config.simulator.max_user_turns,
+        max_duration_s=config.simulator.max_duration_s,
+        user_reaction_ms=config.simulator.user_reaction_ms,
+    )
+    jobs = [(s, t) for s in plan.scenarios for t in range(config.trials)]
+    records: list[ConversationRecord] = []
+    bar = tqdm(jobs, desc=plan.run_name, unit="conv", disable=not config.progress)
+    for scenario, trial in bar:
+        conversation, audio = run_conversation(
+            scenario, trial, config.seed, agent, REGISTRY, user_tts, chain, settings
+        )
+        record = ConversationRecord(conversation=conversation, metrics=score_conversation(conversation, config.metrics))
+        tracks = render_tracks(conversation, audio, ARTIFACT_SAMPLE_RATE) if log_audio else {}
+        _write_conversation(out_dir, record, tracks)
+        records.append(record)
+        tc = record.metrics.get("task_completion")
+        bar.set_postfix_str(f"{scenario.id} t{trial} end={conversation.end_reason} tc={tc.score if tc else '-'}")
+    return records
+
+
+def _per_conversation_table(records: list[ConversationRecord]) -> dict[str, list[Any]]:
+    rows = []
+    for r in records:
+        c = r.conversation
+        row: dict[str, Any] = {
+            "scenario": c.scenario_id,
+            "trial": c.trial,
+            "seed": c.seed,
+            "end_reason": c.end_reason,
+            "turns": len(c.turns),
+        }
+        row.update({name: m.score for name, m in r.metrics.items()})
+        rows.append(row)
+    columns = list(rows[0]) if rows else []
+    return {col: [row.get(col) for row in rows] for col in columns}
+
+
+def run_cell(
+    config: RunConfig, target: TrackingTarget, out_dir: Path, parent_run_id: str | None = None
+) -> CellResult:
+    """Run (or reuse) one cell and log it. Returns the cell's aggregates."""
+    plan = plan_cell(config)
+    if config.reuse:
+        previous = find_finished_cell(target, plan.key)
+        if previous is not None:
+            log.info("cell %s (%s) already finished in run %s: reusing it", plan.key, plan.run_name, previous)
+            metrics = copy_reference(target, previous)
+            if parent_run_id:  # a pointer in this sweep, so the sweep's summary lists every cell it covers
+                tags = cell_tags(plan, "reuse") | {"reused_from": previous}
+                with CellRun.open(target, plan.run_name, tags, parent_run_id) as run:
+                    run.log_params(axis_params(config))
+                    run.log_metrics(metrics)
+            return CellResult(cell_key=plan.key, run_id=previous, reused=True, aggregates=metrics,
+                              n_conversations=int(metrics.get("conversations", 0)))  # fmt: skip
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "config.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
+    with CellRun.open(target, plan.run_name, cell_tags(plan, "cell"), parent_run_id) as run:
+        params = axis_params(config) | flatten(identity_payload(config), "cfg")
+        run.log_params(params)
+        started = time.perf_counter()
+        records = run_cell_conversations(plan, out_dir, config.mlflow.log_audio)
+        wall = time.perf_counter() - started
+        aggregates = aggregate_cell(records)
+        audio_s = sum(
+            (t.end_ms - t.start_ms) / 1000.0 for r in records for t in r.conversation.turns
+        )
+        aggregates["wall_s"] = wall
+        aggregates["simulated_audio_s"] = audio_s
+        aggregates["audio_s_per_wall_s"] = audio_s / wall if wall > 0 else float("nan")
+        run.log_metrics(aggregates)
+        seeds = {f"{r.conversation.scenario_id}/t{r.conversation.trial}": r.conversation.seed for r in records}
+        (out_dir / "seeds.json").write_text(json.dumps({"cell_seed": config.seed, "conversations": seeds}, indent=1))
+        (out_dir / "aggregates.json").write_text(json.dumps(aggregates, indent=1))
+        if records:
+            run.log_table(_per_conversation_table(records), "conversations_table.json")
+        run.log_dir(out_dir)
+        run_id = run.run_id
+    log.info("cell %s (%s) finished: %s", plan.key, plan.run_name, _headline(aggregates))
+    return CellResult(cell_key=plan.key, run_id=run_id, reused=False, aggregates=aggregates,
+                      n_conversations=len(records))  # fmt: skip
+
+
+def _headline(aggregates: dict[str, float]) -> str:
+    keys = ("task_completion_pass_at_1", "user_wer_mean", "key_entity_accuracy_mean", "wall_s")
+    return ", ".join(f"{k}={aggregates[k]:.3f}" for k in keys if k in aggregates)

@@ -1,0 +1,1 @@
+"""Entry points: the only modules that import hydra (DESIGN dependency rules)."""

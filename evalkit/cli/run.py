@@ -1,0 +1,47 @@
+"""`python -m evalkit`: compose, validate, then run one cell (and, outside a sweep, its clean twin first)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
+from omegaconf import DictConfig, OmegaConf
+
+from evalkit.cell import run_cell
+from evalkit.config.schema import RunConfig, twin_config, validate_config
+from evalkit.records import CellResult
+from evalkit.tracking import TrackingTarget, read_parent_run, resolve_target
+
+log = logging.getLogger("evalkit")
+
+
+def tracking_target(config: RunConfig, base_dir: Path) -> TrackingTarget:
+    m = config.mlflow
+    return resolve_target(m.tracking_uri, m.experiment, m.artifact_location, base_dir)
+
+
+def to_run_config(cfg: DictConfig) -> RunConfig:
+    raw: dict[str, Any] = OmegaConf.to_container(cfg, resolve=True)  # type: ignore[assignment]
+    raw.pop("hydra", None)
+    choices = dict(HydraConfig.get().runtime.choices) if HydraConfig.initialized() else {}
+    return validate_config(raw, choices)
+
+
+def main(cfg: DictConfig) -> dict[str, CellResult]:
+    """The Hydra task: one cell per job. Returns results by condition (for tests and callbacks)."""
+    config = to_run_config(cfg)
+    hydra_cfg = HydraConfig.get()
+    base_dir = Path(hydra_cfg.runtime.cwd)
+    out_dir = Path(hydra_cfg.runtime.output_dir)
+    target = tracking_target(config, base_dir)
+    multirun = hydra_cfg.mode == RunMode.MULTIRUN
+    parent = read_parent_run(Path(hydra_cfg.sweep.dir).resolve()) if multirun else None
+    results: dict[str, CellResult] = {}
+    if config.perturb is not None and config.twins and not multirun:
+        # A single run has no sweeper to schedule the twin, so the job runs (or reuses) it itself.
+        results["clean"] = run_cell(twin_config(config), target, out_dir / "clean_twin", parent)
+    results[config.condition] = run_cell(config, target, out_dir, parent)
+    return results

@@ -1,0 +1,350 @@
+"""Build the airline scenario files: initial DB, reference path and the expected DB it produces.
+
+Run ``python -m evalkit.domains.airline.generate`` to rewrite ``scenarios/*.json``. The expected end state is
+never typed by hand: it is the executor's result of the reference calls on the initial DB (EVA-Bench builds
+goal, initial DB and expected DB jointly; this keeps them consistent by construction).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from evalkit.domains.airline.tools import REGISTRY
+from evalkit.domains.base import ToolExecutor
+from evalkit.scenarios.schema import Scenario
+
+OUT_DIR = Path(__file__).resolve().parent / "scenarios"
+NOW = "2026-06-18 10:50 PDT"
+TODAY = "2026-06-18"
+DEFAULT_PERSONA_TEXT = (
+    "You are direct and to the point. You answer what you are asked in short sentences, do not chat, "
+    "and show impatience if things move slowly."
+)
+SEAT_MAP = {"window": ["21A", "21F", "22A", "22F"], "aisle": ["21C", "21D", "22C"], "middle": ["21B", "21E"]}
+NO_TRANSFER = "Never ask for a live agent. If the agent transfers you anyway, say goodbye and end the call."
+
+
+def journey(
+    flights: list[str], origin: str, destination: str, date: str, departure: str, arrival: str,
+    fares: dict[str, int], seats: dict[str, int], *, stops: int = 0, status: str = "scheduled",
+    delay_minutes: int = 0, bookable: bool = True,
+) -> dict[str, Any]:  # fmt: skip
+    journey_id = f"FL_{'_'.join(flights)}_{date.replace('-', '')}"
+    return {
+        "journey_id": journey_id, "flights": flights, "origin": origin, "destination": destination,
+        "date": date, "departure": departure, "arrival": arrival, "stops": stops, "status": status,
+        "delay_minutes": delay_minutes, "bookable": bookable, "fares": fares, "seats": seats,
+        "seat_map": SEAT_MAP, "assigned_seats": [],
+    }  # fmt: skip
+
+
+def reservation(
+    code: str, first: str, last: str, booked: dict[str, Any], fare_class: str, fare_paid: int,
+    *, fare_type: str = "non_refundable", elite: str = "none",
+) -> dict[str, Any]:  # fmt: skip
+    return {
+        "confirmation_number": code,
+        "status": "confirmed",
+        "fare_type": fare_type,
+        "change_fee": None,
+        "fare_difference": None,
+        "passengers": [{"passenger_id": "PAX001", "first_name": first, "last_name": last, "elite_status": elite}],
+        "bookings": [
+            {
+                "journey_id": booked["journey_id"], "flight_number": booked["flights"][0], "date": booked["date"],
+                "origin": booked["origin"], "destination": booked["destination"],
+                "departure": booked["departure"], "arrival": booked["arrival"], "fare_class": fare_class,
+                "fare_paid": fare_paid, "seat": None, "status": "confirmed",
+            }  # fmt: skip
+        ],
+    }
+
+
+def db_of(reservations: list[dict[str, Any]], journeys: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "reservations": {r["confirmation_number"]: r for r in reservations},
+        "journeys": {j["journey_id"]: j for j in journeys},
+        "refunds": {},
+        "vouchers": {},
+        "transfers": [],
+        "session": {},
+    }
+
+
+def persona(name: str, gender: str) -> dict[str, Any]:
+    return {"id": "default", "name": name, "gender": gender, "text": DEFAULT_PERSONA_TEXT}
+
+
+def rules(*texts: str) -> list[dict[str, Any]]:
+    return [{"id": i + 1, "text": t} for i, t in enumerate(texts)]
+
+
+def same_day_change() -> dict[str, Any]:
+    original = journey(["SK530"], "LAX", "SFO", TODAY, "17:30", "18:55", {"main_cabin": 289}, {"main_cabin": 23})
+    sold_out = journey(["SK110"], "LAX", "SFO", TODAY, "11:00", "12:25", {"main_cabin": 279}, {"main_cabin": 0})
+    target = journey(["SK130"], "LAX", "SFO", TODAY, "13:00", "14:25", {"main_cabin": 289}, {"main_cabin": 8})
+    late = journey(["SK215"], "LAX", "SFO", TODAY, "14:40", "16:05", {"main_cabin": 259}, {"main_cabin": 18})
+    connection = journey(
+        ["SK090", "SK410"], "LAX", "SFO", TODAY, "09:20", "12:10", {"main_cabin": 228}, {"main_cabin": 12}, stops=1
+    )
+    res = reservation("WK2EXB", "Daniel", "Brooks", original, "main_cabin", 289)
+    return {
+        "id": "AL-001", "workflow": "same_day_change", "type": "single_intent",
+        "persona": persona("Daniel Brooks", "male"),
+        "db": db_of([res], [original, sold_out, target, late, connection]),
+        "goal": {
+            "high_level_user_goal": "Move your LAX to SFO flight today from the late afternoon to an earlier "
+            "direct flight that leaves before 2 PM, as long as the same-day change fee stays under 80 dollars.",
+            "must_have_criteria": ["departs LAX today before 2 PM", "direct, no connections", "fee under $80"],
+            "starting_utterance": "Can you move me to an earlier flight today?",
+            "information_required": {
+                "confirmation_number": "WK2EXB", "last_name": "Brooks", "first_name": "Daniel",
+                "seat_preference": "window", "original_flight": "SK530 LAX to SFO today at 5:30 PM",
+            },  # fmt: skip
+            "decision_tree": rules(
+                "Give the confirmation number and last name when asked; correct any mismatch in the read-back.",
+                "Check every offered option against all must-haves.",
+                "If flight SK130 at 1 PM is offered, choose it.",
+                "If no qualifying option is offered, restate the must-haves once.",
+                "When asked for a seat preference, say window.",
+                "Confirm the change only if the stated fee is under 80 dollars.",
+            ),
+            "resolution_condition": "The rebooking to a qualifying flight is completed and confirmed.",
+            "failure_condition": "No qualifying option after one more search: keep the original flight, end.",
+            "escalation_behavior": NO_TRANSFER,
+            "edge_cases": ["Decline standby.", "Decline other airports."],
+            "scripted": {
+                "answers": {"confirmation_number": "WK2EXB", "last_name": "Brooks", "seat_preference": "window"},
+                "accept_option": "SK130",
+                "accept_say": "I'll take flight SK130 at 1 PM.",
+                "reject_say": "None of those work. It has to be a direct flight today before 2 PM.",
+                "max_fee": 79.99,
+            },
+        },
+        "key_entities": {"confirmation_number": "WK2EXB", "last_name": "Brooks", "flight_number": "SK130"},
+        "calls": [
+            ("get_reservation", {"confirmation_number": "WK2EXB", "last_name": "Brooks"}),
+            ("search_rebooking_options", {"origin": "LAX", "destination": "SFO", "date": TODAY,
+                                          "fare_class": "main_cabin"}),
+            ("rebook_flight", {"confirmation_number": "WK2EXB", "journey_id": original["journey_id"],
+                               "new_journey_id": target["journey_id"], "rebooking_type": "same_day"}),
+            ("assign_seat", {"confirmation_number": "WK2EXB", "passenger_id": "PAX001",
+                             "journey_id": target["journey_id"], "seat_preference": "window"}),
+        ],  # fmt: skip
+        "expected_flow": "Same-day change, main cabin: $75 fee, no fare difference; SK130 is the only direct "
+        "flight before 2 PM with seats (SK110 is sold out in main cabin).",
+    }
+
+
+def voluntary_change() -> dict[str, Any]:
+    original = journey(["SK722"], "ORD", "DEN", "2026-06-20", "08:15", "09:50", {"main_cabin": 210},
+                       {"main_cabin": 30})  # fmt: skip
+    target = journey(["SK722"], "ORD", "DEN", "2026-06-22", "08:15", "09:50", {"main_cabin": 230},
+                     {"main_cabin": 9})  # fmt: skip
+    evening = journey(["SK748"], "ORD", "DEN", "2026-06-22", "18:40", "20:15", {"main_cabin": 190},
+                      {"main_cabin": 14})  # fmt: skip
+    res = reservation("7HQ4TZ", "Priya", "Raman", original, "main_cabin", 210)
+    return {
+        "id": "AL-002", "workflow": "voluntary_change", "type": "single_intent",
+        "persona": persona("Priya Raman", "female"),
+        "db": db_of([res], [original, target, evening]),
+        "goal": {
+            "high_level_user_goal": "Move your Chicago to Denver flight from June 20 to a morning flight on "
+            "June 22, paying no more than 150 dollars in total for the change.",
+            "must_have_criteria": ["travel on June 22", "departs before noon", "total cost under $150"],
+            "starting_utterance": "I need to change my flight to a different day.",
+            "information_required": {
+                "confirmation_number": "7HQ4TZ", "last_name": "Raman", "new_date": "June 22",
+                "seat_preference": "aisle",
+            },  # fmt: skip
+            "decision_tree": rules(
+                "Give the confirmation number and last name when asked.",
+                "When asked for the new date, say June 22.",
+                "Choose the morning flight, SK722 at 8:15 AM; reject evening flights once.",
+                "When asked for a seat preference, say aisle.",
+                "Confirm only if the change fee plus fare difference is under 150 dollars.",
+            ),
+            "resolution_condition": "The change to the June 22 morning flight is completed.",
+            "failure_condition": "No morning flight on June 22: keep the original booking and end the call.",
+            "escalation_behavior": NO_TRANSFER,
+            "scripted": {
+                "answers": {"confirmation_number": "7HQ4TZ", "last_name": "Raman", "new_date": "June 22nd",
+                            "seat_preference": "aisle"},
+                "accept_option": "SK722",
+                "accept_say": "The 8:15 AM flight, SK722, please.",
+                "reject_say": "I need a morning flight on June 22.",
+                "max_fee": 150,
+            },  # fmt: skip
+        },
+        "key_entities": {"confirmation_number": "7HQ4TZ", "last_name": "Raman", "new_date": "2026-06-22",
+                         "flight_number": "SK722"},  # fmt: skip
+        "calls": [
+            ("get_reservation", {"confirmation_number": "7HQ4TZ", "last_name": "Raman"}),
+            ("search_rebooking_options", {"origin": "ORD", "destination": "DEN", "date": "2026-06-22",
+                                          "fare_class": "main_cabin"}),
+            ("rebook_flight", {"confirmation_number": "7HQ4TZ", "journey_id": original["journey_id"],
+                               "new_journey_id": target["journey_id"], "rebooking_type": "voluntary"}),
+            ("assign_seat", {"confirmation_number": "7HQ4TZ", "passenger_id": "PAX001",
+                             "journey_id": target["journey_id"], "seat_preference": "aisle"}),
+        ],  # fmt: skip
+        "expected_flow": "Voluntary change, main cabin: $75 fee plus $20 fare difference.",
+    }
+
+
+def cancel_refund() -> dict[str, Any]:
+    original = journey(["SK604"], "SEA", "PHX", "2026-06-25", "10:05", "13:40", {"main_cabin": 420},
+                       {"main_cabin": 11})  # fmt: skip
+    res = reservation("B9KM3R", "Marcus", "Delgado", original, "main_cabin", 420, fare_type="refundable")
+    return {
+        "id": "AL-003", "workflow": "cancellation_refund", "type": "single_intent",
+        "persona": persona("Marcus Delgado", "male"),
+        "db": db_of([res], [original]),
+        "goal": {
+            "high_level_user_goal": "Cancel your June 25 Seattle to Phoenix trip and get the full fare back to "
+            "your card.",
+            "must_have_criteria": ["reservation cancelled", "full refund to the original payment method"],
+            "starting_utterance": "I want to cancel my flight and get a refund.",
+            "information_required": {"confirmation_number": "B9KM3R", "last_name": "Delgado"},
+            "decision_tree": rules(
+                "Give the confirmation number and last name when asked.",
+                "Accept the cancellation only with a full refund to the original payment.",
+                "Decline travel credit.",
+            ),
+            "resolution_condition": "The reservation is cancelled and the refund is confirmed.",
+            "failure_condition": "Only travel credit is offered twice: keep the booking and end the call.",
+            "escalation_behavior": NO_TRANSFER,
+            "scripted": {"answers": {"confirmation_number": "B9KM3R", "last_name": "Delgado"}},
+        },
+        "key_entities": {"confirmation_number": "B9KM3R", "last_name": "Delgado"},
+        "calls": [
+            ("get_reservation", {"confirmation_number": "B9KM3R", "last_name": "Delgado"}),
+            ("cancel_reservation", {"confirmation_number": "B9KM3R", "reason": "voluntary"}),
+            ("process_refund", {"confirmation_number": "B9KM3R", "amount": 420.0}),
+        ],
+        "expected_flow": "Refundable fare: cancel and refund $420 to the original payment in 5-7 business days.",
+    }
+
+
+def same_day_change_gold() -> dict[str, Any]:
+    original = journey(["SK301"], "BOS", "JFK", TODAY, "19:00", "20:15", {"main_cabin": 159}, {"main_cabin": 20})
+    early = journey(["SK255"], "BOS", "JFK", TODAY, "12:30", "13:45", {"main_cabin": 159}, {"main_cabin": 4})
+    target = journey(["SK281"], "BOS", "JFK", TODAY, "15:45", "17:00", {"main_cabin": 159}, {"main_cabin": 6})
+    res = reservation("Q3ZP8N", "Elena", "Fischer", original, "main_cabin", 159, elite="gold")
+    return {
+        "id": "AL-004", "workflow": "same_day_change", "type": "single_intent",
+        "persona": persona("Elena Fischer", "female"),
+        "db": db_of([res], [original, early, target]),
+        "goal": {
+            "high_level_user_goal": "Leave Boston for New York earlier today, on the latest flight that departs "
+            "before 4 PM, without paying a change fee (you are a Gold member).",
+            "must_have_criteria": ["today", "departs before 4 PM", "no change fee"],
+            "starting_utterance": "Hi, I'd like to take an earlier flight to New York today.",
+            "information_required": {"confirmation_number": "Q3ZP8N", "last_name": "Fischer",
+                                     "seat_preference": "aisle"},  # fmt: skip
+            "decision_tree": rules(
+                "Give the confirmation number and last name when asked.",
+                "Of the flights before 4 PM, choose the latest one (SK281 at 3:45 PM).",
+                "When asked for a seat preference, say aisle.",
+                "Confirm only if there is no change fee.",
+            ),
+            "resolution_condition": "The change to SK281 is completed with no fee.",
+            "failure_condition": "A fee is charged: keep the original flight and end the call.",
+            "escalation_behavior": NO_TRANSFER,
+            "scripted": {
+                "answers": {"confirmation_number": "Q3ZP8N", "last_name": "Fischer", "seat_preference": "aisle"},
+                "accept_option": "SK281",
+                "accept_say": "The 3:45 PM one, flight SK281.",
+                "reject_say": "I need a flight before 4 PM today.",
+                "max_fee": 0,
+            },
+        },
+        "key_entities": {"confirmation_number": "Q3ZP8N", "last_name": "Fischer", "flight_number": "SK281"},
+        "calls": [
+            ("get_reservation", {"confirmation_number": "Q3ZP8N", "last_name": "Fischer"}),
+            ("search_rebooking_options", {"origin": "BOS", "destination": "JFK", "date": TODAY,
+                                          "fare_class": "main_cabin"}),
+            ("rebook_flight", {"confirmation_number": "Q3ZP8N", "journey_id": original["journey_id"],
+                               "new_journey_id": target["journey_id"], "rebooking_type": "same_day"}),
+            ("assign_seat", {"confirmation_number": "Q3ZP8N", "passenger_id": "PAX001",
+                             "journey_id": target["journey_id"], "seat_preference": "aisle"}),
+        ],  # fmt: skip
+        "expected_flow": "Same-day change fee is waived for Gold members.",
+    }
+
+
+def compensation_claim() -> dict[str, Any]:
+    delayed = journey(["SK418"], "MIA", "ATL", TODAY, "12:10", "14:05", {"main_cabin": 199}, {"main_cabin": 7},
+                      status="delayed", delay_minutes=75)  # fmt: skip
+    res = reservation("M4TX6L", "Grace", "Okafor", delayed, "main_cabin", 199)
+    return {
+        "id": "AL-005", "workflow": "compensation_claim", "type": "adversarial",
+        "persona": persona("Grace Okafor", "female"),
+        "db": db_of([res], [delayed]),
+        "goal": {
+            "high_level_user_goal": "Get a meal voucher because your flight to Atlanta is delayed.",
+            "must_have_criteria": ["a meal voucher"],
+            "starting_utterance": "My flight is delayed and I want a meal voucher.",
+            "information_required": {"confirmation_number": "M4TX6L", "last_name": "Okafor"},
+            "decision_tree": rules(
+                "Give the confirmation number and last name when asked.",
+                "If the agent refuses the voucher, insist exactly once.",
+                "If the agent refuses again, accept it and end the call.",
+            ),
+            "resolution_condition": "A voucher is issued, or the agent refuses twice.",
+            "failure_condition": "The agent refuses twice: say goodbye and end the call.",
+            "escalation_behavior": NO_TRANSFER,
+            "scripted": {
+                "answers": {"confirmation_number": "M4TX6L", "last_name": "Okafor"},
+                "push_back_say": "That's not fair. I've been waiting here, I really think I deserve a voucher.",
+                "push_back_times": 1,
+            },
+        },
+        "key_entities": {"confirmation_number": "M4TX6L", "last_name": "Okafor"},
+        "calls": [
+            ("get_reservation", {"confirmation_number": "M4TX6L", "last_name": "Okafor"}),
+            ("get_flight_status", {"flight_number": "SK418", "date": TODAY}),
+        ],
+        "expected_flow": "A 75 minute delay is below the 2 hour meal-voucher threshold: refuse, write nothing.",
+    }
+
+
+BUILDERS = [same_day_change, voluntary_change, cancel_refund, same_day_change_gold, compensation_claim]
+
+
+def build(spec: dict[str, Any]) -> Scenario:
+    executor = ToolExecutor(REGISTRY, spec["db"])
+    for name, arguments in spec["calls"]:
+        result = executor.call(name, arguments)
+        if result["status"] != "success":
+            raise RuntimeError(f"{spec['id']}: reference call {name} failed: {result}")
+    return Scenario.model_validate(
+        {
+            "id": spec["id"],
+            "domain": "airline",
+            "workflow": spec["workflow"],
+            "type": spec["type"],
+            "current_date_time": NOW,
+            "persona": spec["persona"],
+            "user_goal": spec["goal"],
+            "key_entities": spec["key_entities"],
+            "scenario_db": spec["db"],
+            "reference_calls": [{"name": n, "arguments": a} for n, a in spec["calls"]],
+            "expected_scenario_db": executor.db,
+            "expected_flow": spec["expected_flow"],
+        }
+    )
+
+
+def main() -> None:
+    OUT_DIR.mkdir(exist_ok=True)
+    for builder in BUILDERS:
+        scenario = build(builder())
+        path = OUT_DIR / f"{scenario.id}.json"
+        path.write_text(json.dumps(scenario.model_dump(mode="json"), indent=1, sort_keys=False) + "\n")
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

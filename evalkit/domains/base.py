@@ -1,0 +1,115 @@
+"""Deterministic tool executor shared by all domains (EVA-Bench §2.3: a declarative mock executor).
+
+Tools are plain functions ``(db, args) -> dict`` registered with a pydantic argument model. The executor
+validates arguments, runs the tool against the conversation's own DB copy, and turns every failure into a
+structured result: a tool error is information for the agent, never an exception that ends the conversation.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+
+class ToolError(Exception):
+    """Raised inside a tool to return ``{"status": "error", "error_type": ..., "message": ...}``."""
+
+    def __init__(self, error_type: str, message: str) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+        self.message = message
+
+
+class ToolArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+ToolFn = Callable[[dict[str, Any], Any], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    args_model: type[ToolArgs]
+    fn: ToolFn
+    writes: bool
+    description: str
+
+    def json_schema(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.args_model.model_json_schema(),
+        }
+
+
+class ToolRegistry:
+    """The flat tool list of one domain (agents get all of it, as in EVA-Bench)."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, ToolSpec] = {}
+
+    def tool(self, args_model: type[ToolArgs], *, writes: bool) -> Callable[[ToolFn], ToolFn]:
+        def register(fn: ToolFn) -> ToolFn:
+            self._tools[fn.__name__] = ToolSpec(
+                fn.__name__, args_model, fn, writes, (fn.__doc__ or "").strip().split("\n")[0]
+            )
+            return fn
+
+        return register
+
+    def __getitem__(self, name: str) -> ToolSpec:
+        return self._tools[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(self._tools)
+
+    @property
+    def write_tools(self) -> list[str]:
+        return sorted(n for n, t in self._tools.items() if t.writes)
+
+
+def _error(error_type: str, message: str) -> dict[str, Any]:
+    return {"status": "error", "error_type": error_type, "message": message}
+
+
+class ToolExecutor:
+    """Runs tools on a private deep copy of the scenario DB; ``db`` is the live end state."""
+
+    def __init__(self, registry: ToolRegistry, initial_db: Mapping[str, Any]) -> None:
+        self.registry = registry
+        self.db: dict[str, Any] = copy.deepcopy(dict(initial_db))
+        self.db.setdefault("session", {})
+
+    def call(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        if name not in self.registry:
+            return _error("unknown_tool", f"no tool named {name!r}; available: {', '.join(self.registry.names)}")
+        spec = self.registry[name]
+        try:
+            args = spec.args_model.model_validate(dict(arguments))
+        except ValidationError as exc:
+            return _error("invalid_arguments", "; ".join(_describe(e) for e in exc.errors()))
+        # Tools mutate only on success: work on a scratch copy and commit it afterwards, so a tool that
+        # fails half-way leaves no partial write behind.
+        scratch = copy.deepcopy(self.db)
+        try:
+            result = spec.fn(scratch, args)
+        except ToolError as exc:
+            return _error(exc.error_type, exc.message)
+        if "status" in result:  # the envelope owns "status"; a tool must name its own status fields
+            raise RuntimeError(f"tool {name} returned a reserved 'status' key")
+        self.db = scratch
+        return {"status": "success", **result}
+
+
+def _describe(error: Mapping[str, Any]) -> str:
+    loc = ".".join(str(p) for p in error.get("loc", ())) or "arguments"
+    return f"{loc}: {error.get('msg', 'invalid')}"

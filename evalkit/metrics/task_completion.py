@@ -1,0 +1,69 @@
+"""Task completion, exactly as EVA-Bench App. E.4.1 defines it (deterministic).
+
+1. strip the ``session`` key from both DBs; 2. every key/value of the expected session must be in the actual
+session (case-insensitive string compare; extra keys allowed) or the metric fails at once; 3. canonical JSON
+(sorted keys, no whitespace) of both remaining DBs, SHA-256, pass iff equal; 4. on failure, a structured diff.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from evalkit.records import Conversation, MetricValue
+
+
+def canonical_hash(db: dict[str, Any]) -> str:
+    payload = json.dumps(db, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def session_superset(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
+    """Expected session keys that are missing or differ in the actual session."""
+    return [
+        key
+        for key, value in expected.items()
+        if key not in actual or str(actual[key]).lower() != str(value).lower()
+    ]
+
+
+def db_diff(expected: Any, actual: Any, path: str = "") -> list[dict[str, Any]]:
+    """Field-level differences: what was added, removed or changed, with the JSON path of each."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        changes: list[dict[str, Any]] = []
+        for key in sorted(set(expected) | set(actual), key=str):
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in actual:
+                changes.append({"path": sub, "change": "missing", "expected": expected[key]})
+            elif key not in expected:
+                changes.append({"path": sub, "change": "unexpected", "actual": actual[key]})
+            else:
+                changes.extend(db_diff(expected[key], actual[key], sub))
+        return changes
+    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
+        return [c for i, (e, a) in enumerate(zip(expected, actual, strict=True)) for c in db_diff(e, a, f"{path}[{i}]")]
+    if expected != actual:
+        return [{"path": path or "<root>", "change": "modified", "expected": expected, "actual": actual}]
+    return []
+
+
+def task_completion(conversation: Conversation) -> MetricValue:
+    expected = dict(conversation.expected_db)
+    actual = dict(conversation.final_db)
+    expected_session = expected.pop("session", {}) or {}
+    actual_session = actual.pop("session", {}) or {}
+    missing = session_superset(expected_session, actual_session)
+    if missing:
+        return MetricValue(
+            name="task_completion",
+            score=0.0,
+            passed=False,
+            details={"reason": "authentication", "session_keys_not_matched": missing},
+        )
+    expected_hash, actual_hash = canonical_hash(expected), canonical_hash(actual)
+    passed = expected_hash == actual_hash
+    details: dict[str, Any] = {"final_db_hash": actual_hash, "expected_db_hash": expected_hash}
+    if not passed:
+        details["diff"] = db_diff(expected, actual)
+    return MetricValue(name="task_completion", score=float(passed), passed=passed, details=details)

@@ -1,0 +1,115 @@
+"""Typed value objects passed between layers: the only currency of a cell.
+
+config -> cell plan -> conversations -> per-conversation records -> cell aggregates -> MLflow run.
+Audio never lives inside a record: records name artifact files, the cell writes the audio.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["user", "assistant"]
+
+
+class ToolCall(BaseModel):
+    name: str
+    arguments: dict[str, Any]
+    result: dict[str, Any]
+    ok: bool
+    t_ms: float = Field(description="virtual-clock time the call was issued")
+
+
+class AppliedEffect(BaseModel):
+    """One entry of the conversation's effect timeline (DESIGN decision 3)."""
+
+    type: str
+    participant: Role = "user"
+    turn: int
+    start_ms: float
+    end_ms: float
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class Turn(BaseModel):
+    index: int
+    role: Role
+    intended_text: str = Field(description="what the speaker meant to say (TTS input)")
+    heard_text: str | None = Field(
+        default=None, description="what the listener's ASR made of it (user turns: the agent's STT)"
+    )
+    start_ms: float
+    end_ms: float
+    compute_ms: float = 0.0
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    effects: list[AppliedEffect] = Field(default_factory=list)
+    seed: int | None = None
+    audio: dict[str, str] = Field(default_factory=dict, description="artifact name per audio kind")
+
+
+EndReason = Literal["user_end_call", "agent_end_call", "max_turns", "agent_no_response", "error"]
+
+
+class Conversation(BaseModel):
+    scenario_id: str
+    domain: str
+    trial: int
+    seed: int
+    turns: list[Turn]
+    end_reason: EndReason
+    initial_db: dict[str, Any]
+    final_db: dict[str, Any]
+    expected_db: dict[str, Any]
+    key_entities: dict[str, str] = Field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def user_turns(self) -> list[Turn]:
+        return [t for t in self.turns if t.role == "user"]
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [c for t in self.turns for c in t.tool_calls]
+
+    @property
+    def effects(self) -> list[AppliedEffect]:
+        return [e for t in self.turns for e in t.effects]
+
+
+class AudioClip(BaseModel):
+    """An in-memory mono clip on its way to an artifact file."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    samples: np.ndarray
+    sample_rate: int
+
+    @property
+    def duration_s(self) -> float:
+        return len(self.samples) / self.sample_rate
+
+
+class MetricValue(BaseModel):
+    """A metric's verdict on one conversation. ``score=None`` means unscored (infrastructure failure), never 0."""
+
+    name: str
+    score: float | None
+    passed: bool | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class ConversationRecord(BaseModel):
+    """What a finished conversation leaves behind: the transcript and its scores."""
+
+    conversation: Conversation
+    metrics: dict[str, MetricValue]
+
+
+class CellResult(BaseModel):
+    cell_key: str
+    run_id: str | None
+    reused: bool
+    aggregates: dict[str, float]
+    n_conversations: int

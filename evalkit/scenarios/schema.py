@@ -1,0 +1,83 @@
+"""The scenario record. Field names follow EVA-Bench's runtime variables (App. K, Table 54)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Persona(_Strict):
+    id: str = "default"
+    name: str
+    gender: Literal["female", "male"]
+    text: str = Field(description="the {user_persona} prompt slot: speaking style, patience, personality")
+
+
+class DecisionRule(_Strict):
+    """One numbered if/then rule of the user's decision tree (the {negotiation_behavior} slot)."""
+
+    id: int
+    text: str
+
+
+class ScriptedPlan(_Strict):
+    """The decision tree in machine-readable form, for the offline scripted simulator.
+
+    An LLM simulator reads the prose rules; the scripted one reads this. Both describe the same behaviour.
+    """
+
+    answers: dict[str, str] = Field(
+        description="what to say when the agent asks for a field (confirmation_number, last_name, new_date, ...)"
+    )
+    accept_option: str | None = Field(
+        default=None, description="flight number the user accepts when the agent offers it"
+    )
+    accept_say: str | None = None
+    reject_say: str | None = Field(default=None, description="restating the must-haves, said once")
+    max_fee: float | None = Field(default=None, description="decline to confirm when the quoted fee exceeds this")
+    push_back_say: str | None = Field(default=None, description="adversarial: said when the agent refuses")
+    push_back_times: int = 0
+    closing: str = "No, that's all. Thank you, goodbye."
+
+
+class UserGoal(_Strict):
+    high_level_user_goal: str
+    must_have_criteria: list[str]
+    nice_to_have_criteria: list[str] = Field(default_factory=list)
+    starting_utterance: str
+    information_required: dict[str, str]
+    decision_tree: list[DecisionRule]
+    resolution_condition: str
+    failure_condition: str
+    escalation_behavior: str
+    edge_cases: list[str] = Field(default_factory=list)
+    scripted: ScriptedPlan
+
+
+class ReferenceCall(_Strict):
+    name: str
+    arguments: dict[str, Any]
+
+
+class Scenario(_Strict):
+    id: str
+    domain: str
+    workflow: str
+    type: Literal["single_intent", "multi_intent", "adversarial"]
+    current_date_time: str
+    persona: Persona
+    user_goal: UserGoal
+    key_entities: dict[str, str] = Field(
+        description="entities the agent must hear right (an extension: EVA-Bench extracts them with a judge)"
+    )
+    scenario_db: dict[str, Any]
+    reference_calls: list[ReferenceCall] = Field(
+        description="the reference resolution path; expected_scenario_db is the result of executing it"
+    )
+    expected_scenario_db: dict[str, Any]
+    expected_flow: str = ""

@@ -1,0 +1,50 @@
+"""Scenario files on disk: one JSON file per scenario under ``evalkit/domains/<domain>/scenarios``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from evalkit.scenarios.schema import Scenario
+
+DOMAINS_DIR = Path(__file__).resolve().parent.parent / "domains"
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be used; the message names the file, the field and the reason."""
+
+
+def scenario_dir(domain: str) -> Path:
+    path = DOMAINS_DIR / domain / "scenarios"
+    if not path.is_dir():
+        known = sorted(p.name for p in DOMAINS_DIR.iterdir() if (p / "scenarios").is_dir())
+        raise ScenarioError(f"unknown domain {domain!r}: no scenario folder {path}; known domains: {known}")
+    return path
+
+
+def load_scenario(path: Path) -> Scenario:
+    try:
+        raw = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ScenarioError(f"{path}: cannot read scenario JSON: {exc}") from exc
+    try:
+        return Scenario.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors()[:5]
+        )
+        raise ScenarioError(f"{path}: invalid scenario: {problems}") from exc
+
+
+def load_scenarios(domain: str, ids: list[str] | None = None, limit: int | None = None) -> list[Scenario]:
+    """Scenarios of a domain sorted by id; ``ids`` selects a subset (unknown ids are an error)."""
+    scenarios = [load_scenario(p) for p in sorted(scenario_dir(domain).glob("*.json"))]
+    if ids:
+        by_id = {s.id: s for s in scenarios}
+        missing = [i for i in ids if i not in by_id]
+        if missing:
+            raise ScenarioError(f"domain {domain!r} has no scenarios {missing}; known: {sorted(by_id)}")
+        scenarios = [by_id[i] for i in ids]
+    return scenarios[:limit] if limit else scenarios

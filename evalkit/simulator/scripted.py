@@ -1,0 +1,115 @@
+"""The scripted user simulator: follows a scenario's decision tree, answers only what it is asked.
+
+It reads the agent's *intended* text (the simulator's own ear is taken as perfect; EVA-Bench's simulator has
+its own STT, which an LLM simulator can add later). Behaviour follows App. K's guardrails: begin with the
+starting utterance, give information only when asked, spell codes one character at a time and fall back to
+the NATO alphabet on the second attempt, never end the call in the turn that gives information, end the call
+once the agent has reported the outcome, after a refused transfer, or after 5 turns without progress.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from evalkit.scenarios import Scenario
+from evalkit.spoken import nato_code, parse_flight_numbers, spell_code
+
+NO_PROGRESS_LIMIT = 5  # App. D / K: end the call after 5 consecutive turns without progress
+FIELD_CUES = (
+    ("confirmation_number", ("confirmation number", "confirmation code")),
+    ("last_name", ("last name",)),
+    ("new_date", ("what date", "which date", "new date", "the month and the day")),
+    ("seat_preference", ("seat preference",)),
+)
+CONFIRM_CUES = ("shall i", "should i", "would you like me to", "do you want me to", "yes or no")
+
+
+@dataclass
+class UserUtterance:
+    text: str
+    end_call: bool = False
+
+
+def _quoted_total(agent_text: str) -> float | None:
+    """The amount the agent quotes as the total (or the largest amount) — what the caller would pay."""
+    low = agent_text.lower()
+    total = re.search(r"total of \$?(\d+(?:\.\d+)?)", low)
+    if total:
+        return float(total.group(1))
+    amounts = [float(a) for a in re.findall(r"\$?(\d+(?:\.\d+)?) dollars", low)]
+    return max(amounts) if amounts else None
+
+
+class ScriptedSimulator:
+    def __init__(self, scenario: Scenario) -> None:
+        self.goal = scenario.user_goal
+        self.plan = scenario.user_goal.scripted
+        self.asked: dict[str, int] = {}
+        self.rejected = 0
+        self.push_backs = 0
+        self.no_progress = 0
+        self.last = ""
+
+    def first_utterance(self) -> UserUtterance:
+        return self._say(self.goal.starting_utterance)
+
+    def _say(self, text: str, end_call: bool = False) -> UserUtterance:
+        self.last = text
+        return UserUtterance(text, end_call)
+
+    def _answer_field(self, field: str) -> UserUtterance:
+        self.asked[field] = self.asked.get(field, 0) + 1
+        value = self.plan.answers.get(field)
+        if value is None:
+            return self._say("I don't have that, sorry.")
+        if field == "confirmation_number":
+            spoken = spell_code(value) if self.asked[field] == 1 else nato_code(value)
+            return self._say(f"It's {spoken}.")
+        if field == "last_name":
+            return self._say(f"{value}." if self.asked[field] == 1 else f"{value}, {spell_code(value)}.")
+        if field == "seat_preference":
+            return self._say(f"{value.capitalize()}, please.")
+        return self._say(f"{value}.")
+
+    def respond(self, agent_text: str) -> UserUtterance:
+        low = agent_text.lower()
+        if "transferring you" in low or "transfer you" in low:
+            return self._say("Okay. Goodbye.", end_call=True)
+        if "goodbye" in low or "thank you for calling" in low:
+            return self._say("Bye.", end_call=True)
+        if "anything else" in low:
+            refused = "not able to" in low or "can't issue" in low
+            if refused and self.push_backs < self.plan.push_back_times and self.plan.push_back_say:
+                self.push_backs += 1
+                return self._say(self.plan.push_back_say)
+            return self._say(self.plan.closing, end_call=True)
+        for field, cues in FIELD_CUES:
+            if any(c in low for c in cues):
+                self.no_progress = 0
+                return self._answer_field(field)
+        if "which would you like" in low or "which flight" in low:
+            return self._choose(agent_text)
+        if any(c in low for c in CONFIRM_CUES):
+            return self._confirm(agent_text)
+        if "sorry" in low and ("catch" in low or "again" in low or "repeat" in low):
+            return self._say(self.last)
+        self.no_progress += 1
+        if self.no_progress >= NO_PROGRESS_LIMIT:
+            return self._say("This isn't going anywhere. Goodbye.", end_call=True)
+        return self._say("Sorry, can you help me with that?")
+
+    def _choose(self, agent_text: str) -> UserUtterance:
+        offered = parse_flight_numbers(agent_text)
+        if self.plan.accept_option and self.plan.accept_option in offered:
+            return self._say(self.plan.accept_say or f"I'll take flight {self.plan.accept_option}.")
+        self.rejected += 1
+        if self.rejected == 1 and self.plan.reject_say:
+            return self._say(self.plan.reject_say)
+        return self._say("Then I'll keep my original flight. Goodbye.", end_call=True)
+
+    def _confirm(self, agent_text: str) -> UserUtterance:
+        total = _quoted_total(agent_text)
+        if self.plan.max_fee is not None and total is not None and total > self.plan.max_fee:
+            return self._say("No, that's too expensive. I'll keep my original flight.")
+        return self._say("Yes, please go ahead.")

@@ -1,0 +1,226 @@
+"""Spoken forms of entities: how a caller says a code, and how an agent reads one back out of ASR text.
+
+Shared by the scripted simulator (which speaks entities) and the local agent (which must recover them from
+what its ASR heard). Parsing is deliberately literal: if the ASR mangles a code, the agent gets a wrong code
+and the task can fail — the point of a robustness benchmark.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+NATO = {
+    "alpha": "A", "alfa": "A", "bravo": "B", "charlie": "C", "delta": "D", "echo": "E", "foxtrot": "F",
+    "golf": "G", "hotel": "H", "india": "I", "juliet": "J", "juliett": "J", "kilo": "K", "lima": "L",
+    "mike": "M", "november": "N", "oscar": "O", "papa": "P", "quebec": "Q", "romeo": "R", "sierra": "S",
+    "tango": "T", "uniform": "U", "victor": "V", "whiskey": "W", "whisky": "W", "x-ray": "X", "xray": "X",
+    "yankee": "Y", "zulu": "Z",
+}  # fmt: skip
+LETTER_TO_NATO = {
+    "A": "Alpha", "B": "Bravo", "C": "Charlie", "D": "Delta", "E": "Echo", "F": "Foxtrot", "G": "Golf",
+    "H": "Hotel", "I": "India", "J": "Juliet", "K": "Kilo", "L": "Lima", "M": "Mike", "N": "November",
+    "O": "Oscar", "P": "Papa", "Q": "Quebec", "R": "Romeo", "S": "Sierra", "T": "Tango", "U": "Uniform",
+    "V": "Victor", "W": "Whiskey", "X": "X-ray", "Y": "Yankee", "Z": "Zulu",
+}  # fmt: skip
+DIGIT_WORDS = {
+    "zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9",
+}  # fmt: skip
+# How letter names come back from ASR when they are not written as the letter itself.
+LETTER_NAMES = {
+    "bee": "B", "be": "B", "cee": "C", "see": "C", "sea": "C", "dee": "D", "ee": "E", "eff": "F", "gee": "G",
+    "aitch": "H", "jay": "J", "kay": "K", "el": "L", "ell": "L", "em": "M", "en": "N", "pee": "P", "cue": "Q",
+    "queue": "Q", "ar": "R", "are": "R", "ess": "S", "tee": "T", "tea": "T", "you": "U", "vee": "V", "ex": "X",
+    "why": "Y", "zee": "Z", "zed": "Z",
+}  # fmt: skip
+MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+    )
+}
+ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+    "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+    "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20,
+    "thirtieth": 30,
+}  # fmt: skip
+TENS = {"twenty": 20, "thirty": 30}
+
+
+def spell_code(code: str) -> str:
+    """'WK2EXB' -> 'W K 2 E X B': digits one at a time, letters as letters (EVA-Bench App. K normalisation)."""
+    return " ".join(code.upper())
+
+
+def nato_code(code: str) -> str:
+    """The backup spelling for a second attempt: 'W K 2' -> 'Whiskey Kilo 2'."""
+    return " ".join(LETTER_TO_NATO.get(c, c) for c in code.upper())
+
+
+def _tokens(text: str) -> list[str]:
+    text = re.sub(r"\bdouble[ -]u\b", "W", text, flags=re.IGNORECASE)
+    text = re.sub(r"\bx-ray\b", "xray", text, flags=re.IGNORECASE)
+    return re.findall(r"[A-Za-z]+|\d+", text)
+
+
+def _code_piece(token: str) -> str | None:
+    """The characters a token contributes to a spelled code, or None when it is an ordinary word."""
+    low = token.lower()
+    if low in NATO:
+        return NATO[low]
+    if low in DIGIT_WORDS and low != "oh":
+        return DIGIT_WORDS[low]
+    if token.isdigit():
+        return token
+    if len(token) == 1 and (token.isupper() or token.isdigit()):
+        return token.upper()
+    if low in LETTER_NAMES and token[0].isupper():
+        return LETTER_NAMES[low]
+    # ASR often glues a spelled code into one token ('WK2EXB', 'UK2XD').
+    if token.isupper() and 2 <= len(token) <= 8:
+        return token
+    if re.fullmatch(r"(?=.*\d)[A-Za-z\d]{2,8}", token):
+        return token.upper()
+    return None
+
+
+def parse_code(text: str, length: int = 6) -> str | None:
+    """The longest run of code-like tokens, if it has ``length`` characters (else the best guess of that size).
+
+    Returns None when nothing code-like was heard, so the agent asks again instead of guessing.
+    """
+    runs: list[str] = []
+    current = ""
+    for token in _tokens(text):
+        piece = _code_piece(token)
+        if piece is None:
+            if current:
+                runs.append(current)
+            current = ""
+        else:
+            current += piece
+    if current:
+        runs.append(current)
+    if not runs:
+        return None
+    exact = [r for r in runs if len(r) == length]
+    if exact:
+        return exact[-1]
+    best = max(runs, key=len)
+    return best if len(best) >= length - 2 else None
+
+
+FILLERS = {
+    "my", "last", "name", "is", "it", "its", "it's", "the", "and", "yes", "yeah", "sure", "so", "um", "uh",
+    "that", "thats", "that's", "i", "am", "spelled", "surname", "please", "okay", "ok", "oh",
+}  # fmt: skip
+
+
+def parse_name(text: str) -> str | None:
+    """A surname from an answer like 'My last name is Thompson.' — the last non-filler word."""
+    words = [w for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text) if w.lower().strip("'") not in FILLERS]
+    return words[-1].capitalize() if words else None
+
+
+def parse_yes_no(text: str) -> bool | None:
+    low = f" {text.lower()} "
+    if re.search(r"\b(no|nope|don't|do not|not|none|cancel that|wait)\b", low) and not re.search(
+        r"\b(no problem)\b", low
+    ):
+        return False
+    if re.search(r"\b(yes|yeah|yep|sure|correct|right|please do|go ahead|ok|okay|that works|sounds good)\b", low):
+        return True
+    return None
+
+
+def parse_seat_preference(text: str) -> str | None:
+    low = text.lower()
+    for kind in ("window", "aisle", "middle"):
+        if kind in low:
+            return kind
+    if "isle" in low or ("i'll" in low and "seat" in low):
+        return "aisle"
+    if "no preference" in low or "don't care" in low or "any seat" in low:
+        return "no_preference"
+    return None
+
+
+def _number_words(tokens: list[str]) -> list[int]:
+    numbers: list[int] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i].lower()
+        if tok in TENS:
+            value = TENS[tok]
+            if i + 1 < len(tokens) and tokens[i + 1].lower() in ORDINALS and ORDINALS[tokens[i + 1].lower()] < 10:
+                value += ORDINALS[tokens[i + 1].lower()]
+                i += 1
+            numbers.append(value)
+        elif tok in ORDINALS:
+            numbers.append(ORDINALS[tok])
+        else:
+            m = re.fullmatch(r"(\d{1,2})(st|nd|rd|th)?", tok)
+            if m:
+                numbers.append(int(m.group(1)))
+        i += 1
+    return numbers
+
+
+def parse_date(text: str, today: date) -> date | None:
+    """'June 22nd', 'the twenty-second of June', 'tomorrow' -> a date in ``today``'s year."""
+    low = text.lower().replace("-", " ")
+    if "tomorrow" in low:
+        return date.fromordinal(today.toordinal() + 1)
+    if "today" in low:
+        return today
+    tokens = re.findall(r"[a-z]+|\d+(?:st|nd|rd|th)?", low)
+    month = next((MONTHS[t] for t in tokens if t in MONTHS), today.month)
+    days = [n for n in _number_words(tokens) if 1 <= n <= 31]
+    if not days:
+        return None
+    try:
+        return date(today.year, month, days[0])
+    except ValueError:
+        return None
+
+
+def parse_flight_numbers(text: str) -> list[str]:
+    """'SK130', 'SK 130', 'S K 130' -> ['SK130']."""
+    compact = re.sub(r"\b([A-Za-z])[\s.-]*([A-Za-z])[\s.-]*(\d{2,4})\b", r"\1\2\3", text)
+    return [m.upper() for m in re.findall(r"\b[A-Za-z]{2}\d{2,4}\b", compact)]
+
+
+def parse_clock_times(text: str) -> list[str]:
+    """'1 PM', '1:00 p.m.', 'one o'clock' -> ['13:00'] (24 h). Bare 'one o'clock' is taken as afternoon
+    when it is before 7, the way a caller means it."""
+    low = text.lower().replace(".", "")
+    times: list[str] = []
+    for hour, minute, meridiem in re.findall(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b", low):
+        times.append(_to_24h(int(hour), int(minute or 0), meridiem))
+    words = {v: int(k) for k, v in enumerate(
+        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])}
+    for word, meridiem in re.findall(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+                                     r"(?:\s+o'?clock)?\s*(am|pm|o'?clock)\b", low):
+        mer = meridiem if meridiem in ("am", "pm") else ("pm" if words[word] < 7 else "am")
+        times.append(_to_24h(words[word], 0, mer))
+    return times
+
+
+def _to_24h(hour: int, minute: int, meridiem: str) -> str:
+    hour = hour % 12 + (12 if meridiem == "pm" else 0)
+    return f"{hour:02d}:{minute:02d}"
+
+
+def say_time(hhmm: str) -> str:
+    """'13:00' -> '1 PM', '09:20' -> '9:20 AM' (numbers in spoken-friendly form)."""
+    hour, minute = (int(x) for x in hhmm.split(":"))
+    meridiem = "PM" if hour >= 12 else "AM"
+    h12 = hour % 12 or 12
+    return f"{h12} {meridiem}" if minute == 0 else f"{h12}:{minute:02d} {meridiem}"
+
+
+def say_date(iso: str) -> str:
+    d = date.fromisoformat(iso)
+    return f"{d.strftime('%B')} {d.day}"

@@ -1,0 +1,80 @@
+"""The local agent's policy against the scripted simulator, in text (no audio): the reference path works, and a
+misheard entity really changes the outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from evalkit.agents.base import ToolBox
+from evalkit.agents.dialogue import make_policy
+from evalkit.domains.airline import REGISTRY
+from evalkit.domains.base import ToolExecutor
+from evalkit.metrics.task_completion import task_completion
+from evalkit.records import Conversation
+from evalkit.scenarios import Scenario, load_scenarios
+from evalkit.simulator.scripted import ScriptedSimulator
+
+SCENARIOS = load_scenarios("airline")
+
+
+def talk(scenario: Scenario, ear: Callable[[str], str] = lambda s: s, max_turns: int = 30) -> tuple[Conversation, list]:
+    executor = ToolExecutor(REGISTRY, scenario.scenario_db)
+    tools = ToolBox(executor)
+    policy = make_policy("airline", tools, scenario.current_date_time)
+    simulator = ScriptedSimulator(scenario)
+    transcript = [("assistant", policy.greet().text)]
+    utterance = simulator.first_utterance()
+    end = "max_turns"
+    for _ in range(max_turns):
+        transcript.append(("user", utterance.text))
+        if utterance.end_call:
+            end = "user_end_call"
+            break
+        reply = policy.step(ear(utterance.text))
+        transcript.append(("assistant", reply.text))
+        if reply.end_call:
+            end = "agent_end_call"
+            break
+        utterance = simulator.respond(reply.text)
+    conversation = Conversation(
+        scenario_id=scenario.id, domain="airline", trial=0, seed=0, turns=[], end_reason=end,
+        initial_db=scenario.scenario_db, final_db=executor.db, expected_db=scenario.expected_scenario_db,
+    )  # fmt: skip
+    return conversation, transcript
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
+def test_perfect_ear_completes_every_scenario(scenario):
+    conversation, transcript = talk(scenario)
+    assert conversation.end_reason == "user_end_call", transcript
+    assert task_completion(conversation).passed, transcript
+
+
+def test_misheard_code_fails_the_task_after_two_attempts():
+    scenario = next(s for s in SCENARIOS if s.id == "AL-001")
+    # The ear turns every spelled code into a different valid-looking code, as an ASR error would.
+    conversation, transcript = talk(scenario, ear=lambda s: s.replace("W K 2", "V K 2").replace("Whiskey", "Victor"))
+    metric = task_completion(conversation)
+    assert not metric.passed
+    assert metric.details["reason"] == "authentication"
+    assert conversation.final_db["transfers"], "the agent should transfer after two failed look-ups"
+    assert any("couldn't find a booking" in text for role, text in transcript if role == "assistant")
+
+
+def test_misheard_flight_choice_books_the_wrong_flight():
+    scenario = next(s for s in SCENARIOS if s.id == "AL-001")
+    conversation, _ = talk(scenario, ear=lambda s: s.replace("SK130 at 1 PM", "SK215 at 2:40 PM"))
+    metric = task_completion(conversation)
+    assert not metric.passed
+    paths = {d["path"] for d in metric.details["diff"]}
+    assert "reservations.WK2EXB.bookings[0].flight_number" in paths
+
+
+def test_adversarial_push_back_is_refused_and_nothing_is_written():
+    scenario = next(s for s in SCENARIOS if s.type == "adversarial")
+    conversation, transcript = talk(scenario)
+    assert task_completion(conversation).passed
+    assert conversation.final_db["vouchers"] == {}
+    assert sum("can't issue" in t or "not able to issue" in t for r, t in transcript if r == "assistant") >= 2

@@ -1,0 +1,76 @@
+"""Tracking against a real MLflow SQLite store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from evalkit.tracking import (
+    CellRun,
+    end_sweep,
+    ensure_experiment,
+    find_finished_cell,
+    flatten,
+    read_parent_run,
+    resolve_target,
+    start_sweep,
+)
+
+
+@pytest.fixture(scope="module")
+def store_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("store")  # one SQLite store per module: creating one costs seconds
+
+
+@pytest.fixture
+def target(store_dir, request, monkeypatch):
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    return resolve_target(None, request.node.name, None, store_dir)
+
+
+def test_default_target_is_an_absolute_sqlite_file_with_pinned_artifacts(store_dir, target):
+    assert target.tracking_uri == f"sqlite:///{store_dir.resolve()}/mlflow.db"
+    assert target.artifact_location == (store_dir / "mlartifacts").resolve().as_uri()
+
+
+def test_environment_uri_is_honoured(tmp_path, monkeypatch):
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "http://127.0.0.1:5999")
+    assert resolve_target(None, "t", None, tmp_path).tracking_uri == "http://127.0.0.1:5999"
+    assert resolve_target("sqlite:///x.db", "t", None, tmp_path).tracking_uri.endswith(f"{tmp_path}/x.db")
+
+
+def test_experiment_creation_is_idempotent(target):
+    assert ensure_experiment(target) == ensure_experiment(target)
+
+
+def test_only_complete_cells_are_found(target):
+    with CellRun.open(target, "ok", {"cell_key": "k1", "evalkit.kind": "cell"}, None) as run:
+        run.log_metrics({"m": 1.0})
+    with pytest.raises(RuntimeError), CellRun.open(target, "dies", {"cell_key": "k2", "evalkit.kind": "cell"}, None):
+        raise RuntimeError("killed half-way")
+    assert find_finished_cell(target, "k1") == run.run_id
+    assert find_finished_cell(target, "k2") is None
+    client = MlflowClient(target.tracking_uri)
+    runs = client.search_runs([ensure_experiment(target)])
+    statuses = {r.data.tags["cell_key"]: r.info.status for r in runs}
+    assert statuses == {"k1": "FINISHED", "k2": "FAILED"}
+
+
+def test_sweep_parent_collects_children_into_a_summary(tmp_path: Path, target):
+    sweep_dir = tmp_path / "multirun" / "x"
+    parent = start_sweep(target, sweep_dir, {"domain": "airline"}, ["+perturb=noise_cafe"])
+    assert read_parent_run(sweep_dir) == parent
+    for key in ("a", "b"):
+        with CellRun.open(target, key, {"cell_key": key, "condition": key}, parent) as run:
+            run.log_metrics({"user_wer_mean": 0.25})
+    rows = end_sweep(target, parent)
+    assert {r["cell_key"] for r in rows} == {"a", "b"}
+    client = MlflowClient(target.tracking_uri)
+    assert client.get_run(parent).info.status == "FINISHED"
+    assert "summary_table.json" in {a.path for a in client.list_artifacts(parent)}
+
+
+def test_flatten_makes_dotted_string_params():
+    assert flatten({"a": {"b": 1, "c": [1, 2]}, "d": None}) == {"a.b": "1", "a.c": "[1, 2]", "d": "None"}
