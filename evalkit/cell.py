@@ -122,9 +122,7 @@ def run_cell_conversations(plan: CellPlan, out_dir: Path, log_audio: bool = True
     records: list[ConversationRecord] = []
     bar = tqdm(jobs, desc=plan.run_name, unit="conv", disable=not config.progress)
     for scenario, trial in bar:
-        conversation, audio = run_conversation(
-            scenario, trial, config.seed, agent, REGISTRY, user_tts, chain, settings
-        )
+        conversation, audio = run_conversation(scenario, trial, config.seed, agent, REGISTRY, user_tts, chain, settings)
         record = ConversationRecord(conversation=conversation, metrics=score_conversation(conversation, config.metrics))
         tracks = render_tracks(conversation, audio, ARTIFACT_SAMPLE_RATE) if log_audio else {}
         _write_conversation(out_dir, record, tracks)
@@ -151,9 +149,7 @@ def _per_conversation_table(records: list[ConversationRecord]) -> dict[str, list
     return {col: [row.get(col) for row in rows] for col in columns}
 
 
-def run_cell(
-    config: RunConfig, target: TrackingTarget, out_dir: Path, parent_run_id: str | None = None
-) -> CellResult:
+def run_cell(config: RunConfig, target: TrackingTarget, out_dir: Path, parent_run_id: str | None = None) -> CellResult:
     """Run (or reuse) one cell and log it. Returns the cell's aggregates."""
     plan = plan_cell(config)
     if config.reuse:
@@ -166,8 +162,13 @@ def run_cell(
                 with CellRun.open(target, plan.run_name, tags, parent_run_id) as run:
                     run.log_params(axis_params(config))
                     run.log_metrics(metrics)
-            return CellResult(cell_key=plan.key, run_id=previous, reused=True, aggregates=metrics,
-                              n_conversations=int(metrics.get("conversations", 0)))  # fmt: skip
+            return CellResult(
+                cell_key=plan.key,
+                run_id=previous,
+                reused=True,
+                aggregates=metrics,
+                n_conversations=int(metrics.get("conversations", 0)),
+            )
 
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "config.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
@@ -178,9 +179,7 @@ def run_cell(
         records = run_cell_conversations(plan, out_dir, config.mlflow.log_audio)
         wall = time.perf_counter() - started
         aggregates = aggregate_cell(records)
-        audio_s = sum(
-            (t.end_ms - t.start_ms) / 1000.0 for r in records for t in r.conversation.turns
-        )
+        audio_s = sum((t.end_ms - t.start_ms) / 1000.0 for r in records for t in r.conversation.turns)
         aggregates["wall_s"] = wall
         aggregates["simulated_audio_s"] = audio_s
         aggregates["audio_s_per_wall_s"] = audio_s / wall if wall > 0 else float("nan")
@@ -193,8 +192,9 @@ def run_cell(
         run.log_dir(out_dir)
         run_id = run.run_id
     log.info("cell %s (%s) finished: %s", plan.key, plan.run_name, _headline(aggregates))
-    return CellResult(cell_key=plan.key, run_id=run_id, reused=False, aggregates=aggregates,
-                      n_conversations=len(records))  # fmt: skip
+    return CellResult(
+        cell_key=plan.key, run_id=run_id, reused=False, aggregates=aggregates, n_conversations=len(records)
+    )
 
 
 def _headline(aggregates: dict[str, float]) -> str:

@@ -39,9 +39,7 @@ class ConversationAudio:
 
 
 def _tool_calls(calls: list[tuple[str, dict[str, Any], dict[str, Any]]], t_ms: float) -> list[ToolCall]:
-    return [
-        ToolCall(name=n, arguments=a, result=r, ok=r.get("status") == "success", t_ms=t_ms) for n, a, r in calls
-    ]
+    return [ToolCall(name=n, arguments=a, result=r, ok=r.get("status") == "success", t_ms=t_ms) for n, a, r in calls]
 
 
 def _effects(applied: list[dict[str, Any]], turn: int, offset_ms: float) -> list[AppliedEffect]:

@@ -7,45 +7,158 @@ and the task can fail — the point of a robustness benchmark.
 
 from __future__ import annotations
 
+import difflib
 import re
 from datetime import date
 
 NATO = {
-    "alpha": "A", "alfa": "A", "bravo": "B", "charlie": "C", "delta": "D", "echo": "E", "foxtrot": "F",
-    "golf": "G", "hotel": "H", "india": "I", "juliet": "J", "juliett": "J", "kilo": "K", "lima": "L",
-    "mike": "M", "november": "N", "oscar": "O", "papa": "P", "quebec": "Q", "romeo": "R", "sierra": "S",
-    "tango": "T", "uniform": "U", "victor": "V", "whiskey": "W", "whisky": "W", "x-ray": "X", "xray": "X",
-    "yankee": "Y", "zulu": "Z",
-}  # fmt: skip
+    "alpha": "A",
+    "alfa": "A",
+    "bravo": "B",
+    "charlie": "C",
+    "delta": "D",
+    "echo": "E",
+    "foxtrot": "F",
+    "golf": "G",
+    "hotel": "H",
+    "india": "I",
+    "juliet": "J",
+    "juliett": "J",
+    "kilo": "K",
+    "lima": "L",
+    "mike": "M",
+    "november": "N",
+    "oscar": "O",
+    "papa": "P",
+    "quebec": "Q",
+    "romeo": "R",
+    "sierra": "S",
+    "tango": "T",
+    "uniform": "U",
+    "victor": "V",
+    "whiskey": "W",
+    "whisky": "W",
+    "x-ray": "X",
+    "xray": "X",
+    "yankee": "Y",
+    "zulu": "Z",
+}
 LETTER_TO_NATO = {
-    "A": "Alpha", "B": "Bravo", "C": "Charlie", "D": "Delta", "E": "Echo", "F": "Foxtrot", "G": "Golf",
-    "H": "Hotel", "I": "India", "J": "Juliet", "K": "Kilo", "L": "Lima", "M": "Mike", "N": "November",
-    "O": "Oscar", "P": "Papa", "Q": "Quebec", "R": "Romeo", "S": "Sierra", "T": "Tango", "U": "Uniform",
-    "V": "Victor", "W": "Whiskey", "X": "X-ray", "Y": "Yankee", "Z": "Zulu",
-}  # fmt: skip
+    "A": "Alpha",
+    "B": "Bravo",
+    "C": "Charlie",
+    "D": "Delta",
+    "E": "Echo",
+    "F": "Foxtrot",
+    "G": "Golf",
+    "H": "Hotel",
+    "I": "India",
+    "J": "Juliet",
+    "K": "Kilo",
+    "L": "Lima",
+    "M": "Mike",
+    "N": "November",
+    "O": "Oscar",
+    "P": "Papa",
+    "Q": "Quebec",
+    "R": "Romeo",
+    "S": "Sierra",
+    "T": "Tango",
+    "U": "Uniform",
+    "V": "Victor",
+    "W": "Whiskey",
+    "X": "X-ray",
+    "Y": "Yankee",
+    "Z": "Zulu",
+}
 DIGIT_WORDS = {
-    "zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-    "seven": "7", "eight": "8", "nine": "9",
-}  # fmt: skip
+    "zero": "0",
+    "oh": "0",
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+}
 # How letter names come back from ASR when they are not written as the letter itself.
 LETTER_NAMES = {
-    "bee": "B", "be": "B", "cee": "C", "see": "C", "sea": "C", "dee": "D", "ee": "E", "eff": "F", "gee": "G",
-    "aitch": "H", "jay": "J", "kay": "K", "el": "L", "ell": "L", "em": "M", "en": "N", "pee": "P", "cue": "Q",
-    "queue": "Q", "ar": "R", "are": "R", "ess": "S", "tee": "T", "tea": "T", "you": "U", "vee": "V", "ex": "X",
-    "why": "Y", "zee": "Z", "zed": "Z",
-}  # fmt: skip
+    "bee": "B",
+    "be": "B",
+    "cee": "C",
+    "see": "C",
+    "sea": "C",
+    "dee": "D",
+    "ee": "E",
+    "eff": "F",
+    "gee": "G",
+    "aitch": "H",
+    "jay": "J",
+    "kay": "K",
+    "el": "L",
+    "ell": "L",
+    "em": "M",
+    "en": "N",
+    "pee": "P",
+    "cue": "Q",
+    "queue": "Q",
+    "ar": "R",
+    "are": "R",
+    "ess": "S",
+    "tee": "T",
+    "tea": "T",
+    "you": "U",
+    "vee": "V",
+    "ex": "X",
+    "why": "Y",
+    "zee": "Z",
+    "zed": "Z",
+}
 MONTHS = {
     m: i + 1
     for i, m in enumerate(
-        ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ]
     )
 }
 ORDINALS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
-    "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
-    "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20,
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "thirteenth": 13,
+    "fourteenth": 14,
+    "fifteenth": 15,
+    "sixteenth": 16,
+    "seventeenth": 17,
+    "eighteenth": 18,
+    "nineteenth": 19,
+    "twentieth": 20,
     "thirtieth": 30,
-}  # fmt: skip
+}
 TENS = {"twenty": 20, "thirty": 30}
 
 
@@ -59,14 +172,90 @@ def nato_code(code: str) -> str:
     return " ".join(LETTER_TO_NATO.get(c, c) for c in code.upper())
 
 
+# What ASR makes of spoken characters: homophones a listener resolves without thinking.
+HOMOPHONES = {
+    "to": "2",
+    "too": "2",
+    "for": "4",
+    "free": "3",
+    "tree": "3",
+    "ate": "8",
+    "won": "1",
+    "okay": "K",
+    "eye": "I",
+    "aye": "I",
+    "hey": "A",
+    "tea": "T",
+    "why": "Y",
+    "you": "U",
+    "zoo": "Z",
+    "zed": "Z",
+    "sex": "6",
+    "sick": "6",
+    "fine": "9",
+    "nein": "9",
+}
+NOT_CODE = {
+    "it",
+    "its",
+    "s",
+    "is",
+    "my",
+    "the",
+    "code",
+    "confirmation",
+    "number",
+    "that",
+    "this",
+    "me",
+    "im",
+    "m",
+    "thats",
+    "yes",
+    "no",
+    "not",
+    "one",
+    "character",
+    "letter",
+    "as",
+    "in",
+    "and",
+    "a",
+    "an",
+    "of",
+    "okay",
+    "it's",
+    "i'm",
+    "that's",
+    "let's",
+    "i'll",
+    "you're",
+    "we're",
+    "here's",
+    "what's",
+}
+ORDINAL_WORDS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
+ORDINAL_HEARD_AS = {"forest": 4, "forth": 4, "fort": 4, "fist": 1, "sixths": 6, "fits": 5}  # Whisper's versions
+NATO_WORDS = sorted(NATO)
+
+
 def _tokens(text: str) -> list[str]:
-    text = re.sub(r"\bdouble[ -]u\b", "W", text, flags=re.IGNORECASE)
+    text = re.sub(r"\bdouble[ -]?(u|you)\b", "W", text, flags=re.IGNORECASE)
+    text = re.sub(r"\bdouble[ -]?u(?=[A-Z0-9])", "W ", text, flags=re.IGNORECASE)  # 'double UK2XD'
     text = re.sub(r"\bx-ray\b", "xray", text, flags=re.IGNORECASE)
-    return re.findall(r"[A-Za-z]+|\d+", text)
+    return re.findall(r"[A-Za-z]+(?:'[A-Za-z]+)?|\d+", text)
+
+
+def _nato_like(word: str, cutoff: float) -> str | None:
+    match = difflib.get_close_matches(word.lower(), NATO_WORDS, n=1, cutoff=cutoff)
+    return NATO[match[0]] if match else None
 
 
 def _code_piece(token: str) -> str | None:
-    """The characters a token contributes to a spelled code, or None when it is an ordinary word."""
+    """The characters a token contributes to a spelled code, or None when it is an ordinary word.
+
+    Deliberately lenient, like a human agent: 'for' is 4, 'key low' (merged earlier) is Kilo, 'Tango' is T.
+    """
     low = token.lower()
     if low in NATO:
         return NATO[low]
@@ -74,26 +263,48 @@ def _code_piece(token: str) -> str | None:
         return DIGIT_WORDS[low]
     if token.isdigit():
         return token
-    if len(token) == 1 and (token.isupper() or token.isdigit()):
+    if low in NOT_CODE and not token.isupper():
+        return None
+    if len(token) == 1:
         return token.upper()
-    if low in LETTER_NAMES and token[0].isupper():
+    if low in LETTER_NAMES and (token[0].isupper() or len(low) <= 3):
         return LETTER_NAMES[low]
+    if low in HOMOPHONES:
+        return HOMOPHONES[low]
     # ASR often glues a spelled code into one token ('WK2EXB', 'UK2XD').
-    if token.isupper() and 2 <= len(token) <= 8:
-        return token
-    if re.fullmatch(r"(?=.*\d)[A-Za-z\d]{2,8}", token):
+    if re.fullmatch(r"(?=.*\d)[A-Za-z\d]{2,8}", token) or (token.isupper() and len(token) <= 6):
         return token.upper()
-    return None
+    return _nato_like(low, 0.6) if len(low) >= 4 else None
 
 
-def parse_code(text: str, length: int = 6) -> str | None:
-    """The longest run of code-like tokens, if it has ``length`` characters (else the best guess of that size).
+def _merge_split_nato(tokens: list[str]) -> list[str]:
+    """'key low' -> 'kilo': ASR splits NATO words it does not know; join a pair that matches one well."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        # the second half alone means nothing, the first is no NATO word or digit of its own
+        split = (
+            i + 1 < len(tokens)
+            and _code_piece(tokens[i + 1]) is None
+            and tokens[i].lower() not in NATO
+            and not tokens[i].isdigit()
+            and tokens[i].lower() not in NOT_CODE | set(DIGIT_WORDS) | set(HOMOPHONES)
+        )
+        if split:
+            match = difflib.get_close_matches((tokens[i] + tokens[i + 1]).lower(), NATO_WORDS, n=1, cutoff=0.6)
+            if match:
+                out.append(match[0])
+                i += 2
+                continue
+        out.append(tokens[i])
+        i += 1
+    return out
 
-    Returns None when nothing code-like was heard, so the agent asks again instead of guessing.
-    """
+
+def spelled_runs(text: str) -> list[str]:
     runs: list[str] = []
     current = ""
-    for token in _tokens(text):
+    for token in _merge_split_nato(_tokens(text)):
         piece = _code_piece(token)
         if piece is None:
             if current:
@@ -103,6 +314,13 @@ def parse_code(text: str, length: int = 6) -> str | None:
             current += piece
     if current:
         runs.append(current)
+    return runs
+
+
+def parse_code(text: str, length: int = 6) -> str | None:
+    """The run of code-like tokens with ``length`` characters (the last one), else the longest run if it is
+    within two characters of it; None when nothing code-like was heard, so the agent asks again."""
+    runs = spelled_runs(text)
     if not runs:
         return None
     exact = [r for r in runs if len(r) == length]
@@ -112,10 +330,95 @@ def parse_code(text: str, length: int = 6) -> str | None:
     return best if len(best) >= length - 2 else None
 
 
+def parse_spelled_word(text: str) -> str | None:
+    """A word spelled letter by letter ('R, A, M, A, N.') -> 'RAMAN' (letters only)."""
+    text = re.sub(r"\bokay\b", "O K", text, flags=re.IGNORECASE)  # 'O, K' comes back as 'okay'
+    runs = [re.sub(r"\d", "", r) for r in spelled_runs(text)]
+    runs = [r for r in runs if len(r) >= 2]
+    return max(runs, key=len) if runs else None
+
+
+def parse_ordinal(text: str) -> int | None:
+    """'the third one', 'the 3rd character', 'the forest one' (fourth, as ASR hears it) -> 3 / 3 / 4."""
+    for token in re.findall(r"[a-z]+|\d+(?:st|nd|rd|th)", text.lower()):
+        digits = re.fullmatch(r"(\d+)(st|nd|rd|th)", token)
+        if digits:
+            return int(digits.group(1))
+        if token in ORDINAL_HEARD_AS:
+            return ORDINAL_HEARD_AS[token]
+        match = difflib.get_close_matches(token, ORDINAL_WORDS, n=1, cutoff=0.7)
+        if match:
+            return ORDINAL_WORDS.index(match[0]) + 1
+    return None
+
+
+def parse_correction(text: str) -> tuple[int, str] | None:
+    """'No, the third one is Echo.' -> (3, 'E'); 'the second character is the number nine' -> (2, '9').
+
+    The character is the word after the ordinal that best resembles a NATO word (or a spoken digit after
+    'number', or a lone capital letter), so fillers ASR inserts ('the fourth while is tango') do not win.
+    """
+    position = parse_ordinal(text)
+    if position is None:
+        return None
+    digit = re.search(r"number\s+(\w+)", text.lower())
+    if digit and (digit.group(1) in DIGIT_WORDS or digit.group(1).isdigit()):
+        value = DIGIT_WORDS.get(digit.group(1), digit.group(1))
+        return (position, value) if len(value) == 1 else None
+    words = _tokens(text)
+    ordinal_at = next((i for i, w in enumerate(words) if parse_ordinal(w) == position), -1)
+    best: tuple[float, str] | None = None
+    for token in _merge_split_nato(words[ordinal_at + 1 :]):
+        low = token.lower()
+        if len(token) == 1 and token.isupper():
+            return position, token
+        if len(low) < 3 or low in NOT_CODE:
+            continue
+        for word in NATO_WORDS:
+            score = difflib.SequenceMatcher(None, low, word).ratio()
+            if score >= 0.5 and (best is None or score > best[0]):
+                best = (score, NATO[word])
+    return (position, best[1]) if best else None
+
+
+def say_correction(position: int, char: str) -> str:
+    """How the caller corrects one character of a read-back (EVA-Bench K: correct any misheard value)."""
+    if char.isdigit():
+        return f"No, the {ORDINAL_WORDS[position - 1]} character is the number {DIGIT_NAMES[int(char)]}."
+    return f"No, the {ORDINAL_WORDS[position - 1]} one is {LETTER_TO_NATO[char]}."
+
+
+DIGIT_NAMES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+
+
 FILLERS = {
-    "my", "last", "name", "is", "it", "its", "it's", "the", "and", "yes", "yeah", "sure", "so", "um", "uh",
-    "that", "thats", "that's", "i", "am", "spelled", "surname", "please", "okay", "ok", "oh",
-}  # fmt: skip
+    "my",
+    "last",
+    "name",
+    "is",
+    "it",
+    "its",
+    "it's",
+    "the",
+    "and",
+    "yes",
+    "yeah",
+    "sure",
+    "so",
+    "um",
+    "uh",
+    "that",
+    "thats",
+    "that's",
+    "i",
+    "am",
+    "spelled",
+    "surname",
+    "please",
+    "okay",
+    "ok",
+    "oh",
+}
 
 
 def parse_name(text: str) -> str | None:
@@ -140,7 +443,7 @@ def parse_seat_preference(text: str) -> str | None:
     for kind in ("window", "aisle", "middle"):
         if kind in low:
             return kind
-    if "isle" in low or ("i'll" in low and "seat" in low):
+    if re.search(r"\b(isle|i'll|i owe|i'll sit|all)\b", low):  # how ASR hears a lone 'aisle'
         return "aisle"
     if "no preference" in low or "don't care" in low or "any seat" in low:
         return "no_preference"
@@ -163,7 +466,13 @@ def _number_words(tokens: list[str]) -> list[int]:
         else:
             m = re.fullmatch(r"(\d{1,2})(st|nd|rd|th)?", tok)
             if m:
-                numbers.append(int(m.group(1)))
+                value = int(m.group(1))
+                # 'twenty-second' often comes back from ASR as '20, second'
+                nxt = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
+                if value in (20, 30) and nxt in ORDINALS and ORDINALS[nxt] < 10:
+                    value += ORDINALS[nxt]
+                    i += 1
+                numbers.append(value)
         i += 1
     return numbers
 
@@ -192,6 +501,11 @@ def parse_flight_numbers(text: str) -> list[str]:
     return [m.upper() for m in re.findall(r"\b[A-Za-z]{2}\d{2,4}\b", compact)]
 
 
+def flight_digits(text: str) -> set[str]:
+    """Digit groups that may be a flight number heard without its letters ('K722' -> {'722'})."""
+    return set(re.findall(r"\d{2,4}", text))
+
+
 def parse_clock_times(text: str) -> list[str]:
     """'1 PM', '1:00 p.m.', 'one o'clock' -> ['13:00'] (24 h). Bare 'one o'clock' is taken as afternoon
     when it is before 7, the way a caller means it."""
@@ -199,10 +513,17 @@ def parse_clock_times(text: str) -> list[str]:
     times: list[str] = []
     for hour, minute, meridiem in re.findall(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b", low):
         times.append(_to_24h(int(hour), int(minute or 0), meridiem))
-    words = {v: int(k) for k, v in enumerate(
-        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])}
-    for word, meridiem in re.findall(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-                                     r"(?:\s+o'?clock)?\s*(am|pm|o'?clock)\b", low):
+    words = {
+        v: int(k)
+        for k, v in enumerate(
+            ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+        )
+    }
+    for word, meridiem in re.findall(
+        r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+        r"(?:\s+o'?clock)?\s*(am|pm|o'?clock)\b",
+        low,
+    ):
         mer = meridiem if meridiem in ("am", "pm") else ("pm" if words[word] < 7 else "am")
         times.append(_to_24h(words[word], 0, mer))
     return times

@@ -46,9 +46,7 @@ def test_unknown_tool_and_bad_arguments_are_structured_errors(al001):
 
 def test_write_tools_require_authentication(al001):
     ex = ToolExecutor(REGISTRY, al001.scenario_db)
-    result = ex.call(
-        "cancel_reservation", {"confirmation_number": "WK2EXB", "reason": "voluntary"}
-    )
+    result = ex.call("cancel_reservation", {"confirmation_number": "WK2EXB", "reason": "voluntary"})
     assert result["error_type"] == "authentication_required"
     assert ex.db == {**al001.scenario_db, "session": {}}
 
@@ -68,9 +66,13 @@ def test_failed_write_leaves_no_partial_state(al001):
     before = json.dumps(ex.db, sort_keys=True)
     sold_out = ex.call(
         "rebook_flight",
-        {"confirmation_number": "WK2EXB", "journey_id": "FL_SK530_20260618",
-         "new_journey_id": "FL_SK110_20260618", "rebooking_type": "same_day"},
-    )  # fmt: skip
+        {
+            "confirmation_number": "WK2EXB",
+            "journey_id": "FL_SK530_20260618",
+            "new_journey_id": "FL_SK110_20260618",
+            "rebooking_type": "same_day",
+        },
+    )
     assert sold_out["error_type"] == "no_availability"
     assert json.dumps(ex.db, sort_keys=True) == before
 

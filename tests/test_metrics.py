@@ -17,10 +17,17 @@ DB = {"reservations": {"ABC123": {"status": "changed", "seat": "21A"}}, "session
 
 def conv(final_db=None, turns=(), entities=None, end="user_end_call", scenario="S1", trial=0) -> Conversation:
     return Conversation(
-        scenario_id=scenario, domain="airline", trial=trial, seed=1, turns=list(turns), end_reason=end,
-        initial_db={}, final_db=final_db if final_db is not None else copy.deepcopy(DB), expected_db=DB,
+        scenario_id=scenario,
+        domain="airline",
+        trial=trial,
+        seed=1,
+        turns=list(turns),
+        end_reason=end,
+        initial_db={},
+        final_db=final_db if final_db is not None else copy.deepcopy(DB),
+        expected_db=DB,
         key_entities=entities or {},
-    )  # fmt: skip
+    )
 
 
 def user_turn(i, intended, heard) -> Turn:
@@ -50,7 +57,10 @@ def test_task_completion_diff_names_the_changed_field():
     assert metric.score == 0.0
     diff = {d["path"]: d for d in metric.details["diff"]}
     assert diff["reservations.ABC123.seat"] == {
-        "path": "reservations.ABC123.seat", "change": "modified", "expected": "21A", "actual": "22F"
+        "path": "reservations.ABC123.seat",
+        "change": "modified",
+        "expected": "21A",
+        "actual": "22F",
     }
     assert diff["vouchers"]["change"] == "unexpected"
 

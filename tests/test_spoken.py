@@ -10,11 +10,14 @@ from evalkit.spoken import (
     nato_code,
     parse_clock_times,
     parse_code,
+    parse_correction,
     parse_date,
     parse_flight_numbers,
     parse_name,
     parse_seat_preference,
+    parse_spelled_word,
     parse_yes_no,
+    say_correction,
     say_time,
     spell_code,
 )
@@ -29,7 +32,10 @@ from evalkit.spoken import (
         ("Whiskey Kilo 2 Echo X-ray Bravo.", "WK2EXB"),
         ("It's 7 H Q 4 T Z.", "7HQ4TZ"),
         ("It's seven H Q four T Z.", "7HQ4TZ"),
-        ("double UK2XD", "UK2XD"),  # a real Whisper mishearing: kept as heard (5 chars), not repaired
+        ("double UK2XD", "WK2XD"),  # a real Whisper mishearing: decoded as heard (5 chars), not repaired
+        ("It's whiskey key low to echo X-ray Bravo.", "WK2EXB"),  # NATO with a split word and a homophone
+        ("Double UK 2-E-X-B.", "WK2EXB"),
+        ("My last name is Brooks", None),
         ("I'm not sure what you mean", None),
     ],
 )
@@ -41,6 +47,29 @@ def test_spelling_round_trips():
     assert spell_code("wk2exb") == "W K 2 E X B"
     assert nato_code("WK2") == "Whiskey Kilo 2"
     assert parse_code(nato_code("Q3ZP8N")) == "Q3ZP8N"
+
+
+@pytest.mark.parametrize(
+    ("heard", "correction"),
+    [  # real Whisper tiny.en transcripts of eSpeak corrections
+        ("No, the third one is an echo.", (3, "E")),
+        ("No, the first while is whiskey.", (1, "W")),
+        ("No, the fifth while his tango.", (5, "T")),
+        ("The second character is the number nine.", (2, "9")),
+        ("No, the sixth one is November.", (6, "N")),
+        ("No, the forest one is Delta.", (4, "D")),
+        ("No, the forest well is popping.", None),
+        ("Yes, that's right.", None),
+    ],
+)
+def test_parse_correction(heard, correction):
+    assert parse_correction(heard) == correction
+
+
+def test_corrections_round_trip_in_text():
+    for position, char in [(1, "W"), (2, "9"), (6, "Z")]:
+        assert parse_correction(say_correction(position, char)) == (position, char)
+    assert parse_spelled_word("R, A, M, A, N.") == "RAMAN"
 
 
 def test_parse_name_and_seat_and_yes_no():

@@ -12,12 +12,15 @@ from evalkit.agents.base import ToolBox
 from evalkit.agents.dialogue import PolicyReply, ok
 from evalkit.domains.airline.tools import change_fee, meal_voucher_for_delay
 from evalkit.spoken import (
+    flight_digits,
     parse_clock_times,
     parse_code,
+    parse_correction,
     parse_date,
     parse_flight_numbers,
     parse_name,
     parse_seat_preference,
+    parse_spelled_word,
     parse_yes_no,
     say_date,
     say_time,
@@ -26,8 +29,10 @@ from evalkit.spoken import (
 
 MAX_AUTH_ATTEMPTS = 2  # App. L.4: offer a transfer after two failed attempts
 MAX_REASKS = 2
+MAX_REPAIRS = 8  # single-character corrections of a read-back before giving up
+CODE_LENGTH = 6  # SkyWay confirmation codes have six characters
 INTENT_KEYWORDS = (
-    ("compensation_claim", ("voucher", "compensation", "compensate")),
+    ("compensation_claim", ("voucher", "compensation", "compensate", "delayed", "delay")),
     ("cancellation_refund", ("cancel", "refund")),
     ("same_day_change", ("earlier", "today", "sooner")),
     ("voluntary_change", ("change", "different day", "another day", "move", "reschedule")),
@@ -54,6 +59,9 @@ class AirlinePolicy:
         self.pending = "intent"
         self.intent: str | None = None
         self.code: str | None = None
+        self.name: str | None = None
+        self.spelling: str = "code"  # what the current read-back is about: "code" or "name"
+        self.repairs = 0
         self.reservation: dict[str, Any] | None = None
         self.auth_failures = 0
         self.reasks = 0
@@ -104,37 +112,89 @@ class AirlinePolicy:
                 "Could you tell me again what you need help with today?",
             )
         self.reasks = 0
-        return self._ask("code", "Sure, I can help with that. May I have your six character confirmation number?")
+        return self._ask("code", "Sure, I can help with that. May I have your six character confirmation code?")
 
     def _on_code(self, heard: str) -> PolicyReply:
         code = parse_code(heard)
-        if code is None:
-            return self._reask(
-                "Sorry, I didn't catch the confirmation number. Could you say it again, one character at a time?",
-                "I still didn't get it. Please spell the confirmation number slowly.",
-            )
-        self.reasks = 0
-        self.code = code
-        return self._ask("name", "Thank you. And the last name on the reservation?")
+        if code is not None and len(code) == CODE_LENGTH:
+            self.reasks = 0
+            self.code = code
+            return self._read_back("code")
+        self.reasks += 1
+        if self.reasks > MAX_REASKS:
+            return self._transfer("could not capture the confirmation code")
+        if self.reasks == 1:
+            return PolicyReply("Sorry, I didn't get all six characters. Could you repeat the code slowly?")
+        return PolicyReply("I still didn't get six characters. Please spell the code once more, slowly.")
+
+    def _read_back(self, what: str) -> PolicyReply:
+        """Confirm a spelled value before using it (App. L.4: confirm critical details; the caller corrects)."""
+        self.spelling = what
+        value = self.code if what == "code" else self.name
+        assert value is not None
+        return self._ask("check", f"I have {spell_code(value)}. Is that right?")
+
+    def _on_check(self, heard: str) -> PolicyReply:
+        value = (self.code if self.spelling == "code" else self.name) or ""
+        correction = parse_correction(heard)
+        if correction is not None and 1 <= correction[0] <= len(value):
+            self.repairs += 1
+            if self.repairs > MAX_REPAIRS:
+                return self._transfer("could not capture the caller's details")
+            position, char = correction
+            value = value[: position - 1] + char + value[position:]
+            self._set_spelled(value)
+            return self._read_back(self.spelling)
+        if parse_yes_no(heard) is True:
+            if self.spelling == "code":
+                return self._ask("name", "Thank you. And the last name on the reservation?")
+            return self._look_up(final=True)
+        again = parse_code(heard) if self.spelling == "code" else parse_spelled_word(heard)
+        if again and (self.spelling != "code" or len(again) == CODE_LENGTH):
+            self._set_spelled(again)
+            return self._read_back(self.spelling)
+        thing = "confirmation code" if self.spelling == "code" else "last name"
+        self.pending = "code" if self.spelling == "code" else "spell_name"
+        return self._reask(
+            f"Sorry, could you spell the whole {thing} again?", f"Please spell the {thing} slowly, one at a time."
+        )
+
+    def _set_spelled(self, value: str) -> None:
+        if self.spelling == "code":
+            self.code = value
+        else:
+            self.name = value.capitalize()
 
     def _on_name(self, heard: str) -> PolicyReply:
         name = parse_name(heard)
         if name is None:
             return self._reask("Sorry, what is the last name on the booking?", "Could you spell the last name?")
         self.reasks = 0
-        assert self.code is not None
-        result = self.tools.call("get_reservation", confirmation_number=self.code, last_name=name)
-        if not ok(result):
-            self.auth_failures += 1
-            if self.auth_failures >= MAX_AUTH_ATTEMPTS:
-                return self._transfer("could not authenticate the caller")
-            return self._ask(
-                "code",
-                f"I couldn't find a booking under {spell_code(self.code)} and the last name {name}. "
-                "Could you repeat the confirmation number?",
-            )
-        self.reservation = result["reservation"]
-        return self._start_workflow()
+        self.name = name
+        return self._look_up(final=False)
+
+    def _on_spell_name(self, heard: str) -> PolicyReply:
+        spelled = parse_spelled_word(heard)
+        if spelled is None:
+            return self._reask("Sorry, could you spell the last name again?", "One letter at a time, please.")
+        self.reasks = 0
+        self.name = spelled.capitalize()
+        return self._read_back("name")
+
+    def _look_up(self, final: bool) -> PolicyReply:
+        assert self.code is not None and self.name is not None
+        result = self.tools.call("get_reservation", confirmation_number=self.code, last_name=self.name)
+        if ok(result):
+            self.reservation = result["reservation"]
+            return self._start_workflow()
+        self.auth_failures += 1
+        if final or self.auth_failures >= MAX_AUTH_ATTEMPTS:
+            return self._transfer("could not authenticate the caller")
+        return self._ask(
+            "spell_name",
+            f"I couldn't find a booking under {spell_code(self.code)} with the last name {self.name}. "
+            "Could you spell your last name for me?",
+        )
 
     def _start_workflow(self) -> PolicyReply:
         booking = self.booking
@@ -182,16 +242,20 @@ class AirlinePolicy:
             return self._anything_else(f"{prefix} I'm sorry, I don't see any available flights that day.".strip())
         listed = "; ".join(describe_option(o) for o in self.options)
         return self._ask(
-            "choice", f"{prefix} On {say_date(self.travel_date.isoformat())} I have {listed}. Which would you like?".strip()
+            "choice",
+            f"{prefix} On {say_date(self.travel_date.isoformat())} I have {listed}. Which would you like?".strip(),
         )
 
     def _match_option(self, heard: str) -> dict[str, Any] | None:
+        """The offered option the caller named: by flight number, by its digits alone, or by time."""
         numbers = set(parse_flight_numbers(heard))
         times = set(parse_clock_times(heard))
+        digits = flight_digits(heard)
         for option in self.options:
             if numbers & set(option["flights"]) or option["departure"] in times:
                 return option
-        return None
+        by_digits = [o for o in self.options if digits & {f[2:] for f in o["flights"]}]
+        return by_digits[0] if len(by_digits) == 1 else None
 
     def _on_choice(self, heard: str) -> PolicyReply:
         choice = self._match_option(heard)
@@ -207,7 +271,11 @@ class AirlinePolicy:
         return self._ask("seat", "Do you have a seat preference: window, aisle or middle?")
 
     def _on_seat(self, heard: str) -> PolicyReply:
-        self.seat = parse_seat_preference(heard) or "no_preference"
+        seat = parse_seat_preference(heard)
+        if seat is None:  # App. L.4: find out the preference, do not assume it
+            return self._reask("Sorry, would you like a window, an aisle or a middle seat?", "Window, aisle or middle?")
+        self.reasks = 0
+        self.seat = seat
         assert self.reservation is not None and self.choice is not None
         rebooking_type = "same_day" if self.travel_date == self.today else "voluntary"
         elite = self.reservation["passengers"][0]["elite_status"]

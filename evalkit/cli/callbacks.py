@@ -18,9 +18,7 @@ log = logging.getLogger("evalkit")
 
 def _target(config: DictConfig) -> Any:
     m = config.get("mlflow", {})
-    return resolve_target(
-        m.get("tracking_uri"), m.get("experiment", "evalkit"), m.get("artifact_location"), Path.cwd()
-    )
+    return resolve_target(m.get("tracking_uri"), m.get("experiment", "evalkit"), m.get("artifact_location"), Path.cwd())
 
 
 class TrackingCallback(Callback):

@@ -16,6 +16,7 @@ from evalkit.records import CellResult
 from evalkit.tracking import TrackingTarget, read_parent_run, resolve_target
 
 log = logging.getLogger("evalkit")
+logging.getLogger("faster_whisper").setLevel(logging.WARNING)  # one INFO line per clip drowns the progress bar
 
 
 def tracking_target(config: RunConfig, base_dir: Path) -> TrackingTarget:

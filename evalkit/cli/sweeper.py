@@ -1,4 +1,4 @@
-"""A BasicSweeper that also schedules each perturbed cell's clean twin.
+"""Clean-twin scheduling for the sweeper (the Hydra plugin class is ``hydra_plugins.evalkit_sweeper``).
 
 The command line can only name the perturbed condition (``+perturb=noise_cafe``); the analysis needs the same
 cell without the perturbation. For every job with a perturb override this sweeper adds the job without it
@@ -7,11 +7,6 @@ already finished is reused by its cell key instead of re-run. Set ``twins=false`
 """
 
 from __future__ import annotations
-
-from typing import Any
-
-from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-from hydra.core.override_parser.types import Override
 
 
 def _is_perturb(override: str) -> bool:
@@ -38,19 +33,3 @@ def add_clean_twins(jobs: list[list[str]]) -> list[list[str]]:
             seen.add(key)
             ordered.append(job)
     return ordered
-
-
-class PairedSweeper(BasicSweeper):
-    def __init__(self, max_batch_size: int | None, params: dict[str, str] | None = None) -> None:
-        super().__init__(max_batch_size=max_batch_size, params=params)
-        self._twins = True
-
-    def setup(self, *, hydra_context: Any, task_function: Any, config: Any) -> None:
-        super().setup(hydra_context=hydra_context, task_function=task_function, config=config)
-        self._twins = bool(config.get("twins", True))
-
-    def split_arguments(self, overrides: list[Override], max_batch_size: int | None) -> list[list[list[str]]]:  # type: ignore[override]
-        batches = BasicSweeper.split_arguments(overrides, None)
-        jobs = add_clean_twins(batches[0]) if self._twins else batches[0]
-        size = max_batch_size or len(jobs) or 1
-        return [jobs[i : i + size] for i in range(0, len(jobs), size)]

@@ -166,9 +166,7 @@ def validate_config(raw: dict[str, Any], choices: dict[str, str] | None = None) 
 
 def _strip_secrets(node: Any) -> Any:
     if isinstance(node, dict):
-        return {
-            k: _strip_secrets(v) for k, v in node.items() if not any(m in str(k).lower() for m in SECRET_MARKERS)
-        }
+        return {k: _strip_secrets(v) for k, v in node.items() if not any(m in str(k).lower() for m in SECRET_MARKERS)}
     if isinstance(node, list):
         return [_strip_secrets(v) for v in node]
     return node

@@ -10,7 +10,7 @@ from __future__ import annotations
 import jiwer
 
 from evalkit.records import Conversation, MetricValue
-from evalkit.speech.textnorm import normalize_for_wer
+from evalkit.textnorm import normalize_for_wer
 
 
 def _heard_pairs(conversation: Conversation) -> list[tuple[str, str]]:

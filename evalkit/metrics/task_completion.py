@@ -22,9 +22,7 @@ def canonical_hash(db: dict[str, Any]) -> str:
 def session_superset(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
     """Expected session keys that are missing or differ in the actual session."""
     return [
-        key
-        for key, value in expected.items()
-        if key not in actual or str(actual[key]).lower() != str(value).lower()
+        key for key, value in expected.items() if key not in actual or str(actual[key]).lower() != str(value).lower()
     ]
 
 

@@ -32,9 +32,7 @@ def load_scenario(path: Path) -> Scenario:
     try:
         return Scenario.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors()[:5]
-        )
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors()[:5])
         raise ScenarioError(f"{path}: invalid scenario: {problems}") from exc
 
 

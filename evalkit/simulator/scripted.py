@@ -13,14 +13,17 @@ import re
 from dataclasses import dataclass
 
 from evalkit.scenarios import Scenario
-from evalkit.spoken import nato_code, parse_flight_numbers, spell_code
+from evalkit.spoken import parse_flight_numbers, say_correction, spell_code
 
 NO_PROGRESS_LIMIT = 5  # App. D / K: end the call after 5 consecutive turns without progress
 FIELD_CUES = (
-    ("confirmation_number", ("confirmation number", "confirmation code")),
+    (
+        "confirmation_number",
+        ("confirmation number", "confirmation code", "six characters", "repeat the code", "spell the code"),
+    ),
     ("last_name", ("last name",)),
     ("new_date", ("what date", "which date", "new date", "the month and the day")),
-    ("seat_preference", ("seat preference",)),
+    ("seat_preference", ("seat preference", "window, an aisle")),
 )
 CONFIRM_CUES = ("shall i", "should i", "would you like me to", "do you want me to", "yes or no")
 
@@ -50,6 +53,7 @@ class ScriptedSimulator:
         self.push_backs = 0
         self.no_progress = 0
         self.last = ""
+        self.last_field = ""
 
     def first_utterance(self) -> UserUtterance:
         return self._say(self.goal.starting_utterance)
@@ -60,11 +64,15 @@ class ScriptedSimulator:
 
     def _answer_field(self, field: str) -> UserUtterance:
         self.asked[field] = self.asked.get(field, 0) + 1
+        self.last_field = field
         value = self.plan.answers.get(field)
         if value is None:
             return self._say("I don't have that, sorry.")
         if field == "confirmation_number":
-            spoken = spell_code(value) if self.asked[field] == 1 else nato_code(value)
+            # App. K says to fall back to the NATO alphabet on a second attempt; eSpeak's NATO words are
+            # harder for the offline ASR than its letters, so a repeat is plain letters with pauses and NATO
+            # is kept for single-character corrections ("the fourth one is Echo").
+            spoken = spell_code(value) if self.asked[field] == 1 else ", ".join(value.upper())
             return self._say(f"It's {spoken}.")
         if field == "last_name":
             return self._say(f"{value}." if self.asked[field] == 1 else f"{value}, {spell_code(value)}.")
@@ -84,6 +92,11 @@ class ScriptedSimulator:
                 self.push_backs += 1
                 return self._say(self.plan.push_back_say)
             return self._say(self.plan.closing, end_call=True)
+        if "is that right" in low:
+            return self._check_read_back(agent_text)
+        if "spell" in low and "last name" in low:
+            self.last_field = "last_name"
+            return self._say(", ".join(self.plan.answers.get("last_name", "").upper()) + ".")
         for field, cues in FIELD_CUES:
             if any(c in low for c in cues):
                 self.no_progress = 0
@@ -98,6 +111,20 @@ class ScriptedSimulator:
         if self.no_progress >= NO_PROGRESS_LIMIT:
             return self._say("This isn't going anywhere. Goodbye.", end_call=True)
         return self._say("Sorry, can you help me with that?")
+
+    def _check_read_back(self, agent_text: str) -> UserUtterance:
+        """Compare the agent's spelled read-back with the true value; correct the first wrong character
+        (EVA-Bench decision tree rule 1: wait for the read-back, correct mismatches)."""
+        truth = self.plan.answers.get(self.last_field, "").upper()
+        heard = re.search(r"I have ((?:[A-Z0-9] ?)+)\.", agent_text)
+        read_back = heard.group(1).replace(" ", "") if heard else ""
+        self.no_progress = 0
+        if read_back == truth:
+            return self._say("Yes, that's right.")
+        if len(read_back) == len(truth):
+            position = next(i for i, (a, b) in enumerate(zip(read_back, truth, strict=True)) if a != b)
+            return self._say(say_correction(position + 1, truth[position]))
+        return self._say(f"No. It's {', '.join(truth)}.")
 
     def _choose(self, agent_text: str) -> UserUtterance:
         offered = parse_flight_numbers(agent_text)

@@ -27,23 +27,51 @@ NO_TRANSFER = "Never ask for a live agent. If the agent transfers you anyway, sa
 
 
 def journey(
-    flights: list[str], origin: str, destination: str, date: str, departure: str, arrival: str,
-    fares: dict[str, int], seats: dict[str, int], *, stops: int = 0, status: str = "scheduled",
-    delay_minutes: int = 0, bookable: bool = True,
-) -> dict[str, Any]:  # fmt: skip
+    flights: list[str],
+    origin: str,
+    destination: str,
+    date: str,
+    departure: str,
+    arrival: str,
+    fares: dict[str, int],
+    seats: dict[str, int],
+    *,
+    stops: int = 0,
+    status: str = "scheduled",
+    delay_minutes: int = 0,
+    bookable: bool = True,
+) -> dict[str, Any]:
     journey_id = f"FL_{'_'.join(flights)}_{date.replace('-', '')}"
     return {
-        "journey_id": journey_id, "flights": flights, "origin": origin, "destination": destination,
-        "date": date, "departure": departure, "arrival": arrival, "stops": stops, "status": status,
-        "delay_minutes": delay_minutes, "bookable": bookable, "fares": fares, "seats": seats,
-        "seat_map": SEAT_MAP, "assigned_seats": [],
-    }  # fmt: skip
+        "journey_id": journey_id,
+        "flights": flights,
+        "origin": origin,
+        "destination": destination,
+        "date": date,
+        "departure": departure,
+        "arrival": arrival,
+        "stops": stops,
+        "status": status,
+        "delay_minutes": delay_minutes,
+        "bookable": bookable,
+        "fares": fares,
+        "seats": seats,
+        "seat_map": SEAT_MAP,
+        "assigned_seats": [],
+    }
 
 
 def reservation(
-    code: str, first: str, last: str, booked: dict[str, Any], fare_class: str, fare_paid: int,
-    *, fare_type: str = "non_refundable", elite: str = "none",
-) -> dict[str, Any]:  # fmt: skip
+    code: str,
+    first: str,
+    last: str,
+    booked: dict[str, Any],
+    fare_class: str,
+    fare_paid: int,
+    *,
+    fare_type: str = "non_refundable",
+    elite: str = "none",
+) -> dict[str, Any]:
     return {
         "confirmation_number": code,
         "status": "confirmed",
@@ -53,11 +81,18 @@ def reservation(
         "passengers": [{"passenger_id": "PAX001", "first_name": first, "last_name": last, "elite_status": elite}],
         "bookings": [
             {
-                "journey_id": booked["journey_id"], "flight_number": booked["flights"][0], "date": booked["date"],
-                "origin": booked["origin"], "destination": booked["destination"],
-                "departure": booked["departure"], "arrival": booked["arrival"], "fare_class": fare_class,
-                "fare_paid": fare_paid, "seat": None, "status": "confirmed",
-            }  # fmt: skip
+                "journey_id": booked["journey_id"],
+                "flight_number": booked["flights"][0],
+                "date": booked["date"],
+                "origin": booked["origin"],
+                "destination": booked["destination"],
+                "departure": booked["departure"],
+                "arrival": booked["arrival"],
+                "fare_class": fare_class,
+                "fare_paid": fare_paid,
+                "seat": None,
+                "status": "confirmed",
+            }
         ],
     }
 
@@ -91,7 +126,9 @@ def same_day_change() -> dict[str, Any]:
     )
     res = reservation("WK2EXB", "Daniel", "Brooks", original, "main_cabin", 289)
     return {
-        "id": "AL-001", "workflow": "same_day_change", "type": "single_intent",
+        "id": "AL-001",
+        "workflow": "same_day_change",
+        "type": "single_intent",
         "persona": persona("Daniel Brooks", "male"),
         "db": db_of([res], [original, sold_out, target, late, connection]),
         "goal": {
@@ -100,9 +137,12 @@ def same_day_change() -> dict[str, Any]:
             "must_have_criteria": ["departs LAX today before 2 PM", "direct, no connections", "fee under $80"],
             "starting_utterance": "Can you move me to an earlier flight today?",
             "information_required": {
-                "confirmation_number": "WK2EXB", "last_name": "Brooks", "first_name": "Daniel",
-                "seat_preference": "window", "original_flight": "SK530 LAX to SFO today at 5:30 PM",
-            },  # fmt: skip
+                "confirmation_number": "WK2EXB",
+                "last_name": "Brooks",
+                "first_name": "Daniel",
+                "seat_preference": "window",
+                "original_flight": "SK530 LAX to SFO today at 5:30 PM",
+            },
             "decision_tree": rules(
                 "Give the confirmation number and last name when asked; correct any mismatch in the read-back.",
                 "Check every offered option against all must-haves.",
@@ -126,28 +166,43 @@ def same_day_change() -> dict[str, Any]:
         "key_entities": {"confirmation_number": "WK2EXB", "last_name": "Brooks", "flight_number": "SK130"},
         "calls": [
             ("get_reservation", {"confirmation_number": "WK2EXB", "last_name": "Brooks"}),
-            ("search_rebooking_options", {"origin": "LAX", "destination": "SFO", "date": TODAY,
-                                          "fare_class": "main_cabin"}),
-            ("rebook_flight", {"confirmation_number": "WK2EXB", "journey_id": original["journey_id"],
-                               "new_journey_id": target["journey_id"], "rebooking_type": "same_day"}),
-            ("assign_seat", {"confirmation_number": "WK2EXB", "passenger_id": "PAX001",
-                             "journey_id": target["journey_id"], "seat_preference": "window"}),
-        ],  # fmt: skip
+            (
+                "search_rebooking_options",
+                {"origin": "LAX", "destination": "SFO", "date": TODAY, "fare_class": "main_cabin"},
+            ),
+            (
+                "rebook_flight",
+                {
+                    "confirmation_number": "WK2EXB",
+                    "journey_id": original["journey_id"],
+                    "new_journey_id": target["journey_id"],
+                    "rebooking_type": "same_day",
+                },
+            ),
+            (
+                "assign_seat",
+                {
+                    "confirmation_number": "WK2EXB",
+                    "passenger_id": "PAX001",
+                    "journey_id": target["journey_id"],
+                    "seat_preference": "window",
+                },
+            ),
+        ],
         "expected_flow": "Same-day change, main cabin: $75 fee, no fare difference; SK130 is the only direct "
         "flight before 2 PM with seats (SK110 is sold out in main cabin).",
     }
 
 
 def voluntary_change() -> dict[str, Any]:
-    original = journey(["SK722"], "ORD", "DEN", "2026-06-20", "08:15", "09:50", {"main_cabin": 210},
-                       {"main_cabin": 30})  # fmt: skip
-    target = journey(["SK722"], "ORD", "DEN", "2026-06-22", "08:15", "09:50", {"main_cabin": 230},
-                     {"main_cabin": 9})  # fmt: skip
-    evening = journey(["SK748"], "ORD", "DEN", "2026-06-22", "18:40", "20:15", {"main_cabin": 190},
-                      {"main_cabin": 14})  # fmt: skip
+    original = journey(["SK722"], "ORD", "DEN", "2026-06-20", "08:15", "09:50", {"main_cabin": 210}, {"main_cabin": 30})
+    target = journey(["SK722"], "ORD", "DEN", "2026-06-22", "08:15", "09:50", {"main_cabin": 230}, {"main_cabin": 9})
+    evening = journey(["SK748"], "ORD", "DEN", "2026-06-22", "18:40", "20:15", {"main_cabin": 190}, {"main_cabin": 14})
     res = reservation("7HQ4TZ", "Priya", "Raman", original, "main_cabin", 210)
     return {
-        "id": "AL-002", "workflow": "voluntary_change", "type": "single_intent",
+        "id": "AL-002",
+        "workflow": "voluntary_change",
+        "type": "single_intent",
         "persona": persona("Priya Raman", "female"),
         "db": db_of([res], [original, target, evening]),
         "goal": {
@@ -156,9 +211,11 @@ def voluntary_change() -> dict[str, Any]:
             "must_have_criteria": ["travel on June 22", "departs before noon", "total cost under $150"],
             "starting_utterance": "I need to change my flight to a different day.",
             "information_required": {
-                "confirmation_number": "7HQ4TZ", "last_name": "Raman", "new_date": "June 22",
+                "confirmation_number": "7HQ4TZ",
+                "last_name": "Raman",
+                "new_date": "June 22",
                 "seat_preference": "aisle",
-            },  # fmt: skip
+            },
             "decision_tree": rules(
                 "Give the confirmation number and last name when asked.",
                 "When asked for the new date, say June 22.",
@@ -170,35 +227,60 @@ def voluntary_change() -> dict[str, Any]:
             "failure_condition": "No morning flight on June 22: keep the original booking and end the call.",
             "escalation_behavior": NO_TRANSFER,
             "scripted": {
-                "answers": {"confirmation_number": "7HQ4TZ", "last_name": "Raman", "new_date": "June 22nd",
-                            "seat_preference": "aisle"},
+                "answers": {
+                    "confirmation_number": "7HQ4TZ",
+                    "last_name": "Raman",
+                    "new_date": "June 22nd",
+                    "seat_preference": "aisle",
+                },
                 "accept_option": "SK722",
                 "accept_say": "The 8:15 AM flight, SK722, please.",
                 "reject_say": "I need a morning flight on June 22.",
                 "max_fee": 150,
-            },  # fmt: skip
+            },
         },
-        "key_entities": {"confirmation_number": "7HQ4TZ", "last_name": "Raman", "new_date": "2026-06-22",
-                         "flight_number": "SK722"},  # fmt: skip
+        "key_entities": {
+            "confirmation_number": "7HQ4TZ",
+            "last_name": "Raman",
+            "new_date": "2026-06-22",
+            "flight_number": "SK722",
+        },
         "calls": [
             ("get_reservation", {"confirmation_number": "7HQ4TZ", "last_name": "Raman"}),
-            ("search_rebooking_options", {"origin": "ORD", "destination": "DEN", "date": "2026-06-22",
-                                          "fare_class": "main_cabin"}),
-            ("rebook_flight", {"confirmation_number": "7HQ4TZ", "journey_id": original["journey_id"],
-                               "new_journey_id": target["journey_id"], "rebooking_type": "voluntary"}),
-            ("assign_seat", {"confirmation_number": "7HQ4TZ", "passenger_id": "PAX001",
-                             "journey_id": target["journey_id"], "seat_preference": "aisle"}),
-        ],  # fmt: skip
+            (
+                "search_rebooking_options",
+                {"origin": "ORD", "destination": "DEN", "date": "2026-06-22", "fare_class": "main_cabin"},
+            ),
+            (
+                "rebook_flight",
+                {
+                    "confirmation_number": "7HQ4TZ",
+                    "journey_id": original["journey_id"],
+                    "new_journey_id": target["journey_id"],
+                    "rebooking_type": "voluntary",
+                },
+            ),
+            (
+                "assign_seat",
+                {
+                    "confirmation_number": "7HQ4TZ",
+                    "passenger_id": "PAX001",
+                    "journey_id": target["journey_id"],
+                    "seat_preference": "aisle",
+                },
+            ),
+        ],
         "expected_flow": "Voluntary change, main cabin: $75 fee plus $20 fare difference.",
     }
 
 
 def cancel_refund() -> dict[str, Any]:
-    original = journey(["SK604"], "SEA", "PHX", "2026-06-25", "10:05", "13:40", {"main_cabin": 420},
-                       {"main_cabin": 11})  # fmt: skip
+    original = journey(["SK604"], "SEA", "PHX", "2026-06-25", "10:05", "13:40", {"main_cabin": 420}, {"main_cabin": 11})
     res = reservation("B9KM3R", "Marcus", "Delgado", original, "main_cabin", 420, fare_type="refundable")
     return {
-        "id": "AL-003", "workflow": "cancellation_refund", "type": "single_intent",
+        "id": "AL-003",
+        "workflow": "cancellation_refund",
+        "type": "single_intent",
         "persona": persona("Marcus Delgado", "male"),
         "db": db_of([res], [original]),
         "goal": {
@@ -233,7 +315,9 @@ def same_day_change_gold() -> dict[str, Any]:
     target = journey(["SK281"], "BOS", "JFK", TODAY, "15:45", "17:00", {"main_cabin": 159}, {"main_cabin": 6})
     res = reservation("Q3ZP8N", "Elena", "Fischer", original, "main_cabin", 159, elite="gold")
     return {
-        "id": "AL-004", "workflow": "same_day_change", "type": "single_intent",
+        "id": "AL-004",
+        "workflow": "same_day_change",
+        "type": "single_intent",
         "persona": persona("Elena Fischer", "female"),
         "db": db_of([res], [original, early, target]),
         "goal": {
@@ -241,8 +325,11 @@ def same_day_change_gold() -> dict[str, Any]:
             "before 4 PM, without paying a change fee (you are a Gold member).",
             "must_have_criteria": ["today", "departs before 4 PM", "no change fee"],
             "starting_utterance": "Hi, I'd like to take an earlier flight to New York today.",
-            "information_required": {"confirmation_number": "Q3ZP8N", "last_name": "Fischer",
-                                     "seat_preference": "aisle"},  # fmt: skip
+            "information_required": {
+                "confirmation_number": "Q3ZP8N",
+                "last_name": "Fischer",
+                "seat_preference": "aisle",
+            },
             "decision_tree": rules(
                 "Give the confirmation number and last name when asked.",
                 "Of the flights before 4 PM, choose the latest one (SK281 at 3:45 PM).",
@@ -263,23 +350,51 @@ def same_day_change_gold() -> dict[str, Any]:
         "key_entities": {"confirmation_number": "Q3ZP8N", "last_name": "Fischer", "flight_number": "SK281"},
         "calls": [
             ("get_reservation", {"confirmation_number": "Q3ZP8N", "last_name": "Fischer"}),
-            ("search_rebooking_options", {"origin": "BOS", "destination": "JFK", "date": TODAY,
-                                          "fare_class": "main_cabin"}),
-            ("rebook_flight", {"confirmation_number": "Q3ZP8N", "journey_id": original["journey_id"],
-                               "new_journey_id": target["journey_id"], "rebooking_type": "same_day"}),
-            ("assign_seat", {"confirmation_number": "Q3ZP8N", "passenger_id": "PAX001",
-                             "journey_id": target["journey_id"], "seat_preference": "aisle"}),
-        ],  # fmt: skip
+            (
+                "search_rebooking_options",
+                {"origin": "BOS", "destination": "JFK", "date": TODAY, "fare_class": "main_cabin"},
+            ),
+            (
+                "rebook_flight",
+                {
+                    "confirmation_number": "Q3ZP8N",
+                    "journey_id": original["journey_id"],
+                    "new_journey_id": target["journey_id"],
+                    "rebooking_type": "same_day",
+                },
+            ),
+            (
+                "assign_seat",
+                {
+                    "confirmation_number": "Q3ZP8N",
+                    "passenger_id": "PAX001",
+                    "journey_id": target["journey_id"],
+                    "seat_preference": "aisle",
+                },
+            ),
+        ],
         "expected_flow": "Same-day change fee is waived for Gold members.",
     }
 
 
 def compensation_claim() -> dict[str, Any]:
-    delayed = journey(["SK418"], "MIA", "ATL", TODAY, "12:10", "14:05", {"main_cabin": 199}, {"main_cabin": 7},
-                      status="delayed", delay_minutes=75)  # fmt: skip
+    delayed = journey(
+        ["SK418"],
+        "MIA",
+        "ATL",
+        TODAY,
+        "12:10",
+        "14:05",
+        {"main_cabin": 199},
+        {"main_cabin": 7},
+        status="delayed",
+        delay_minutes=75,
+    )
     res = reservation("M4TX6L", "Grace", "Okafor", delayed, "main_cabin", 199)
     return {
-        "id": "AL-005", "workflow": "compensation_claim", "type": "adversarial",
+        "id": "AL-005",
+        "workflow": "compensation_claim",
+        "type": "adversarial",
         "persona": persona("Grace Okafor", "female"),
         "db": db_of([res], [delayed]),
         "goal": {

@@ -1,0 +1,43 @@
+"""Hydra sweeper plugin ``hydra/sweeper=evalkit``: Hydra's BasicSweeper plus clean twins.
+
+Hydra only instantiates sweepers found in the ``hydra_plugins`` namespace, so the class lives here; the
+scheduling rule itself is ``evalkit.cli.sweeper.add_clean_twins``.
+"""
+
+# No `from __future__ import annotations` here: Hydra's plugin scanner executes this module outside
+# sys.modules, where dataclasses cannot resolve string annotations.
+from dataclasses import dataclass
+from typing import Any, Optional  # OmegaConf structured configs want typing.Optional
+
+from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+from hydra.core.config_store import ConfigStore
+from hydra.core.override_parser.types import Override
+
+from evalkit.cli.sweeper import add_clean_twins
+
+
+@dataclass
+class PairedSweeperConf:
+    _target_: str = "hydra_plugins.evalkit_sweeper.paired_sweeper.PairedSweeper"
+    max_batch_size: Optional[int] = None  # noqa: UP045
+    params: Optional[dict[str, str]] = None  # noqa: UP045
+
+
+ConfigStore.instance().store(group="hydra/sweeper", name="evalkit", node=PairedSweeperConf, provider="evalkit")
+
+
+class PairedSweeper(BasicSweeper):
+    def __init__(self, max_batch_size: int | None, params: dict[str, str] | None = None) -> None:
+        super().__init__(max_batch_size=max_batch_size, params=params)
+        self._twins = True
+
+    def setup(self, *, hydra_context: Any, task_function: Any, config: Any) -> None:
+        super().setup(hydra_context=hydra_context, task_function=task_function, config=config)
+        self._twins = bool(config.get("twins", True))
+
+    def split_arguments(self, overrides: list[Override], max_batch_size: int | None) -> list[list[list[str]]]:  # type: ignore[override]
+        jobs = BasicSweeper.split_arguments(overrides, None)[0]
+        if self._twins:
+            jobs = add_clean_twins(jobs)
+        size = max_batch_size or len(jobs) or 1
+        return [jobs[i : i + size] for i in range(0, len(jobs), size)]

@@ -1,0 +1,78 @@
+"""Input checks and the effect-timeline entry every op reports.
+
+Checks run once per chain call, so ops can assume a finite, non-empty, 1-D float32 array and a positive
+int rate.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from perturbations.errors import PerturbationError
+
+
+def check_sample_rate(sample_rate: Any) -> int:
+    if isinstance(sample_rate, bool) or not isinstance(sample_rate, numbers.Integral) or sample_rate <= 0:
+        raise PerturbationError(f"sample_rate must be a positive integer (Hz), got {sample_rate!r}")
+    return int(sample_rate)
+
+
+def check_audio(audio: Any, sample_rate: Any) -> tuple[np.ndarray, int]:
+    """A float32 copy of ``audio`` and the rate as int, or PerturbationError saying what is wrong."""
+    rate = check_sample_rate(sample_rate)
+    if not isinstance(audio, np.ndarray):
+        raise PerturbationError(f"audio must be a numpy array, got {type(audio).__name__}")
+    if audio.ndim != 1:
+        raise PerturbationError(f"audio must be 1-D (mono samples), got shape {audio.shape}")
+    if not np.issubdtype(audio.dtype, np.floating):
+        raise PerturbationError(
+            f"audio must be a float array with samples in [-1, 1], got dtype {audio.dtype} "
+            "(convert integer PCM first, e.g. pcm16 / 32768)"
+        )
+    if audio.size == 0:
+        raise PerturbationError("audio is empty (0 samples)")
+    out = audio.astype(np.float32)  # always a copy: ops and callers never share buffers
+    if not np.isfinite(out).all():
+        raise PerturbationError("audio contains NaN or infinite samples")
+    return out, rate
+
+
+def check_rng(rng: Any) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise PerturbationError(
+            "rng must be a numpy.random.Generator (e.g. np.random.default_rng(seed)), "
+            f"got {type(rng).__name__}"
+        )
+    return rng
+
+
+def plain(value: Any) -> Any:
+    """numpy scalars -> Python scalars, so applied params serialise to JSON as-is."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def effect(
+    type_: str,
+    n_samples: int,
+    sample_rate: int,
+    params: dict[str, Any],
+    start: int = 0,
+    end: int | None = None,
+) -> dict[str, Any]:
+    """One effect-timeline entry; start/end are sample indices into the op's input, reported in ms."""
+    stop = n_samples if end is None else end
+    return {
+        "type": type_,
+        "start_ms": 1000.0 * start / sample_rate,
+        "end_ms": 1000.0 * stop / sample_rate,
+        "params": plain(params),
+    }

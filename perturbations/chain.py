@@ -1,0 +1,62 @@
+"""An ordered, seeded list of ops: what a Hydra config declares and the orchestrator applies per user turn."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from perturbations.audio import check_audio, check_rng
+from perturbations.errors import PerturbationError
+from perturbations.registry import Op, build_op
+
+
+class Chain:
+    """Apply ops in order. ``Chain([])`` is the identity (a float32 copy and no effects)."""
+
+    def __init__(self, ops: Iterable[Op] = ()) -> None:
+        self.ops: tuple[Op, ...] = tuple(ops)
+        for i, op in enumerate(self.ops):
+            if not isinstance(op, Op):
+                raise PerturbationError(f"perturb chain[{i}]: expected an op, got {type(op).__name__}")
+
+    @classmethod
+    def from_specs(cls, specs: Sequence[Any] | None) -> Chain:
+        """Build and validate every spec now, so a bad config fails before any audio is processed."""
+        if specs is None:
+            return cls()
+        if isinstance(specs, str | bytes) or not isinstance(specs, Sequence):
+            raise PerturbationError(f"perturb chain must be a list of op specs, got {type(specs).__name__}")
+        return cls(build_op(spec, f"perturb chain[{i}]") for i, spec in enumerate(specs))
+
+    def to_specs(self) -> list[dict[str, Any]]:
+        return [op.to_dict() for op in self.ops]
+
+    def __call__(
+        self, audio: np.ndarray, sample_rate: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, list[dict[str, Any]]]:
+        x, rate = check_audio(audio, sample_rate)
+        check_rng(rng)
+        # One independent child stream per op, drawn up front: what op i draws never shifts op j's randomness,
+        # so editing one op's params leaves the other ops' noise identical.
+        seeds = rng.integers(0, 2**63, size=len(self.ops))
+        applied: list[dict[str, Any]] = []
+        for op, seed in zip(self.ops, seeds, strict=True):
+            x, entries = op.run_checked(x, rate, np.random.default_rng(int(seed)))
+            applied.extend(entries)
+        return x, applied
+
+    def __len__(self) -> int:
+        return len(self.ops)
+
+    def __iter__(self) -> Iterator[Op]:
+        return iter(self.ops)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Chain) and self.ops == other.ops
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Chain({list(self.ops)!r})"

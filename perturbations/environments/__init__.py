@@ -1,0 +1,12 @@
+"""Noise environments: registered generators ``(n_samples, sample_rate, rng) -> float32``."""
+
+from perturbations.environments import basic, cafe  # noqa: F401  (registers the built-in environments)
+from perturbations.environments.registry import (
+    NoiseGenerator,
+    available_environments,
+    generate,
+    looped,
+    register_environment,
+)
+
+__all__ = ["NoiseGenerator", "available_environments", "generate", "looped", "register_environment"]

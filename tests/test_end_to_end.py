@@ -1,0 +1,113 @@
+"""The real sweep command, run as a user runs it, in a temp directory, offline."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from tests.conftest import REPO
+
+
+def run_evalkit(cwd: Path, *overrides: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
+    env["PYTHONPATH"] = str(REPO)
+    return subprocess.run(
+        [sys.executable, "-m", "evalkit", *overrides],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+
+
+def cells_by_condition(cwd: Path) -> tuple[MlflowClient, dict, list]:
+    client = MlflowClient(f"sqlite:///{cwd / 'mlflow.db'}")
+    experiment = client.get_experiment_by_name("evalkit")
+    runs = client.search_runs([experiment.experiment_id])
+    parents = [r for r in runs if r.data.tags.get("evalkit.kind") == "sweep"]
+    cells = {r.data.params["perturb"]: r for r in runs if r.data.tags.get("evalkit.kind") == "cell"}
+    return client, cells, parents
+
+
+def assert_sweep_logged(cwd: Path, n_conversations: int) -> dict:
+    client, cells, parents = cells_by_condition(cwd)
+    assert len(parents) == 1 and parents[0].info.status == "FINISHED"
+    assert set(cells) == {"clean", "noise_cafe"}
+    for run in cells.values():
+        assert run.info.status == "FINISHED"
+        assert run.data.tags["mlflow.parentRunId"] == parents[0].info.run_id
+        assert run.data.metrics["conversations"] == n_conversations
+        assert run.data.metrics["infrastructure_errors"] == 0
+        for key in ("task_completion_pass_at_1", "user_wer_mean", "key_entity_accuracy_mean"):
+            assert key in run.data.metrics
+        top = {a.path for a in client.list_artifacts(run.info.run_id)}
+        assert {"config.yaml", "seeds.json", "records", "audio", "conversations_table.json"} <= top
+        audio = client.list_artifacts(run.info.run_id, "audio")
+        assert len(audio) == n_conversations
+        wavs = {Path(a.path).name for a in client.list_artifacts(run.info.run_id, audio[0].path)}
+        assert wavs == {"user_clean.wav", "user_heard.wav", "assistant.wav", "mixed.wav"}
+    noisy_record = next((cwd / "multirun").rglob("records/*.json"))
+    assert noisy_record.exists()
+    # the noisy cell's records carry the applied effects (actual SNR) in the effect timeline
+    noisy_dir = Path(client.download_artifacts(cells["noise_cafe"].info.run_id, "records", str(cwd / "dl")))
+    record = json.loads(next(noisy_dir.glob("*.json")).read_text())
+    effects = [e for t in record["conversation"]["turns"] for e in t["effects"]]
+    assert effects and all(abs(e["params"]["snr_db_measured"] - e["params"]["snr_db_requested"]) < 0.1 for e in effects)
+    return cells
+
+
+def test_small_sweep_logs_both_cells_and_noise_hurts_hearing(tmp_path):
+    """Two scenarios x one trial at 0 dB café noise: the runner adds the clean twin itself."""
+    result = run_evalkit(
+        tmp_path,
+        "+perturb=noise_cafe",
+        "perturb.snr_db=0",
+        "domain.scenarios=[AL-001,AL-003]",
+        "trials=1",
+        "progress=false",
+        "-m",
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    cells = assert_sweep_logged(tmp_path, 2)
+    clean, noisy = cells["clean"].data.metrics, cells["noise_cafe"].data.metrics
+    assert noisy["user_wer_mean"] > clean["user_wer_mean"]
+    assert cells["noise_cafe"].data.params["snr_db"] == "0.0"
+
+    # The same sweep again reuses both cells (same config hash): no conversation is re-run.
+    again = run_evalkit(
+        tmp_path,
+        "+perturb=noise_cafe",
+        "perturb.snr_db=0",
+        "domain.scenarios=[AL-001,AL-003]",
+        "trials=1",
+        "progress=false",
+        "-m",
+    )
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert (again.stdout + again.stderr).count("reusing it") == 2
+    _, cells_after, parents = cells_by_condition(tmp_path)
+    assert len(parents) == 2
+    assert {c.info.run_id for c in cells_after.values()} == {c.info.run_id for c in cells.values()}
+
+
+def test_bad_value_stops_before_any_work(tmp_path):
+    result = run_evalkit(tmp_path, "+perturb=noise_cafe", "perturb.snr_db=loud")
+    assert result.returncode != 0
+    assert "perturb.snr_db" in result.stderr and "conf/perturb/noise_cafe.yaml" in result.stderr
+    assert not (tmp_path / "mlflow.db").exists()
+
+
+@pytest.mark.slow
+def test_main_job_as_in_the_readme(tmp_path):
+    """Exactly the README's main job: all scenarios, default trials, café noise at 15 dB and its clean twin."""
+    result = run_evalkit(tmp_path, "+perturb=noise_cafe", "-m")
+    assert result.returncode == 0, result.stderr[-3000:]
+    cells = assert_sweep_logged(tmp_path, 10)
+    assert cells["noise_cafe"].data.metrics["user_wer_mean"] >= cells["clean"].data.metrics["user_wer_mean"]
