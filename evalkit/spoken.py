@@ -11,6 +11,8 @@ import difflib
 import re
 from datetime import date
 
+from evalkit.textnorm import ORDINAL_VALUES
+
 NATO = {
     "alpha": "A",
     "alfa": "A",
@@ -136,29 +138,7 @@ MONTHS = {
         ]
     )
 }
-ORDINALS = {
-    "first": 1,
-    "second": 2,
-    "third": 3,
-    "fourth": 4,
-    "fifth": 5,
-    "sixth": 6,
-    "seventh": 7,
-    "eighth": 8,
-    "ninth": 9,
-    "tenth": 10,
-    "eleventh": 11,
-    "twelfth": 12,
-    "thirteenth": 13,
-    "fourteenth": 14,
-    "fifteenth": 15,
-    "sixteenth": 16,
-    "seventeenth": 17,
-    "eighteenth": 18,
-    "nineteenth": 19,
-    "twentieth": 20,
-    "thirtieth": 30,
-}
+ORDINALS = ORDINAL_VALUES
 TENS = {"twenty": 20, "thirty": 30}
 
 

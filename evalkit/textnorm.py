@@ -69,6 +69,7 @@ _ORDINAL_TEENS = {
     "nineteenth": 19,
 }
 _ORDINAL_TENS = {"twentieth": 20, "thirtieth": 30}
+ORDINAL_VALUES = {**_ORDINAL_UNITS, **_ORDINAL_TEENS, **_ORDINAL_TENS}  # shared with evalkit.spoken
 _SCALES = {"hundred": 100, "thousand": 1000}
 _NUMBER_STARTERS = {*_UNITS, *_TEENS, *_TENS, *_ORDINAL_UNITS, *_ORDINAL_TEENS, *_ORDINAL_TENS}
 _CURRENCIES = {"$": "dollars", "€": "euros", "£": "pounds"}

@@ -13,6 +13,15 @@ from mlflow.tracking import MlflowClient
 
 from tests.conftest import REPO
 
+SMALL_SWEEP = (
+    "+perturb=noise_cafe",
+    "perturb.snr_db=0",
+    "domain.scenarios=[AL-001,AL-003]",
+    "trials=1",
+    "progress=false",
+    "-m",
+)
+
 
 def run_evalkit(cwd: Path, *overrides: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
@@ -65,15 +74,7 @@ def assert_sweep_logged(cwd: Path, n_conversations: int) -> dict:
 
 def test_small_sweep_logs_both_cells_and_noise_hurts_hearing(tmp_path):
     """Two scenarios x one trial at 0 dB café noise: the runner adds the clean twin itself."""
-    result = run_evalkit(
-        tmp_path,
-        "+perturb=noise_cafe",
-        "perturb.snr_db=0",
-        "domain.scenarios=[AL-001,AL-003]",
-        "trials=1",
-        "progress=false",
-        "-m",
-    )
+    result = run_evalkit(tmp_path, *SMALL_SWEEP)
     assert result.returncode == 0, result.stderr[-3000:]
     cells = assert_sweep_logged(tmp_path, 2)
     clean, noisy = cells["clean"].data.metrics, cells["noise_cafe"].data.metrics
@@ -81,15 +82,7 @@ def test_small_sweep_logs_both_cells_and_noise_hurts_hearing(tmp_path):
     assert cells["noise_cafe"].data.params["snr_db"] == "0.0"
 
     # The same sweep again reuses both cells (same config hash): no conversation is re-run.
-    again = run_evalkit(
-        tmp_path,
-        "+perturb=noise_cafe",
-        "perturb.snr_db=0",
-        "domain.scenarios=[AL-001,AL-003]",
-        "trials=1",
-        "progress=false",
-        "-m",
-    )
+    again = run_evalkit(tmp_path, *SMALL_SWEEP)
     assert again.returncode == 0, again.stderr[-3000:]
     assert (again.stdout + again.stderr).count("reusing it") == 2
     _, cells_after, parents = cells_by_condition(tmp_path)
