@@ -123,3 +123,22 @@ def test_unknown_domain_and_ids_are_clear_errors():
         load_scenarios("space")
     with pytest.raises(ScenarioError, match="no scenarios \\['AL-999'\\]"):
         load_scenarios("airline", ["AL-999"])
+
+
+def test_registry_describes_tools_for_llm_agents_and_judges():
+    assert REGISTRY.write_tools == [
+        "assign_seat",
+        "cancel_reservation",
+        "issue_meal_voucher",
+        "process_refund",
+        "rebook_flight",
+        "transfer_to_agent",
+    ]
+    schema = REGISTRY["rebook_flight"].json_schema()
+    assert schema["name"] == "rebook_flight" and schema["description"].startswith("Move a booking")
+    assert set(schema["parameters"]["required"]) == {
+        "confirmation_number",
+        "journey_id",
+        "new_journey_id",
+        "rebooking_type",
+    }

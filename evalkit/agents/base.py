@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -53,6 +52,3 @@ class Agent(Protocol):
     def respond(self, user_audio: AudioClip) -> AgentReply:
         """Hear one user turn and answer it."""
         ...
-
-
-AgentFactory = Callable[..., Agent]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -201,7 +200,3 @@ class CellRun:
 def copy_reference(target: TrackingTarget, source_run_id: str) -> dict[str, float]:
     """Metrics of a finished run, to mirror into a reusing sweep's child run."""
     return dict(MlflowClient(target.tracking_uri).get_run(source_run_id).data.metrics)
-
-
-def scratch_dir() -> tempfile.TemporaryDirectory[str]:
-    return tempfile.TemporaryDirectory(prefix="evalkit-")
