@@ -81,4 +81,3 @@ def test_sweeper_adds_one_clean_twin_per_distinct_clean_config():
     assert out[:2] == [["domain=airline"], ["domain=airline", "seed=1"]]
     assert out[2:] == jobs
     assert add_clean_twins([["domain=airline"]]) == [["domain=airline"]]
-    assert add_clean_twins([["+perturb=noise_cafe", "twins=false"]]) == [["+perturb=noise_cafe", "twins=false"]]

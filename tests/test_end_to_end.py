@@ -62,8 +62,8 @@ def assert_sweep_logged(cwd: Path, n_conversations: int) -> dict:
         assert len(audio) == n_conversations
         wavs = {Path(a.path).name for a in client.list_artifacts(run.info.run_id, audio[0].path)}
         assert wavs == {"user_clean.wav", "user_heard.wav", "assistant.wav", "mixed.wav"}
-    noisy_record = next((cwd / "multirun").rglob("records/*.json"))
-    assert noisy_record.exists()
+    # records are also kept on local disk in the sweep folder, one per conversation and cell
+    assert len(list((cwd / "multirun").rglob("records/*.json"))) == 2 * n_conversations
     # the noisy cell's records carry the applied effects (actual SNR) in the effect timeline
     noisy_dir = Path(client.download_artifacts(cells["noise_cafe"].info.run_id, "records", str(cwd / "dl")))
     record = json.loads(next(noisy_dir.glob("*.json")).read_text())
@@ -88,6 +88,15 @@ def test_small_sweep_logs_both_cells_and_noise_hurts_hearing(tmp_path):
     _, cells_after, parents = cells_by_condition(tmp_path)
     assert len(parents) == 2
     assert {c.info.run_id for c in cells_after.values()} == {c.info.run_id for c in cells.values()}
+
+
+def test_twins_false_runs_only_the_named_condition(tmp_path):
+    result = run_evalkit(
+        tmp_path, "+perturb=noise_cafe", "twins=false", "domain.scenarios=[AL-005]", "trials=1", "progress=false", "-m"
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    _, cells, parents = cells_by_condition(tmp_path)
+    assert set(cells) == {"noise_cafe"} and len(parents) == 1
 
 
 def test_bad_value_stops_before_any_work(tmp_path):

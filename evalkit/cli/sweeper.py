@@ -3,7 +3,8 @@
 The command line can only name the perturbed condition (``+perturb=noise_cafe``); the analysis needs the same
 cell without the perturbation. For every job with a perturb override this sweeper adds the job without it
 (deduplicated, twins first), so launchers (local, SLURM, Ray) run twins like any other cell, and a twin that
-already finished is reused by its cell key instead of re-run. Set ``twins=false`` to turn it off.
+already finished is reused by its cell key instead of re-run. ``twins=false`` turns it off (the sweeper reads
+it from the composed config).
 """
 
 from __future__ import annotations
@@ -14,17 +15,9 @@ def _is_perturb(override: str) -> bool:
     return key == "perturb" or key.startswith("perturb.")
 
 
-def _twins_disabled(job: list[str]) -> bool:
-    return any(o.replace(" ", "") in ("twins=false", "twins=False", "+twins=false") for o in job)
-
-
 def add_clean_twins(jobs: list[list[str]]) -> list[list[str]]:
     """Twins first, then the requested jobs, each distinct job once."""
-    twins = [
-        [o for o in job if not _is_perturb(o)]
-        for job in jobs
-        if any(_is_perturb(o) for o in job) and not _twins_disabled(job)
-    ]
+    twins = [[o for o in job if not _is_perturb(o)] for job in jobs if any(_is_perturb(o) for o in job)]
     seen: set[tuple[str, ...]] = set()
     ordered: list[list[str]] = []
     for job in twins + jobs:
