@@ -19,8 +19,10 @@ from evalkit.records import AppliedEffect, AudioClip, Conversation, ToolCall, Tu
 from evalkit.scenarios import Scenario
 from evalkit.seeds import derive_seed, rng_for
 from evalkit.simulator.scripted import ScriptedSimulator
+from perturbations import ClipContext
 
-Perturb = Callable[[np.ndarray, int, np.random.Generator], tuple[np.ndarray, list[dict[str, Any]]]]
+# perturbations.Chain: (audio, rate, rng, ClipContext) -> (audio, effect entries relative to the clip start)
+Perturb = Callable[[np.ndarray, int, np.random.Generator, ClipContext], tuple[np.ndarray, list[dict[str, Any]]]]
 Synthesize = Callable[[str], tuple[np.ndarray, int]]
 
 
@@ -71,6 +73,8 @@ def run_conversation(
     audio = ConversationAudio()
     turns: list[Turn] = []
     now_ms = 0.0
+    # Same for every turn of this conversation: call-level effects (SNR drift) stay continuous across turns.
+    call_seed = derive_seed(cell_seed, scenario.id, trial, "call")
 
     def add_agent_turn(reply: AgentReply, start_ms: float) -> float:
         index = len(turns)
@@ -100,8 +104,9 @@ def run_conversation(
             index = len(turns)
             seed = derive_seed(cell_seed, scenario.id, trial, index)
             clean, rate = user_tts(utterance.text)
-            heard, applied = perturb(clean, rate, rng_for(cell_seed, scenario.id, trial, index))
             start_ms = now_ms + settings.user_reaction_ms
+            context = ClipContext(offset_ms=start_ms, call_seed=call_seed, participant="user")
+            heard, applied = perturb(clean, rate, rng_for(cell_seed, scenario.id, trial, index), context)
             end_ms = start_ms + len(clean) / rate * 1000.0
             audio.clips[(index, "user_clean")] = AudioClip(samples=clean, sample_rate=rate)
             audio.clips[(index, "user_heard")] = AudioClip(samples=heard, sample_rate=rate)

@@ -10,6 +10,7 @@ New ops are ``@register_op(name)`` pydantic dataclasses (see ``perturbations.reg
 environments are ``@register_environment(name)`` generators (see ``perturbations.environments``).
 """
 
+from perturbations.audio import ClipContext
 from perturbations.chain import Chain
 from perturbations.environments import available_environments, generate, register_environment
 from perturbations.errors import PerturbationError
@@ -19,6 +20,7 @@ from perturbations.registry import Op, available_ops, build_op, register_op
 
 __all__ = [
     "Chain",
+    "ClipContext",
     "Noise",
     "Op",
     "PerturbationError",

@@ -7,6 +7,7 @@ int rate.
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -76,3 +77,30 @@ def effect(
         "end_ms": 1000.0 * stop / sample_rate,
         "params": plain(params),
     }
+
+
+@dataclass(frozen=True)
+class ClipContext:
+    """Where a clip sits in its conversation, for ops whose effect spans the call (e.g. SNR drift).
+
+    ``offset_ms``: start of this clip on the conversation's timeline. ``call_seed``: an integer that is the
+    same for every clip of one conversation (and differs between conversations), so a call-level process can be
+    a pure function of (call_seed, absolute time) and stay continuous from one clip to the next; ``None`` means
+    "no call": such ops then draw their call-level process from the clip's rng. ``participant``: whose speech
+    this is ("user" or "assistant"). A plain ``Chain(audio, rate, rng)`` call uses ``ClipContext()``.
+    """
+
+    offset_ms: float = 0.0
+    call_seed: int | None = None
+    participant: str = "user"
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.offset_ms, int | float) and np.isfinite(self.offset_ms) and self.offset_ms >= 0):
+            raise PerturbationError(f"ClipContext.offset_ms must be a finite number >= 0, got {self.offset_ms!r}")
+        if self.call_seed is not None and (
+            isinstance(self.call_seed, bool) or not isinstance(self.call_seed, int) or self.call_seed < 0
+        ):
+            raise PerturbationError(f"ClipContext.call_seed must be a non-negative int or None, got {self.call_seed!r}")
+
+
+NO_CONTEXT = ClipContext()

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from perturbations.audio import check_audio, check_rng
+from perturbations.audio import NO_CONTEXT, ClipContext, check_audio, check_rng
 from perturbations.errors import PerturbationError
 from perturbations.registry import Op, build_op
 
@@ -34,16 +34,23 @@ class Chain:
         return [op.to_dict() for op in self.ops]
 
     def __call__(
-        self, audio: np.ndarray, sample_rate: int, rng: np.random.Generator
+        self,
+        audio: np.ndarray,
+        sample_rate: int,
+        rng: np.random.Generator,
+        context: ClipContext = NO_CONTEXT,
     ) -> tuple[np.ndarray, list[dict[str, Any]]]:
+        """(perturbed float32 audio, effect entries with start/end in ms relative to the clip's start)."""
         x, rate = check_audio(audio, sample_rate)
+        if not isinstance(context, ClipContext):
+            raise PerturbationError(f"context must be a ClipContext, got {type(context).__name__}")
         check_rng(rng)
         # One independent child stream per op, drawn up front: what op i draws never shifts op j's randomness,
         # so editing one op's params leaves the other ops' noise identical.
         seeds = rng.integers(0, 2**63, size=len(self.ops))
         applied: list[dict[str, Any]] = []
         for op, seed in zip(self.ops, seeds, strict=True):
-            x, entries = op.run_checked(x, rate, np.random.default_rng(int(seed)))
+            x, entries = op.run_checked(x, rate, np.random.default_rng(int(seed)), context)
             applied.extend(entries)
         return x, applied
 

@@ -19,7 +19,7 @@ import annotated_types
 import numpy as np
 from pydantic import BeforeValidator, ConfigDict, TypeAdapter, ValidationError
 
-from perturbations.audio import check_audio, check_rng
+from perturbations.audio import NO_CONTEXT, ClipContext, check_audio, check_rng
 from perturbations.errors import PerturbationError
 
 OP_CONFIG = ConfigDict(extra="forbid", frozen=True)
@@ -39,7 +39,8 @@ Number = typing.Annotated[float, BeforeValidator(_no_bool)]
 class Op:
     """Base of all ops. Subclasses are ``@register_op(name)`` +
     ``@pydantic.dataclasses.dataclass(config=OP_CONFIG)`` and implement ``apply``; they must draw randomness
-    only from the ``rng`` argument."""
+    only from the ``rng`` argument. Ops whose effect spans a whole conversation (SNR drift) override
+    ``apply_in_context`` instead, which also receives the clip's ``ClipContext``."""
 
     name: ClassVar[str] = ""
 
@@ -49,17 +50,31 @@ class Op:
         """(float32 audio of the same length, effect entries); ``audio`` is checked float32, do not mutate."""
         raise NotImplementedError
 
+    def apply_in_context(
+        self, audio: np.ndarray, sample_rate: int, rng: np.random.Generator, context: ClipContext
+    ) -> tuple[np.ndarray, list[dict[str, Any]]]:
+        """``apply`` for ops that ignore where the clip sits in the call (most ops)."""
+        return self.apply(audio, sample_rate, rng)
+
     def __call__(
-        self, audio: np.ndarray, sample_rate: int, rng: np.random.Generator
+        self,
+        audio: np.ndarray,
+        sample_rate: int,
+        rng: np.random.Generator,
+        context: ClipContext = NO_CONTEXT,
     ) -> tuple[np.ndarray, list[dict[str, Any]]]:
         x, rate = check_audio(audio, sample_rate)
-        return self.run_checked(x, rate, check_rng(rng))
+        return self.run_checked(x, rate, check_rng(rng), context)
 
     def run_checked(
-        self, audio: np.ndarray, sample_rate: int, rng: np.random.Generator
+        self,
+        audio: np.ndarray,
+        sample_rate: int,
+        rng: np.random.Generator,
+        context: ClipContext = NO_CONTEXT,
     ) -> tuple[np.ndarray, list[dict[str, Any]]]:
         """``apply`` on input already checked by ``check_audio`` (the chain checks once, not per op)."""
-        out, entries = self.apply(audio, sample_rate, rng)
+        out, entries = self.apply_in_context(audio, sample_rate, rng, context)
         if out.shape != audio.shape:
             raise RuntimeError(f"op {self.name!r} changed the length from {audio.shape} to {out.shape}")
         return out.astype(np.float32, copy=False), entries
