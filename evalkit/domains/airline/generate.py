@@ -156,7 +156,13 @@ def same_day_change() -> dict[str, Any]:
             "escalation_behavior": NO_TRANSFER,
             "edge_cases": ["Decline standby.", "Decline other airports."],
             "scripted": {
-                "answers": {"confirmation_number": "WK2EXB", "last_name": "Brooks", "seat_preference": "window"},
+                "answers": {
+                    "confirmation_number": "WK2EXB",
+                    "last_name": "Brooks",
+                    "first_name": "Daniel",
+                    "seat_preference": "window",
+                    "original_flight": "The 5:30 PM flight to San Francisco, SK530.",
+                },
                 "accept_option": "SK130",
                 "accept_say": "I'll take flight SK130 at 1 PM.",
                 "reject_say": "None of those work. It has to be a direct flight today before 2 PM.",

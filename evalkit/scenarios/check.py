@@ -1,0 +1,124 @@
+"""Static checks of scenario files, run by ``python -m evalkit.scenarios check`` (and by the test suite).
+
+A scenario is usable when (EVA-Bench §3 / App. C: jointly consistent goal, decision tree, DB and end state):
+1. it parses against the schema and its id/domain match its file and folder;
+2. every reference call names a tool of the domain and its arguments validate;
+3. executing the reference path on the initial DB succeeds call by call and yields exactly the stored
+   expected DB (so the expected state is reachable and was never typed by hand);
+4. every key entity occurs in the initial or the expected DB (an entity the agent must hear is something the
+   backend knows: a code, a name, a flight, a date), compared case-insensitively;
+5. the scripted decision tree answers every piece of information the goal says the user can be asked for
+   (``information_required`` keys ⊆ ``scripted.answers`` keys), and each decision-rule id is unique.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evalkit.domains import tool_registry
+from evalkit.domains.base import ToolExecutor, ToolRegistry
+from evalkit.metrics.task_completion import canonical_hash, db_diff
+from evalkit.scenarios.schema import Scenario
+from evalkit.scenarios.store import ScenarioError, load_scenario
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: Path
+    check: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: [{self.check}] {self.message}"
+
+
+def _strings(node: Any) -> set[str]:
+    """Every key and scalar value of a JSON tree, lower-cased (numbers as their JSON text)."""
+    if isinstance(node, dict):
+        return {str(k).lower() for k in node} | {s for v in node.values() for s in _strings(v)}
+    if isinstance(node, list):
+        return {s for v in node for s in _strings(v)}
+    if node is None or isinstance(node, bool):
+        return set()
+    return {str(node).lower()}
+
+
+def check_reference_path(scenario: Scenario, registry: ToolRegistry) -> list[tuple[str, str]]:
+    problems: list[tuple[str, str]] = []
+    executor = ToolExecutor(registry, scenario.scenario_db)
+    for i, call in enumerate(scenario.reference_calls):
+        if call.name not in registry:
+            problems.append(("reference_path", f"reference_calls[{i}]: unknown tool {call.name!r}"))
+            return problems
+        result = executor.call(call.name, call.arguments)
+        if result.get("status") != "success":
+            problems.append(("reference_path", f"reference_calls[{i}] {call.name} failed: {result}"))
+            return problems
+    if canonical_hash(executor.db) != canonical_hash(scenario.expected_scenario_db):
+        diff = db_diff(scenario.expected_scenario_db, executor.db)[:5]
+        problems.append(("expected_db", f"executing the reference path does not give expected_scenario_db: {diff}"))
+    return problems
+
+
+def check_entities(scenario: Scenario) -> list[tuple[str, str]]:
+    known = _strings(scenario.scenario_db) | _strings(scenario.expected_scenario_db)
+    return [
+        ("key_entities", f"key entity {name}={value!r} occurs nowhere in the scenario or expected DB")
+        for name, value in scenario.key_entities.items()
+        if str(value).lower() not in known
+    ]
+
+
+def check_decision_tree(scenario: Scenario) -> list[tuple[str, str]]:
+    goal = scenario.user_goal
+    problems = [
+        ("decision_tree", f"information_required[{field!r}] has no scripted answer")
+        for field in goal.information_required
+        if field not in goal.scripted.answers
+    ]
+    ids = [rule.id for rule in goal.decision_tree]
+    if len(ids) != len(set(ids)):
+        problems.append(("decision_tree", f"decision-rule ids are not unique: {ids}"))
+    if not goal.decision_tree:
+        problems.append(("decision_tree", "the decision tree is empty"))
+    return problems
+
+
+def check_file(path: Path, domain: str | None = None) -> list[Problem]:
+    """All problems of one scenario file (empty list: the file is usable)."""
+    try:
+        scenario = load_scenario(path)
+    except ScenarioError as exc:
+        return [Problem(path, "schema", str(exc).removeprefix(f"{path}: "))]
+    found: list[tuple[str, str]] = []
+    if scenario.id != path.stem:
+        found.append(("identity", f"id {scenario.id!r} does not match the file name {path.name!r}"))
+    if domain is not None and scenario.domain != domain:
+        found.append(("identity", f"domain {scenario.domain!r} but the file is in the {domain!r} folder"))
+    try:
+        registry = tool_registry(scenario.domain)
+    except ValueError as exc:
+        found.append(("domain", str(exc)))
+    else:
+        found += check_reference_path(scenario, registry)
+    found += check_entities(scenario)
+    found += check_decision_tree(scenario)
+    return [Problem(path, check, message) for check, message in found]
+
+
+def scenario_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.json"))
+
+
+def summarise(results: dict[Path, list[Problem]]) -> str:
+    bad = {p: probs for p, probs in results.items() if probs}
+    lines = [str(problem) for probs in bad.values() for problem in probs]
+    lines.append(f"{len(results)} scenario files checked: {len(results) - len(bad)} ok, {len(bad)} with problems")
+    return "\n".join(lines)
+
+
+def load_json(path: Path) -> Any:
+    return json.loads(path.read_text())
