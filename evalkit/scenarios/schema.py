@@ -77,7 +77,12 @@ class Scenario(_Strict):
     )
     scenario_db: dict[str, Any]
     reference_calls: list[ReferenceCall] = Field(
-        description="the reference resolution path; expected_scenario_db is the result of executing it"
+        default_factory=list,
+        description="the reference resolution path; expected_scenario_db is the result of executing it",
     )
     expected_scenario_db: dict[str, Any]
     expected_flow: str = ""
+    source: Literal["generated", "eva_import"] = Field(
+        default="generated",
+        description="generated: expected DB executed from reference_calls; eva_import: EVA-Bench's ground truth",
+    )
