@@ -1,0 +1,167 @@
+"""Render the two prompts a remote LLM agent or an LLM user simulator needs.
+
+Agent prompt (App. L, Table 55 variables ``{datetime}``, ``{agent_personality}``, ``{agent_instructions}``): a
+shared voice-channel frame per architecture (cascade adds transcription-error awareness and information-density
+guidance; speech-to-speech adds a call-tools-early preamble), then the domain's personality and instructions, then
+the tool catalogue rendered from the domain's registry (names, descriptions, JSON schemas).
+
+Simulator prompt (App. K, Table 54 variables): role, voice-channel note, personality, goal, must-have and
+nice-to-have criteria, how to evaluate options (the decision tree), supporting information (given only when
+asked), today's date, guardrails (start with the starting utterance, stay in character and on goal, refuse
+transfers when the escalation rule forbids them, end only after the agent has completed the action), success and
+failure cases, escalation, response format, edge cases, spoken normalisation of codes and the NATO backup.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from types import ModuleType
+from typing import Literal
+
+from evalkit.domains import tool_registry
+from evalkit.scenarios.schema import Scenario
+
+Architecture = Literal["cascade", "hybrid", "s2s"]
+
+VOICE_FRAME = """You are an AI voice assistant on a live phone call. Everything you say is turned into speech.
+
+# Context
+Today is {datetime}.
+{agent_personality}
+
+# Instructions and policies
+{agent_instructions}
+
+# Speaking for the ear
+- Short, complete sentences (about 5 to 20 words); punctuation that guides pacing.
+- Say dates, times, amounts and years the way people say them ("three thirty PM", "twenty dollars").
+- No lists, tables, links, emojis, symbols or formatting; spell out abbreviations.
+- Read codes slowly, character by character.
+
+# Conversation
+- Two to four sentences per turn; summarise long lists and offer more detail on request.
+- Ask for one or two details per turn.
+- Never invent information; say when you do not have it."""
+
+ARCHITECTURE_NOTES: dict[str, str] = {
+    "cascade": (
+        "\n- What you receive is a speech-recognition transcript and may contain errors. If something does not make "
+        "sense, assume a transcription error and ask the caller to repeat or spell it.\n- Spread multi-part "
+        "requests over several turns; the caller cannot absorb much audio at once."
+    ),
+    "hybrid": "\n- Spread multi-part requests over several turns; the caller cannot absorb much audio at once.",
+    "s2s": (
+        "\n- Call the right tool as soon as you have what it needs, and repeat tool calls until the task is done; "
+        "answer directly only when no tool applies."
+    ),
+}
+
+SIMULATOR_TEMPLATE = """{role}
+
+You are speaking over a voice channel. What you read from the agent is a transcript of their speech and may contain
+recognition errors; if something does not make sense, assume a transcription problem before assuming a mistake.
+
+# Your personality
+{user_persona}
+
+# What you want
+{high_level_user_goal}
+
+## Must-have criteria (never accept an outcome that misses any)
+{must_have_criteria}
+
+## Nice-to-have criteria (you may give these up)
+{nice_to_have_criteria}
+
+## How to evaluate what the agent offers (follow in order)
+{negotiation_behavior}
+
+## Information you can give, only when asked
+{domain_notes}
+{information_required}
+
+Today is {current_date_time}.
+
+# Guardrails
+- Begin the call by saying exactly: "{starting_utterance}" and never repeat it later.
+- Stay in character, speak in the first person, pursue only the goal above; decline anything beyond it.
+- Keep every detail exact (dates, amounts, codes, names). If the agent misheard something, correct it.
+- Give at most two or three details per turn.
+- Follow your escalation rule about live agents even if a transfer sounds helpful.
+- The call ends only when you call end_call. Do not end it in a turn where you give the agent information, choose
+  an option or approve an action: wait for the agent to confirm the action is done.
+
+# Success
+{resolution_condition}
+
+# Failure
+{failure_condition}
+Also end the call if the agent reports an error it cannot recover from or makes no progress for 5 turns in a row.
+
+# Escalation
+{escalation_behavior}
+
+# Response format
+Only the words you say, one or two short sentences, no stage directions, no quotes or special characters.
+
+# Edge cases
+{edge_cases}
+- If the agent asks whether there is anything else, say no and end the call.
+
+# Saying structured data
+Say codes, numbers, phone numbers and emails in spoken form: "A B C one two three", "john dot smith at company dot
+com". If the agent gets one wrong, repeat it slowly and spell it with the NATO alphabet, one character at a time."""
+
+
+def domain_texts(domain: str) -> ModuleType:
+    """The ``evalkit.domains.<domain>.prompt`` module (AGENT_PERSONALITY, AGENT_INSTRUCTIONS, SIMULATOR_*)."""
+    try:
+        return importlib.import_module(f"evalkit.domains.{domain}.prompt")
+    except ModuleNotFoundError as exc:
+        raise ValueError(f"domain {domain!r} has no prompt texts (evalkit.domains.{domain}.prompt)") from exc
+
+
+def _bullets(items: list[str]) -> str:
+    return "\n".join(f"- {item}" for item in items) if items else "- none"
+
+
+def tool_catalogue(domain: str) -> str:
+    registry = tool_registry(domain)
+    entries = [json.dumps(registry[name].json_schema(), sort_keys=True) for name in registry.names]
+    return "# Tools\n" + "\n".join(entries)
+
+
+def render_agent_prompt(domain: str, datetime: str, architecture: Architecture = "cascade") -> str:
+    if architecture not in ARCHITECTURE_NOTES:
+        raise ValueError(f"architecture must be one of {sorted(ARCHITECTURE_NOTES)}, got {architecture!r}")
+    texts = domain_texts(domain)
+    frame = VOICE_FRAME.format(
+        datetime=datetime,
+        agent_personality=texts.AGENT_PERSONALITY,
+        agent_instructions=texts.AGENT_INSTRUCTIONS,
+    )
+    return f"{frame}{ARCHITECTURE_NOTES[architecture]}\n\n{tool_catalogue(domain)}\n"
+
+
+def render_simulator_prompt(scenario: Scenario, persona_text: str | None = None) -> str:
+    """The user-simulator prompt; ``persona_text`` (a behavioural persona's prompt) replaces the scenario's own."""
+    goal = scenario.user_goal
+    texts = domain_texts(scenario.domain)
+    information = "\n".join(f"- {field}: {value}" for field, value in goal.information_required.items())
+    return SIMULATOR_TEMPLATE.format(
+        role=texts.SIMULATOR_ROLE,
+        user_persona=persona_text or scenario.persona.text,
+        high_level_user_goal=goal.high_level_user_goal,
+        must_have_criteria=_bullets(goal.must_have_criteria),
+        nice_to_have_criteria=_bullets(goal.nice_to_have_criteria),
+        negotiation_behavior="\n".join(f"{rule.id}. {rule.text}" for rule in goal.decision_tree),
+        domain_notes=texts.SIMULATOR_DOMAIN_NOTES,
+        information_required=information,
+        current_date_time=scenario.current_date_time,
+        starting_utterance=goal.starting_utterance,
+        resolution_condition=goal.resolution_condition,
+        failure_condition=goal.failure_condition,
+        escalation_behavior=goal.escalation_behavior,
+        edge_cases=_bullets(goal.edge_cases),
+    )
