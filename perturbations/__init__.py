@@ -17,6 +17,7 @@ from perturbations.errors import PerturbationError
 from perturbations.mixing import mix_at_snr
 from perturbations.ops import Noise
 from perturbations.registry import Op, available_ops, build_op, register_op
+from perturbations.speech_sources import available_speech_sources, register_speech_source
 
 __all__ = [
     "Chain",
@@ -26,9 +27,11 @@ __all__ = [
     "PerturbationError",
     "available_environments",
     "available_ops",
+    "available_speech_sources",
     "build_op",
     "generate",
     "mix_at_snr",
     "register_environment",
     "register_op",
+    "register_speech_source",
 ]

@@ -199,7 +199,7 @@ def test_loud_signal_at_low_snr_is_limited_not_clipped() -> None:
         ),
         ({"op": "noise", "snr_db": 60}, ["chain[0] (noise)", "snr_db", "between -5 and 40", "got 60"]),
         ({"op": "noise", "snr_db": True}, ["snr_db must be a number"]),
-        ({"op": "reverb"}, ["chain[0]", "unknown op 'reverb'", "available ops", "noise"]),
+        ({"op": "echo"}, ["chain[0]", "unknown op 'echo'", "available ops", "noise"]),
         ({"op": "noise", "environment": "forest"}, ["environment", "'forest'", "cafe", "pink", "white"]),
         (
             {"op": "noise", "signal_power": "peak"},
@@ -252,7 +252,7 @@ def test_specs_round_trip_and_defaults() -> None:
         "active_range_db": 40.0,
     }
     assert Chain.from_specs(specs) == chain and Chain.from_specs(specs).to_specs() == specs
-    assert len(chain) == 2 and available_ops() == ["noise"]
+    assert len(chain) == 2 and "noise" in available_ops()
     assert {"cafe", "white", "pink"} <= set(available_environments())
     assert Op.from_dict(specs[1]) == chain.ops[1]
 
@@ -320,7 +320,10 @@ def test_generate_wraps_past_the_loop_and_checks_arguments() -> None:
     long = generate("cafe", 45 * 8000, 8000, np.random.default_rng(2))  # longer than the 20 s loops
     assert long.shape == (45 * 8000,) and np.isfinite(long).all()
     assert generate("pink", 0, 8000, np.random.default_rng(0)).shape == (0,)
-    with pytest.raises(PerturbationError, match="available environments: cafe, pink, white"):
+    with pytest.raises(
+        PerturbationError,
+        match="available environments: airport, baby, cafe, construction, music, pink, road, static, street, white",
+    ):
         generate("forest", 10, 8000, np.random.default_rng(0))
     with pytest.raises(PerturbationError, match="Generator"):
         generate("white", 10, 8000, 0)  # type: ignore[arg-type]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import fft
 
-from perturbations.environments.registry import normalise, register_environment
+from perturbations.environments.registry import looped, normalise, register_environment
 
 
 def colored_noise(
@@ -27,9 +27,13 @@ def colored_noise(
 
 @register_environment("white")
 def white(n_samples: int, sample_rate: int, rng: np.random.Generator) -> np.ndarray:
-    return normalise(rng.standard_normal(n_samples)).astype(np.float32)
+    # float32 draws: half the cost of float64 ones, and the noise op rescales the level anyway.
+    return normalise(rng.standard_normal(n_samples, dtype=np.float32)).astype(np.float32)
 
 
-@register_environment("pink")
-def pink(n_samples: int, sample_rate: int, rng: np.random.Generator) -> np.ndarray:
+def synthesize_pink(n_samples: int, sample_rate: int, rng: np.random.Generator) -> np.ndarray:
     return normalise(colored_noise(n_samples, sample_rate, rng, exponent=1.0)).astype(np.float32)
+
+
+# An FFT per call runs at ~500x real time; reading from four seamless 20 s loops is >5x faster (see cafe.py).
+pink = register_environment("pink")(looped(synthesize_pink, key=0x9152, seconds=20.0, banks=4))
