@@ -18,9 +18,9 @@ import soundfile as sf
 import yaml
 from tqdm import tqdm
 
-from evalkit.config.schema import RunConfig, cell_key, identity_payload
-from evalkit.metrics import aggregate_cell, score_conversation
-from evalkit.orchestrator import LoopSettings, render_tracks, run_conversation
+from evalkit.config.schema import RunConfig, cell_key, identity_payload, twin_config
+from evalkit.metrics import aggregate_cell, required_preparation, score_conversation
+from evalkit.orchestrator import ConversationAudio, LoopSettings, render_tracks, run_conversation
 from evalkit.records import CellResult, ConversationRecord
 from evalkit.scenarios import Scenario, load_scenarios
 from evalkit.tracking import CellRun, TrackingTarget, find_finished_cell, flatten
@@ -62,6 +62,7 @@ def axis_params(config: RunConfig) -> dict[str, str]:
 def cell_tags(plan: CellPlan, kind: str) -> dict[str, str]:
     return {
         "cell_key": plan.key,
+        "twin_key": cell_key(twin_config(plan.config)),  # the clean twin's cell_key: the analysis pairs by it
         "condition": plan.config.condition,
         "evalkit.kind": kind,
         "evalkit.version": _code_version(),
@@ -86,14 +87,13 @@ def build_components(config: RunConfig) -> tuple[Any, Any, Any]:
     asr = WhisperASR(**config.agent.asr.model_dump())
     agent_tts = EspeakTTS(**config.agent.tts.model_dump(exclude={"engine"}))
     agent = CascadeLocalAgent(asr, agent_tts)
-    voice, persona = config.voice, config.persona
-    user_tts = EspeakTTS(
-        voice=voice.espeak_voice,
-        rate_wpm=persona.rate_wpm or voice.rate_wpm,
-        pitch=max(0, min(99, voice.pitch + persona.pitch_shift)),
-    )
+    from evalkit.speech.voices import UserVoice
+
+    # The caller: speaker pool of the voice (accent x gender) with the persona's rate, pitch and pauses; it also
+    # carries the persona's behaviour, which the orchestrator hands to the simulator.
+    user_tts = UserVoice.from_config(config.voice, config.persona)
     chain = Chain.from_specs(config.perturb.chain if config.perturb else [])
-    return agent, user_tts.synthesize, chain
+    return agent, user_tts, chain
 
 
 def _write_conversation(out_dir: Path, record: ConversationRecord, tracks: dict[str, Any]) -> str:
@@ -108,9 +108,38 @@ def _write_conversation(out_dir: Path, record: ConversationRecord, tracks: dict[
     return stem
 
 
-def run_cell_conversations(plan: CellPlan, out_dir: Path, log_audio: bool = True) -> list[ConversationRecord]:
+def transcribe_assistant_turns(conversation: Any, audio: ConversationAudio, asr: Any) -> float:
+    """Put an ASR transcript of each assistant clip in the turn's ``heard_text`` (what the user would hear), for
+    metrics that compare the agent's speech with its intended text. Returns the ASR wall seconds (its cost)."""
+    spent = 0.0
+    for turn in conversation.turns:
+        clip = audio.clips.get((turn.index, "assistant"))
+        if turn.role != "assistant" or clip is None:
+            continue
+        transcript = asr.transcribe(clip.samples, clip.sample_rate)
+        turn.heard_text = transcript.text
+        spent += transcript.compute_s
+    return spent
+
+
+def _listener_asr(config: RunConfig, agent: Any) -> Any:
+    """The cell's WhisperASR: the agent's own instance when it has one (no second model load)."""
+    asr = getattr(agent, "asr", None)
+    if asr is None:
+        from evalkit.speech import WhisperASR
+
+        asr = WhisperASR(**config.agent.asr.model_dump())
+    return asr
+
+
+def run_cell_conversations(
+    plan: CellPlan, out_dir: Path, log_audio: bool = True, stats: dict[str, float] | None = None
+) -> list[ConversationRecord]:
     config = plan.config
     agent, user_tts, chain = build_components(config)
+    needs = required_preparation(config.metrics)
+    listener = _listener_asr(config, agent) if "assistant_asr" in needs else None
+    stats = stats if stats is not None else {}
     from evalkit.domains.airline import REGISTRY  # the only domain so far; issue 5 adds a domain registry
 
     settings = LoopSettings(
@@ -123,6 +152,10 @@ def run_cell_conversations(plan: CellPlan, out_dir: Path, log_audio: bool = True
     bar = tqdm(jobs, desc=plan.run_name, unit="conv", disable=not config.progress)
     for scenario, trial in bar:
         conversation, audio = run_conversation(scenario, trial, config.seed, agent, REGISTRY, user_tts, chain, settings)
+        if listener is not None:
+            stats["assistant_asr_s"] = stats.get("assistant_asr_s", 0.0) + transcribe_assistant_turns(
+                conversation, audio, listener
+            )
         record = ConversationRecord(conversation=conversation, metrics=score_conversation(conversation, config.metrics))
         tracks = render_tracks(conversation, audio, ARTIFACT_SAMPLE_RATE) if log_audio else {}
         _write_conversation(out_dir, record, tracks)
@@ -144,8 +177,9 @@ def _per_conversation_table(records: list[ConversationRecord]) -> dict[str, list
             "turns": len(c.turns),
         }
         row.update({name: m.score for name, m in r.metrics.items()})
+        row.update({f"{name}_pass": None if m.passed is None else int(m.passed) for name, m in r.metrics.items()})
         rows.append(row)
-    columns = list(rows[0]) if rows else []
+    columns = list(dict.fromkeys(col for row in rows for col in row))  # metrics may differ between records
     return {col: [row.get(col) for row in rows] for col in columns}
 
 
@@ -176,9 +210,10 @@ def run_cell(config: RunConfig, target: TrackingTarget, out_dir: Path, parent_ru
         params = axis_params(config) | flatten(identity_payload(config), "cfg")
         run.log_params(params)
         started = time.perf_counter()
-        records = run_cell_conversations(plan, out_dir, config.mlflow.log_audio)
+        stats: dict[str, float] = {}
+        records = run_cell_conversations(plan, out_dir, config.mlflow.log_audio, stats)
         wall = time.perf_counter() - started
-        aggregates = aggregate_cell(records)
+        aggregates = aggregate_cell(records) | stats
         audio_s = sum((t.end_ms - t.start_ms) / 1000.0 for r in records for t in r.conversation.turns)
         aggregates["wall_s"] = wall
         aggregates["simulated_audio_s"] = audio_s

@@ -18,6 +18,7 @@ from evalkit.domains.base import ToolExecutor, ToolRegistry
 from evalkit.records import AppliedEffect, AudioClip, Conversation, ToolCall, Turn
 from evalkit.scenarios import Scenario
 from evalkit.seeds import derive_seed, rng_for
+from evalkit.simulator.persona import PersonaSpec
 from evalkit.simulator.scripted import ScriptedSimulator
 from perturbations import ClipContext
 
@@ -68,7 +69,10 @@ def run_conversation(
     perturb: Perturb,
     settings: LoopSettings = LoopSettings(),
 ) -> tuple[Conversation, ConversationAudio]:
-    simulator = ScriptedSimulator(scenario)
+    persona = getattr(user_tts, "persona", None)  # a UserVoice carries the cell's persona (evalkit.cell)
+    spec = PersonaSpec.from_config(persona) if persona is not None else None
+    simulator = ScriptedSimulator(scenario, spec, rng_for(cell_seed, scenario.id, trial, "simulator"))
+    user_tts = user_tts.for_scenario(scenario) if hasattr(user_tts, "for_scenario") else user_tts
     executor = ToolExecutor(registry, scenario.scenario_db)
     audio = ConversationAudio()
     turns: list[Turn] = []

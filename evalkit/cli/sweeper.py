@@ -1,23 +1,76 @@
 """Clean-twin scheduling for the sweeper (the Hydra plugin class is ``hydra_plugins.evalkit_sweeper``).
 
-The command line can only name the perturbed condition (``+perturb=noise_cafe``); the analysis needs the same
-cell without the perturbation. For every job with a perturb override this sweeper adds the job without it
+The command line can only name the perturbed condition (``+perturb=noise_cafe``, ``voice=accent_french``); the
+analysis needs the same cell without the perturbation. For every perturbed job this sweeper adds its clean twin
 (deduplicated, twins first), so launchers (local, SLURM, Ray) run twins like any other cell, and a twin that
 already finished is reused by its cell key instead of re-run. ``twins=false`` turns it off (the sweeper reads
 it from the composed config).
+
+The twin rule is the one of :func:`evalkit.config.schema.twin_config`, applied to override strings:
+
+- ``perturb`` / ``perturb.*`` overrides are dropped (no perturb group = clean);
+- ``voice=accent_*`` becomes ``voice=neutral`` and its ``voice.*`` overrides are dropped (they tune the accent);
+- ``persona=X`` with X other than ``default`` becomes ``persona=default``, its ``persona.*`` overrides dropped.
+
+Everything else (domain, agent, seed, trials, scenario subset, ...) is kept, so the twin differs from the job
+only on the perturbation axes. Accents or personas selected inside an ``experiment`` file are invisible here;
+the single-run path (``twin_config`` on the composed config) covers those.
 """
 
 from __future__ import annotations
 
+from evalkit.config.schema import ACCENT_VOICE_PREFIX, TWIN_PERSONA, TWIN_VOICE
+
+
+def _split(override: str) -> tuple[str, str | None]:
+    """(key without +/++/~ prefix, value or None)."""
+    key, sep, value = override.partition("=")
+    return key.lstrip("+~"), (value if sep else None)
+
 
 def _is_perturb(override: str) -> bool:
-    key = override.split("=", 1)[0].lstrip("+~")
+    key, _ = _split(override)
     return key == "perturb" or key.startswith("perturb.")
+
+
+def _swapped_axes(job: list[str]) -> dict[str, str]:
+    """Axes whose selected option is a perturbation: axis -> the clean option the twin uses instead."""
+    swapped: dict[str, str] = {}
+    for override in job:
+        key, value = _split(override)
+        if value is None:
+            continue
+        if key == "voice" and value.startswith(ACCENT_VOICE_PREFIX):
+            swapped["voice"] = TWIN_VOICE
+        elif key == "persona" and value != TWIN_PERSONA:
+            swapped["persona"] = TWIN_PERSONA
+    return swapped
+
+
+def is_perturbed(job: list[str]) -> bool:
+    return any(_is_perturb(o) for o in job) or bool(_swapped_axes(job))
+
+
+def twin_overrides(job: list[str]) -> list[str]:
+    """The clean twin of one job (the job itself when it is clean). Order of the kept overrides is preserved."""
+    swapped = _swapped_axes(job)
+    twin: list[str] = []
+    for override in job:
+        key, _ = _split(override)
+        if _is_perturb(override):
+            continue
+        axis = key.split(".", 1)[0]
+        if axis in swapped:
+            if key == axis:
+                twin.append(f"{axis}={swapped[axis]}")
+            continue  # voice.* / persona.* tune the replaced option: not part of the twin
+        twin.append(override)
+    return twin
 
 
 def add_clean_twins(jobs: list[list[str]]) -> list[list[str]]:
     """Twins first, then the requested jobs, each distinct job once."""
-    twins = [[o for o in job if not _is_perturb(o)] for job in jobs if any(_is_perturb(o) for o in job)]
+    twins = [twin_overrides(job) for job in jobs if is_perturbed(job)]
     seen: set[tuple[str, ...]] = set()
     ordered: list[list[str]] = []
     for job in twins + jobs:

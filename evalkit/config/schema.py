@@ -3,8 +3,10 @@ out-of-range value stops the cell with one message naming the key and the file i
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -55,19 +57,79 @@ class SimulatorConfig(_Group):
     user_reaction_ms: float = Field(default=400.0, ge=0)
 
 
+class PersonaBehaviourConfig(_Group):
+    """What the scripted caller does differently (App. G.2); every draw uses the conversation's seeded rng."""
+
+    terse: bool = Field(default=False, description="drop pleasantries (please, thank you)")
+    caps: float = Field(default=0.0, ge=0.0, le=1.0, description="P(a turn stresses a word in CAPS)")
+    frustration: bool = Field(default=False, description="complain when the agent re-asks or makes no progress")
+    pauses: bool = Field(default=False, description="ellipses between phrases; codes spelled char... by... char")
+    ask_repeat: float = Field(default=0.0, ge=0.0, le=1.0, description="P(ask the agent to repeat an offer)")
+    max_repeat_requests: int = Field(default=2, ge=0, le=10)
+    disfluency: float = Field(default=0.0, ge=0.0, le=1.0, description="P(um..., let me find that... in a turn)")
+    self_correct: float = Field(default=0.0, ge=0.0, le=1.0, description="P(a code is first said wrong, then fixed)")
+
+
 class PersonaConfig(_Group):
     name: str
     description: str = ""
+    level: Literal["none", "easy", "hard"] = Field(
+        default="none", description="MM-tau-p2 persona level: domain familiarity of the caller"
+    )
+    prompt: str | None = Field(default=None, description="the {user_persona} text for LLM simulators (App. K)")
+    behaviour: PersonaBehaviourConfig = PersonaBehaviourConfig()
     rate_wpm: int | None = Field(default=None, ge=80, le=450, description="overrides the voice's speaking rate")
     pitch_shift: int = Field(default=0, ge=-50, le=50)
+    word_gap_ms: int = Field(default=0, ge=0, le=1000, description="eSpeak NG gap between words")
+    pause_ms: int = Field(default=0, ge=0, le=5000, description="extra silence at each '...' of the caller's text")
+
+    @property
+    def is_behavioural(self) -> bool:
+        """Any persona but the default one is a behavioural perturbation (EVA-Bench App. G.1)."""
+        return self.name != "default"
+
+
+class SpeakerConfig(_Group):
+    id: str
+    gender: Literal["female", "male"] | None = Field(default=None, description="null: speaks for any caller")
+    espeak_voice: str = Field(description="eSpeak NG voice, optionally +variant (en-us+f3)")
+    pitch: int = Field(default=50, ge=0, le=99)
+    rate_wpm: int | None = Field(default=None, ge=80, le=450, description="null: the voice's rate_wpm")
 
 
 class VoiceConfig(_Group):
     name: str
-    accent: str = "none"
-    espeak_voice: str
+    accent: Literal["none", "french", "indian", "spanish", "chinese"] = "none"
+    method: Literal["text", "phonemes"] = Field(
+        default="text", description="text: eSpeak reads the English text; phonemes: evalkit.speech.accents map"
+    )
     rate_wpm: int = Field(default=175, ge=80, le=450)
-    pitch: int = Field(default=50, ge=0, le=99)
+    speakers: list[SpeakerConfig] = Field(min_length=1)
+    assignment: Literal["gender", "hash"] = Field(
+        default="gender", description="gender: the scenario persona's gender picks the speaker; hash: scenario id"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single_voice_shorthand(cls, data: Any) -> Any:
+        # `espeak_voice: en-us` (+ `pitch`) is the one-speaker form older configs and scripts use.
+        if isinstance(data, dict) and "espeak_voice" in data and "speakers" not in data:
+            data = dict(data)
+            speaker = {"id": "default", "espeak_voice": data.pop("espeak_voice")}
+            if "pitch" in data:
+                speaker["pitch"] = data.pop("pitch")
+            data["speakers"] = [speaker]
+        return data
+
+    @model_validator(mode="after")
+    def _accent_needs_its_method(self) -> VoiceConfig:
+        if self.accent != "none" and self.method != "phonemes":
+            raise ValueError(f"accent {self.accent!r} is built by phoneme mapping: set method: phonemes")
+        if self.accent == "none" and self.method != "text":
+            raise ValueError("method: phonemes needs an accent (french, indian, spanish or chinese)")
+        if len({s.id for s in self.speakers}) != len(self.speakers):
+            raise ValueError("speaker ids must be unique")
+        return self
 
 
 class PerturbConfig(BaseModel):
@@ -127,6 +189,19 @@ class RunConfig(_Group):
         return names
 
     @model_validator(mode="after")
+    def _accent_excludes_behavioural_persona(self) -> RunConfig:
+        # EVA-Bench App. G.1: accents are mutually exclusive with behavioural personas (both set the voice), and
+        # a delta is only attributable to one factor when the other is at its default.
+        if self.voice.accent != "none" and self.persona.is_behavioural:
+            raise ValueError(
+                f"voice={self.voice.name} (accent {self.voice.accent!r}) cannot be combined with "
+                f"persona={self.persona.name}: accent voices exclude behavioural personas (EVA-Bench App. G.1); "
+                "use persona=default with an accent voice, or voice=neutral with a behavioural persona "
+                "(persona.level=easy|hard is allowed with any voice)"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _clean_is_none(self) -> RunConfig:
         # `+perturb=clean` and no perturb group are the same condition, so they share one cell identity.
         if self.perturb is not None and self.perturb.is_clean:
@@ -183,6 +258,32 @@ def cell_key(config: RunConfig) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
+ACCENT_VOICE_PREFIX = "accent_"  # conf/voice/accent_*.yaml: an accent is a perturbation axis (EVA-Bench App. G)
+TWIN_VOICE = "neutral"
+TWIN_PERSONA = "default"
+
+
 def twin_config(config: RunConfig) -> RunConfig:
-    """The clean twin: the same cell with the channel perturbation removed."""
-    return config.model_copy(update={"perturb": None})
+    """The clean twin: same everything but the perturbation axes, which go back to their clean value.
+
+    The rule (README, "How the clean twin is scheduled"): ``perturb`` is removed; an accent voice (name starting
+    with ``accent_``) becomes ``neutral``; a behavioural persona (any persona but ``default``) becomes ``default``.
+    EVA-Bench treats accent and persona as perturbations of the user simulator, so a delta is only meaningful
+    against the neutral, default caller. A clean config is its own twin. The replacement groups are read from
+    ``conf/`` exactly as Hydra composes them, so the twin's cell key equals the key of the job the sweeper
+    schedules (``evalkit.cli.sweeper.twin_overrides``).
+    """
+    update: dict[str, Any] = {"perturb": None}
+    if config.voice.name.startswith(ACCENT_VOICE_PREFIX):
+        update["voice"] = VoiceConfig.model_validate(_conf_group_option("voice", TWIN_VOICE))
+    if config.persona.name != TWIN_PERSONA:
+        update["persona"] = PersonaConfig.model_validate(_conf_group_option("persona", TWIN_PERSONA))
+    return config.model_copy(update=update)
+
+
+@functools.cache
+def _conf_group_option(group: str, option: str) -> dict[str, Any]:
+    from omegaconf import OmegaConf
+
+    path = Path(__file__).resolve().parents[2] / "conf" / group / f"{option}.yaml"
+    return OmegaConf.to_container(OmegaConf.load(path), resolve=True)  # type: ignore[return-value]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import jiwer
 
+from evalkit.metrics.base import Metric
 from evalkit.records import Conversation, MetricValue
 from evalkit.textnorm import normalize_for_wer
 
@@ -59,3 +60,21 @@ def key_entity_accuracy(conversation: Conversation) -> MetricValue:
     return MetricValue(
         name="key_entity_accuracy", score=correct / len(checks), details={"mentions": checks, "correct": correct}
     )
+
+
+METRICS = (
+    Metric(
+        name="user_wer",
+        kind="deterministic",
+        source="EVA-Bench App. E.6 (STT WER via jiwer)",
+        inputs=("turns[user].intended_text", "turns[user].heard_text"),
+        fn=user_wer,
+    ),
+    Metric(
+        name="key_entity_accuracy",
+        kind="proxy",  # the paper's Transcription Accuracy (Key Entities) is an LLM judge (M.9); this is exact match
+        source="EVA-Bench App. E.6 / M.9 (exact-match stand-in for the judge)",
+        inputs=("turns[user].intended_text", "turns[user].heard_text", "key_entities"),
+        fn=key_entity_accuracy,
+    ),
+)

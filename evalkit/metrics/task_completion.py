@@ -11,7 +11,10 @@ import hashlib
 import json
 from typing import Any
 
+from evalkit.metrics.base import Metric
 from evalkit.records import Conversation, MetricValue
+
+THRESHOLD = 1.0  # App. E.4.1: exact match
 
 
 def canonical_hash(db: dict[str, Any]) -> str:
@@ -65,3 +68,16 @@ def task_completion(conversation: Conversation) -> MetricValue:
     if not passed:
         details["diff"] = db_diff(expected, actual)
     return MetricValue(name="task_completion", score=float(passed), passed=passed, details=details)
+
+
+METRICS = (
+    Metric(
+        name="task_completion",
+        kind="deterministic",
+        source="EVA-Bench App. E.4.1",
+        inputs=("expected_db", "final_db"),
+        fn=task_completion,
+        threshold=THRESHOLD,
+        description="SHA-256 of canonical JSON of final vs expected DB (session stripped) + auth superset check",
+    ),
+)

@@ -17,11 +17,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["EspeakTTS", "available_voices"]
+__all__ = ["EspeakTTS", "available_voices", "text_to_phonemes"]
 
 # --- constants from speak_lib.h ------------------------------------------------------------------
 _AUDIO_OUTPUT_SYNCHRONOUS = 2
 _ESPEAK_CHARS_UTF8 = 1
+_ESPEAK_PHONEMES = 0x100  # espeakPHONEMES: honour [[...]] phoneme mnemonics instead of reading them as text
+_PHONEME_MNEMONICS = 0  # espeak_TextToPhonemes phonememode: eSpeak's own ASCII mnemonics (not IPA)
 _POS_CHARACTER = 1
 _EE_OK = 0
 _ESPEAK_RATE = 1
@@ -105,6 +107,8 @@ def _bind_signatures(lib: ctypes.CDLL) -> None:
     lib.espeak_Synchronize.restype = ctypes.c_int
     lib.espeak_ListVoices.argtypes = [ctypes.c_void_p]
     lib.espeak_ListVoices.restype = ctypes.POINTER(ctypes.POINTER(_EspeakVoice))
+    lib.espeak_TextToPhonemes.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, ctypes.c_int]
+    lib.espeak_TextToPhonemes.restype = ctypes.c_char_p
 
 
 def _engine() -> _Engine:
@@ -180,6 +184,28 @@ def _set_voice(lib: ctypes.CDLL, voice: str) -> bool:
     return lib.espeak_SetVoiceByName(f"{ident}{plus}{variant}".encode()) == _EE_OK
 
 
+def text_to_phonemes(text: str, voice: str = "en-us") -> list[str]:
+    """``text`` as eSpeak phoneme mnemonics of ``voice``'s language, one string per clause.
+
+    This is the first half of an accent: the English pronunciation, which a phoneme map then rewrites into
+    another language's sounds (see ``evalkit.speech.accents``).
+    """
+    clauses: list[str] = []
+    with _LOCK:
+        lib = _engine().lib
+        if not _set_voice(lib, voice):
+            raise ValueError(f"unknown eSpeak NG voice {voice!r}")
+        buf = ctypes.create_string_buffer(text.encode("utf-8") + b"\0")
+        pointer = ctypes.c_void_p(ctypes.addressof(buf))
+        while pointer.value:  # eSpeak advances the pointer clause by clause and sets it to NULL at the end
+            out = lib.espeak_TextToPhonemes(ctypes.byref(pointer), _ESPEAK_CHARS_UTF8, _PHONEME_MNEMONICS)
+            if out:
+                clause = out.decode("utf-8", "replace").strip()
+                if clause:
+                    clauses.append(clause)
+    return clauses
+
+
 def _pcm16_to_float(chunks: list[np.ndarray]) -> np.ndarray:
     """Concatenate int16 callback chunks into float32 in [-1, 1)."""
     if not chunks:
@@ -219,13 +245,15 @@ class EspeakTTS:
         ):
             lib.espeak_SetParameter(param, value, 0)
 
-    def synthesize(self, text: str) -> tuple[np.ndarray, int]:
+    def synthesize(self, text: str, phonemes: bool = False) -> tuple[np.ndarray, int]:
         """Speak ``text``; returns (float32 mono samples in [-1, 1], sample_rate=22050).
 
-        Empty/whitespace-only text yields 0.1 s of silence rather than an error, so callers that
-        render arbitrary agent turns never crash on an empty turn.
+        With ``phonemes=True`` the text may contain ``[[...]]`` phoneme mnemonics, pronounced with this
+        voice's phoneme table (how accents are made). Empty/whitespace-only text yields 0.1 s of silence
+        rather than an error, so callers that render arbitrary agent turns never crash on an empty turn.
         """
         text = (text or "").strip()
+        flags = _ESPEAK_CHARS_UTF8 | (_ESPEAK_PHONEMES if phonemes else 0)
         with _LOCK:
             engine = _engine()
             if not text:
@@ -234,7 +262,7 @@ class EspeakTTS:
             encoded = text.encode("utf-8") + b"\0"
             buf = ctypes.create_string_buffer(encoded, len(encoded))
             engine.chunks.clear()
-            err = engine.lib.espeak_Synth(buf, len(encoded), 0, _POS_CHARACTER, 0, _ESPEAK_CHARS_UTF8, None, None)
+            err = engine.lib.espeak_Synth(buf, len(encoded), 0, _POS_CHARACTER, 0, flags, None, None)
             engine.lib.espeak_Synchronize()
             audio = _pcm16_to_float(engine.chunks)
             engine.chunks.clear()

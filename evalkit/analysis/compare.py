@@ -1,0 +1,237 @@
+"""Pair every perturbed cell with its clean twin and compute the robustness deltas (pure: no I/O).
+
+A family is one clean baseline × one metric (model × metric × domain in the paper: every perturbation condition
+compared against the same clean cell); Holm–Bonferroni runs within it. Anything that cannot be compared — no
+twin, a metric missing on one side, scenarios present on one side only — is named in ``gaps``; what can be
+compared is still reported.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+from evalkit.analysis import stats
+from evalkit.analysis.cells import CellData
+
+DEFAULT_CONDITION_AXES = ("voice", "persona", "perturb", "snr_db")
+PASS_SUFFIXES = {"pass_at_1": "pass@1", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    metrics: Sequence[str] | None = None  # None: every metric found
+    condition_axes: Sequence[str] = DEFAULT_CONDITION_AXES
+    alpha: float = stats.ALPHA
+    n_permutations: int = stats.N_PERMUTATIONS
+    n_bootstrap: int = stats.N_BOOTSTRAP
+
+
+@dataclass
+class DeltaRow:
+    """One line of the tidy CSV: one model × condition × domain × metric."""
+
+    model: str
+    condition: str
+    domain: str
+    metric: str
+    family: str
+    n_scenarios: int
+    delta: float
+    ci_low: float
+    ci_high: float
+    p: float
+    p_holm: float = float("nan")
+    significant: bool = False
+    stars: str = ""
+    exact: bool = True
+    n_perturbed_trials: int = 0
+    n_clean_trials: int = 0
+    missing_scenarios: str = ""
+    perturbed_run_id: str = ""
+    clean_run_id: str = ""
+    perturbed_cell_key: str = ""
+    clean_cell_key: str = ""
+    seed: int = 0
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass
+class PassRow:
+    model: str
+    domain: str
+    condition: str
+    metric: str
+    pass_at_1: float
+    pass_at_k: float
+    pass_hat_k: float
+    run_id: str
+
+
+@dataclass
+class Analysis:
+    rows: list[DeltaRow] = field(default_factory=list)
+    pass_rows: list[PassRow] = field(default_factory=list)
+    gaps: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    metrics: list[str] = field(default_factory=list)
+
+
+def condition_label(cell: CellData, twin: CellData, axes: Sequence[str]) -> str:
+    """The axes on which a cell differs from its twin, e.g. ``accent_french+noise_cafe@15.0dB``."""
+    parts: list[str] = []
+    for axis in axes:
+        value, clean = cell.params.get(axis, ""), twin.params.get(axis, "")
+        if value == clean:
+            continue
+        if axis == "snr_db" and parts:
+            parts[-1] += f"@{value}dB"
+        elif axis == "snr_db":
+            parts.append(f"snr={value}dB")
+        else:
+            parts.append(value)
+    return "+".join(parts) or cell.params.get("perturb") or cell.cell_key
+
+
+def _metric_names(cells: Sequence[CellData], wanted: Sequence[str] | None, gaps: list[str]) -> list[str]:
+    found = sorted({m for c in cells for m in c.scores})
+    if wanted is None:
+        return found
+    for name in wanted:
+        if name not in found:
+            gaps.append(f"metric {name!r} is not in any run's conversations table (found: {', '.join(found)})")
+    return [m for m in wanted if m in found]
+
+
+def _pairs(cells: Sequence[CellData], gaps: list[str]) -> list[tuple[CellData, CellData]]:
+    by_key = {c.cell_key: c for c in cells}
+    pairs = []
+    for cell in cells:
+        if cell.is_clean:
+            continue
+        twin = by_key.get(cell.twin_key or "")
+        if twin is None:
+            gaps.append(
+                f"{cell.describe()}: no finished clean twin (twin_key {cell.twin_key}) in the selection or the "
+                "experiment: not compared. Run the sweep with twins=true (default) to schedule it."
+            )
+            continue
+        pairs.append((cell, twin))
+    return pairs
+
+
+def _missing_text(deltas: stats.Deltas) -> str:
+    parts = []
+    if deltas.only_perturbed:
+        parts.append("no clean score: " + ",".join(deltas.only_perturbed))
+    if deltas.only_clean:
+        parts.append("no perturbed score: " + ",".join(deltas.only_clean))
+    return "; ".join(parts)
+
+
+def compare(cells: Sequence[CellData], settings: Settings | None = None) -> Analysis:
+    """Every perturbed-vs-twin delta with p, CI, Holm within each family; gaps and warnings named."""
+    settings = settings or Settings()
+    out = Analysis()
+    out.metrics = _metric_names(cells, settings.metrics, out.gaps)
+    pairs = _pairs(cells, out.gaps)
+    families: dict[str, list[DeltaRow]] = defaultdict(list)
+    labels_seen: dict[tuple[str, str], int] = defaultdict(int)
+    for cell, twin in pairs:
+        condition = condition_label(cell, twin, settings.condition_axes)
+        labels_seen[(twin.cell_key, condition)] += 1
+        if labels_seen[(twin.cell_key, condition)] > 1:
+            condition = f"{condition}[{cell.cell_key[:6]}]"
+        model, domain = cell.params.get("agent", "?"), cell.params.get("domain", "?")
+        for metric in out.metrics:
+            absent = [c.describe() for c in (cell, twin) if metric not in c.scores]
+            if absent:
+                out.gaps.append(f"metric {metric!r} missing in {' and '.join(absent)}: {model}|{domain}|{condition}")
+                continue
+            pert_means = stats.scenario_means(cell.scenarios, cell.scores[metric])
+            clean_means = stats.scenario_means(twin.scenarios, twin.scores[metric])
+            deltas = stats.scenario_deltas(pert_means, clean_means)
+            missing = _missing_text(deltas)
+            if missing:
+                out.gaps.append(
+                    f"{metric} {model}|{domain}|{condition}: scenario sets differ between perturbed run "
+                    f"{cell.run_id} and clean run {twin.run_id} ({missing}); analysed the "
+                    f"{len(deltas.scenarios)} in both"
+                )
+            if not deltas.scenarios:
+                continue
+            family = f"{model}|{domain}|{metric}|baseline={twin.cell_key}"
+            result = stats.delta_stats(
+                deltas.values, f"{family}|{condition}", settings.n_permutations, settings.n_bootstrap
+            )
+            row = DeltaRow(
+                model=model,
+                condition=condition,
+                domain=domain,
+                metric=metric,
+                family=family,
+                n_scenarios=result.n,
+                delta=result.delta,
+                ci_low=result.ci_low,
+                ci_high=result.ci_high,
+                p=result.p,
+                exact=result.exact,
+                n_perturbed_trials=_count(cell, metric, deltas.scenarios),
+                n_clean_trials=_count(twin, metric, deltas.scenarios),
+                missing_scenarios=missing,
+                perturbed_run_id=cell.run_id,
+                clean_run_id=twin.run_id,
+                perturbed_cell_key=cell.cell_key,
+                clean_cell_key=twin.cell_key,
+                seed=result.seed,
+            )
+            families[family].append(row)
+    for family, rows in families.items():
+        adjusted, reject = stats.holm([r.p for r in rows], settings.alpha)
+        for row, p_adj, rej in zip(rows, adjusted, reject, strict=True):
+            row.p_holm, row.significant, row.stars = p_adj, rej and p_adj < settings.alpha, stats.stars(p_adj)
+        if not stats.family_can_reach_alpha([r.n_scenarios for r in rows], settings.n_permutations, settings.alpha):
+            best = min(stats.min_attainable_p(r.n_scenarios, settings.n_permutations) for r in rows)
+            out.warnings.append(
+                f"family {family}: {len(rows)} condition(s) with n = {sorted({r.n_scenarios for r in rows})} "
+                f"scenarios cannot reach α = {settings.alpha} (smallest attainable p {best:.4g}, × {len(rows)} "
+                "by Holm): add scenarios"
+            )
+        out.rows.extend(rows)
+    out.rows.sort(key=lambda r: (r.metric, r.model, r.domain, r.condition))
+    out.pass_rows = pass_table(cells, pairs, settings.condition_axes)
+    return out
+
+
+def _count(cell: CellData, metric: str, scenarios: Sequence[str]) -> int:
+    keep = set(scenarios)
+    return sum(1 for s, v in zip(cell.scenarios, cell.scores[metric], strict=True) if s in keep and not math.isnan(v))
+
+
+def pass_table(
+    cells: Sequence[CellData], pairs: Sequence[tuple[CellData, CellData]], axes: Sequence[str]
+) -> list[PassRow]:
+    """pass@1 / pass@k / pass^k per cell and metric, from the aggregates each cell run logged."""
+    conditions = {cell.cell_key: condition_label(cell, twin, axes) for cell, twin in pairs}
+    rows = []
+    for cell in cells:
+        condition = "clean" if cell.is_clean else conditions.get(cell.cell_key, cell.params.get("perturb", "?"))
+        bases = sorted({k.removesuffix("_pass_at_1") for k in cell.aggregates if k.endswith("_pass_at_1")})
+        for base in bases:
+            values = [cell.aggregates.get(f"{base}_{suffix}", float("nan")) for suffix in PASS_SUFFIXES]
+            rows.append(
+                PassRow(
+                    cell.params.get("agent", "?"),
+                    cell.params.get("domain", "?"),
+                    condition,
+                    base,
+                    *values,
+                    run_id=cell.run_id,
+                )
+            )
+    rows.sort(key=lambda r: (r.metric, r.model, r.domain, r.condition != "clean", r.condition))
+    return rows

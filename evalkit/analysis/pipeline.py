@@ -1,0 +1,100 @@
+"""MLflow → cells → deltas → CSV, report, plots → an MLflow analysis run. Used by ``python -m evalkit.analyze``."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalkit.analysis.cells import Selection, load_selection
+from evalkit.analysis.compare import Analysis, Settings, compare
+from evalkit.analysis.report import write_report
+from evalkit.tracking import TrackingTarget
+from evalkit.tracking.store import log_analysis_run
+
+log = logging.getLogger("evalkit")
+
+
+@dataclass
+class Outcome:
+    analysis: Analysis
+    selection: Selection
+    files: dict[str, Path] = field(default_factory=dict)
+    plots: list[Path] = field(default_factory=list)
+    analysis_run_id: str | None = None
+    read_s: float = 0.0
+    stats_s: float = 0.0
+    write_s: float = 0.0
+
+
+def run_analysis(
+    target: TrackingTarget,
+    out_dir: Path,
+    settings: Settings | None = None,
+    sweep: str = "latest",
+    plots: bool = True,
+    log_run: bool = True,
+) -> Outcome:
+    """The whole analysis; raises ``AnalysisError`` when there is nothing to read."""
+    settings = settings or Settings()
+    started = time.perf_counter()
+    selection = load_selection(target, sweep)
+    read_s = time.perf_counter() - started
+
+    started = time.perf_counter()
+    analysis = compare(selection.cells, settings)
+    analysis.gaps[:0] = selection.gaps
+    stats_s = time.perf_counter() - started
+
+    started = time.perf_counter()
+    plot_paths: list[Path] = []
+    if plots and (analysis.rows or analysis.pass_rows):
+        from evalkit.analysis.plots import write_plots  # matplotlib is slow to import: only when plotting
+
+        plot_paths = write_plots(out_dir, analysis.rows, analysis.pass_rows)
+    files = write_report(
+        out_dir, analysis, settings, selection.description, selection.input_runs, [p.name for p in plot_paths]
+    )
+    outcome = Outcome(analysis, selection, files, plot_paths, None, read_s, stats_s, 0.0)
+    if log_run:
+        outcome.analysis_run_id = log_analysis_run(
+            target,
+            run_name=f"analysis {selection.sweep_id or 'all'}",
+            out_dir=out_dir,
+            input_runs=selection.input_runs,
+            params=_params(settings, sweep),
+            metrics=_summary_metrics(analysis),
+            tags={"evalkit.sweep": selection.sweep_id or "all"},
+        )
+    outcome.write_s = time.perf_counter() - started
+    for warning in analysis.warnings:
+        log.warning(warning)
+    for gap in analysis.gaps:
+        log.warning("gap: %s", gap)
+    return outcome
+
+
+def _params(settings: Settings, sweep: str) -> dict[str, str]:
+    return {
+        "sweep": sweep,
+        "metrics": ",".join(settings.metrics) if settings.metrics else "all",
+        "condition_axes": ",".join(settings.condition_axes),
+        "alpha": str(settings.alpha),
+        "permutations": str(settings.n_permutations),
+        "bootstrap": str(settings.n_bootstrap),
+    }
+
+
+def _summary_metrics(analysis: Analysis) -> dict[str, float]:
+    metrics = {
+        "comparisons": float(len(analysis.rows)),
+        "significant": float(sum(r.significant for r in analysis.rows)),
+        "gaps": float(len(analysis.gaps)),
+    }
+    for r in analysis.rows:  # one metric per comparison, for the MLflow UI's charts
+        if not math.isnan(r.delta):
+            key = f"delta.{r.metric}.{r.model}.{r.domain}.{r.condition}"
+            metrics["".join(ch if ch.isalnum() or ch in "._-/ " else "_" for ch in key)[:250]] = r.delta
+    return metrics

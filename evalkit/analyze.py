@@ -1,0 +1,72 @@
+"""`python -m evalkit.analyze [overrides]` — robustness deltas of a sweep; see conf/analyze.yaml.
+
+An entry point: the only kind of module that imports hydra (DESIGN dependency rules).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig, OmegaConf
+
+log = logging.getLogger("evalkit")
+
+
+def settings_from(cfg: DictConfig) -> object:
+    from evalkit.analysis.compare import Settings
+
+    metrics = OmegaConf.to_container(cfg.metrics) if cfg.metrics is not None else None
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    return Settings(
+        metrics=metrics,  # type: ignore[arg-type]
+        condition_axes=tuple(cfg.condition_axes),
+        alpha=float(cfg.alpha),
+        n_permutations=int(cfg.permutations),
+        n_bootstrap=int(cfg.bootstrap),
+    )
+
+
+@hydra.main(version_base="1.3", config_path="../conf", config_name="analyze")
+def main(cfg: DictConfig) -> int:
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")  # one bar per cell table is noise
+    from evalkit.analysis.cells import AnalysisError
+    from evalkit.analysis.pipeline import run_analysis
+    from evalkit.tracking import resolve_target
+
+    target = resolve_target(cfg.mlflow.tracking_uri, cfg.mlflow.experiment, None, Path.cwd())
+    out_dir = Path(cfg.output_dir) if cfg.output_dir else Path(HydraConfig.get().runtime.output_dir)
+    try:
+        outcome = run_analysis(
+            target,
+            out_dir,
+            settings_from(cfg),
+            str(cfg.sweep),
+            bool(cfg.plots),
+            bool(cfg.log_to_mlflow),  # type: ignore[arg-type]
+        )
+    except AnalysisError as exc:
+        print(f"evalkit.analyze: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    a = outcome.analysis
+    print(
+        f"{len(a.rows)} comparisons ({sum(r.significant for r in a.rows)} significant), {len(a.gaps)} gaps, "
+        f"{len(a.warnings)} warnings; read {outcome.read_s:.2f} s, statistics {outcome.stats_s:.2f} s, "
+        f"outputs {outcome.write_s:.2f} s"
+    )
+    print(f"report: {outcome.files['report']}")
+    if outcome.analysis_run_id:
+        print(f"MLflow analysis run: {outcome.analysis_run_id} ({target.tracking_uri}, experiment {target.experiment})")
+    if not a.rows:
+        print("nothing could be compared: see the report's Gaps section", file=sys.stderr)
+        raise SystemExit(1)
+    return 0
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""Re-score finished cells from their stored records, without re-running a conversation.
+
+    python -m evalkit.rescore RUN_ID [RUN_ID ...] [--metrics a,b,c] [--tracking-uri URI] [--experiment NAME]
+
+For each cell run: download its ``records/*.json`` artifacts, recompute the metrics with the current metric code,
+and log the result as a NEW run (tag ``evalkit.kind=rescore``, ``rescored_from=<run id>``, under the same parent
+sweep run) with the aggregates, the re-scored records and the per-conversation table. The original run is never
+modified, so a re-score is auditable and reversible; the new run deliberately carries no ``cell_key`` tag (it is
+not a cell that `reuse` could pick up). Metrics that need cell-side preparation (``speech_fidelity_proxy`` needs
+an ASR transcript of the agent audio) use what the record holds: they cannot be added by a re-score if the cell
+did not prepare their input, and say so (unscored, with the reason).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from evalkit.cell import _per_conversation_table
+from evalkit.metrics import aggregate_cell, resolve, score_conversation
+from evalkit.records import ConversationRecord
+from evalkit.tracking import CellRun, TrackingTarget
+from evalkit.tracking.store import download_records, get_stored_cell, resolve_target
+
+log = logging.getLogger("evalkit.rescore")
+
+
+def rescore_records(records: list[ConversationRecord], metrics: list[str]) -> list[ConversationRecord]:
+    """The same conversations with fresh scores (pure: nothing is re-run)."""
+    return [
+        ConversationRecord(conversation=r.conversation, metrics=score_conversation(r.conversation, metrics))
+        for r in records
+    ]
+
+
+def load_records(paths: list[Path]) -> list[ConversationRecord]:
+    return [ConversationRecord.model_validate_json(p.read_text()) for p in paths]
+
+
+def _stored_metrics(records: list[ConversationRecord]) -> list[str]:
+    """The metric names the cell was scored with (the union over its records, in first-seen order)."""
+    return list(dict.fromkeys(name for r in records for name in r.metrics))
+
+
+def rescore_run(target: TrackingTarget, run_id: str, metrics: list[str] | None = None) -> tuple[str, dict[str, float]]:
+    """Re-score one finished cell run; returns (new run id, aggregates)."""
+    source = get_stored_cell(target, run_id)
+    with tempfile.TemporaryDirectory(prefix="evalkit-rescore-") as tmp:
+        work = Path(tmp)
+        records = load_records(download_records(target, run_id, work / "download"))
+        if not records:
+            raise SystemExit(f"run {run_id} has no records/*.json artifacts to re-score")
+        names = resolve(metrics or _stored_metrics(records))
+        rescored = rescore_records(records, names)
+        aggregates = aggregate_cell(rescored)
+        out = work / "out"
+        (out / "records").mkdir(parents=True)
+        for r in rescored:
+            stem = f"{r.conversation.scenario_id}_t{r.conversation.trial}"
+            (out / "records" / f"{stem}.json").write_text(r.model_dump_json(indent=1))
+        (out / "rescore.yaml").write_text(yaml.safe_dump({"rescored_from": run_id, "metrics": names}))
+        tags = {
+            "evalkit.kind": "rescore",
+            "rescored_from": run_id,
+            "rescored_cell_key": source.tags.get("cell_key", ""),
+            "condition": source.tags.get("condition", ""),
+        }
+        with CellRun.open(target, f"rescore {source.run_name}", tags, source.parent_run_id) as run:
+            run.log_params({k: v for k, v in source.params.items()})
+            run.log_metrics(aggregates)
+            run.log_table(_per_conversation_table(rescored), "conversations_table.json")
+            run.log_dir(out)
+            new_id = run.run_id
+    return new_id, aggregates
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evalkit.rescore", description=__doc__.split("\n\n")[0])
+    parser.add_argument("run_ids", nargs="+", help="MLflow run ids of finished cells")
+    parser.add_argument("--metrics", help="comma-separated metric names (default: the ones the cell used)")
+    parser.add_argument("--tracking-uri", default=None, help="default: $MLFLOW_TRACKING_URI, else sqlite:///mlflow.db")
+    parser.add_argument("--experiment", default="evalkit")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    target = resolve_target(args.tracking_uri, args.experiment, None, Path.cwd())
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
+    if metrics:
+        resolve(metrics)  # an unknown name stops here, with the list of available ones
+    for run_id in args.run_ids:
+        new_id, aggregates = rescore_run(target, run_id, metrics)
+        shown = {k: round(v, 3) for k, v in aggregates.items() if k.endswith(("_mean", "_pass_at_1"))}
+        log.info("re-scored %s -> new run %s: %s", run_id, new_id, shown)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,198 @@
+"""How a persona changes what the scripted caller says (EVA-Bench App. G.2, MM-tau-p2 persona levels).
+
+The scripted simulator decides *what* to answer from the decision tree; a ``PersonaStyle`` decides *how* it is
+said: terse with CAPS and frustration, slow with ellipses and spelled codes, disfluent with self-corrections.
+Every choice draws from the conversation's seeded rng, so a (cell seed, scenario, trial) replays exactly.
+
+The one hard rule: a styled turn must still carry its information in a form the caller means. Fillers never
+contain numbers, ordinals, negations ("no", "not", "wait"), or intent words, a self-corrected code always ends
+with the right code, and no CAPS word is put into a turn that carries a code (a CAPS word next to a spelled
+code would read as more characters of it). tests/test_personas.py checks this against the agent's own parsers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from evalkit.spoken import spell_code
+
+Level = Literal["none", "easy", "hard"]
+
+SEARCH_FILLERS = (
+    "Um... let me find that...",
+    "Hold on... let me look for it...",
+    "Uh... where did I put it... okay...",
+    "Hmm, let me think... I have it here somewhere...",
+)
+# No "right" in a filler: the agent's ordinal parser hears it as "eighth".
+FILLERS = ("Um...", "Uh...", "Hmm, let me think...", "Oh... um...", "Uh, hold on...")
+FRUSTRATION = (
+    "Ugh, I already told you.",
+    "Come on, this is taking forever.",
+    "Why is this taking so long?",
+    "Seriously? Hurry it up.",
+)
+REPEAT_REQUESTS = (
+    "Sorry dear... could you say that again... more slowly?",
+    "I'm sorry... I didn't quite follow... could you repeat that... slowly?",
+)
+VAGUE = (
+    "Hmm... where would I find that?",
+    "Oh... I'm not sure I have that to hand...",
+)
+PLEASANTRIES = (r",? please\b", r"\bPlease,? ", r",? thank you\b", r"\bThank you,? ", r"\bThanks,? ")
+CODE_LIKE = re.compile(r"^(?=.*\d)[A-Z\d]{4,}$|^[A-Z]{4,}$")
+
+
+@dataclass(frozen=True)
+class PersonaSpec:
+    """The behaviour knobs of a persona (``conf/persona/*.yaml`` ``behaviour`` + ``level``)."""
+
+    name: str = "default"
+    level: Level = "none"
+    terse: bool = False
+    caps: float = 0.0
+    frustration: bool = False
+    pauses: bool = False
+    ask_repeat: float = 0.0
+    max_repeat_requests: int = 2
+    disfluency: float = 0.0
+    self_correct: float = 0.0
+
+    @classmethod
+    def from_config(cls, persona: Any) -> PersonaSpec:
+        """From a ``PersonaConfig`` (duck-typed: the simulator does not import the config package)."""
+        return cls(name=persona.name, level=persona.level, **persona.behaviour.model_dump())
+
+
+def is_code(value: str) -> bool:
+    """Values spelled character by character: confirmation codes, IDs, OTPs ('WK2EXB', '7HQ4TZ')."""
+    return bool(CODE_LIKE.match(value.replace(" ", "").upper())) and value.upper() == value
+
+
+def _wrong_version(code: str, rng: np.random.Generator) -> str:
+    """The code with one character swapped for another of the same kind: the slip a caller then corrects."""
+    position = int(rng.integers(len(code)))
+    pool = "0123456789" if code[position].isdigit() else "ABCDEFGHJKLMNPRSTUVWXYZ"
+    pool = pool.replace(code[position], "")
+    return code[:position] + pool[int(rng.integers(len(pool)))] + code[position + 1 :]
+
+
+def _with_pauses(text: str) -> str:
+    """'Yes, please go ahead.' -> 'Yes... please go ahead...': the elderly caller's phrasing."""
+    text = re.sub(r",\s+", "... ", text.strip())
+    return re.sub(r"[.!?]*$", "...", text, count=1)
+
+
+class PersonaStyle:
+    """Renders the scripted simulator's answers in a persona's manner; identity for the default persona."""
+
+    def __init__(self, spec: PersonaSpec | None = None, rng: np.random.Generator | None = None) -> None:
+        self.spec = spec or PersonaSpec()
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+        self.repeat_requests = 0
+        self.vague_fields: set[str] = set()
+
+    def _chance(self, p: float) -> bool:
+        # Draw only when the knob is on, so the default persona consumes no randomness.
+        return p > 0 and bool(self.rng.random() < p)
+
+    def _pick(self, options: tuple[str, ...]) -> str:
+        return options[int(self.rng.integers(len(options)))]
+
+    # -- what is said ------------------------------------------------------------------------------------------
+    def opening(self, text: str) -> str:
+        spec = self.spec
+        if spec.pauses:
+            return "Hello... " + _with_pauses(text)
+        if self._chance(spec.disfluency):
+            return f"{self._pick(FILLERS)} {text}"
+        if spec.caps > 0:
+            return f"{self._caps(text)} And make it QUICK."
+        return text
+
+    def vague_first(self, field: str, value: str) -> str | None:
+        """MM-tau-p2 'hard' level: the first request for a code or a date gets a vague non-answer."""
+        if self.spec.level != "hard" or field in self.vague_fields:
+            return None
+        if not (is_code(value) or re.search(r"\d", value)):
+            return None
+        self.vague_fields.add(field)
+        return self._pick(VAGUE)
+
+    def code(self, field: str, value: str, attempt: int, stalled: bool) -> str:
+        """A code answer: spelled (with pauses, searched for, slipped and corrected) per the persona."""
+        spec = self.spec
+        spelled = spell_code(value) if attempt == 1 else ", ".join(value.upper())
+        label = "it's"
+        if spec.level == "easy":
+            label = f"the {field.replace('_', ' ')} is"
+        elif spec.level == "hard":
+            label = "I think it's"
+        if spec.pauses:
+            return f"Let me see... {label}... " + "... ".join(value.upper()) + "..."
+        parts: list[str] = []
+        if spec.frustration and stalled:
+            parts.append(self._pick(FRUSTRATION))  # no CAPS: they would join the spelled code
+        if self._chance(spec.disfluency):
+            parts.append(self._pick(SEARCH_FILLERS))
+        if attempt == 1 and self._chance(spec.self_correct):
+            wrong = spell_code(_wrong_version(value.upper(), self.rng))
+            parts.append(f"{label} {wrong}... oh wait, sorry, actually {label} {spelled}.")
+        else:
+            parts.append(f"{label} {spelled}.")
+        text = " ".join(parts)
+        return text[0].upper() + text[1:]
+
+    def answer(self, field: str, text: str, stalled: bool = False) -> str:
+        """A non-code answer (a name, a date, a seat): labelled (easy), paused, hesitant or curt."""
+        spec = self.spec
+        if spec.level == "easy":
+            text = f"The {field.replace('_', ' ')} is {text}"
+        return self.reply(text, stalled=stalled, emphasis=False)  # a name or a date is never shouted in CAPS
+
+    def reply(self, text: str, stalled: bool = False, emphasis: bool = True) -> str:
+        """Any other turn: confirmations, choices, corrections, closings."""
+        spec = self.spec
+        if spec.terse:
+            for pattern in PLEASANTRIES:
+                text = re.sub(pattern, "", text)
+            text = re.sub(r"(^|[.!?] )([a-z])", lambda m: m.group(1) + m.group(2).upper(), text.strip()) or "Fine."
+        if spec.pauses:
+            return _with_pauses(text)
+        if emphasis and self._chance(spec.caps):
+            text = self._caps(text)
+        if spec.frustration and stalled:
+            text = f"{self._caps(self._pick(FRUSTRATION))} {text}"
+        if self._chance(spec.disfluency):
+            text = f"{self._pick(FILLERS)} {text}"
+        return text
+
+    def ask_repeat(self) -> str | None:
+        """Elderly: now and then ask the agent to repeat an offer; None when not this turn."""
+        if self.repeat_requests >= self.spec.max_repeat_requests or not self._chance(self.spec.ask_repeat):
+            return None
+        self.repeat_requests += 1
+        return self._pick(REPEAT_REQUESTS)
+
+    # -- helpers ---------------------------------------------------------------------------------------------
+    def _caps(self, text: str) -> str:
+        """Stress one plain word (4+ letters, no digit nearby, not a code or a name) in CAPITALS."""
+        words = text.split(" ")
+        candidates = [
+            i
+            for i, w in enumerate(words)
+            if re.fullmatch(r"[A-Za-z']{4,}[.,!?]?", w)
+            and not w.isupper()
+            and not any(re.search(r"\d", n) for n in words[max(0, i - 1) : i + 2])
+            and not (w[:1].isupper() and i > 0)  # keep proper names as they are
+        ]
+        if not candidates:
+            return text
+        index = candidates[int(self.rng.integers(len(candidates)))]
+        words[index] = words[index].upper()
+        return " ".join(words)

@@ -1,0 +1,165 @@
+"""The analysis end to end against a real MLflow SQLite store: synthetic cells logged like the runner's."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+
+import mlflow
+import numpy as np
+import pytest
+from mlflow.tracking import MlflowClient
+
+from evalkit.analysis import stats
+from evalkit.analysis.cells import AnalysisError
+from evalkit.analysis.compare import Settings
+from evalkit.analysis.pipeline import run_analysis
+from evalkit.analysis.synthetic import Condition, log_cell, log_experiment, make_experiment
+from evalkit.tracking import CellRun, resolve_target
+from tests.conftest import REPO
+
+NOISE = Condition("noise", perturb="noise_cafe", snr_db="15.0")
+ACCENT = Condition("accent", voice="accent_french")
+SETTINGS = Settings(n_permutations=2000, n_bootstrap=300)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """One store (creating one costs seconds): a sweep of 2 agents × {clean, noise, accent}, 7 scenarios."""
+    root = tmp_path_factory.mktemp("analysis-store")
+    target = resolve_target(f"sqlite:///{root / 'mlflow.db'}", "synthetic", None, root)
+    cells = make_experiment(["a1", "a2"], ["airline"], [NOISE, ACCENT], 7, 3, 2,
+                            {("a1", "noise", "key_entity_accuracy"): -0.2}, seed=4)  # fmt: skip
+    parent, run_ids = log_experiment(target, cells)
+    return target, cells, parent, run_ids, root
+
+
+def test_report_csv_plots_and_a_linked_analysis_run(store, tmp_path):
+    target, cells, parent, run_ids, _ = store
+    outcome = run_analysis(target, tmp_path, SETTINGS)
+    assert outcome.selection.sweep_id == parent
+    names = {p.name for p in tmp_path.iterdir()}
+    assert {"deltas.csv", "pass_at_k.csv", "report.md"} <= names
+    for metric in ("task_completion", "user_wer", "key_entity_accuracy"):
+        assert {f"heatmap_{metric}.png", f"forest_{metric}.png"} <= names
+    assert "pass_task_completion.png" in names
+    assert all((tmp_path / n).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for n in names if n.endswith(".png"))
+
+    rows = list(csv.DictReader((tmp_path / "deltas.csv").open()))
+    assert len(rows) == 2 * 2 * 3  # agents × conditions × metrics
+    by_key = {c.cell_key: c for c in cells}
+    for row in rows:  # every number equals the direct computation from the synthetic scores
+        pert = by_key[row["perturbed_cell_key"]]
+        clean = by_key[row["clean_cell_key"]]
+        assert run_ids[pert.cell_key] == row["perturbed_run_id"] and run_ids[clean.cell_key] == row["clean_run_id"]
+        metric = row["metric"]
+        p_means = stats.scenario_means(pert.scenarios, pert.scores[metric])
+        c_means = stats.scenario_means(clean.scenarios, clean.scores[metric])
+        deltas = np.array([p_means[s] - c_means[s] for s in sorted(c_means)])
+        direct = stats.delta_stats(deltas, f"{row['family']}|{row['condition']}", 2000, 300)
+        assert [float(row[k]) for k in ("delta", "ci_low", "ci_high", "p")] == pytest.approx(
+            [direct.delta, direct.ci_low, direct.ci_high, direct.p]
+        )
+    planted = [r for r in rows if r["model"] == "a1" and r["condition"] == "noise_cafe@15.0dB"]
+    assert [r["significant"] for r in planted if r["metric"] == "key_entity_accuracy"] == ["True"]
+
+    report = (tmp_path / "report.md").read_text()
+    assert "## key_entity_accuracy" in report and "whose |mean δ| ≥ the observed |mean δ|" in report  # p convention
+    assert "## Gaps" in report and "forest_user_wer.png" in report
+
+    client = MlflowClient(target.tracking_uri)
+    run = client.get_run(outcome.analysis_run_id)
+    assert run.data.tags["evalkit.kind"] == "analysis" and run.info.status == "FINISHED"
+    inputs = {k.removeprefix("evalkit.input."): v for k, v in run.data.tags.items() if k.startswith("evalkit.input.")}
+    assert set(run_ids.values()) | {parent} == set(inputs)
+    assert inputs[parent] == "sweep" and {inputs[run_ids[c.cell_key]] for c in cells} == {"clean", "perturbed"}
+    assert set(run.data.tags["evalkit.inputs"].split(",")) == set(inputs)
+    artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
+    assert {"inputs.json", "report.md", "deltas.csv", "forest_task_completion.png"} <= artifacts
+    found = client.search_runs([run.info.experiment_id], f"tags.`evalkit.input.{parent}` = 'sweep'")
+    assert [r.info.run_id for r in found] == [outcome.analysis_run_id]
+
+
+def test_search_runs_filters_per_axis(store):
+    target, cells, _, run_ids, _ = store
+    mlflow.set_tracking_uri(target.tracking_uri)
+    exp = MlflowClient(target.tracking_uri).get_experiment_by_name(target.experiment).experiment_id
+
+    def found(filter_string: str) -> set[str]:
+        frame = mlflow.search_runs([exp], filter_string=f"{filter_string} and tags.`evalkit.kind` = 'cell'")
+        return set(frame["run_id"])
+
+    def expected(pred) -> set[str]:
+        return {run_ids[c.cell_key] for c in cells if pred(c)}
+
+    assert found("params.perturb = 'noise_cafe'") == expected(lambda c: c.condition.perturb == "noise_cafe")
+    assert found("params.snr_db = '15.0'") == expected(lambda c: c.condition.snr_db == "15.0")
+    assert found("params.agent = 'a2'") == expected(lambda c: c.agent == "a2")
+    assert found("params.voice = 'accent_french' and params.agent = 'a1'") == expected(
+        lambda c: c.condition.voice == "accent_french" and c.agent == "a1"
+    )
+    assert len(found("params.domain = 'airline'")) == 6
+
+
+def test_reuse_pointers_missing_twins_and_unfinished_runs(store, tmp_path):
+    """A second sweep: a reuse pointer to the noise cell, an accent cell whose twin lives in the first sweep, and a
+    cell that died. The pointer is followed, the twin found experiment-wide, the dead run named."""
+    from evalkit.tracking import end_sweep, start_sweep
+
+    target, cells, first_parent, run_ids, _ = store
+    parent = start_sweep(target, tmp_path / "sweep2", {}, [])
+    noise = next(c for c in cells if c.agent == "a1" and c.condition.name == "noise")
+    tags = {"cell_key": noise.cell_key, "twin_key": noise.twin_key, "evalkit.kind": "reuse",
+            "reused_from": run_ids[noise.cell_key], "condition": "noise_cafe"}  # fmt: skip
+    with CellRun.open(target, "pointer", tags, parent) as run:
+        run.log_params(noise.params())
+    pointer = run.run_id
+    accent_cells = make_experiment(["a1"], ["airline"], [ACCENT], 7, 3, 2, {}, seed=4)
+    accent = next(c for c in accent_cells if not c.condition.is_clean)
+    _, accent_run = log_cell(target, accent, parent)
+    with pytest.raises(RuntimeError), CellRun.open(target, "dies", {"evalkit.kind": "cell", "cell_key": "x"}, parent):
+        raise RuntimeError("killed")
+    end_sweep(target, parent)
+
+    outcome = run_analysis(target, tmp_path / "out", SETTINGS, sweep=parent, plots=False, log_run=False)
+    rows = outcome.analysis.rows
+    assert {r.perturbed_run_id for r in rows} == {run_ids[noise.cell_key], accent_run}
+    assert {r.clean_run_id for r in rows} == {run_ids[noise.twin_key]}  # the first sweep's clean cell
+    assert outcome.selection.input_runs[pointer] == "reuse_pointer"
+    assert any("dies" in g and "did not finish" in g for g in outcome.analysis.gaps)
+    assert "did not finish" in (tmp_path / "out" / "report.md").read_text()
+    latest = run_analysis(target, tmp_path / "latest", SETTINGS, plots=False, log_run=False)
+    assert latest.selection.sweep_id == parent  # the newest sweep by default
+    assert first_parent != parent
+
+
+def test_no_runs_at_all_is_a_clear_error(store, tmp_path):
+    target, *_ = store
+    empty = resolve_target(target.tracking_uri, "nothing-here", None, tmp_path)
+    with pytest.raises(AnalysisError, match="no finished cell runs in all cells of experiment 'nothing-here'"):
+        run_analysis(empty, tmp_path, SETTINGS)
+    with pytest.raises(AnalysisError, match="sweep run 'deadbeef' not found"):
+        run_analysis(target, tmp_path, SETTINGS, sweep="deadbeef")
+
+
+def test_cli_entry_point(store, tmp_path):
+    target, _, parent, _, _ = store
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
+    env["PYTHONPATH"] = str(REPO)
+    result = subprocess.run(
+        [sys.executable, "-m", "evalkit.analyze", f"mlflow.tracking_uri={target.tracking_uri}",
+         "mlflow.experiment=synthetic", f"sweep={parent}", "permutations=500", "bootstrap=200", "plots=false",
+         "metrics=[user_wer]",         f"output_dir={tmp_path / 'cli'}"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "4 comparisons" in result.stdout and "MLflow analysis run" in result.stdout
+    rows = list(csv.DictReader((tmp_path / "cli" / "deltas.csv").open()))
+    assert {r["metric"] for r in rows} == {"user_wer"} and {r["n_scenarios"] for r in rows} == {"7"}
+    bad = subprocess.run(
+        [sys.executable, "-m", "evalkit.analyze", f"mlflow.tracking_uri=sqlite:///{tmp_path / 'empty.db'}"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "no finished cell runs" in bad.stderr
