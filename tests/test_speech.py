@@ -253,3 +253,21 @@ def test_wer_empty_reference() -> None:
     assert wer("  ...", "") == 0.0
     assert wer("", "hello") == 1.0
     assert wer("hello there", "") == 1.0
+
+
+def test_espeak_is_a_speech_source_for_out_of_turn_speech() -> None:
+    import evalkit.speech  # noqa: F401  (registers the "espeak" source)
+    from perturbations import Chain, available_speech_sources
+
+    assert "espeak" in available_speech_sources()
+    speech = np.zeros(16000 * 20, dtype=np.float32)
+    speech[::400] = 0.5  # sparse clicks: long pauses where a remark fits
+    chain = Chain.from_specs(
+        [{"op": "out_of_turn_speech", "source": "espeak", "tic_rate_per_min": 0, "remark_rate_per_min": 30}]
+    )
+    out, applied = chain(speech, 16000, np.random.default_rng(3))
+    inserts = [e for e in applied if e["type"] == "out_of_turn_speech"]
+    assert inserts, applied
+    for entry in inserts:
+        start, end = (round(entry[k] / 1000 * 16000) for k in ("start_ms", "end_ms"))
+        assert np.abs(out[start:end] - speech[start:end]).max() > 1e-3  # real audio landed in the reported span

@@ -16,6 +16,9 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
+import soxr
+
+from perturbations import register_speech_source
 
 __all__ = ["EspeakTTS", "available_voices", "text_to_phonemes"]
 
@@ -277,3 +280,15 @@ class EspeakTTS:
             f"EspeakTTS(voice={self.voice!r}, rate_wpm={self.rate_wpm}, pitch={self.pitch}, "
             f"word_gap_ms={self.word_gap_ms})"
         )
+
+
+def espeak_speech_source(text: str, sample_rate: int, rng: np.random.Generator) -> np.ndarray:
+    """The "espeak" source of ``perturbations``' ``out_of_turn_speech`` op: a side remark or tic said by another
+    US-English eSpeak voice (pitch drawn from ``rng``), resampled to the clip's rate."""
+    tts = EspeakTTS("en-us", rate_wpm=175, pitch=int(rng.integers(30, 70)))
+    audio, rate = tts.synthesize(text)
+    return soxr.resample(audio, rate, sample_rate, quality="HQ") if rate != sample_rate else audio
+
+
+# Registered on import: evalkit builds a cell's components through this package, before any chain runs.
+register_speech_source("espeak", espeak_speech_source)
