@@ -7,8 +7,10 @@ when a run dies; MLflow receives them when the cell completes.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +68,7 @@ def cell_tags(plan: CellPlan, kind: str) -> dict[str, str]:
         "condition": plan.config.condition,
         "evalkit.kind": kind,
         "evalkit.version": _code_version(),
+        "evalkit.git_commit": _git_commit(),
     }
 
 
@@ -76,6 +79,24 @@ def _code_version() -> str:
         return version("evalkit")
     except PackageNotFoundError:
         return "unknown"
+
+
+@functools.cache
+def _git_commit() -> str:
+    """The checkout's commit, with "-dirty" when it has uncommitted changes ("unknown" outside a git checkout):
+    the package version alone does not say which code produced a cell."""
+    def git(*args: str) -> str:
+        run = subprocess.run(
+            ["git", *args], cwd=Path(__file__).resolve().parent, capture_output=True, text=True, timeout=5, check=True
+        )
+        return run.stdout.strip()
+
+    try:
+        commit = git("rev-parse", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return f"{commit}-dirty" if dirty else commit
 
 
 def build_components(config: RunConfig) -> tuple[Any, Any, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import numpy as np
 import pytest
 from hydra import compose, initialize_config_dir
@@ -15,7 +17,7 @@ from evalkit.analysis.synthetic import Condition, make_experiment, to_cell_data
 from evalkit.cli.sweeper import add_clean_twins, is_perturbed, twin_overrides
 from evalkit.config.schema import PersonaConfig, cell_key, twin_config, validate_config
 from hydra_plugins.evalkit_sweeper.paired_sweeper import PairedSweeper
-from tests.conftest import CONF_DIR
+from tests.conftest import CONF_DIR, REPO
 
 NOISE = Condition("noise", perturb="noise_cafe", snr_db="15.0")
 ACCENT = Condition("accent", voice="accent_french")
@@ -230,5 +232,7 @@ def test_cell_tags_carry_the_twin_key_and_code_version():
     tags = cell_tags(plan_cell(noisy), "cell")
     assert tags["twin_key"] == cell_key(clean) != tags["cell_key"]
     assert tags["evalkit.version"]
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    assert tags["evalkit.git_commit"].removesuffix("-dirty") == head
     clean_tags = cell_tags(plan_cell(clean), "cell")
     assert clean_tags["twin_key"] == clean_tags["cell_key"]
