@@ -41,7 +41,7 @@ class ConversationAudio:
     clips: dict[tuple[int, str], AudioClip] = field(default_factory=dict)
 
 
-def _tool_calls(calls: list[tuple[str, dict[str, Any], dict[str, Any]]], t_ms: float) -> list[ToolCall]:
+def tool_call_records(calls: list[tuple[str, dict[str, Any], dict[str, Any]]], t_ms: float) -> list[ToolCall]:
     return [ToolCall(name=n, arguments=a, result=r, ok=r.get("status") == "success", t_ms=t_ms) for n, a, r in calls]
 
 
@@ -59,6 +59,15 @@ def _effects(applied: list[dict[str, Any]], turn: int, offset_ms: float) -> list
     ]
 
 
+def attempt_keys(scenario_id: str, trial: int, attempt: int) -> tuple[int | str, ...]:
+    """The seed keys of one attempt at a conversation. Attempt 0 has exactly the keys every conversation had before
+    regeneration existed, so a cell without reruns is bit-identical to one run without validation; a rerun adds an
+    ``attempt:k`` key, so every seed of it (simulator, turns, perturbations, call) is new but still replayable."""
+    if attempt < 0:
+        raise ValueError(f"attempt must be non-negative, got {attempt}")
+    return (scenario_id, trial) if attempt == 0 else (scenario_id, trial, f"attempt:{attempt}")
+
+
 def run_conversation(
     scenario: Scenario,
     trial: int,
@@ -68,17 +77,20 @@ def run_conversation(
     user_tts: Synthesize,
     perturb: Perturb,
     settings: LoopSettings = LoopSettings(),
+    attempt: int = 0,
 ) -> tuple[Conversation, ConversationAudio]:
+    """``attempt`` > 0 regenerates the conversation with fresh seeds (simulation validation, evalkit.cell)."""
+    keys = attempt_keys(scenario.id, trial, attempt)
     persona = getattr(user_tts, "persona", None)  # a UserVoice carries the cell's persona (evalkit.cell)
     spec = PersonaSpec.from_config(persona) if persona is not None else None
-    simulator = ScriptedSimulator(scenario, spec, rng_for(cell_seed, scenario.id, trial, "simulator"))
+    simulator = ScriptedSimulator(scenario, spec, rng_for(cell_seed, *keys, "simulator"))
     user_tts = user_tts.for_scenario(scenario) if hasattr(user_tts, "for_scenario") else user_tts
     executor = ToolExecutor(registry, scenario.scenario_db)
     audio = ConversationAudio()
     turns: list[Turn] = []
     now_ms = 0.0
     # Same for every turn of this conversation: call-level effects (SNR drift) stay continuous across turns.
-    call_seed = derive_seed(cell_seed, scenario.id, trial, "call")
+    call_seed = derive_seed(cell_seed, *keys, "call")
 
     def add_agent_turn(reply: AgentReply, start_ms: float) -> float:
         index = len(turns)
@@ -92,7 +104,7 @@ def run_conversation(
                 start_ms=start_ms,
                 end_ms=end_ms,
                 compute_ms=reply.compute_ms,
-                tool_calls=_tool_calls(reply.tool_calls, start_ms - reply.compute_ms),
+                tool_calls=tool_call_records(reply.tool_calls, start_ms - reply.compute_ms),
                 audio={"assistant": "assistant.wav"},
             )
         )
@@ -106,11 +118,11 @@ def run_conversation(
         utterance = simulator.first_utterance()
         for _ in range(settings.max_user_turns):
             index = len(turns)
-            seed = derive_seed(cell_seed, scenario.id, trial, index)
+            seed = derive_seed(cell_seed, *keys, index)
             clean, rate = user_tts(utterance.text)
             start_ms = now_ms + settings.user_reaction_ms
             context = ClipContext(offset_ms=start_ms, call_seed=call_seed, participant="user")
-            heard, applied = perturb(clean, rate, rng_for(cell_seed, scenario.id, trial, index), context)
+            heard, applied = perturb(clean, rate, rng_for(cell_seed, *keys, index), context)
             end_ms = start_ms + len(clean) / rate * 1000.0
             audio.clips[(index, "user_clean")] = AudioClip(samples=clean, sample_rate=rate)
             audio.clips[(index, "user_heard")] = AudioClip(samples=heard, sample_rate=rate)
@@ -149,7 +161,7 @@ def run_conversation(
         scenario_id=scenario.id,
         domain=scenario.domain,
         trial=trial,
-        seed=derive_seed(cell_seed, scenario.id, trial),
+        seed=derive_seed(cell_seed, *keys),
         turns=turns,
         end_reason=end_reason,
         initial_db=scenario.scenario_db,

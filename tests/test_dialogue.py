@@ -7,49 +7,17 @@ from collections.abc import Callable
 
 import pytest
 
-from evalkit.agents.base import ToolBox
-from evalkit.agents.dialogue import make_policy
-from evalkit.domains.airline import REGISTRY
-from evalkit.domains.base import ToolExecutor
 from evalkit.metrics.task_completion import task_completion
 from evalkit.records import Conversation
 from evalkit.scenarios import Scenario, load_scenarios
-from evalkit.simulator.scripted import ScriptedSimulator
+from evalkit.text_dialogue import run_text_dialogue, transcript
 
 SCENARIOS = load_scenarios("airline")
 
 
 def talk(scenario: Scenario, ear: Callable[[str], str] = lambda s: s, max_turns: int = 30) -> tuple[Conversation, list]:
-    executor = ToolExecutor(REGISTRY, scenario.scenario_db)
-    tools = ToolBox(executor)
-    policy = make_policy("airline", tools, scenario.current_date_time)
-    simulator = ScriptedSimulator(scenario)
-    transcript = [("assistant", policy.greet().text)]
-    utterance = simulator.first_utterance()
-    end = "max_turns"
-    for _ in range(max_turns):
-        transcript.append(("user", utterance.text))
-        if utterance.end_call:
-            end = "user_end_call"
-            break
-        reply = policy.step(ear(utterance.text))
-        transcript.append(("assistant", reply.text))
-        if reply.end_call:
-            end = "agent_end_call"
-            break
-        utterance = simulator.respond(reply.text)
-    conversation = Conversation(
-        scenario_id=scenario.id,
-        domain="airline",
-        trial=0,
-        seed=0,
-        turns=[],
-        end_reason=end,
-        initial_db=scenario.scenario_db,
-        final_db=executor.db,
-        expected_db=scenario.expected_scenario_db,
-    )
-    return conversation, transcript
+    conversation = run_text_dialogue(scenario, ear, max_user_turns=max_turns)
+    return conversation, transcript(conversation)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)

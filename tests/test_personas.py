@@ -10,17 +10,13 @@ import numpy as np
 import pytest
 import yaml
 
-from evalkit.agents.base import ToolBox
-from evalkit.agents.dialogue import make_policy
 from evalkit.config.schema import ConfigError, PersonaConfig, validate_config
-from evalkit.domains.airline import REGISTRY
-from evalkit.domains.base import ToolExecutor
 from evalkit.metrics.task_completion import task_completion
 from evalkit.records import Conversation
 from evalkit.scenarios import Scenario, load_scenarios
 from evalkit.simulator.persona import PersonaSpec, PersonaStyle
-from evalkit.simulator.scripted import ScriptedSimulator
 from evalkit.spoken import parse_code, parse_correction, parse_yes_no
+from evalkit.text_dialogue import run_text_dialogue, transcript
 from tests.conftest import CONF_DIR
 from tests.test_config import composed
 
@@ -36,35 +32,8 @@ def _persona(name: str, level: str = "none") -> PersonaSpec:
 
 
 def talk(scenario: Scenario, spec: PersonaSpec, seed: int) -> tuple[Conversation, list[tuple[str, str]]]:
-    """The local agent's policy against the scripted caller, text only (a perfect ear)."""
-    executor = ToolExecutor(REGISTRY, scenario.scenario_db)
-    policy = make_policy("airline", ToolBox(executor), scenario.current_date_time)
-    simulator = ScriptedSimulator(scenario, spec, np.random.default_rng(seed))
-    transcript = [("assistant", policy.greet().text)]
-    utterance, end = simulator.first_utterance(), "max_turns"
-    for _ in range(40):
-        transcript.append(("user", utterance.text))
-        if utterance.end_call:
-            end = "user_end_call"
-            break
-        reply = policy.step(utterance.text)
-        transcript.append(("assistant", reply.text))
-        if reply.end_call:
-            end = "agent_end_call"
-            break
-        utterance = simulator.respond(reply.text)
-    conversation = Conversation(
-        scenario_id=scenario.id,
-        domain="airline",
-        trial=0,
-        seed=seed,
-        turns=[],
-        end_reason=end,
-        initial_db=scenario.scenario_db,
-        final_db=executor.db,
-        expected_db=scenario.expected_scenario_db,
-    )
-    return conversation, transcript
+    conversation = run_text_dialogue(scenario, persona=spec, rng=np.random.default_rng(seed))
+    return conversation, transcript(conversation)
 
 
 def user_lines(name: str, level: str = "none", seeds: range = range(6)) -> list[str]:
