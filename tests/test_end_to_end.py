@@ -99,6 +99,16 @@ def test_twins_false_runs_only_the_named_condition(tmp_path):
     assert set(cells) == {"noise_cafe"} and len(parents) == 1
 
 
+def test_a_single_accent_run_runs_its_neutral_twin_first(tmp_path):
+    result = run_evalkit(tmp_path, "voice=accent_french", "domain.scenarios=[AL-005]", "trials=1", "progress=false")
+    assert result.returncode == 0, result.stderr[-3000:]
+    client = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    runs = client.search_runs([client.get_experiment_by_name("evalkit").experiment_id])
+    cells = {r.data.params["voice"]: r for r in runs if r.data.tags.get("evalkit.kind") == "cell"}
+    assert set(cells) == {"neutral", "accent_french"}
+    assert cells["accent_french"].data.tags["twin_key"] == cells["neutral"].data.tags["cell_key"]
+
+
 def test_bad_value_stops_before_any_work(tmp_path):
     result = run_evalkit(tmp_path, "+perturb=noise_cafe", "perturb.snr_db=loud")
     assert result.returncode != 0

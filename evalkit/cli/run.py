@@ -11,7 +11,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
 from evalkit.cell import run_cell
-from evalkit.config.schema import RunConfig, twin_config, validate_config
+from evalkit.config.schema import RunConfig, cell_key, twin_config, validate_config
 from evalkit.records import CellResult
 from evalkit.tracking import TrackingTarget, read_parent_run, resolve_target
 
@@ -32,7 +32,7 @@ def to_run_config(cfg: DictConfig) -> RunConfig:
 
 
 def main(cfg: DictConfig) -> dict[str, CellResult]:
-    """The Hydra task: one cell per job. Returns results by condition (for tests and callbacks)."""
+    """The Hydra task: one cell per job. Returns {"cell": ..., and "twin": ... when this job ran its twin}."""
     config = to_run_config(cfg)
     hydra_cfg = HydraConfig.get()
     base_dir = Path(hydra_cfg.runtime.cwd)
@@ -41,8 +41,10 @@ def main(cfg: DictConfig) -> dict[str, CellResult]:
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
     parent = read_parent_run(Path(hydra_cfg.sweep.dir).resolve()) if multirun else None
     results: dict[str, CellResult] = {}
-    if config.perturb is not None and config.twins and not multirun:
-        # A single run has no sweeper to schedule the twin, so the job runs (or reuses) it itself.
-        results["clean"] = run_cell(twin_config(config), target, out_dir / "clean_twin", parent)
-    results[config.condition] = run_cell(config, target, out_dir, parent)
+    twin = twin_config(config)
+    if config.twins and not multirun and cell_key(twin) != cell_key(config):
+        # A single run has no sweeper to schedule the twin (perturb, accent voice or behavioural persona reset),
+        # so the job runs (or reuses) it itself.
+        results["twin"] = run_cell(twin, target, out_dir / "clean_twin", parent)
+    results["cell"] = run_cell(config, target, out_dir, parent)
     return results
