@@ -1,0 +1,285 @@
+"""Declarative workflows: one description of a domain task that three parties read.
+
+- the scenario generator runs it with the scenario's true slot values on the initial DB to produce the
+  reference path and the expected DB (``run_reference``), so expected states are executed, never typed;
+- the local agent's workflow engine walks the same steps, filling slots from what its ASR heard (so a misheard
+  entity changes the outcome exactly where it would for a real agent);
+- the scripted simulator answers the slot questions from the scenario's answers (the question names the slot's
+  ``label``).
+
+A workflow is an ordered tuple of steps:
+
+- ``Ask(slot)``: the agent asks for a slot value (``Slot.kind`` says how to parse and whether to read it back);
+- ``Call(tool, args, name=..., require=...)``: call a tool; argument values are templates (below); ``require``
+  maps result paths to the value the workflow needs to go on (e.g. ``{"eligible": True}``); when a requirement
+  fails the workflow stops with ``refusal`` spoken (policy boundary: adversarial scenarios end here);
+- ``Confirm(text)``: the agent states what it will do and needs a yes; a no ends the workflow, nothing written;
+- ``Say(text)``: the agent tells the caller something (e.g. a ticket number from a result).
+
+Templates: a string argument ``"$slot_name"`` is the slot's value, ``"$step_name.a.b"`` (or ``.0`` for a list
+index) is a value from an earlier call's result; any other value is a literal. Text templates use the same
+references in ``{...}``, e.g. ``"Your case number is {submit.case_id}."``.
+
+Branches (ITSM: troubleshooting must fail before a ticket; HR: OTP elevation) are expressed with
+``Ask(yes_no slot)`` + ``Call(..., when="$slot")`` / ``when="!$slot"``: a step with ``when`` runs only if the
+referenced value is truthy (or falsy with ``!``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Literal
+
+from evalkit.domains.base import ToolExecutor, ToolRegistry
+from evalkit.spoken import DIGIT_NAMES, parse_clock_times, parse_code, parse_date, parse_name, parse_yes_no
+
+SlotKind = Literal["code", "digits", "name", "date", "time", "number", "choice", "yes_no", "text", "email"]
+REFERENCE = re.compile(r"^\$([a-z_][a-z0-9_]*)((?:\.[A-Za-z0-9_]+)*)$")
+TEXT_REFERENCE = re.compile(r"\{([a-z_][a-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\}")
+
+
+class WorkflowError(ValueError):
+    """A workflow that cannot run: unknown tool or reference, a failed call on the reference path."""
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A piece of information the caller must give. ``label`` must appear in the agent's question (the scripted
+    simulator matches on it); ``length`` constrains codes and digit strings (e.g. NPI: 10 digits)."""
+
+    name: str
+    kind: SlotKind
+    question: str
+    label: str = ""
+    length: int | None = None
+    choices: tuple[str, ...] = ()
+    read_back: bool = False
+
+    def __post_init__(self) -> None:
+        label = self.label or self.name.replace("_", " ")
+        object.__setattr__(self, "label", label)
+        if label.lower() not in self.question.lower():
+            raise WorkflowError(f"slot {self.name}: the question must name the label {label!r}: {self.question!r}")
+        if self.kind == "choice" and not self.choices:
+            raise WorkflowError(f"slot {self.name}: a choice slot needs choices")
+
+
+@dataclass(frozen=True)
+class Ask:
+    slot: Slot
+    when: str | None = None
+
+
+@dataclass(frozen=True)
+class Call:
+    tool: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    name: str | None = None
+    require: Mapping[str, Any] = field(default_factory=dict)
+    refusal: str = "I'm sorry, I can't do that under our policy."
+    when: str | None = None
+
+
+@dataclass(frozen=True)
+class Confirm:
+    text: str
+    when: str | None = None
+
+
+@dataclass(frozen=True)
+class Say:
+    text: str
+    when: str | None = None
+
+
+Step = Ask | Call | Confirm | Say
+
+
+@dataclass(frozen=True)
+class Workflow:
+    """``intents``: phrases that identify the workflow in the caller's opening request (lower case)."""
+
+    name: str
+    description: str
+    intents: tuple[str, ...]
+    steps: tuple[Step, ...]
+
+    @property
+    def slots(self) -> list[Slot]:
+        return [step.slot for step in self.steps if isinstance(step, Ask)]
+
+    @property
+    def tools(self) -> list[str]:
+        return [step.tool for step in self.steps if isinstance(step, Call)]
+
+    def check(self, registry: ToolRegistry) -> None:
+        """Every tool exists and every reference names a slot or an earlier named call."""
+        known: set[str] = set()
+        for i, step in enumerate(self.steps):
+            where = f"workflow {self.name} step {i}"
+            for ref in _references(step):
+                if ref not in known:
+                    raise WorkflowError(f"{where}: reference ${ref} is neither a slot nor an earlier named call")
+            if isinstance(step, Ask):
+                known.add(step.slot.name)
+            elif isinstance(step, Call):
+                if step.tool not in registry:
+                    raise WorkflowError(f"{where}: unknown tool {step.tool!r}")
+                if step.name:
+                    known.add(step.name)
+
+
+def _references(step: Step) -> list[str]:
+    refs: list[str] = []
+    if step.when:
+        refs.append(step.when.lstrip("!$").split(".")[0])
+    if isinstance(step, Call):
+        refs += [m.group(1) for v in step.args.values() if isinstance(v, str) and (m := REFERENCE.match(v))]
+    if isinstance(step, Confirm | Say):
+        refs += [m.split(".")[0] for m in TEXT_REFERENCE.findall(step.text)]
+    return refs
+
+
+def lookup(path: str, scope: Mapping[str, Any]) -> Any:
+    """``slot`` or ``call.a.0.b`` in ``scope`` (slot values and named call results)."""
+    head, *rest = path.split(".")
+    if head not in scope:
+        raise WorkflowError(f"no value for ${head}")
+    value = scope[head]
+    for part in rest:
+        if isinstance(value, Sequence) and not isinstance(value, str) and part.isdigit():
+            value = value[int(part)]
+        elif isinstance(value, Mapping) and part in value:
+            value = value[part]
+        else:
+            raise WorkflowError(f"${path}: no {part!r} in {value!r:.200}")
+    return value
+
+
+def resolve(value: Any, scope: Mapping[str, Any]) -> Any:
+    if isinstance(value, str) and (match := REFERENCE.match(value)):
+        return lookup(match.group(1) + match.group(2), scope)
+    return value
+
+
+def render(text: str, scope: Mapping[str, Any]) -> str:
+    return TEXT_REFERENCE.sub(lambda m: str(lookup(m.group(1), scope)), text)
+
+
+def applies(step: Step, scope: Mapping[str, Any]) -> bool:
+    if step.when is None:
+        return True
+    negate = step.when.startswith("!")
+    value = bool(resolve(step.when.lstrip("!"), scope))
+    return value != negate
+
+
+@dataclass
+class ReferenceRun:
+    """What running a workflow with the true answers did: the calls made and how it ended."""
+
+    calls: list[tuple[str, dict[str, Any]]]
+    outcome: Literal["completed", "refused", "declined"]
+    scope: dict[str, Any]
+
+
+def run_reference(
+    workflow: Workflow, answers: Mapping[str, Any], executor: ToolExecutor, confirm: bool = True
+) -> ReferenceRun:
+    """Walk the workflow as a perfect agent would with the caller's true ``answers`` (slot name -> value).
+
+    ``confirm`` is the caller's answer to every Confirm step. A failed ``require`` ends the run as "refused"
+    (the policy boundary); a tool error on the reference path is a broken scenario and raises WorkflowError.
+    """
+    scope: dict[str, Any] = {}
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for i, step in enumerate(workflow.steps):
+        if not applies(step, scope):
+            continue
+        if isinstance(step, Ask):
+            if step.slot.name not in answers:
+                raise WorkflowError(f"workflow {workflow.name}: no answer for slot {step.slot.name!r}")
+            scope[step.slot.name] = answers[step.slot.name]
+        elif isinstance(step, Call):
+            args = {key: resolve(value, scope) for key, value in step.args.items()}
+            result = executor.call(step.tool, args)
+            calls.append((step.tool, args))
+            if result.get("status") != "success":
+                raise WorkflowError(f"workflow {workflow.name} step {i}: {step.tool}({args}) failed: {result}")
+            if step.name:
+                scope[step.name] = result
+            if any(lookup_or_none(path, result) != want for path, want in step.require.items()):
+                return ReferenceRun(calls, "refused", scope)
+        elif isinstance(step, Confirm) and not confirm:
+            return ReferenceRun(calls, "declined", scope)
+    return ReferenceRun(calls, "completed", scope)
+
+
+def lookup_or_none(path: str, result: Mapping[str, Any]) -> Any:
+    try:
+        return lookup(f"r.{path}", {"r": result})
+    except WorkflowError:
+        return None
+
+
+def parse_slot(slot: Slot, text: str, today: date) -> Any:
+    """What an agent extracts from the caller's words for ``slot`` (None: nothing usable heard, ask again).
+
+    The one parser shared by the local agent's workflow engine (on ASR text) and the scenario generator (on the
+    scripted answer), so the reference path uses exactly the values a perfect-hearing agent would:
+    code -> upper-case code of ``length``; digits -> the digit string (spoken digits included); name -> a name;
+    date -> ISO date; time -> "HH:MM"; number -> float; choice -> one of ``choices``; yes_no -> bool;
+    email -> "a.b@c.com" from "a dot b at c dot com"; text -> the text itself.
+    """
+    stripped = text.strip()
+    match slot.kind:
+        case "code":
+            return parse_code(stripped, slot.length or 6)
+        case "digits":
+            digits = "".join(str(n) for n in spoken_digits(stripped))
+            return digits if digits and (slot.length is None or len(digits) == slot.length) else None
+        case "name":
+            return parse_name(stripped)
+        case "date":
+            parsed = parse_date(stripped, today)
+            return parsed.isoformat() if parsed else None
+        case "time":
+            times = parse_clock_times(stripped)
+            return times[0] if times else None
+        case "number":
+            numbers = re.findall(r"\d+(?:\.\d+)?", stripped.replace(",", ""))
+            return float(numbers[0]) if numbers else None
+        case "choice":
+            lowered = stripped.lower()
+            compact = re.sub(r"[^a-z0-9]", "", lowered)  # "the I C U" -> "theicu"
+            found = [
+                c
+                for c in slot.choices
+                if c.lower().replace("_", " ") in lowered or re.sub(r"[^a-z0-9]", "", c.lower()) in compact
+            ]
+            return found[0] if len(found) == 1 else None
+        case "yes_no":
+            return parse_yes_no(stripped)
+        case "email":
+            spoken = re.sub(r"\s+dot\s+", ".", re.sub(r"\s+at\s+", "@", stripped.lower()))
+            email = re.search(r"[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}", spoken.replace(" ", ""))
+            return email.group(0) if email else None
+        case _:
+            return stripped or None
+
+
+DIGIT_WORDS = {name: i for i, name in enumerate(DIGIT_NAMES)} | {"oh": 0}
+
+
+def spoken_digits(text: str) -> list[int]:
+    """Digits in order, written ("1 2 3", "123") or spoken ("one two three", "oh")."""
+    out: list[int] = []
+    for token in re.findall(r"[a-z]+|\d", text.lower()):
+        if token.isdigit():
+            out.append(int(token))
+        elif token in DIGIT_WORDS:
+            out.append(DIGIT_WORDS[token])
+    return out

@@ -1,0 +1,122 @@
+"""Declarative workflows: checked against the registry, and run as the reference path that gives expected DBs."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from evalkit.domains.airline import REGISTRY
+from evalkit.domains.base import ToolExecutor
+from evalkit.domains.workflow import (
+    Ask,
+    Call,
+    Confirm,
+    Say,
+    Slot,
+    Workflow,
+    WorkflowError,
+    parse_slot,
+    render,
+    run_reference,
+)
+from evalkit.metrics.task_completion import canonical_hash
+from evalkit.scenarios import load_scenarios
+
+AL_003 = next(s for s in load_scenarios("airline") if s.id == "AL-003")
+CODE = Slot("confirmation_number", "code", "What is your confirmation number?", length=6, read_back=True)
+NAME = Slot("last_name", "name", "And the last name on the booking?")
+REFUNDABLE = Slot("wants_refund", "yes_no", "Would you like a refund to the original payment?", label="refund")
+
+CANCEL = Workflow(
+    name="cancellation_refund",
+    description="Cancel a refundable booking and refund the fare.",
+    intents=("cancel",),
+    steps=(
+        Ask(CODE),
+        Ask(NAME),
+        Call(
+            "get_reservation",
+            {"confirmation_number": "$confirmation_number", "last_name": "$last_name"},
+            name="booking",
+            require={"reservation.fare_type": "refundable"},
+            refusal="This fare is not refundable.",
+        ),
+        Confirm("I will cancel booking {booking.reservation.confirmation_number}. Shall I go ahead?"),
+        Call("cancel_reservation", {"confirmation_number": "$confirmation_number", "reason": "voluntary"}),
+        Ask(REFUNDABLE),
+        Call(
+            "process_refund",
+            {"confirmation_number": "$confirmation_number", "amount": "$booking.reservation.bookings.0.fare_paid"},
+            when="$wants_refund",
+        ),
+        Say("Done. Booking {booking.reservation.confirmation_number} is cancelled."),
+    ),
+)
+ANSWERS = {"confirmation_number": "B9KM3R", "last_name": "Delgado", "wants_refund": True}
+
+
+def test_the_reference_run_reproduces_the_hand_built_scenario() -> None:
+    CANCEL.check(REGISTRY)
+    executor = ToolExecutor(REGISTRY, AL_003.scenario_db)
+    run = run_reference(CANCEL, ANSWERS, executor)
+    assert run.outcome == "completed"
+    assert run.calls == [(c.name, c.arguments) for c in AL_003.reference_calls]
+    assert canonical_hash(executor.db) == canonical_hash(AL_003.expected_scenario_db)
+    assert render(CANCEL.steps[-1].text, run.scope) == "Done. Booking B9KM3R is cancelled."
+
+
+def test_a_false_when_skips_the_step_and_a_no_declines_before_any_write() -> None:
+    executor = ToolExecutor(REGISTRY, AL_003.scenario_db)
+    run = run_reference(CANCEL, {**ANSWERS, "wants_refund": False}, executor)
+    assert [name for name, _ in run.calls] == ["get_reservation", "cancel_reservation"]
+    declined = run_reference(CANCEL, ANSWERS, ToolExecutor(REGISTRY, AL_003.scenario_db), confirm=False)
+    assert declined.outcome == "declined" and [name for name, _ in declined.calls] == ["get_reservation"]
+
+
+def test_a_failed_requirement_refuses_at_the_policy_boundary() -> None:
+    db = AL_003.scenario_db
+    db = {**db, "reservations": {k: {**v, "fare_type": "non_refundable"} for k, v in db["reservations"].items()}}
+    executor = ToolExecutor(REGISTRY, db)
+    run = run_reference(CANCEL, ANSWERS, executor)
+    assert run.outcome == "refused" and [name for name, _ in run.calls] == ["get_reservation"]
+    assert executor.db["reservations"] == db["reservations"]  # nothing written
+
+
+def test_bad_workflows_are_named() -> None:
+    with pytest.raises(WorkflowError, match="unknown tool 'teleport'"):
+        Workflow("w", "", ("x",), (Ask(CODE), Call("teleport", {"to": "$confirmation_number"}))).check(REGISTRY)
+    with pytest.raises(WorkflowError, match=r"reference \$booking is neither"):
+        Workflow("w", "", ("x",), (Say("Code {booking.code}"),)).check(REGISTRY)
+    with pytest.raises(WorkflowError, match="must name the label"):
+        Slot("employee_id", "code", "Who are you?")
+    with pytest.raises(WorkflowError, match="no answer for slot 'last_name'"):
+        run_reference(CANCEL, {"confirmation_number": "B9KM3R"}, ToolExecutor(REGISTRY, AL_003.scenario_db))
+    with pytest.raises(WorkflowError, match=r"get_reservation.*failed"):
+        run_reference(CANCEL, {**ANSWERS, "last_name": "Nobody"}, ToolExecutor(REGISTRY, AL_003.scenario_db))
+
+
+TODAY = date(2026, 6, 18)
+
+
+@pytest.mark.parametrize(
+    ("slot", "heard", "value"),
+    [
+        (
+            Slot("npi", "digits", "Your NPI?", label="NPI", length=10),
+            "one two three four five 6 7 8 nine oh",
+            "1234567890",
+        ),
+        (Slot("npi", "digits", "Your NPI?", label="NPI", length=10), "one two three", None),
+        (Slot("employee_id", "code", "Your employee ID?", label="employee ID", length=7), "E M P 4 4 7 2", "EMP4472"),
+        (Slot("start_date", "date", "The start date?", label="start date"), "June 22nd, please", "2026-06-22"),
+        (Slot("go", "yes_no", "Shall I go ahead?", label="go"), "Yes, please.", True),
+        (Slot("go", "yes_no", "Shall I go ahead?", label="go"), "No, don't.", False),
+        (Slot("email", "email", "Your email?"), "john dot smith at company dot com", "john.smith@company.com"),
+        (Slot("unit", "choice", "Which unit?", choices=("icu", "emergency")), "the I C U", "icu"),
+        (Slot("unit", "choice", "Which unit?", choices=("icu", "emergency")), "the cafeteria", None),
+        (Slot("hours", "number", "How many hours?", label="hours"), "about 7.5 hours", 7.5),
+    ],
+)
+def test_slot_parsing_is_shared_by_agent_and_generator(slot: Slot, heard: str, value: object) -> None:
+    assert parse_slot(slot, heard, TODAY) == value
