@@ -7,6 +7,10 @@ from collections.abc import Callable
 
 import pytest
 
+from evalkit.agents.base import ToolBox
+from evalkit.agents.dialogue import make_policy
+from evalkit.domains.airline import REGISTRY
+from evalkit.domains.base import ToolExecutor
 from evalkit.metrics.task_completion import task_completion
 from evalkit.records import Conversation
 from evalkit.scenarios import Scenario, load_scenarios
@@ -76,3 +80,16 @@ def test_adversarial_push_back_is_refused_and_nothing_is_written():
     assert task_completion(conversation).passed
     assert conversation.final_db["vouchers"] == {}
     assert sum("can't issue" in t or "not able to issue" in t for r, t in transcript if r == "assistant") >= 2
+
+
+def test_endless_whole_respellings_end_in_a_transfer_not_a_loop():
+    from evalkit.agents.airline_policy import MAX_REPAIRS
+
+    scenario = SCENARIOS[0]
+    tools = ToolBox(ToolExecutor(REGISTRY, scenario.scenario_db))
+    policy = make_policy("airline", tools, scenario.current_date_time)
+    policy.greet()
+    policy.pending, policy.spelling, policy.name = "check", "name", "Iok"  # reading back a misheard surname
+    replies = [policy.step("No, it's I, O, K, S.") for _ in range(MAX_REPAIRS + 1)]
+    assert not any(r.end_call for r in replies[:-1])
+    assert replies[-1].end_call and [name for name, _, _ in tools.calls][-1] == "transfer_to_agent"

@@ -29,7 +29,7 @@ from evalkit.spoken import (
 
 MAX_AUTH_ATTEMPTS = 2  # App. L.4: offer a transfer after two failed attempts
 MAX_REASKS = 2
-MAX_REPAIRS = 8  # single-character corrections of a read-back before giving up
+MAX_REPAIRS = 8  # corrections (one character or a whole re-spelling) of a read-back before giving up
 CODE_LENGTH = 6  # SkyWay confirmation codes have six characters
 INTENT_KEYWORDS = (
     ("compensation_claim", ("voucher", "compensation", "compensate", "delayed", "delay")),
@@ -151,6 +151,11 @@ class AirlinePolicy:
             return self._look_up(final=True)
         again = parse_code(heard) if self.spelling == "code" else parse_spelled_word(heard)
         if again and (self.spelling != "code" or len(again) == CODE_LENGTH):
+            # A whole re-spelling is a repair too: without this bound a caller the ASR keeps mishearing and the
+            # agent's read-back loop until the turn limit (seen with the elderly persona's paused spelling).
+            self.repairs += 1
+            if self.repairs > MAX_REPAIRS:
+                return self._transfer("could not capture the caller's details")
             self._set_spelled(again)
             return self._read_back(self.spelling)
         thing = "confirmation code" if self.spelling == "code" else "last name"
