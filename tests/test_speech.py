@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -12,6 +15,7 @@ from hypothesis import strategies as st
 from evalkit.speech import EspeakTTS, Transcript, WhisperASR, normalize_for_wer, wer
 from evalkit.speech.asr import load_whisper_model, resample_to_16k
 from evalkit.speech.tts import available_voices
+from tests.conftest import REPO
 
 SENTENCE = "I would like to change my flight to Boston please"
 CODE_SENTENCE = "My confirmation code is W K 2 E X B"
@@ -271,3 +275,25 @@ def test_espeak_is_a_speech_source_for_out_of_turn_speech() -> None:
     for entry in inserts:
         start, end = (round(entry[k] / 1000 * 16000) for k in ("start_ms", "end_ms"))
         assert np.abs(out[start:end] - speech[start:end]).max() > 1e-3  # real audio landed in the reported span
+
+
+STEADY_SCRIPT = """
+import hashlib, sys
+from evalkit.speech.tts import EspeakTTS
+EspeakTTS("es", 150).synthesize("Buenos dias, quisiera cambiar mi vuelo por favor.")
+audio, _ = EspeakTTS(sys.argv[1], 165).synthesize("My confirmation code is W K 2 E X B.")
+print(hashlib.sha256(audio.tobytes()).hexdigest())
+"""
+
+
+@pytest.mark.parametrize("voice", ["en-us", "en-us+f3", "hi+m3"])
+def test_tts_output_does_not_depend_on_what_was_said_before(voice: str) -> None:
+    tts = EspeakTTS(voice, 165)
+    first = tts.synthesize("My confirmation code is W K 2 E X B.")[0]
+    EspeakTTS("fr+f3", 150).synthesize("Bonjour, je voudrais changer mon vol, s'il vous plait.")
+    again = tts.synthesize("My confirmation code is W K 2 E X B.")[0]
+    assert np.array_equal(first, again)  # same process, different history
+    other = subprocess.run(
+        [sys.executable, "-c", STEADY_SCRIPT, voice], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    assert other.stdout.strip() == hashlib.sha256(first.tobytes()).hexdigest()  # another process, another history

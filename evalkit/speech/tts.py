@@ -12,8 +12,13 @@ several ``EspeakTTS`` instances with different settings coexist in one process.
 from __future__ import annotations
 
 import ctypes
+import hashlib
+import os
+import shutil
+import tempfile
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import soxr
@@ -108,10 +113,51 @@ def _bind_signatures(lib: ctypes.CDLL) -> None:
     lib.espeak_Synth.restype = ctypes.c_int
     lib.espeak_Synchronize.argtypes = []
     lib.espeak_Synchronize.restype = ctypes.c_int
+    lib.espeak_ng_SetRandSeed.argtypes = [ctypes.c_long]
+    lib.espeak_ng_SetRandSeed.restype = None
     lib.espeak_ListVoices.argtypes = [ctypes.c_void_p]
     lib.espeak_ListVoices.restype = ctypes.POINTER(ctypes.POINTER(_EspeakVoice))
     lib.espeak_TextToPhonemes.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, ctypes.c_int]
     lib.espeak_TextToPhonemes.restype = ctypes.c_char_p
+
+
+STEADY_VARIANT = "evalkit_steady"
+# eSpeak NG carries state from one utterance to the next in process-wide statics (wavegen.c: the pitch-flutter
+# table index, the echo buffer, the cycle counter of the roughness modulation) and draws breath noise from its own
+# PRNG, so the same text gave different samples depending on what was spoken before (measured: lengths ±0.05 %,
+# sample differences up to 0.8 of full scale). Variants that switch flutter, echo and roughness off, plus a PRNG
+# reseed per call, make every utterance a pure function of (voice, rate, pitch, text): tested bit-identical.
+STEADY_LINES = "\nflutter 0\necho 0 0\nroughness 8\n"
+
+
+def steady_data_dir(original: Path) -> Path:
+    """A per-user copy of eSpeak NG's data folder (symlinks, except the small variants folder) in which every
+    voice variant is made steady and ``evalkit_steady`` is the plain steady variant (used when a voice names no
+    variant). Variants are edited in place, not duplicated: eSpeak lists at most 349 voices. Built once (under
+    $XDG_CACHE_HOME or ~/.cache), atomically; the wheel's own folder is never modified."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "evalkit"
+    target = cache / f"espeak-ng-data-{hashlib.sha256(str(original).encode()).hexdigest()[:12]}-v2"
+    if (target / "voices" / "!v" / STEADY_VARIANT).is_file():
+        return target
+    cache.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=cache, prefix="espeak-staging-"))
+    for entry in original.iterdir():
+        if entry.name != "voices":
+            (staging / entry.name).symlink_to(entry)
+    (staging / "voices").mkdir()
+    for entry in (original / "voices").iterdir():
+        if entry.name != "!v":
+            (staging / "voices" / entry.name).symlink_to(entry)
+    variants = staging / "voices" / "!v"
+    shutil.copytree(original / "voices" / "!v", variants)
+    for variant in variants.iterdir():
+        variant.write_text(variant.read_text(encoding="utf-8", errors="replace") + STEADY_LINES, encoding="utf-8")
+    (variants / STEADY_VARIANT).write_text(f"name {STEADY_VARIANT}{STEADY_LINES}", encoding="utf-8")
+    try:
+        staging.rename(target)
+    except OSError:  # another process built it first
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
 
 
 def _engine() -> _Engine:
@@ -123,7 +169,7 @@ def _engine() -> _Engine:
 
     lib = ctypes.CDLL(espeakng_loader.get_library_path())
     _bind_signatures(lib)
-    data_path = espeakng_loader.get_data_path().encode("utf-8")
+    data_path = str(steady_data_dir(Path(espeakng_loader.get_data_path()))).encode("utf-8")
     sample_rate = lib.espeak_Initialize(_AUDIO_OUTPUT_SYNCHRONOUS, 0, data_path, 0)
     if sample_rate <= 0:
         raise RuntimeError(f"espeak_Initialize failed (returned {sample_rate}); data path {data_path!r}")
@@ -175,16 +221,18 @@ def available_voices() -> list[str]:
 
 
 def _set_voice(lib: ctypes.CDLL, voice: str) -> bool:
-    """Select ``voice`` (optionally ``name+variant``) in the global engine; False if unknown."""
+    """Select ``voice`` (optionally ``name+variant``) in the global engine, in its steady form (see
+    ``steady_data_dir``); False if unknown."""
     if not voice.strip():
         return False
-    if lib.espeak_SetVoiceByName(voice.encode("utf-8")) == _EE_OK:
+    base, _, variant = voice.partition("+")
+    steady = f"+{variant.strip() or STEADY_VARIANT}"  # every variant of the steady data folder is steady
+    if lib.espeak_SetVoiceByName(f"{base.strip()}{steady}".encode()) == _EE_OK:
         return True
-    base, plus, variant = voice.partition("+")
     ident = _voice_table(lib).get(base.strip().lower())
     if ident is None:
         return False
-    return lib.espeak_SetVoiceByName(f"{ident}{plus}{variant}".encode()) == _EE_OK
+    return lib.espeak_SetVoiceByName(f"{ident}{steady}".encode()) == _EE_OK
 
 
 def text_to_phonemes(text: str, voice: str = "en-us") -> list[str]:
@@ -262,6 +310,7 @@ class EspeakTTS:
             if not text:
                 return np.zeros(int(_EMPTY_TEXT_SILENCE_S * engine.sample_rate), dtype=np.float32), engine.sample_rate
             self._apply_settings()
+            engine.lib.espeak_ng_SetRandSeed(0)  # breath noise: same draws on every call (see STEADY_LINES)
             encoded = text.encode("utf-8") + b"\0"
             buf = ctypes.create_string_buffer(encoded, len(encoded))
             engine.chunks.clear()
