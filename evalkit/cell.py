@@ -12,7 +12,8 @@ import json
 import logging
 import subprocess
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,15 @@ import yaml
 from tqdm import tqdm
 
 from evalkit.config.schema import RunConfig, cell_key, identity_payload, twin_config
-from evalkit.metrics import aggregate_cell, required_preparation, score_conversation
+from evalkit.judges import Judge, JudgeContext, build_judge
+from evalkit.metrics import aggregate_cell, required_preparation, resolve, score_conversation
+from evalkit.metrics.speech_fidelity import DEFAULT_ASR_PROMPT_MODE, assistant_asr_prompt, has_entities
 from evalkit.orchestrator import ConversationAudio, LoopSettings, render_tracks, run_conversation
-from evalkit.records import CellResult, ConversationRecord
+from evalkit.records import CellResult, Conversation, ConversationRecord, MetricValue, SimulationValidation
 from evalkit.scenarios import Scenario, load_scenarios
 from evalkit.tracking import CellRun, TrackingTarget, find_finished_cell, flatten
 from evalkit.tracking.store import copy_reference
+from evalkit.validation import Flag, validate
 
 log = logging.getLogger("evalkit")
 ARTIFACT_SAMPLE_RATE = 16_000  # audio artifacts: 16 kHz 16-bit WAV, playable in the MLflow UI
@@ -129,15 +133,31 @@ def _write_conversation(out_dir: Path, record: ConversationRecord, tracks: dict[
     return stem
 
 
-def transcribe_assistant_turns(conversation: Any, audio: ConversationAudio, asr: Any) -> float:
+def transcribe_assistant_turns(
+    conversation: Any,
+    audio: ConversationAudio,
+    asr: Any,
+    prompt_mode: str = DEFAULT_ASR_PROMPT_MODE,
+    entity_turns_only: bool = False,
+) -> float:
     """Put an ASR transcript of each assistant clip in the turn's ``heard_text`` (what the user would hear), for
-    metrics that compare the agent's speech with its intended text. Returns the ASR wall seconds (its cost)."""
+    metrics that compare the agent's speech with its intended text. Returns the ASR wall seconds (its cost).
+
+    The ASR is prompted with the turn's intended text (``prompt_mode``, see metrics.speech_fidelity): like the M.3
+    judge, which hears the audio knowing what the agent meant to say, it then writes spelled codes in the intended
+    format instead of guessing words, and the entity match measures the audio, not Whisper's spelling habits.
+    ``entity_turns_only`` skips turns that speak no entity (the proxy does not rate them): about half the agent
+    audio, and so half the cost, in the airline cells."""
     spent = 0.0
     for turn in conversation.turns:
         clip = audio.clips.get((turn.index, "assistant"))
         if turn.role != "assistant" or clip is None:
             continue
-        transcript = asr.transcribe(clip.samples, clip.sample_rate)
+        if entity_turns_only and not has_entities(turn.intended_text, conversation.key_entities):
+            continue
+        transcript = asr.transcribe(
+            clip.samples, clip.sample_rate, **assistant_asr_prompt(turn.intended_text, prompt_mode)
+        )
         turn.heard_text = transcript.text
         spent += transcript.compute_s
     return spent
@@ -153,13 +173,84 @@ def _listener_asr(config: RunConfig, agent: Any) -> Any:
     return asr
 
 
+class CellJudge:
+    """The cell's judge: one `Judge` plus the cell's `JudgeContext` (agent instructions, tool schemas, architecture),
+    completed per conversation with its scenario's date and time. Judge metrics call ``metric_value``."""
+
+    def __init__(self, judge: Judge, context: JudgeContext, scenario_times: dict[str, str] | None = None) -> None:
+        self.judge = judge
+        self.context = context
+        self.scenario_times = scenario_times or {}
+
+    def context_for(self, conversation: Conversation) -> JudgeContext:
+        when = self.scenario_times.get(conversation.scenario_id, self.context.current_date_time)
+        return self.context.model_copy(update={"current_date_time": when})
+
+    def metric_value(
+        self,
+        metric_name: str,
+        conversation: Conversation,
+        context: JudgeContext | None = None,
+        *,
+        name: str | None = None,
+        threshold: float | None = None,
+    ) -> MetricValue:
+        ctx = context or self.context_for(conversation)
+        return self.judge.metric_value(metric_name, conversation, ctx, name=name, threshold=threshold)
+
+    def describe(self) -> dict[str, str]:
+        return self.judge.describe()
+
+
+def judge_context(domain: str, architecture: str = "cascade") -> JudgeContext:
+    """What every judge prompt of a cell needs beyond the record: the agent's role, instructions and tools."""
+    from evalkit.domains import tool_registry
+    from evalkit.prompts import domain_texts
+
+    registry = tool_registry(domain)
+    texts = domain_texts(domain)
+    return JudgeContext(
+        architecture=architecture,  # type: ignore[arg-type]
+        agent_role=texts.AGENT_PERSONALITY,
+        agent_instructions=texts.AGENT_INSTRUCTIONS,
+        available_tools=[registry[name].json_schema() for name in registry.names],
+        modification_tools=registry.write_tools,
+    )
+
+
+def build_cell_judge(config: RunConfig, scenarios: list[Scenario] | None = None) -> CellJudge | None:
+    """None for judge=none (judge metrics are then skipped); raises JudgeConfigError before any conversation runs
+    when the judge is misconfigured (e.g. its API key variable is unset)."""
+    judge = build_judge(config.judge)
+    if judge is None:
+        return None
+    times = {s.id: s.current_date_time for s in scenarios or []}
+    return CellJudge(judge, judge_context(config.domain.name, config.agent.architecture), times)
+
+
+def assistant_asr_entity_turns_only(config: RunConfig) -> bool:
+    """True unless a judge will read the agent transcript of every turn (agent_speech_fidelity with a judge)."""
+    return not (config.judge.enabled and "agent_speech_fidelity" in resolve(config.metrics))
+
+
+def judge_params(judge: CellJudge | None) -> dict[str, str]:
+    """MLflow params naming the judge (endpoint, model, prompt versions and hashes); never the key."""
+    return judge.describe() if judge is not None else {"judge.name": "none"}
+
+
+def score_record(conversation: Conversation, metrics: list[str], judge: CellJudge | None = None) -> ConversationRecord:
+    """Score one finished conversation: the one path the cell, re-scoring and tests share."""
+    return ConversationRecord(conversation=conversation, metrics=score_conversation(conversation, metrics, judge))
+
+
 def run_cell_conversations(
     plan: CellPlan, out_dir: Path, log_audio: bool = True, stats: dict[str, float] | None = None
 ) -> list[ConversationRecord]:
     config = plan.config
     agent, user_tts, chain = build_components(config)
-    needs = required_preparation(config.metrics)
+    needs = required_preparation(config.metrics, judge=config.judge.enabled)
     listener = _listener_asr(config, agent) if "assistant_asr" in needs else None
+    judge = build_cell_judge(config, plan.scenarios)
     stats = stats if stats is not None else {}
     from evalkit.domains.airline import REGISTRY  # the only domain so far; issue 5 adds a domain registry
 
@@ -172,18 +263,87 @@ def run_cell_conversations(
     records: list[ConversationRecord] = []
     bar = tqdm(jobs, desc=plan.run_name, unit="conv", disable=not config.progress)
     for scenario, trial in bar:
-        conversation, audio = run_conversation(scenario, trial, config.seed, agent, REGISTRY, user_tts, chain, settings)
+
+        def attempt_at(attempt: int, scenario: Scenario = scenario, trial: int = trial) -> tuple[Conversation, Any]:
+            return run_conversation(
+                scenario, trial, config.seed, agent, REGISTRY, user_tts, chain, settings, attempt=attempt
+            )
+
+        if config.validation.enabled:
+            conversation, audio = run_validated(
+                attempt_at, lambda c, s=scenario: validate(c, s, REGISTRY), config.validation.max_reruns
+            )
+        else:
+            conversation, audio = attempt_at(0)
         if listener is not None:
             stats["assistant_asr_s"] = stats.get("assistant_asr_s", 0.0) + transcribe_assistant_turns(
-                conversation, audio, listener
+                conversation, audio, listener, entity_turns_only=assistant_asr_entity_turns_only(config)
             )
-        record = ConversationRecord(conversation=conversation, metrics=score_conversation(conversation, config.metrics))
+        record = score_record(conversation, config.metrics, judge)
         tracks = render_tracks(conversation, audio, ARTIFACT_SAMPLE_RATE) if log_audio else {}
         _write_conversation(out_dir, record, tracks)
         records.append(record)
         tc = record.metrics.get("task_completion")
         bar.set_postfix_str(f"{scenario.id} t{trial} end={conversation.end_reason} tc={tc.score if tc else '-'}")
+    if config.validation.enabled:
+        stats.update(validation_stats([r.conversation for r in records]))
     return records
+
+
+def run_validated(
+    run_attempt: Callable[[int], tuple[Conversation, Any]],
+    check: Callable[[Conversation], list[Flag]],
+    max_reruns: int,
+) -> tuple[Conversation, Any]:
+    """EVA-Bench App. D.1: run a conversation, regenerate it while a validation gate fails, up to ``max_reruns``
+    times (EVA-Bench names no limit; ours is ``validation.max_reruns``). Keeps the first valid attempt, else the
+    last one, and marks it in ``conversation.validation`` so it can be excluded or counted."""
+    history: list[list[Flag]] = []
+    for attempt in range(max_reruns + 1):
+        conversation, extra = run_attempt(attempt)
+        flags = check(conversation)
+        history.append(flags)
+        if not flags:
+            break
+    verdict = SimulationValidation(
+        valid=not history[-1],
+        attempt=len(history) - 1,
+        attempts=len(history),
+        flags=[[asdict(f) for f in flags] for flags in history],
+    )
+    if not verdict.valid:
+        log.warning(
+            "%s t%d: still invalid after %d attempts (%s): kept and marked",
+            conversation.scenario_id,
+            conversation.trial,
+            verdict.attempts,
+            "; ".join(f.reason for f in history[-1]),
+        )
+    return conversation.model_copy(update={"validation": verdict}), extra
+
+
+def validation_stats(conversations: list[Conversation]) -> dict[str, float]:
+    """Cell counts of regeneration, comparable with EVA-Bench's rates (24.1% of trials regenerated, about half for
+    simulator error, 12.0%, the rest infrastructure failures and timeouts; its cost estimate treats 24.1% as reruns
+    per trial). Every attempt but the kept one failed a gate and was rerun; a rerun counts as infrastructure when
+    one of its flags is (crash, turn or duration limit), else as simulator error. Per gate: the reruns it flagged
+    (an attempt can fail several gates). ``sim_invalid_kept``: conversations still invalid at the limit."""
+    verdicts = [c.validation for c in conversations if c.validation is not None]
+    n = len(verdicts)
+    reruns = [flags for v in verdicts for flags in v.flags[:-1]]
+    infrastructure = sum(any(f["infrastructure"] for f in flags) for flags in reruns)
+    out = {
+        "sim_attempts": float(sum(v.attempts for v in verdicts)),
+        "sim_reruns": float(len(reruns)),
+        "sim_invalid_kept": float(sum(not v.valid for v in verdicts)),
+        "sim_rerun_rate": len(reruns) / n if n else 0.0,
+        "sim_rerun_infrastructure": infrastructure / n if n else 0.0,
+        "sim_rerun_simulator": (len(reruns) - infrastructure) / n if n else 0.0,
+        "sim_regenerated_share": sum(v.attempts > 1 for v in verdicts) / n if n else 0.0,
+    }
+    for gate in sorted({f["gate"] for flags in reruns for f in flags}):
+        out[f"sim_rerun_gate_{gate}"] = float(sum(any(f["gate"] == gate for f in flags) for flags in reruns))
+    return out
 
 
 def _per_conversation_table(records: list[ConversationRecord]) -> dict[str, list[Any]]:
@@ -229,6 +389,7 @@ def run_cell(config: RunConfig, target: TrackingTarget, out_dir: Path, parent_ru
     (out_dir / "config.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
     with CellRun.open(target, plan.run_name, cell_tags(plan, "cell"), parent_run_id) as run:
         params = axis_params(config) | flatten(identity_payload(config), "cfg")
+        params |= judge_params(build_cell_judge(config))
         run.log_params(params)
         started = time.perf_counter()
         stats: dict[str, float] = {}

@@ -52,6 +52,19 @@ class Turn(BaseModel):
 EndReason = Literal["user_end_call", "agent_end_call", "max_turns", "agent_no_response", "error"]
 
 
+class SimulationValidation(BaseModel):
+    """The simulation-validation verdict (EVA-Bench App. D.1) on a kept conversation and the attempts before it.
+
+    ``valid`` False means every attempt failed a gate and the last one was kept: metrics and the analysis can
+    exclude or count it. ``flags`` holds one list per attempt of {gate, reason, infrastructure}.
+    """
+
+    valid: bool
+    attempt: int = Field(ge=0, description="the kept attempt (0 = the first run, with the conversation's seeds)")
+    attempts: int = Field(ge=1)
+    flags: list[list[dict[str, Any]]] = Field(default_factory=list)
+
+
 class Conversation(BaseModel):
     scenario_id: str
     domain: str
@@ -64,6 +77,7 @@ class Conversation(BaseModel):
     expected_db: dict[str, Any]
     key_entities: dict[str, str] = Field(default_factory=dict)
     error: str | None = None
+    validation: SimulationValidation | None = Field(default=None, description="None: validation was off")
 
     @property
     def user_turns(self) -> list[Turn]:

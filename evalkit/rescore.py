@@ -9,6 +9,10 @@ modified, so a re-score is auditable and reversible; the new run deliberately ca
 not a cell that `reuse` could pick up). Metrics that need cell-side preparation (``speech_fidelity_proxy`` needs
 an ASR transcript of the agent audio) use what the record holds: they cannot be added by a re-score if the cell
 did not prepare their input, and say so (unscored, with the reason).
+
+Judge metrics are re-scored through a judge when one is given (``--judge-base-url`` and ``--judge-model``; the key
+is read from ``--judge-api-key-env``); its cache makes a re-score of unchanged inputs cost nothing. Without one they
+are reported as skipped, as in an offline cell.
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ from pathlib import Path
 
 import yaml
 
-from evalkit.cell import _per_conversation_table
-from evalkit.metrics import aggregate_cell, resolve, score_conversation
+from evalkit.cell import CellJudge, _per_conversation_table, judge_context, judge_params, score_record
+from evalkit.judges import JudgeConfig, JudgeContext, build_judge
+from evalkit.metrics import aggregate_cell, resolve
 from evalkit.records import ConversationRecord
 from evalkit.tracking import CellRun, TrackingTarget
 from evalkit.tracking.store import download_records, get_stored_cell, resolve_target
@@ -29,12 +34,19 @@ from evalkit.tracking.store import download_records, get_stored_cell, resolve_ta
 log = logging.getLogger("evalkit.rescore")
 
 
-def rescore_records(records: list[ConversationRecord], metrics: list[str]) -> list[ConversationRecord]:
-    """The same conversations with fresh scores (pure: nothing is re-run)."""
-    return [
-        ConversationRecord(conversation=r.conversation, metrics=score_conversation(r.conversation, metrics))
-        for r in records
-    ]
+def rescore_records(
+    records: list[ConversationRecord], metrics: list[str], judge: CellJudge | None = None
+) -> list[ConversationRecord]:
+    """The same conversations with fresh scores (nothing is re-run), through the cell's own scoring path."""
+    return [score_record(r.conversation, metrics, judge) for r in records]
+
+
+def rescore_judge(config: JudgeConfig, domain: str | None, architecture: str = "cascade") -> CellJudge | None:
+    """A judge for re-scoring, with the domain's agent context (instructions, tools) when the cell names its domain."""
+    judge = build_judge(config)
+    if judge is None:
+        return None
+    return CellJudge(judge, judge_context(domain, architecture) if domain else JudgeContext())
 
 
 def load_records(paths: list[Path]) -> list[ConversationRecord]:
@@ -46,16 +58,23 @@ def _stored_metrics(records: list[ConversationRecord]) -> list[str]:
     return list(dict.fromkeys(name for r in records for name in r.metrics))
 
 
-def rescore_run(target: TrackingTarget, run_id: str, metrics: list[str] | None = None) -> tuple[str, dict[str, float]]:
+def rescore_run(
+    target: TrackingTarget, run_id: str, metrics: list[str] | None = None, judge_config: JudgeConfig | None = None
+) -> tuple[str, dict[str, float]]:
     """Re-score one finished cell run; returns (new run id, aggregates)."""
     source = get_stored_cell(target, run_id)
+    judge = rescore_judge(
+        judge_config or JudgeConfig(),
+        source.params.get("domain"),
+        source.params.get("cfg.agent.architecture", "cascade"),
+    )
     with tempfile.TemporaryDirectory(prefix="evalkit-rescore-") as tmp:
         work = Path(tmp)
         records = load_records(download_records(target, run_id, work / "download"))
         if not records:
             raise SystemExit(f"run {run_id} has no records/*.json artifacts to re-score")
         names = resolve(metrics or _stored_metrics(records))
-        rescored = rescore_records(records, names)
+        rescored = rescore_records(records, names, judge)
         aggregates = aggregate_cell(rescored)
         out = work / "out"
         (out / "records").mkdir(parents=True)
@@ -70,7 +89,8 @@ def rescore_run(target: TrackingTarget, run_id: str, metrics: list[str] | None =
             "condition": source.tags.get("condition", ""),
         }
         with CellRun.open(target, f"rescore {source.run_name}", tags, source.parent_run_id) as run:
-            run.log_params({k: v for k, v in source.params.items()})
+            stale = {k for k in source.params if k.startswith("judge.")}  # this re-score's judge, not the cell's
+            run.log_params({k: v for k, v in source.params.items() if k not in stale} | judge_params(judge))
             run.log_metrics(aggregates)
             run.log_table(_per_conversation_table(rescored), "conversations_table.json")
             run.log_dir(out)
@@ -84,14 +104,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--metrics", help="comma-separated metric names (default: the ones the cell used)")
     parser.add_argument("--tracking-uri", default=None, help="default: $MLFLOW_TRACKING_URI, else sqlite:///mlflow.db")
     parser.add_argument("--experiment", default="evalkit")
+    parser.add_argument("--judge-base-url", default=None, help="OpenAI-compatible endpoint for the judge metrics")
+    parser.add_argument("--judge-model", default=None)
+    parser.add_argument("--judge-api-key-env", default="OPENAI_API_KEY", help="'' for a keyless local server")
+    parser.add_argument("--judge-cache-dir", default=".evalkit_cache/judges")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     target = resolve_target(args.tracking_uri, args.experiment, None, Path.cwd())
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
     if metrics:
         resolve(metrics)  # an unknown name stops here, with the list of available ones
+    judge_config = JudgeConfig()
+    if args.judge_base_url or args.judge_model:
+        judge_config = JudgeConfig(
+            name="openai_compatible",
+            base_url=args.judge_base_url,
+            model=args.judge_model,
+            api_key_env=args.judge_api_key_env or None,
+            cache_dir=args.judge_cache_dir,
+        )
     for run_id in args.run_ids:
-        new_id, aggregates = rescore_run(target, run_id, metrics)
+        new_id, aggregates = rescore_run(target, run_id, metrics, judge_config)
         shown = {k: round(v, 3) for k, v in aggregates.items() if k.endswith(("_mean", "_pass_at_1"))}
         log.info("re-scored %s -> new run %s: %s", run_id, new_id, shown)
     return 0

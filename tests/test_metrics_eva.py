@@ -382,9 +382,13 @@ def test_cell_transcribes_assistant_clips_into_heard_text():
     from evalkit.records import AudioClip
 
     class FakeASR:
-        def transcribe(self, samples, rate):
+        def __init__(self) -> None:
+            self.prompts: list[str | None] = []
+
+        def transcribe(self, samples, rate, prompt=None, hotwords=None):
             from types import SimpleNamespace
 
+            self.prompts.append(prompt)
             return SimpleNamespace(text=f"{len(samples)} samples", compute_s=0.25)
 
     c = conv([seg(0, "assistant", 0, 1), seg(1, "user", 2, 3), seg(2, "assistant", 4, 5)])
@@ -395,5 +399,11 @@ def test_cell_transcribes_assistant_clips_into_heard_text():
             (2, "assistant"): AudioClip(samples=np.zeros(20), sample_rate=16000),
         }
     )
-    assert transcribe_assistant_turns(c, audio, FakeASR()) == 0.5
+    asr = FakeASR()
+    assert transcribe_assistant_turns(c, audio, asr) == 0.5
     assert [t.heard_text for t in c.turns] == ["10 samples", None, "20 samples"]
+    assert asr.prompts == [c.turns[0].intended_text, c.turns[2].intended_text]  # decoded knowing the intended text
+    c.turns[2].intended_text = "Your code is W K 2 E X B."
+    c.turns[0].heard_text = c.turns[2].heard_text = None
+    assert transcribe_assistant_turns(c, audio, asr, entity_turns_only=True) == 0.25  # only the turn with a code
+    assert [t.heard_text for t in c.turns] == [None, None, "20 samples"]

@@ -79,3 +79,38 @@ def test_the_same_write_twice_is_a_duplicate_modification() -> None:
     reads = Turn(index=100, role="assistant", intended_text="", start_ms=0, end_ms=1, tool_calls=[read_twice] * 2)
     turns = [*conversation.turns, once, extra, reads]
     assert gates(with_turns(conversation, turns=turns), scenario) == ["duplicate_modification"]
+
+
+# -- the elderly_slow AL-001 loop (found in an audio run: the ASR kept hearing "B, R, O, O, K, S" as "me, I-O-K-S",
+# the agent read back the wrong-length name without end, the caller repeated the same sentence: max_turns) -------
+def _mishears_brooks(nato_too: bool):
+    import re
+
+    def ear(text: str) -> str:
+        text = text.replace("Brooks", "Looks")
+        text = re.sub(r"\bB\W+R\W+O\W+O\W+K\W+S\b", "me, I, O, K, S", text)
+        return text.replace("Bravo Romeo", "Rama Robo") if nato_too else text
+
+    return ear
+
+
+def test_a_caller_the_asr_keeps_mishearing_hangs_up_instead_of_looping() -> None:
+    from evalkit.text_dialogue import run_text_dialogue
+
+    scenario = SCENARIOS["AL-001"]
+    conversation = run_text_dialogue(scenario, ear=_mishears_brooks(nato_too=True), max_user_turns=30)
+    assert conversation.end_reason == "user_end_call"  # a valid end: the agent's failure is scored, not rerun
+    assert len(conversation.user_turns) < 15
+    assert [f.gate for f in validate(conversation, scenario, REGISTRY)] == []
+    respells = [t.intended_text for t in conversation.user_turns if t.intended_text.startswith(("No. It", "No..."))]
+    assert len(set(respells)) == 3  # letters, NATO, letters with pauses: not one sentence over and over
+
+
+def test_the_nato_respelling_gets_a_misheard_name_through() -> None:
+    from evalkit.metrics.task_completion import task_completion
+    from evalkit.text_dialogue import run_text_dialogue
+
+    scenario = SCENARIOS["AL-001"]
+    conversation = run_text_dialogue(scenario, ear=_mishears_brooks(nato_too=False), max_user_turns=30)
+    assert conversation.end_reason == "user_end_call" and task_completion(conversation).passed
+    assert any("Bravo Romeo Oscar" in t.intended_text for t in conversation.user_turns)

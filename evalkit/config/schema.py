@@ -11,11 +11,23 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from evalkit.judges.config import JudgeConfig
 from perturbations import Chain, PerturbationError
 
 SECRET_MARKERS = ("key", "token", "secret", "password")
 # Settings that do not change what a cell computes: excluded from its identity.
 NON_IDENTITY_KEYS = ("mlflow", "reuse", "twins", "progress")
+# Judge settings that change how a judgment is fetched, never what it says (the cache answers the same request).
+NON_IDENTITY_JUDGE_KEYS = (
+    "cache_dir",
+    "timeout_s",
+    "max_retries",
+    "backoff_base_s",
+    "backoff_max_s",
+    "jitter",
+    "seed",
+    "invalid_output_retries",
+)
 
 
 class _Group(BaseModel):
@@ -154,6 +166,16 @@ class PerturbConfig(BaseModel):
         return not self.chain
 
 
+class ValidationConfig(_Group):
+    """Simulation validation (EVA-Bench App. D.1): regenerate a conversation that fails a gate. Part of the cell's
+    identity: a rerun changes which conversation is scored."""
+
+    enabled: bool = True
+    max_reruns: int = Field(
+        default=2, ge=0, le=20, description="regenerations after the first attempt (EVA-Bench gives no limit)"
+    )
+
+
 class MlflowConfig(_Group):
     tracking_uri: str | None = Field(default=None, description="null: $MLFLOW_TRACKING_URI or ./mlflow.db")
     experiment: str = "evalkit"
@@ -175,6 +197,8 @@ class RunConfig(_Group):
     twins: bool = True
     progress: bool = True
     mlflow: MlflowConfig = MlflowConfig()
+    validation: ValidationConfig = ValidationConfig()
+    judge: JudgeConfig = JudgeConfig()
 
     @field_validator("metrics")
     @classmethod
@@ -248,7 +272,14 @@ def _strip_secrets(node: Any) -> Any:
 
 
 def identity_payload(config: RunConfig) -> dict[str, Any]:
+    """What defines a cell's results. ``judge=none`` is left out entirely, so offline cells keep the keys they had
+    before the judge group existed; an enabled judge contributes only what can change a score (endpoint, model,
+    sampling), not its cache folder or retry policy."""
     data = config.model_dump(mode="json", exclude=set(NON_IDENTITY_KEYS))
+    if config.judge.enabled:
+        data["judge"] = {k: v for k, v in data["judge"].items() if k not in NON_IDENTITY_JUDGE_KEYS}
+    else:
+        data.pop("judge", None)
     return _strip_secrets(data)
 
 

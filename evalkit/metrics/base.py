@@ -7,7 +7,8 @@ judge's verdict:
 - ``deterministic``: the paper's own definition, computed exactly (task completion, turn-taking, WER, ...);
 - ``proxy``: a documented deterministic stand-in for a metric the paper scores with an LLM judge. Its name ends in
   ``_proxy`` so proxy and judge scores can never be pooled by accident;
-- ``judge``: an LLM/LALM judge (registered by the judge layer, evalkit/judges).
+- ``judge``: an LLM/LALM judge. Its function receives the cell's judge (anything with ``metric_value``, see
+  :class:`JudgeScorer`; None offline) besides the conversation: the metric layer never imports the judge layer.
 
 Composite metrics (EVA-A, EVA-X) declare ``requires``: the metrics they combine, which are scored first.
 """
@@ -16,13 +17,30 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, Protocol
 
 from evalkit.records import Conversation, MetricValue
 
 MetricKind = Literal["deterministic", "judge", "proxy"]
 ScoreFn = Callable[[Conversation], MetricValue]
 CompositeFn = Callable[[Conversation, Mapping[str, MetricValue]], MetricValue]
+
+
+class JudgeScorer(Protocol):
+    """What a judge metric needs from the cell: ``evalkit.judges.Judge`` (or an adapter around it) fits."""
+
+    def metric_value(
+        self,
+        metric_name: str,
+        conversation: Conversation,
+        context: Any = None,
+        *,
+        name: str | None = None,
+        threshold: float | None = None,
+    ) -> MetricValue: ...
+
+
+JudgeFn = Callable[[Conversation, "JudgeScorer | None"], MetricValue]
 
 
 class UnknownMetricError(ValueError):
@@ -35,15 +53,22 @@ class Metric:
     kind: MetricKind
     source: str  # the paper section the definition comes from, e.g. "EVA-Bench App. E.5.3"
     inputs: tuple[str, ...]  # record fields it reads, e.g. ("turns.start_ms", "turns.tool_calls")
-    fn: ScoreFn | CompositeFn
+    fn: ScoreFn | CompositeFn | JudgeFn
     requires: tuple[str, ...] = ()  # other metrics it combines (composites only)
     threshold: float | None = None  # pass iff score >= threshold (None: no pass flag, e.g. diagnostics)
     needs: frozenset[str] = field(default_factory=frozenset)  # cell-side preparation, e.g. {"assistant_asr"}
     description: str = ""
 
-    def score(self, conversation: Conversation, upstream: Mapping[str, MetricValue] | None = None) -> MetricValue:
+    def score(
+        self,
+        conversation: Conversation,
+        upstream: Mapping[str, MetricValue] | None = None,
+        judge: JudgeScorer | None = None,
+    ) -> MetricValue:
         if self.requires:
             return self.fn(conversation, upstream or {})  # type: ignore[call-arg]
+        if self.kind == "judge":
+            return self.fn(conversation, judge)  # type: ignore[call-arg]
         return self.fn(conversation)  # type: ignore[call-arg]
 
     def passed(self, score: float | None) -> bool | None:

@@ -15,7 +15,9 @@ from evalkit.metrics import (
     critical_fields,
     faithfulness,
     hearing,
+    judged,
     latency,
+    mmtau,
     progression,
     speakability,
     speech_fidelity,
@@ -23,7 +25,7 @@ from evalkit.metrics import (
     tool_validity,
     turn_taking,
 )
-from evalkit.metrics.base import Metric, UnknownMetricError
+from evalkit.metrics.base import JudgeScorer, Metric, UnknownMetricError
 from evalkit.records import Conversation, MetricValue
 
 MetricFn = Callable[[Conversation], MetricValue]  # the plain scoring function a Metric wraps
@@ -35,6 +37,7 @@ _MODULES = (
     turn_taking,
     progression,
     conciseness,
+    judged,
     composites,
     hearing,
     authentication,
@@ -42,6 +45,7 @@ _MODULES = (
     tool_validity,
     speakability,
     critical_fields,
+    mmtau,
 )
 METRICS: dict[str, Metric] = {}
 
@@ -84,17 +88,22 @@ def resolve(names: Iterable[str]) -> list[str]:
     return order
 
 
-def required_preparation(names: Iterable[str]) -> set[str]:
-    """What the cell must prepare before scoring (e.g. 'assistant_asr'), over the resolved selection."""
-    return {need for n in resolve(names) for need in get_metric(n).needs}
+def required_preparation(names: Iterable[str], judge: bool = True) -> set[str]:
+    """What the cell must prepare before scoring (e.g. 'assistant_asr'), over the resolved selection. Without a
+    judge (``judge=False``) the judge metrics are skipped, so their preparation is not paid for."""
+    return {need for n in resolve(names) if judge or get_metric(n).kind != "judge" for need in get_metric(n).needs}
 
 
 def _failed(name: str, exc: BaseException) -> MetricValue:
     return MetricValue(name=name, score=None, passed=None, details={"error": f"{type(exc).__name__}: {exc}"})
 
 
-def score_conversation(conversation: Conversation, names: list[str]) -> dict[str, MetricValue]:
+def score_conversation(
+    conversation: Conversation, names: list[str], judge: JudgeScorer | None = None
+) -> dict[str, MetricValue]:
     """Score one conversation with the selected metrics (and what they require).
+
+    ``judge`` scores the judge-kind metrics (None offline: they are reported as skipped, see metrics.judged).
 
     A crashed conversation is unscored (None), never scored 0 (Inspect's rule). A metric that raises is recorded as
     failed (score None, ``details.error``); the other metrics are still scored.
@@ -106,7 +115,7 @@ def score_conversation(conversation: Conversation, names: list[str]) -> dict[str
     for name in ordered:
         metric = METRICS[name]
         try:
-            result = metric.score(conversation, out)
+            result = metric.score(conversation, out, judge)
         except Exception as exc:  # a metric bug must not cost the cell its other metrics and artifacts
             result = _failed(name, exc)
         if result.name != name:

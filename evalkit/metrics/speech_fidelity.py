@@ -7,14 +7,44 @@ entity values; see ``evalkit.metrics.entities``) appears intact in the transcrip
 variant, turns that speak no entity are excluded from numerator and denominator (``has_entities: false``). Score =
 mean over rated turns; pass iff >= 0.95 (E.4.3 threshold).
 
+The ASR is *prompted with the turn's intended text* (Whisper ``initial_prompt``; :func:`assistant_asr_prompt`), the
+analogue of the M.3 judge, which hears the audio knowing what the agent meant to say. Without it Whisper tiny.en
+writes eSpeak's spelled codes as words ("W K 2 E X B" -> "not okay to be XB") and the proxy failed every turn, so
+``eva_a_proxy`` could never pass. Measured with tests/test_metrics_speech_fidelity.py (eSpeak agent audio, 12
+spelled confirmation codes + 6 flight numbers; corrupted audio = the TTS fed the entity with one character
+substituted, e.g. intended "W K 2 E X B", spoken "W K 7 E X B"; tiny.en int8, greedy):
+
+=========== ============================ =====================================
+prompt mode hit rate (correct audio -> 1) detection rate (corrupted audio -> 0)
+=========== ============================ =====================================
+none        0.11                         0.94 (meaningless: it fails nearly all)
+format      0.06                         1.00 (a fixed example, no values)
+hotwords    0.39                         0.83
+intended    **1.00**                     **0.72** (default)
+=========== ============================ =====================================
+
+The prompt does bias Whisper: in 5 of 18 corrupted clips (all 6-character codes, 7/12 codes detected; all 6 flight
+numbers detected) it "heard" the intended code, mostly a substituted letter early in the code (L->O, D->T, G->Z,
+K->R, N->W). So the proxy is lenient: a pass is weak evidence, a fail is strong evidence (it never failed correct
+audio here). ``intended`` is still the best of the variants by hit + detection (1.72 vs <= 1.22) and the only one
+under which ``eva_a_proxy`` can pass at all.
+
+Two details keep the match about the audio rather than the transcript's formatting: Whisper's "8.15 AM" is read as
+"8:15 AM" (:func:`undot_clock_times`), and offline the cell transcribes only the agent turns that speak an entity
+(the only ones rated; about half the agent audio). On the main job's clean cell the mean proxy score went from 0.0
+(unprompted) to 0.71; no conversation reaches the 0.95 pass line yet, because tiny.en still mishears some of
+eSpeak's entities (e.g. "eight fifteen" -> "8.50", trailing code characters dropped): that is the listener's limit,
+which the proxy cannot separate from a TTS fault.
+
 Known differences from the judge: an ASR error on the *listener's* side also fails a turn (the proxy cannot tell a
 garbled TTS from a weak ASR), and non-entity wording errors are not rated. The per-turn transcript and the missing
 entities are kept in the details. Enable with ``metrics=[...,speech_fidelity_proxy]``: it makes the cell run the ASR
-on the assistant audio too (roughly doubles ASR time per conversation).
+on the assistant audio too (see conf/experiment/eva_full.yaml for the cost).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from evalkit.metrics.base import Metric, unscored, value
@@ -22,22 +52,64 @@ from evalkit.metrics.entities import contains, spoken_entities, tokens
 from evalkit.records import Conversation, MetricValue
 
 NAME = "speech_fidelity_proxy"
+# How the cell's assistant-ASR step is prompted (see assistant_asr_prompt); "intended" is the default.
+ASR_PROMPT_MODES = ("none", "format", "intended", "hotwords")
+DEFAULT_ASR_PROMPT_MODE = "intended"
+# A format-only prompt: shows Whisper how spelled codes and flight numbers are written, with values that are not
+# the agent's, so it cannot bias the transcript towards the intended entity.
+FORMAT_PROMPT = "I have Q J 4 R T 8. Flight SK 208 leaves at 9 AM."
+# Whisper writes a spoken clock time "eight fifteen AM" as "8.15 AM"; the intended text says "8:15 AM".
+_DOTTED_CLOCK = re.compile(r"\b(\d{1,2})\.(\d{2})(?=\s*[ap]\.?\s?m\b)", re.IGNORECASE)
+
+
+def undot_clock_times(text: str) -> str:
+    """'8.15 AM' -> '8:15 AM': a transcript's formatting choice, not something the audio said differently."""
+    return _DOTTED_CLOCK.sub(r"\1:\2", text)
+
+
 THRESHOLD = 0.95  # App. E.4.3 pass threshold
 NEEDS_ASSISTANT_ASR = "assistant_asr"
 
 
+def assistant_asr_prompt(intended_text: str, mode: str = DEFAULT_ASR_PROMPT_MODE) -> dict[str, str]:
+    """Keyword arguments for ``WhisperASR.transcribe`` when transcribing an agent clip whose intended text is known.
+
+    Pure (no speech engine here): the cell calls it and passes the result to its ASR. ``intended`` gives the intended
+    text as Whisper's ``initial_prompt`` (the analogue of the M.3 judge, which sees the intended text beside the
+    audio); ``hotwords`` gives only the intended entity spans as faster-whisper hotwords; ``format`` a fixed example
+    of the entity format without the agent's values; ``none`` no prompt.
+    """
+    if mode not in ASR_PROMPT_MODES:
+        raise ValueError(f"unknown assistant ASR prompt mode {mode!r}; choose one of {ASR_PROMPT_MODES}")
+    if mode == "intended":
+        return {"prompt": intended_text}
+    if mode == "hotwords":
+        spans = spoken_entities(intended_text)
+        return {"hotwords": " ".join(" ".join(s).upper() for s in spans)} if spans else {}
+    if mode == "format":
+        return {"prompt": FORMAT_PROMPT}
+    return {}
+
+
+def has_entities(text: str, key_entities: dict[str, str] | None = None) -> bool:
+    """Does an assistant turn speak an entity? Only those turns are rated, so only those need the agent-audio ASR."""
+    return bool(spoken_entities(text, key_entities))
+
+
 def speech_fidelity_proxy(conversation: Conversation) -> MetricValue:
-    assistant = [t for t in conversation.turns if t.role == "assistant"]
-    if assistant and all(t.heard_text is None for t in assistant):
-        return unscored(NAME, "assistant audio was not transcribed (the cell runs the ASR only when this is selected)")
+    with_entities = [
+        (t, spoken_entities(t.intended_text, conversation.key_entities))
+        for t in conversation.turns
+        if t.role == "assistant"
+    ]
+    with_entities = [(t, e) for t, e in with_entities if e]  # has_entities: false turns are not rated
+    if not with_entities:
+        return unscored(NAME, "no assistant turn spoke an entity")
     rows: list[dict[str, Any]] = []
-    for turn in assistant:
+    for turn, entities in with_entities:
         if turn.heard_text is None:
             continue
-        entities = spoken_entities(turn.intended_text, conversation.key_entities)
-        if not entities:
-            continue  # has_entities: false
-        heard = tokens(turn.heard_text)
+        heard = tokens(undot_clock_times(turn.heard_text))
         missing = [" ".join(e) for e in entities if not contains(heard, e)]
         rows.append(
             {
@@ -50,7 +122,7 @@ def speech_fidelity_proxy(conversation: Conversation) -> MetricValue:
             }
         )
     if not rows:
-        return unscored(NAME, "no assistant turn spoke an entity")
+        return unscored(NAME, "assistant audio was not transcribed (the cell runs the ASR only when this is selected)")
     score = sum(r["rating"] for r in rows) / len(rows)
     return value(NAME, score, THRESHOLD, turns=rows, rated_turns=len(rows))
 

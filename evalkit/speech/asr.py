@@ -194,15 +194,27 @@ class WhisperASR:
             "log_progress": False,
         }
 
-    def transcribe(self, audio: np.ndarray, sample_rate: int) -> Transcript:
-        """Transcribe a clip; clips shorter than 0.1 s give ``Transcript(text="")`` without decoding."""
+    def transcribe(
+        self, audio: np.ndarray, sample_rate: int, prompt: str | None = None, hotwords: str | None = None
+    ) -> Transcript:
+        """Transcribe a clip; clips shorter than 0.1 s give ``Transcript(text="")`` without decoding.
+
+        ``prompt`` is Whisper's ``initial_prompt`` (text "said before" the clip: it biases vocabulary and, above all,
+        the *format*, e.g. spelled codes as "W K 2 E X B"); ``hotwords`` are faster-whisper's hotword hints. Both
+        default to None: the user-side ASR (what the agent hears) must never be told what the caller meant to say.
+        """
         start = time.perf_counter()
         mono = to_mono_float32(audio)
         audio_s = mono.size / float(sample_rate) if sample_rate > 0 else 0.0
         if audio_s < MIN_AUDIO_S:
             return Transcript(text="", compute_s=time.perf_counter() - start, audio_s=audio_s)
         pcm16k = resample_to_16k(mono, sample_rate)
-        segments, _info = self._model.transcribe(pcm16k, **self._decode_options())
+        options = self._decode_options()
+        if prompt:
+            options["initial_prompt"] = prompt
+        if hotwords:
+            options["hotwords"] = hotwords
+        segments, _info = self._model.transcribe(pcm16k, **options)
         text = " ".join(seg.text.strip() for seg in segments).strip()  # the generator does the decoding
         return Transcript(text=text, compute_s=time.perf_counter() - start, audio_s=audio_s)
 
