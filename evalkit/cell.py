@@ -22,6 +22,7 @@ import yaml
 from tqdm import tqdm
 
 from evalkit.config.schema import RunConfig, cell_key, identity_payload, twin_config
+from evalkit.domains import tool_registry
 from evalkit.judges import Judge, JudgeContext, build_judge
 from evalkit.metrics import aggregate_cell, required_preparation, resolve, score_conversation
 from evalkit.metrics.speech_fidelity import DEFAULT_ASR_PROMPT_MODE, assistant_asr_prompt, has_entities
@@ -204,7 +205,6 @@ class CellJudge:
 
 def judge_context(domain: str, architecture: str = "cascade") -> JudgeContext:
     """What every judge prompt of a cell needs beyond the record: the agent's role, instructions and tools."""
-    from evalkit.domains import tool_registry
     from evalkit.prompts import domain_texts
 
     registry = tool_registry(domain)
@@ -252,7 +252,7 @@ def run_cell_conversations(
     listener = _listener_asr(config, agent) if "assistant_asr" in needs else None
     judge = build_cell_judge(config, plan.scenarios)
     stats = stats if stats is not None else {}
-    from evalkit.domains.airline import REGISTRY  # the only domain so far; issue 5 adds a domain registry
+    registry = tool_registry(config.domain.name)
 
     settings = LoopSettings(
         max_user_turns=config.simulator.max_user_turns,
@@ -266,12 +266,12 @@ def run_cell_conversations(
 
         def attempt_at(attempt: int, scenario: Scenario = scenario, trial: int = trial) -> tuple[Conversation, Any]:
             return run_conversation(
-                scenario, trial, config.seed, agent, REGISTRY, user_tts, chain, settings, attempt=attempt
+                scenario, trial, config.seed, agent, registry, user_tts, chain, settings, attempt=attempt
             )
 
         if config.validation.enabled:
             conversation, audio = run_validated(
-                attempt_at, lambda c, s=scenario: validate(c, s, REGISTRY), config.validation.max_reruns
+                attempt_at, lambda c, s=scenario: validate(c, s, registry), config.validation.max_reruns
             )
         else:
             conversation, audio = attempt_at(0)

@@ -29,7 +29,7 @@ Synthesize = Callable[[str], tuple[np.ndarray, int]]
 
 @dataclass(frozen=True)
 class LoopSettings:
-    max_user_turns: int = 30
+    max_user_turns: int = 80  # safety net; EVA-Bench bounds calls by duration (600 s), not turns
     max_duration_s: float = 600.0  # EVA-Bench Table 7: max conversation duration
     user_reaction_ms: float = 400.0
 

@@ -8,14 +8,15 @@ indices (no audio, so no latency metrics).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from evalkit.agents.base import ToolBox
 from evalkit.agents.dialogue import make_policy
 from evalkit.domains import tool_registry
-from evalkit.domains.base import ToolExecutor
+from evalkit.domains.base import ToolExecutor, ToolRegistry
+from evalkit.domains.workflow import Workflow
 from evalkit.orchestrator import tool_call_records
 from evalkit.records import Conversation, Turn
 from evalkit.scenarios import Scenario
@@ -23,7 +24,7 @@ from evalkit.simulator.persona import PersonaSpec
 from evalkit.simulator.scripted import ScriptedSimulator
 
 Ear = Callable[[str], str]
-MAX_USER_TURNS = 40
+MAX_USER_TURNS = 60  # a four-task call with a hard persona runs past 40 user turns
 
 
 def run_text_dialogue(
@@ -32,12 +33,20 @@ def run_text_dialogue(
     persona: PersonaSpec | None = None,
     rng: np.random.Generator | None = None,
     max_user_turns: int = MAX_USER_TURNS,
+    *,
+    registry: ToolRegistry | None = None,
+    workflows: Mapping[str, Workflow] | None = None,
 ) -> Conversation:
-    """One conversation in text; ``ear`` turns what the user said into what the agent hears."""
-    executor = ToolExecutor(tool_registry(scenario.domain), scenario.scenario_db)
+    """One conversation in text; ``ear`` turns what the user said into what the agent hears.
+
+    ``registry`` and ``workflows`` stand in for a domain package's ``REGISTRY`` and ``WORKFLOWS`` (a domain built
+    inside a test); by default both come from ``evalkit.domains.<scenario.domain>``.
+    """
+    executor = ToolExecutor(registry or tool_registry(scenario.domain), scenario.scenario_db)
     tools = ToolBox(executor)
-    policy = make_policy(scenario.domain, tools, scenario.current_date_time)
-    simulator = ScriptedSimulator(scenario, persona, rng if rng is not None else np.random.default_rng(0))
+    policy = make_policy(scenario.domain, tools, scenario.current_date_time, workflows)
+    rng = rng if rng is not None else np.random.default_rng(0)
+    simulator = ScriptedSimulator(scenario, persona, rng, workflows)
     turns: list[Turn] = []
 
     def add(role: str, text: str, heard: str | None = None) -> None:

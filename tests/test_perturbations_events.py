@@ -328,10 +328,10 @@ def test_out_of_turn_overlap_and_pause_modes() -> None:
 
 
 def test_speech_source_is_checked_when_the_op_runs_and_is_pluggable() -> None:
-    chain = Chain.from_specs([{"op": "out_of_turn_speech", "source": "espeak", "tic_rate_per_min": 60}])
+    chain = Chain.from_specs([{"op": "out_of_turn_speech", "source": "test_source", "tic_rate_per_min": 60}])
     with pytest.raises(PerturbationError) as info:
         chain(with_pauses(), SR, np.random.default_rng(0))
-    for fragment in ("source", "'espeak'", "registered speech sources", "babble"):
+    for fragment in ("source", "'test_source'", "registered speech sources", "babble"):
         assert fragment in str(info.value)
     calls: list[str] = []
 
@@ -339,13 +339,13 @@ def test_speech_source_is_checked_when_the_op_runs_and_is_pluggable() -> None:
         calls.append(text)
         return np.sin(np.arange(round(0.2 * sample_rate)) * 0.3).astype(np.float32)
 
-    register_speech_source("espeak", tone)
+    register_speech_source("test_source", tone)
     try:
         _, entries = chain(with_pauses(), SR, np.random.default_rng(0))
-        spoken = [e for e in entries if e["type"] == "out_of_turn_speech" and e["params"]["source"] == "espeak"]
+        spoken = [e for e in entries if e["type"] == "out_of_turn_speech" and e["params"]["source"] == "test_source"]
         assert spoken and calls and all(e["params"]["text"] in calls for e in spoken)
     finally:
-        _SOURCES.pop("espeak", None)
+        _SOURCES.pop("test_source", None)
 
 
 def test_builtin_talker_follows_the_text() -> None:

@@ -35,7 +35,7 @@ class _Group(BaseModel):
 
 
 class DomainConfig(_Group):
-    name: Literal["airline"]
+    name: Literal["airline", "hr", "itsm"]
     scenarios: list[str] | None = Field(default=None, description="scenario ids to run; null = all")
     limit: int | None = Field(default=None, ge=1, description="run only the first N scenarios")
 
@@ -64,7 +64,7 @@ class AgentConfig(_Group):
 
 class SimulatorConfig(_Group):
     name: Literal["scripted"]
-    max_user_turns: int = Field(default=30, ge=1, le=200)
+    max_user_turns: int = Field(default=80, ge=1, le=200)
     max_duration_s: float = Field(default=600.0, gt=0)
     user_reaction_ms: float = Field(default=400.0, ge=0)
 

@@ -268,7 +268,8 @@ def parse_slot(slot: Slot, text: str, today: date) -> Any:
             email = re.search(r"[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}", spoken.replace(" ", ""))
             return email.group(0) if email else None
         case _:
-            return stripped or None
+            # Free text as the caller said it, without the sentence's closing punctuation ("June 25, 1992.").
+            return stripped.rstrip(".!?;, ") or None
 
 
 DIGIT_WORDS = {name: i for i, name in enumerate(DIGIT_NAMES)} | {"oh": 0}

@@ -43,6 +43,10 @@ class ScriptedPlan(_Strict):
     push_back_say: str | None = Field(default=None, description="adversarial: said when the agent refuses")
     push_back_times: int = 0
     closing: str = "No, that's all. Thank you, goodbye."
+    followups: list[str] = Field(
+        default_factory=list,
+        description="multi-intent: the request for each further task, said in order when asked 'anything else'",
+    )
 
 
 class UserGoal(_Strict):

@@ -5,18 +5,27 @@ its own STT, which an LLM simulator can add later). Behaviour follows App. K's g
 starting utterance, give information only when asked, spell codes one character at a time and fall back to
 the NATO alphabet on the second attempt, never end the call in the turn that gives information, end the call
 once the agent has reported the outcome, after a refused transfer, or after 5 turns without progress.
+
+Workflow domains (every domain with a ``workflows`` module; airline keeps its hand-written cues) are answered from
+the workflows themselves: the slot whose question (or ``label``) the agent's text names is answered from
+``scripted.answers``, read-backs are confirmed or corrected, Confirm questions get yes (or no when
+``answers["confirm"]`` is "no"), and after each finished task the next ``scripted.followups`` request is made.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 
 import numpy as np
 
+from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Slot, Workflow, parse_slot
 from evalkit.scenarios import Scenario
 from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code
-from evalkit.spoken import parse_flight_numbers, say_correction
+from evalkit.spoken import ORDINAL_WORDS, nato_code, parse_flight_numbers, say_correction
 
 NO_PROGRESS_LIMIT = 5  # App. D / K: end the call after 5 consecutive turns without progress
 FIELD_CUES = (
@@ -26,11 +35,43 @@ FIELD_CUES = (
     ),
     ("last_name", ("last name",)),
     ("new_date", ("what date", "which date", "new date", "the month and the day")),
-    ("seat_preference", ("seat preference", "window, an aisle")),
+    ("seat_preference", ("seat preference", "window, an aisle", "window, aisle")),  # the agent's 3 phrasings
 )
 CONFIRM_CUES = ("shall i", "should i", "would you like me to", "do you want me to", "yes or no")
 REPEATABLE_CUES = ("which would you like", "total of", "shall i go ahead")  # offers and quotes worth re-hearing
 STALL_CUES = ("sorry", "didn't get", "still didn't", "again")
+REFUSAL_CUES = ("not able to", "can't issue")  # the airline policy's refusals
+SPELLED_KINDS = ("code", "digits", "name")  # slots whose read-back is spelled character by character
+
+
+def domain_workflows(domain: str) -> Mapping[str, Workflow] | None:
+    """A domain's ``WORKFLOWS``, or None for airline (its policy is hand-written) and domains without any."""
+    if domain == "airline":
+        return None
+    try:
+        module = importlib.import_module(f"evalkit.domains.{domain}.workflows")
+    except ModuleNotFoundError as exc:
+        if exc.name not in (f"evalkit.domains.{domain}", f"evalkit.domains.{domain}.workflows"):
+            raise
+        return None
+    return module.WORKFLOWS
+
+
+def fixed_wording(workflows: list[Workflow], kind: type[Call] | type[Confirm]) -> list[str]:
+    """The longest fixed piece of each refusal or confirmation (templates cut at their ``{refs}``): how the
+    caller recognises one whatever values the agent filled in."""
+    fragments = []
+    for workflow in workflows:
+        for step in workflow.steps:
+            if isinstance(step, Call) and kind is Call and step.require:
+                text = step.refusal
+            elif isinstance(step, Confirm) and kind is Confirm:
+                text = step.text
+            else:
+                continue
+            pieces = [p.strip(" .,").lower() for p in TEXT_REFERENCE.split(text)[::2]]
+            fragments.append(max(pieces, key=len))
+    return [f for f in fragments if len(f) >= 8]
 
 
 @dataclass
@@ -54,7 +95,11 @@ class ScriptedSimulator:
     a persona's choices replay exactly for a (cell seed, scenario, trial)."""
 
     def __init__(
-        self, scenario: Scenario, persona: PersonaSpec | None = None, rng: np.random.Generator | None = None
+        self,
+        scenario: Scenario,
+        persona: PersonaSpec | None = None,
+        rng: np.random.Generator | None = None,
+        workflows: Mapping[str, Workflow] | None = None,
     ) -> None:
         self.style = PersonaStyle(persona, rng)
         self.pending_repeat: str | None = None
@@ -65,8 +110,17 @@ class ScriptedSimulator:
         self.rejected = 0
         self.push_backs = 0
         self.no_progress = 0
+        self.respells = 0  # whole-value re-spellings after wrong-length read-backs
         self.last = ""
         self.last_field = ""
+        known = workflows if workflows is not None else domain_workflows(scenario.domain)
+        # Workflow mode: the scenario's workflows in call order, and every slot they can ask for.
+        self.workflows = [known[n] for n in scenario.workflow.split("+") if n in known] if known else []
+        self.slots: dict[str, Slot] = {s.name: s for w in self.workflows for s in w.slots}
+        self.refusals = fixed_wording(self.workflows, Call)
+        self.confirmations = fixed_wording(self.workflows, Confirm)
+        self.followups_said = 0
+        self.today = date.fromisoformat(scenario.current_date_time[:10])
 
     def first_utterance(self) -> UserUtterance:
         return self._say(self.style.opening(self.goal.starting_utterance))
@@ -117,6 +171,8 @@ class ScriptedSimulator:
             return self._styled("Okay. Goodbye.", end_call=True)
         if "goodbye" in low or "thank you for calling" in low:
             return self._styled("Bye.", end_call=True)
+        if self.workflows:
+            return self._respond_workflow(agent_text, low)
         if "anything else" in low:
             refused = "not able to" in low or "can't issue" in low
             if refused and self.push_backs < self.plan.push_back_times and self.plan.push_back_say:
@@ -146,16 +202,36 @@ class ScriptedSimulator:
     def _check_read_back(self, agent_text: str) -> UserUtterance:
         """Compare the agent's spelled read-back with the true value; correct the first wrong character
         (EVA-Bench decision tree rule 1: wait for the read-back, correct mismatches)."""
-        truth = self.plan.answers.get(self.last_field, "").upper()
+        truth = re.sub(r"[\s-]", "", self.plan.answers.get(self.last_field, "")).upper()
         heard = re.search(r"I have ((?:[A-Z0-9] ?)+)\.", agent_text)
         read_back = heard.group(1).replace(" ", "") if heard else ""
         self.no_progress = 0
         if read_back == truth:
+            self.respells = 0
             return self._styled("Yes, that's right.")
         if len(read_back) == len(truth):
             position = next(i for i, (a, b) in enumerate(zip(read_back, truth, strict=True)) if a != b)
-            return self._styled(say_correction(position + 1, truth[position]))
-        return self._say(f"No. It's {', '.join(truth)}.")
+            if position < len(ORDINAL_WORDS) and truth[position].isalnum():
+                return self._styled(say_correction(position + 1, truth[position]))
+            # Past the eighth character (a ten-digit NPI) there is no ordinal to say: restate the whole value.
+        # A wrong-length read-back means the whole value has to be spelled again. The agent may ask for that
+        # without bound, so this is where App. K's "end after 5 turns without progress" rule has to hold
+        # (before, each read-back reset the count and a caller the ASR kept mishearing looped until max_turns).
+        self.no_progress = self.respells + 1
+        if self.no_progress >= NO_PROGRESS_LIMIT:
+            return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
+        return self._say(self._respell(truth))
+
+    def _respell(self, truth: str) -> str:
+        """Spell the whole value again, a different way each time, as a caller does when the same spelling keeps
+        being misheard: letters, then the NATO alphabet (App. K's fallback), then letters with pauses."""
+        style = self.respells % 3
+        self.respells += 1
+        if style == 0:
+            return f"No. It's {', '.join(truth)}."
+        if style == 1:
+            return f"No. It's {nato_code(truth)}."
+        return "No... it's... " + "... ".join(truth) + "..."
 
     def _choose(self, agent_text: str) -> UserUtterance:
         offered = parse_flight_numbers(agent_text)
@@ -167,7 +243,83 @@ class ScriptedSimulator:
         return self._styled("Then I'll keep my original flight. Goodbye.", end_call=True)
 
     def _confirm(self, agent_text: str) -> UserUtterance:
+        if self.plan.answers.get("confirm", "yes").strip().lower().startswith("no"):
+            return self._styled("No, please don't do that.")
         total = _quoted_total(agent_text)
         if self.plan.max_fee is not None and total is not None and total > self.plan.max_fee:
             return self._styled("No, that's too expensive. I'll keep my original flight.")
         return self._styled("Yes, please go ahead.")
+
+    # -- workflow domains ------------------------------------------------------------------------------------
+    def _respond_workflow(self, agent_text: str, low: str) -> UserUtterance:
+        if "anything else" in low:
+            refused = any(f in low for f in self.refusals) or any(c in low for c in REFUSAL_CUES)
+            if refused and self.push_backs < self.plan.push_back_times and self.plan.push_back_say:
+                self.push_backs += 1
+                return self._styled(self.plan.push_back_say)
+            if self.followups_said < len(self.plan.followups):
+                self.followups_said += 1
+                self.no_progress = 0
+                return self._styled(self.plan.followups[self.followups_said - 1])
+            return self._styled(self.plan.closing, end_call=True)
+        if "is that right" in low:
+            return self._check_workflow_read_back(agent_text)
+        # A slot's own question first, then a confirmation (which often restates details and so names slot
+        # labels: "I'll file leave for employee ID ..."), then a slot named by its label alone.
+        slot = self._asked_slot(agent_text, exact=True)
+        if slot is None and "which one" in low:  # the agent heard several tasks: name the current one
+            current = self.workflows[min(self.followups_said, len(self.workflows) - 1)]
+            return self._styled(f"The {current.name.replace('_', ' ')}, please.")
+        if slot is None and any(c in low for c in (*CONFIRM_CUES, *self.confirmations)):
+            return self._confirm(agent_text)
+        slot = slot or self._asked_slot(agent_text, exact=False)
+        if slot is not None:
+            self.no_progress = 0
+            return self._answer_slot(slot)
+        if "what else" in low and self.followups_said:
+            return self._say(self.last)
+        if "sorry" in low and ("catch" in low or "again" in low or "repeat" in low):
+            return self._say(self.last)
+        self.no_progress += 1
+        if self.no_progress >= NO_PROGRESS_LIMIT:
+            return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
+        return self._styled("Sorry, can you help me with that?")
+
+    def _asked_slot(self, agent_text: str, exact: bool) -> Slot | None:
+        """The slot whose exact question (or, not ``exact``, whose label) the agent's text contains; the one that
+        comes last wins (a turn may start with what the agent did and end with the next question)."""
+        low = agent_text.lower()
+        keys = {name: (slot.question if exact else slot.label).lower() for name, slot in self.slots.items()}
+        found = [(low.rfind(key), len(key), name) for name, key in keys.items() if key in low]
+        return self.slots[max(found)[2]] if found else None
+
+    def _answer_slot(self, slot: Slot) -> UserUtterance:
+        field = slot.name
+        self.asked[field] = self.asked.get(field, 0) + 1
+        self.last_field = field
+        value = self.plan.answers.get(field)
+        if value is None:
+            return self._say(self.style.reply("I don't have that, sorry."))
+        vague = self.style.vague_first(field, value)
+        if vague is not None:
+            self.asked[field] -= 1
+            return self._say(vague)
+        if slot.kind in ("code", "digits") or (slot.kind == "text" and is_code(value)):  # not "11 AM"
+            return self._say(self.style.code(field, value, self.asked[field], self.stalled))
+        if slot.kind == "choice":
+            value = value.replace("_", " ")  # "read_only" is said "read only" (the agent's parser takes both)
+        return self._say(self.style.answer(field, f"{value[:1].upper()}{value[1:]}.", self.stalled))
+
+    def _check_workflow_read_back(self, agent_text: str) -> UserUtterance:
+        """Spelled values are checked character by character (as for airline); others (a date, an email) by
+        what they mean: the read-back must parse to what the true answer parses to, else restate it."""
+        slot = self.slots.get(self.last_field)
+        if slot is None or slot.kind in SPELLED_KINDS:
+            return self._check_read_back(agent_text)
+        truth = self.plan.answers.get(slot.name, "")
+        said = re.search(r"I have (.*?)\. Is that right", agent_text)
+        heard = parse_slot(slot, said.group(1), self.today) if said else None
+        self.no_progress = 0
+        if heard is not None and heard == parse_slot(slot, truth, self.today):
+            return self._styled("Yes, that's right.")
+        return self._say(self.style.answer(slot.name, f"No, it's {truth}.", self.stalled))

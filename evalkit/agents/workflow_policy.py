@@ -1,0 +1,416 @@
+"""The local agent's workflow engine: one deterministic policy that runs any domain's declarative ``WORKFLOWS``.
+
+It walks the same steps as the scenario generator's ``run_reference`` (``evalkit.domains.workflow``), but fills
+the slots from what its ASR heard, so a misheard entity changes the outcome exactly where it would for a real
+agent. Conversation rules follow the airline policy (App. L): greet, find the caller's intent, ask one thing at a
+time, read codes back character by character and take corrections, confirm before writing, refuse at the policy
+boundary, offer a transfer after repeated failures, and ask "anything else" after each task (multi-intent calls).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from evalkit.agents.base import ToolBox
+from evalkit.agents.dialogue import PolicyReply, ok
+from evalkit.domains.workflow import (
+    REFERENCE,
+    TEXT_REFERENCE,
+    Ask,
+    Call,
+    Confirm,
+    Say,
+    Slot,
+    Workflow,
+    applies,
+    lookup,
+    lookup_or_none,
+    parse_slot,
+    resolve,
+)
+from evalkit.spoken import parse_correction, parse_spelled_word, parse_yes_no, say_date, say_time, spell_code
+
+MAX_REASKS = 2  # two plain re-asks (the second one clearer), then a transfer, as in the airline policy
+MAX_REPAIRS = 8  # single-character corrections of one read-back before giving up
+MAX_TOOL_RETRIES = 1  # a failed lookup re-asks the slot that fed it once (a misheard ID), then transfers
+ANYTHING_ELSE = "Is there anything else I can help you with?"
+# The caller asks to hear the last question again (elderly persona): repeat it instead of spending a re-ask.
+REPEAT_REQUEST = re.compile(r"\b(say that again|repeat that|come again|pardon)\b", re.IGNORECASE)
+# Where a self-correcting caller restarts ("... oh wait, sorry, actually it's E M P ..."): the tail wins.
+SELF_CORRECTION = re.compile(r"\b(?:actually|i mean|sorry)\b", re.IGNORECASE)
+CLOSING = re.compile(r"\b(that's all|that is all|nothing else|bye|goodbye)\b", re.IGNORECASE)
+BARE_NO = re.compile(r"\W*(?:no|nope)(?:,? thanks| thank you)?\W*", re.IGNORECASE)
+LEADING_FILLER = re.compile(
+    r"^(?:\s*(?:um+|uh+|hmm+|oh|hold on|let me (?:see|think|check)|i think|it's|it is)\b[\s.,!]*)+", re.IGNORECASE
+)
+NON_ANSWER = re.compile(r"\b(?:not sure|don't know|do not know|don't have|where would i find)\b", re.IGNORECASE)
+HINTS = {
+    "code": "Please say it slowly, one character at a time.",
+    "digits": "Please say the digits slowly, one at a time.",
+    "date": "Please tell me the month and the day.",
+    "time": "Please tell me the time, for example two thirty PM.",
+    "yes_no": "Please say yes or no.",
+    "number": "Please tell me the number.",
+    "email": "Please say it like john dot smith at company dot com.",
+    "name": "Please say just the name.",
+}
+NO_PREFIX = re.compile(r"^\W*(?:no|nope)\b\W*", re.IGNORECASE)  # "No, it's ..." restates; a bare "No." does not
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+CLOCK = re.compile(r"^\d{2}:\d{2}$")
+SPOKEN_CODE = re.compile(r"^(?=.*\d)[A-Z0-9-]{5,}$")
+
+
+def spelled_back(slot: Slot) -> bool:
+    """Values read back character by character: codes and digit strings always, any slot marked ``read_back``."""
+    return slot.kind in ("code", "digits") or slot.read_back
+
+
+def say_value(value: Any) -> str:
+    """A slot or result value as the agent speaks it: codes spelled, ISO dates and clock times in words."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))  # "3 days", not "3.0 days"
+    text = str(value)
+    if ISO_DATE.match(text):
+        return say_date(text)
+    if CLOCK.match(text):
+        return say_time(text)
+    if isinstance(value, str) and SPOKEN_CODE.match(text):  # IDs are strings; amounts stay numbers
+        return spell_code(text.replace("-", ""))
+    return text.replace("_", " ")  # choice values: "14_inch" -> "14 inch"
+
+
+def speak(text: str, scope: Mapping[str, Any]) -> str:
+    """``render`` for the ear: the same ``{ref}`` templates, with each value in spoken form (``say_value``)."""
+    return TEXT_REFERENCE.sub(lambda m: say_value(lookup(m.group(1), scope)), text)
+
+
+def hear_slot(slot: Slot, heard: str, today: date) -> Any:
+    """``parse_slot`` on what the caller said last: after a self-correction the restated value wins, and the
+    slip before it must not be glued onto it (twenty digits instead of ten)."""
+    if slot.kind in ("code", "digits"):
+        # "My employee ID is E M P ...", "the phone last four is 8 6 3 3": the words naming the slot are not part
+        # of the value (an "I D" or a "four" would be read as characters of it).
+        for words in {slot.label, slot.name.replace("_", " ")}:
+            heard = re.sub(rf"\b{re.escape(words)}\b", " ", heard, flags=re.IGNORECASE)
+    if slot.kind == "text":
+        return clean_text(slot, heard)
+    if slot.kind == "name" and (spelled := parse_spelled_word(heard)) and len(spelled) >= 3:
+        return spelled.capitalize()  # "D, E, L, G, A, D, O": parse_name alone would keep the last letter
+    parts = SELF_CORRECTION.split(heard)
+    if len(parts) > 1 and slot.kind != "text":  # free text keeps every word
+        tail = parse_slot(slot, parts[-1], today)
+        if tail is not None:
+            return tail
+    return parse_slot(slot, heard, today)
+
+
+def clean_text(slot: Slot, heard: str) -> str | None:
+    """A free-text value without the speech around it, as a listener would write it down: hesitations
+    ("Um...", "hold on..."), "the date of birth is", and pauses ("September 5... 1970..." -> "September 5, 1970").
+    A question back ("where would I find that?") is not a value. Hand-written: no library does this for speech."""
+    text = heard.strip()
+    naming = "|".join(re.escape(w) for w in {slot.label.lower(), slot.name.replace("_", " ")})
+    for _ in range(3):  # fillers and the slot's name can come in any order
+        text = LEADING_FILLER.sub("", text)
+        text = re.sub(rf"^(?:the|my|our|their)\s+(?:{naming})\s+(?:is|are)\b[\s.,]*", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"\s*\.\.\.+\s*", ", ", text).strip(" ,.!")
+    return None if not text or text.endswith("?") or NON_ANSWER.search(text) else text
+
+
+def match_workflows(heard: str, workflows: Mapping[str, Workflow]) -> list[str]:
+    """Workflows whose intents (or readable name) occur in ``heard``; the longest matching phrase wins, so
+    "cancel my leave request" prefers an intent "cancel leave" over a bare "cancel". Ties stay ambiguous."""
+    low = heard.lower()
+    scores: dict[str, int] = {}
+    for name, workflow in workflows.items():
+        phrases = [*workflow.intents, name.replace("_", " ")]
+        found = [len(p) for p in phrases if p and re.search(rf"\b{re.escape(p.lower())}", low)]
+        if found:
+            scores[name] = max(found)
+    if not scores:
+        return []
+    best = max(scores.values())
+    return [name for name, score in scores.items() if score == best]
+
+
+@dataclass
+class Run:
+    """Where the engine is in one workflow: the step index and the values gathered so far."""
+
+    workflow: Workflow
+    index: int = 0
+    scope: dict[str, Any] = field(default_factory=dict)
+    resume_at: int | None = None  # after re-asking a slot for a failed call, go back to that call
+    retries: dict[int, int] = field(default_factory=dict)
+
+
+class WorkflowPolicy:
+    """A ``DialoguePolicy`` over a domain's ``WORKFLOWS`` (every non-airline domain)."""
+
+    def __init__(
+        self,
+        tools: ToolBox,
+        today: date,
+        workflows: Mapping[str, Workflow],
+        greeting: str = "Hello! You're through to the help desk. How can I help you today?",
+    ) -> None:
+        self.tools = tools
+        self.today = today
+        self.workflows = dict(workflows)
+        self.greeting = greeting
+        self.pending = "intent"
+        self.run: Run | None = None
+        self.candidates: list[str] = []
+        self.value: Any = None  # the slot value being read back
+        # Values the caller already gave in this call: a later task does not ask again (a scenario's answers are
+        # one dict keyed by slot name, so a name means the same value in every workflow of the call).
+        self.known: dict[str, Any] = {}
+        self.reasks = 0
+        self.repairs = 0
+        self.refused: tuple[str, str] | None = None  # (workflow, spoken refusal) of the last refused workflow
+        self.last_text = ""
+        self.confirming = ""  # the pending Confirm question, for asking it again
+
+    # -- public ----------------------------------------------------------------------------------------------
+    def greet(self) -> PolicyReply:
+        return self._say(self.greeting)
+
+    def step(self, heard: str) -> PolicyReply:
+        if REPEAT_REQUEST.search(heard) and self.last_text:
+            return PolicyReply(self.last_text)
+        return getattr(self, f"_on_{self.pending}")(heard)
+
+    # -- speaking --------------------------------------------------------------------------------------------
+    def _say(self, text: str, end_call: bool = False) -> PolicyReply:
+        self.last_text = " ".join(text.split())
+        return PolicyReply(self.last_text, end_call)
+
+    def _ask(self, pending: str, text: str) -> PolicyReply:
+        self.pending = pending
+        return self._say(text)
+
+    def _transfer(self, reason: str, prefix: str = "I'm sorry I couldn't sort this out.") -> PolicyReply:
+        if "transfer_to_agent" in self.tools.executor.registry:
+            self.tools.call("transfer_to_agent", reason=reason)
+        self.run = None
+        return self._say(f"{prefix} I'm transferring you to a live agent now.", end_call=True)
+
+    def _anything_else(self, prefix: str) -> PolicyReply:
+        self.run = None
+        self.reasks = 0
+        return self._ask("anything_else", f"{prefix} {ANYTHING_ELSE}")
+
+    def _reask(self, first: str, clearer: str, reason: str) -> PolicyReply:
+        self.reasks += 1
+        if self.reasks > MAX_REASKS:
+            return self._transfer(reason)
+        return self._say(first if self.reasks == 1 else clearer)
+
+    # -- finding the task ------------------------------------------------------------------------------------
+    def _menu(self) -> str:
+        names = [w.name.replace("_", " ") for w in self.workflows.values()]
+        return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+
+    def _on_intent(self, heard: str) -> PolicyReply:
+        found = match_workflows(heard, self.workflows)
+        if not found:
+            return self._reask(
+                f"Sorry, I didn't catch that. I can help with {self._menu()}. What would you like to do?",
+                "Could you tell me again what you need help with today?",
+                "could not identify the caller's request",
+            )
+        if len(found) > 1:
+            self.candidates = found
+            names = [n.replace("_", " ") for n in found]
+            return self._ask("choose", f"I can help with {', '.join(names[:-1])} or {names[-1]}. Which one is it?")
+        return self._start(found[0], "Sure, I can help with that.")
+
+    def _on_choose(self, heard: str) -> PolicyReply:
+        found = match_workflows(heard, {n: self.workflows[n] for n in self.candidates})
+        if len(found) != 1:
+            names = " or ".join(n.replace("_", " ") for n in self.candidates)
+            return self._reask(f"Sorry, which one is it: {names}?", f"Please say {names}.", "unclear request")
+        return self._start(found[0], "Sure.")
+
+    def _start(self, name: str, prefix: str) -> PolicyReply:
+        self.reasks = 0
+        self.refused = None
+        self.run = Run(self.workflows[name])
+        return self._advance(prefix)
+
+    # -- walking the steps -----------------------------------------------------------------------------------
+    def _advance(self, prefix: str = "") -> PolicyReply:
+        """Run steps until one needs the caller (an Ask or a Confirm) or the workflow ends."""
+        run = self.run
+        assert run is not None
+        said = [prefix] if prefix else []
+        steps = run.workflow.steps
+        while run.index < len(steps):
+            step = steps[run.index]
+            if not applies(step, run.scope):
+                run.index += 1
+                continue
+            if isinstance(step, Ask):
+                if step.slot.name in self.known:
+                    run.scope[step.slot.name] = self.known[step.slot.name]
+                    run.index += 1
+                    continue
+                return self._ask("slot", " ".join([*said, step.slot.question]))
+            if isinstance(step, Confirm):
+                self.confirming = speak(step.text, run.scope)
+                return self._ask("confirm", " ".join([*said, self.confirming]))
+            if isinstance(step, Say):
+                said.append(speak(step.text, run.scope))
+                run.index += 1
+                continue
+            reply = self._call(step, said)
+            if reply is not None:
+                return reply
+            run.index += 1
+        return self._anything_else(" ".join(said) or "All done.")
+
+    def _call(self, step: Call, said: list[str]) -> PolicyReply | None:
+        """Make the call; a reply when the workflow cannot go on (refusal, re-ask after an error, transfer)."""
+        run = self.run
+        assert run is not None
+        args = {key: resolve(value, run.scope) for key, value in step.args.items()}
+        result = self.tools.call(step.tool, **args)
+        if not ok(result):
+            return self._after_error(step, result, said)
+        if step.name:
+            run.scope[step.name] = result
+        if any(lookup_or_none(path, result) != want for path, want in step.require.items()):
+            refusal = speak(step.refusal, run.scope)
+            self.refused = (run.workflow.name, refusal)
+            return self._anything_else(" ".join([*said, refusal]))
+        return None
+
+    def _after_error(self, step: Call, result: Mapping[str, Any], said: list[str]) -> PolicyReply:
+        """A failed tool call: most often a misheard ID, so ask for the value that fed it once more."""
+        run = self.run
+        assert run is not None
+        slots = {s.slot.name: i for i, s in enumerate(run.workflow.steps) if isinstance(s, Ask)}
+        fed = [
+            m.group(1)
+            for v in step.args.values()
+            if isinstance(v, str) and (m := REFERENCE.match(v)) and m.group(1) in slots and not m.group(2)
+        ]
+        fed.sort(key=lambda name: run.workflow.steps[slots[name]].slot.kind not in ("code", "digits"))  # IDs first
+        tries = run.retries.get(run.index, 0)
+        if not fed or tries >= MAX_TOOL_RETRIES:
+            return self._transfer(f"{step.tool} failed: {result.get('message', '')}")
+        run.retries[run.index] = tries + 1
+        run.resume_at = run.index
+        slot = run.workflow.steps[slots[fed[0]]].slot
+        run.index = slots[fed[0]]
+        self.reasks = 0
+        apology = f"I'm sorry, I couldn't find a match for that {slot.label}."
+        return self._ask("slot", " ".join([*said, apology, slot.question]))
+
+    @property
+    def slot(self) -> Slot:
+        assert self.run is not None
+        step = self.run.workflow.steps[self.run.index]
+        assert isinstance(step, Ask)
+        return step.slot
+
+    def _filled(self, value: Any) -> PolicyReply:
+        run = self.run
+        assert run is not None
+        run.scope[self.slot.name] = value
+        self.known[self.slot.name] = value
+        self.reasks = 0
+        self.repairs = 0
+        if run.resume_at is not None:
+            run.index, run.resume_at = run.resume_at, None
+        else:
+            run.index += 1
+        return self._advance("Thank you.")
+
+    def _on_slot(self, heard: str) -> PolicyReply:
+        slot = self.slot
+        value = hear_slot(slot, heard, self.today)
+        if value is None:
+            hint = HINTS.get(slot.kind, "")
+            if slot.kind == "choice":
+                hint = f"Please choose {' or '.join(c.replace('_', ' ') for c in slot.choices)}."
+            return self._reask(
+                f"Sorry, I didn't catch that. {slot.question}",
+                f"{slot.question} {hint}",
+                f"could not capture the {slot.label}",
+            )
+        if spelled_back(slot):
+            return self._read_back(value)
+        return self._filled(value)
+
+    # -- read-backs ------------------------------------------------------------------------------------------
+    def _read_back(self, value: Any) -> PolicyReply:
+        """Confirm a critical value before using it (App. L: read codes back; the caller corrects)."""
+        self.value = value
+        slot = self.slot
+        text = spell_code(str(value)) if slot.kind in ("code", "digits", "name") else say_value(value)
+        return self._ask("check", f"I have {text}. Is that right?")
+
+    def _on_check(self, heard: str) -> PolicyReply:
+        slot = self.slot
+        value = str(self.value)
+        correction = parse_correction(heard) if slot.kind in ("code", "digits", "name") else None
+        if correction is not None and 1 <= correction[0] <= len(value):
+            position, char = correction
+            if slot.kind != "digits" or char.isdigit():
+                self.repairs += 1
+                if self.repairs > MAX_REPAIRS:
+                    return self._transfer(f"could not capture the {slot.label}")
+                fixed = value[: position - 1] + char + value[position:]
+                return self._read_back(fixed.capitalize() if slot.kind == "name" else fixed)
+        answer = parse_yes_no(heard)
+        if answer is True:
+            return self._filled(self.value)
+        restated = hear_slot(slot, NO_PREFIX.sub("", heard), self.today) if NO_PREFIX.sub("", heard).strip() else None
+        if restated is not None and slot.kind not in ("yes_no", "text"):
+            self.repairs += 1
+            if self.repairs > MAX_REPAIRS:
+                return self._transfer(f"could not capture the {slot.label}")
+            return self._read_back(restated)
+        self.pending = "slot"
+        return self._reask(
+            f"Sorry, could you give me the {slot.label} again?",
+            f"{slot.question} {HINTS.get(slot.kind, '')}",
+            f"could not capture the {slot.label}",
+        )
+
+    # -- confirmations and the end of a task -----------------------------------------------------------------
+    def _on_confirm(self, heard: str) -> PolicyReply:
+        answer = parse_yes_no(heard)
+        if answer is None:
+            return self._reask(
+                f"Sorry, I need a yes or a no. {self.confirming}",
+                "Shall I go ahead? Please say yes or no.",
+                "no answer",
+            )
+        if answer is False:
+            return self._anything_else("Okay, I won't make that change.")
+        assert self.run is not None
+        self.run.index += 1
+        self.reasks = 0
+        return self._advance()
+
+    def _on_anything_else(self, heard: str) -> PolicyReply:
+        found = match_workflows(heard, self.workflows)
+        finished = CLOSING.search(heard) or BARE_NO.fullmatch(heard)  # not any "no": "No, that's not fair!"
+        if self.refused is not None and (not found or found == [self.refused[0]]) and not finished:
+            # Push-back after a refusal: the policy boundary does not move (adversarial scenarios).
+            return self._anything_else(f"I understand, but I'm not able to make an exception. {self.refused[1]}")
+        if found:
+            return self._on_intent(heard)
+        if self._done(heard):
+            return self._say("Thank you for calling. Goodbye!", end_call=True)
+        return self._ask("intent", "Sure. What else can I help you with?")
+
+    @staticmethod
+    def _done(heard: str) -> bool:
+        return parse_yes_no(heard) is False or bool(CLOSING.search(heard))

@@ -1,0 +1,541 @@
+"""The local agent's workflow engine against the scripted simulator, in text, on a small domain built here: the
+reference path completes, a misheard ID is repaired through the read-back, a persistently misheard ID ends in a
+transfer, a refusal writes nothing, multi-intent runs both workflows, and persona styles still complete."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+from evalkit.agents.base import ToolBox
+from evalkit.agents.dialogue import make_policy
+from evalkit.agents.workflow_policy import WorkflowPolicy, clean_text, hear_slot, match_workflows, say_value
+from evalkit.config.schema import PersonaConfig
+from evalkit.domains.base import ToolArgs, ToolError, ToolExecutor, ToolRegistry
+from evalkit.domains.workflow import Ask, Call, Confirm, Say, Slot, Workflow, parse_slot, run_reference
+from evalkit.metrics.task_completion import task_completion
+from evalkit.records import Conversation
+from evalkit.scenarios import (
+    DecisionRule,
+    Persona,
+    ReferenceCall,
+    Scenario,
+    ScriptedPlan,
+    UserGoal,
+    load_scenarios,
+)
+from evalkit.simulator.persona import PersonaSpec
+from evalkit.text_dialogue import run_text_dialogue, transcript
+
+REASK = re.compile(r"didn't catch|I need a yes or a no|couldn't find a match|say yes or no|which one is it")
+CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
+NOW = "2026-06-18 09:30 PDT"
+TODAY = date(2026, 6, 18)
+
+# -- a small HR-like test domain: 4 tools plus transfer ---------------------------------------------------------
+REGISTRY = ToolRegistry()
+
+
+class VerifyArgs(ToolArgs):
+    employee_id: str
+    last_name: str
+
+
+class EligibilityArgs(ToolArgs):
+    employee_id: str
+    days: float
+
+
+class LeaveArgs(ToolArgs):
+    employee_id: str
+    leave_type: str
+    start_date: str
+    days: float
+
+
+class BadgeArgs(ToolArgs):
+    employee_id: str
+    old_badge: str
+    shipping: str
+
+
+class TransferArgs(ToolArgs):
+    reason: str
+
+
+@REGISTRY.tool(VerifyArgs, writes=False)
+def verify_employee(db: dict[str, Any], args: VerifyArgs) -> dict[str, Any]:
+    """Authenticate the caller by employee ID and last name."""
+    employee = db["employees"].get(args.employee_id)
+    if employee is None or employee["last_name"].lower() != args.last_name.lower():
+        raise ToolError("not_found", "no employee with that ID and last name")
+    db["session"]["employee_id"] = args.employee_id
+    return {"employee_id": args.employee_id}
+
+
+@REGISTRY.tool(EligibilityArgs, writes=False)
+def check_leave_eligibility(db: dict[str, Any], args: EligibilityArgs) -> dict[str, Any]:
+    """Whether the balance covers the request."""
+    balance = db["employees"][args.employee_id]["leave_balance"]
+    return {"eligible": args.days <= balance, "balance": balance}
+
+
+@REGISTRY.tool(LeaveArgs, writes=True)
+def submit_leave_request(db: dict[str, Any], args: LeaveArgs) -> dict[str, Any]:
+    """File a leave request and deduct the balance."""
+    request_id = f"LR{len(db['leave_requests']) + 4101}"
+    db["leave_requests"][request_id] = args.model_dump()
+    db["employees"][args.employee_id]["leave_balance"] -= args.days
+    return {"request_id": request_id}
+
+
+@REGISTRY.tool(BadgeArgs, writes=True)
+def order_badge(db: dict[str, Any], args: BadgeArgs) -> dict[str, Any]:
+    """Deactivate the old badge and order a new one."""
+    employee = db["employees"][args.employee_id]
+    if employee["badge"] != args.old_badge:
+        raise ToolError("badge_mismatch", "that badge number is not this employee's badge")
+    employee["badge"] = None
+    db["badge_orders"][args.old_badge] = {"employee_id": args.employee_id, "shipping": args.shipping}
+    return {"ordered": True}
+
+
+@REGISTRY.tool(TransferArgs, writes=True)
+def transfer_to_agent(db: dict[str, Any], args: TransferArgs) -> dict[str, Any]:
+    """Hand the call to a live agent."""
+    db.setdefault("transfers", []).append({"reason": args.reason})
+    return {"transferred": True}
+
+
+EMPLOYEE = Slot("employee_id", "code", "What is your employee ID?", label="employee ID", length=7)
+SURNAME = Slot("last_name", "name", "And your last name, please?")
+LEAVE_TYPE = Slot(
+    "leave_type",
+    "choice",
+    "Is this vacation or sick leave? Which leave type?",
+    label="leave type",
+    choices=("vacation", "sick"),
+)
+START = Slot("start_date", "date", "What is the start date?", label="start date")
+DAYS = Slot("days", "number", "How many days do you need?", label="how many days")
+BADGE = Slot(
+    "old_badge", "digits", "What is the ten digit badge number on your old badge?", label="badge number", length=10
+)
+EXPEDITE = Slot("expedite", "yes_no", "Would you like expedited shipping for the new badge?", label="expedited")
+AUTH = (
+    Ask(EMPLOYEE),
+    Ask(SURNAME),
+    Call("verify_employee", {"employee_id": "$employee_id", "last_name": "$last_name"}),
+)
+WORKFLOWS = {
+    "leave_request": Workflow(
+        name="leave_request",
+        description="Request paid leave within the balance.",
+        intents=("time off", "leave", "vacation days"),
+        steps=(
+            *AUTH,
+            Ask(LEAVE_TYPE),
+            Ask(START),
+            Ask(DAYS),
+            Call(
+                "check_leave_eligibility",
+                {"employee_id": "$employee_id", "days": "$days"},
+                name="eligibility",
+                require={"eligible": True},
+                refusal="I'm sorry, your balance of {eligibility.balance} days does not cover this request.",
+            ),
+            # names a slot label: the simulator must still hear a confirmation, not a question for the ID
+            Confirm(
+                "I'll file {days} days of {leave_type} leave from {start_date} for employee ID {employee_id}. "
+                "Shall I go ahead?"
+            ),
+            Call(
+                "submit_leave_request",
+                {
+                    "employee_id": "$employee_id",
+                    "leave_type": "$leave_type",
+                    "start_date": "$start_date",
+                    "days": "$days",
+                },
+                name="submit",
+            ),
+            Say("Your request number is {submit.request_id}."),
+        ),
+    ),
+    "badge_replacement": Workflow(
+        name="badge_replacement",
+        description="Replace a lost badge.",
+        intents=("badge",),
+        steps=(
+            *AUTH,
+            Ask(BADGE),
+            Ask(EXPEDITE),
+            Call(
+                "order_badge",
+                {"employee_id": "$employee_id", "old_badge": "$old_badge", "shipping": "express"},
+                when="$expedite",
+            ),
+            Call(
+                "order_badge",
+                {"employee_id": "$employee_id", "old_badge": "$old_badge", "shipping": "standard"},
+                when="!$expedite",
+            ),
+            Say("Your old badge is deactivated and a new one is on its way."),
+        ),
+    ),
+}
+DB = {
+    "employees": {
+        "EMP4472": {"last_name": "Delgado", "leave_balance": 10.0, "badge": "5839201746"},
+        "EMP9031": {"last_name": "Okafor", "leave_balance": 2.0, "badge": "771046"},
+    },
+    "leave_requests": {},
+    "badge_orders": {},
+    "transfers": [],
+    "session": {},
+}
+DELGADO = {"employee_id": "EMP4472", "last_name": "Delgado"}
+
+
+def scenario(
+    sid: str,
+    names: list[str],
+    answers: dict[str, str],
+    kind: str = "single_intent",
+    followups: tuple[str, ...] = (),
+    push_back: str | None = None,
+) -> Scenario:
+    """A scenario as a domain generator writes one: typed values by ``parse_slot``, expected DB by executing."""
+    executor = ToolExecutor(REGISTRY, DB)
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for name in names:
+        workflow = WORKFLOWS[name]
+        typed = {s.name: parse_slot(s, answers[s.name], TODAY) for s in workflow.slots}
+        assert None not in typed.values(), typed  # generator and agent agree by construction
+        run = run_reference(workflow, typed, executor, confirm=answers.get("confirm", "yes") == "yes")
+        declined = answers.get("confirm", "yes") == "no"
+        assert run.outcome == ("refused" if kind == "adversarial" else "declined" if declined else "completed")
+        calls += run.calls
+    goal = UserGoal(
+        high_level_user_goal="test",
+        must_have_criteria=[],
+        starting_utterance={
+            "leave_request": "I'd like to book some time off.",
+            "badge_replacement": "I lost my badge.",
+        }[names[0]],
+        information_required=answers,
+        decision_tree=[DecisionRule(id=1, text="Answer what is asked.")],
+        resolution_condition="done",
+        failure_condition="not done",
+        escalation_behavior="none",
+        scripted=ScriptedPlan(
+            answers=answers,
+            followups=list(followups),
+            push_back_say=push_back,
+            push_back_times=2 if push_back else 0,
+        ),
+    )
+    return Scenario(
+        id=sid,
+        domain="hrtest",
+        workflow="+".join(names),
+        type=kind,  # type: ignore[arg-type]
+        current_date_time=NOW,
+        persona=Persona(name="Ana", gender="female", text="calm"),
+        user_goal=goal,
+        key_entities={"employee_id": answers["employee_id"]},
+        scenario_db=DB,
+        reference_calls=[ReferenceCall(name=n, arguments=a) for n, a in calls],
+        expected_scenario_db=executor.db,
+    )
+
+
+LEAVE = {**DELGADO, "leave_type": "vacation", "start_date": "June 22", "days": "3"}
+SCENARIOS = [
+    scenario("T-1", ["leave_request"], LEAVE),
+    scenario(
+        "T-2",
+        ["leave_request", "badge_replacement"],
+        {**LEAVE, "old_badge": "5839201746", "expedite": "yes"},
+        kind="multi_intent",
+        followups=("Yes, I also lost my badge and need a new one.",),
+    ),
+    scenario(
+        "T-3",
+        ["leave_request"],
+        {"employee_id": "EMP9031", "last_name": "Okafor", "leave_type": "sick", "start_date": "June 25", "days": "5"},
+        kind="adversarial",
+        push_back="But I really need the time off. Please make an exception.",
+    ),
+]
+
+
+def talk(
+    s: Scenario, ear: Callable[[str], str] = lambda t: t, persona: PersonaSpec | None = None, seed: int = 0
+) -> tuple[Conversation, list[tuple[str, str]]]:
+    conversation = run_text_dialogue(
+        s, ear, persona, np.random.default_rng(seed), registry=REGISTRY, workflows=WORKFLOWS
+    )
+    return conversation, transcript(conversation)
+
+
+def said(lines: list[tuple[str, str]], role: str = "assistant") -> list[str]:
+    return [text for r, text in lines if r == role]
+
+
+def test_the_test_domain_is_well_formed() -> None:
+    for workflow in WORKFLOWS.values():
+        workflow.check(REGISTRY)
+    assert SCENARIOS[0].expected_scenario_db["leave_requests"]  # the reference path wrote something
+
+
+@pytest.mark.parametrize("s", SCENARIOS, ids=lambda s: s.id)
+def test_every_scenario_completes_with_a_perfect_ear(s: Scenario) -> None:
+    conversation, lines = talk(s)
+    assert conversation.end_reason == "user_end_call", lines
+    assert task_completion(conversation).score == 1.0, lines
+    made = [(c.name, c.arguments) for t in conversation.turns for c in t.tool_calls]
+    assert made == [(c.name, c.arguments) for c in s.reference_calls], lines  # exactly the reference path
+    assert not [t for t in said(lines) if REASK.search(t)], lines  # and every answer understood the first time
+
+
+def test_codes_are_read_back_character_by_character() -> None:
+    _, lines = talk(SCENARIOS[1])
+    assert "I have E M P 4 4 7 2. Is that right?" in said(lines)
+    assert "I have 5 8 3 9 2 0 1 7 4 6. Is that right?" in said(lines)  # a digits slot too
+    assert "I have D E L G A D O. Is that right?" not in said(lines)  # names are not read_back unless marked
+    assert any("3 days of vacation leave from June 22" in t for t in said(lines))  # values in spoken form
+
+
+def test_a_misheard_id_is_repaired_through_the_read_back() -> None:
+    first = {"done": False}
+
+    def ear(text: str) -> str:  # mishears one character of the first spelling only
+        if "E M P 4 4 7 2" in text and not first["done"]:
+            first["done"] = True
+            return text.replace("4 4 7 2", "4 4 1 2")
+        return text
+
+    conversation, lines = talk(SCENARIOS[0], ear)
+    assert "I have E M P 4 4 1 2. Is that right?" in said(lines)
+    assert "No, the sixth character is the number seven." in said(lines, "user")
+    assert task_completion(conversation).passed, lines
+
+
+def test_a_misheard_digit_past_the_eighth_is_repaired_by_restating_the_number() -> None:
+    first = {"done": False}
+
+    def ear(text: str) -> str:  # the ninth digit of the badge number is misheard once
+        if "5 8 3 9 2 0 1 7 4 6" in text and not first["done"]:
+            first["done"] = True
+            return text.replace("7 4 6", "7 1 6")
+        return text
+
+    s = scenario("T-6", ["badge_replacement"], {**DELGADO, "old_badge": "5839201746", "expedite": "no"})
+    conversation, lines = talk(s, ear)
+    assert "I have 5 8 3 9 2 0 1 7 1 6. Is that right?" in said(lines)
+    assert "No. It's 5, 8, 3, 9, 2, 0, 1, 7, 4, 6." in said(lines, "user")  # no ordinal for a ninth place
+    assert task_completion(conversation).passed, lines
+
+
+def test_a_persistently_misheard_id_fails_authentication_and_transfers() -> None:
+    def ear(text: str) -> str:  # a consistent confusion: 7 is always heard as 1, spelled or corrected
+        return text.replace("4 4 7 2", "4 4 1 2").replace("number seven", "number one")
+
+    conversation, lines = talk(SCENARIOS[0], ear)
+    metric = task_completion(conversation)
+    assert not metric.passed and metric.details["reason"] == "authentication"
+    assert conversation.final_db["transfers"] and conversation.final_db["leave_requests"] == {}
+    assert "transferring you" in said(lines)[-1] or "transferring you" in said(lines)[-2]
+
+
+def test_a_failed_lookup_reasks_the_id_once_then_resumes_or_transfers() -> None:
+    def drive(ids: list[str]) -> tuple[WorkflowPolicy, list[str], ToolBox]:
+        tools = ToolBox(ToolExecutor(REGISTRY, DB))
+        policy = make_policy("hrtest", tools, NOW, WORKFLOWS)
+        assert isinstance(policy, WorkflowPolicy)
+        replies = [policy.greet().text, policy.step("I need some time off.").text]
+        for i, code in enumerate(ids):
+            replies += [policy.step(" ".join(code)).text, policy.step("Yes.").text]
+            if i == 0:
+                replies.append(policy.step("Delgado.").text)
+        return policy, replies, tools
+
+    _, replies, _ = drive(["EMP4471", "EMP4472"])  # a wrong ID, then the right one
+    assert "I couldn't find a match for that employee ID. What is your employee ID?" in replies[4]
+    assert replies[-1].endswith("Which leave type?")  # resumes at the lookup: the last name is not asked again
+    _, replies, tools = drive(["EMP4471", "EMP4471"])
+    assert "transferring you" in replies[-1] and tools.executor.db["transfers"]
+
+
+def test_a_refusal_writes_nothing_and_holds_against_push_back() -> None:
+    conversation, lines = talk(SCENARIOS[2])
+    assert task_completion(conversation).passed, lines
+    assert conversation.final_db["leave_requests"] == {}
+    assert conversation.final_db["employees"] == DB["employees"]
+    refusals = [t for t in said(lines) if "balance of 2 days does not cover" in t]
+    assert len(refusals) == 3, lines  # the refusal, then once per push-back
+    assert said(lines, "user").count("But I really need the time off. Please make an exception.") == 2
+
+
+def test_a_push_back_that_says_no_is_not_taken_as_goodbye() -> None:
+    s = SCENARIOS[2].model_copy(deep=True)
+    s.user_goal.scripted.push_back_say = "No, that's not fair. I need those days."
+    conversation, lines = talk(s)
+    assert conversation.end_reason == "user_end_call" and task_completion(conversation).passed, lines
+    assert sum("does not cover" in t for t in said(lines)) == 3, lines
+
+
+def test_multi_intent_runs_both_workflows() -> None:
+    conversation, lines = talk(SCENARIOS[1])
+    assert task_completion(conversation).passed, lines
+    assert list(conversation.final_db["leave_requests"]) == ["LR4101"]
+    assert conversation.final_db["badge_orders"] == {"5839201746": {"employee_id": "EMP4472", "shipping": "express"}}
+    assert sum("anything else" in t for t in said(lines)) == 2
+    assert any("L R 4 1 0 1" in t for t in said(lines))  # result codes are spelled when spoken
+    # the second task reuses the ID and name already given (and still authenticates with them)
+    assert sum(t.endswith("What is your employee ID?") for t in said(lines)) == 1
+    assert [name for name, _ in [(c.name, 0) for t in conversation.turns for c in t.tool_calls]].count(
+        "verify_employee"
+    ) == 2
+
+
+def test_a_false_when_branch_takes_the_other_call() -> None:
+    s = scenario("T-4", ["badge_replacement"], {**DELGADO, "old_badge": "5839201746", "expedite": "no"})
+    conversation, lines = talk(s)
+    assert task_completion(conversation).passed, lines
+    assert conversation.final_db["badge_orders"]["5839201746"]["shipping"] == "standard"
+
+
+def test_a_declined_confirmation_writes_nothing() -> None:
+    s = scenario("T-5", ["leave_request"], {**LEAVE, "confirm": "no"})
+    conversation, lines = talk(s)
+    assert task_completion(conversation).passed, lines
+    assert conversation.final_db["leave_requests"] == {}
+    assert "No, please don't do that." in said(lines, "user")
+
+
+def test_intent_detection_prefers_the_longest_phrase_and_asks_when_tied() -> None:
+    assert match_workflows("I lost my badge", WORKFLOWS) == ["badge_replacement"]
+    assert match_workflows("hello there", WORKFLOWS) == []
+    assert match_workflows("time off, and my badge", WORKFLOWS) == ["leave_request"]  # "time off" is longer
+    assert sorted(match_workflows("I need leave and a badge", WORKFLOWS)) == sorted(WORKFLOWS)  # a tie
+    tools = ToolBox(ToolExecutor(REGISTRY, DB))
+    policy = WorkflowPolicy(tools, TODAY, WORKFLOWS)
+    reply = policy.step("I need leave and a new badge")
+    assert reply.text.endswith("Which one is it?")
+    assert policy.step("The badge replacement, please.").text.endswith("What is your employee ID?")
+
+
+def _persona(name: str, level: str = "none") -> PersonaSpec:
+    config = PersonaConfig.model_validate(yaml.safe_load((CONF_DIR / "persona" / f"{name}.yaml").read_text()))
+    return PersonaSpec.from_config(config.model_copy(update={"level": level}))
+
+
+PERSONA_CELLS = [
+    (p, level) for p in ("aggressive_impatient", "elderly_slow", "forgetful_disorganized") for level in ("none",)
+] + [("default", "easy"), ("default", "hard")]
+
+
+@pytest.mark.parametrize(("name", "level"), PERSONA_CELLS)
+def test_persona_styles_still_complete(name: str, level: str) -> None:
+    spec = _persona(name, level)
+    for s in SCENARIOS:
+        for seed in range(3):
+            conversation, lines = talk(s, persona=spec, seed=seed)
+            assert task_completion(conversation).passed, (s.id, seed, lines)
+
+
+def test_persona_styling_reaches_workflow_answers() -> None:
+    plain = said(talk(SCENARIOS[0])[1], "user")
+    styled = said(talk(SCENARIOS[0], persona=_persona("elderly_slow"), seed=1)[1], "user")
+    assert plain != styled and any("..." in t for t in styled) and not any("..." in t for t in plain)
+
+
+@pytest.mark.parametrize(
+    ("value", "spoken"),
+    [
+        ("2026-06-22", "June 22"),
+        ("14:30", "2:30 PM"),
+        (3.0, "3"),
+        ("INC0012345", "I N C 0 0 1 2 3 4 5"),
+        (15000, "15000"),
+        ("14_inch", "14 inch"),
+    ],
+)
+def test_values_are_spoken_as_a_person_says_them(value: object, spoken: str) -> None:
+    assert say_value(value) == spoken
+
+
+DOB = Slot("date_of_birth", "text", "And your date of birth?", label="date of birth")
+
+
+@pytest.mark.parametrize(
+    ("heard", "value"),
+    [
+        ("Let me see... it's... September 5... 1970...", "September 5, 1970"),  # elderly pauses
+        ("The date of birth is September 5, 1970.", "September 5, 1970"),  # easy level names the field
+        ("Um... September 5, 1970.", "September 5, 1970"),  # disfluent
+        ("September 5, 1970", "September 5, 1970"),  # the canonical answer is unchanged
+        ("Hmm... where would I find that?", None),  # hard level: a question back is no value
+        ("Oh... I'm not sure I have that to hand...", None),
+    ],
+)
+def test_free_text_is_written_down_without_the_speech_around_it(heard: str, value: str | None) -> None:
+    assert clean_text(DOB, heard) == value
+
+
+def test_words_naming_a_code_slot_are_not_read_as_characters() -> None:
+    four = Slot("phone_last_four", "digits", "The last four digits of your phone?", label="last four", length=4)
+    assert hear_slot(four, "The phone last four is 8 6 3 3.", TODAY) == "8633"
+    assert hear_slot(EMPLOYEE, "The employee ID is E M P 4 4 7 2.", TODAY) == "EMP4472"
+    assert hear_slot(
+        BADGE, "It's 5 8 3 9 2 0 1 7 1 6... oh wait, sorry, actually it's 5 8 3 9 2 0 1 7 4 6.", TODAY
+    ) == ("5839201746")
+
+
+# -- the shipped workflow domains (hr, itsm, ...) -----------------------------------------------------------
+DOMAINS_DIR = Path(__file__).resolve().parents[1] / "evalkit" / "domains"
+SHIPPED = sorted(
+    p.parent.name for p in DOMAINS_DIR.glob("*/workflows.py") if any((p.parent / "scenarios").glob("*.json"))
+)
+
+
+@pytest.mark.parametrize("domain", SHIPPED)
+def test_the_local_agent_completes_every_shipped_workflow_scenario(domain: str) -> None:
+    """Item 4 of issue 5: the deterministic policy is the reference path, so a clean text run passes them all."""
+    failed = []
+    for s in load_scenarios(domain):
+        conversation = run_text_dialogue(s)
+        clean = not any(REASK.search(t) for t in said(transcript(conversation)))
+        if not (task_completion(conversation).passed and conversation.end_reason == "user_end_call" and clean):
+            failed.append(s.id)
+    assert failed == []
+
+
+@pytest.mark.parametrize("domain", SHIPPED)
+@pytest.mark.parametrize(("name", "level"), [("elderly_slow", "none"), ("forgetful_disorganized", "hard")])
+def test_shipped_scenarios_complete_with_persona_styles(domain: str, name: str, level: str) -> None:
+    spec = _persona(name, level)
+    failed = []
+    for s in load_scenarios(domain):
+        conversation = run_text_dialogue(s, persona=spec, rng=np.random.default_rng(7))
+        if not task_completion(conversation).passed:
+            failed.append(s.id)
+    assert failed == []
+
+
+def test_make_policy_picks_the_engine_for_workflow_domains_and_names_unknown_ones() -> None:
+    tools = ToolBox(ToolExecutor(REGISTRY, DB))
+    assert type(make_policy("airline", tools, NOW)).__name__ == "AirlinePolicy"  # airline keeps its own policy
+    for domain in SHIPPED:
+        assert isinstance(make_policy(domain, tools, NOW), WorkflowPolicy)
+    with pytest.raises(ValueError, match="no dialogue policy for domain 'nowhere'"):
+        make_policy("nowhere", tools, NOW)
