@@ -539,3 +539,18 @@ def test_make_policy_picks_the_engine_for_workflow_domains_and_names_unknown_one
         assert isinstance(make_policy(domain, tools, NOW), WorkflowPolicy)
     with pytest.raises(ValueError, match="no dialogue policy for domain 'nowhere'"):
         make_policy("nowhere", tools, NOW)
+
+
+def test_a_misheard_request_is_restated_in_plain_words_and_the_task_completes() -> None:
+    from evalkit.metrics.task_completion import task_completion
+    from evalkit.scenarios import load_scenarios
+    from evalkit.text_dialogue import run_text_dialogue, transcript
+
+    scenario = next(s for s in load_scenarios("hr") if s.id == "HR-003")
+    opening = scenario.user_goal.starting_utterance
+    garbled = opening.replace("malpractice", "Mailcrack disk")
+    conversation = run_text_dialogue(scenario, ear=lambda t: garbled if t == opening else t)
+    said = [text for role, text in transcript(conversation) if role == "user"]
+    assert said[:2] == [opening] * 2
+    assert said[2] == "I need help with malpractice update."
+    assert task_completion(conversation).score == 1.0

@@ -37,6 +37,7 @@ FIELD_CUES = (
     ("new_date", ("what date", "which date", "new date", "the month and the day")),
     ("seat_preference", ("seat preference", "window, an aisle", "window, aisle")),  # the agent's 3 phrasings
 )
+REQUEST_CUES = ("what you need help with", "how can i help", "what can i help", "what do you need help")
 CONFIRM_CUES = ("shall i", "should i", "would you like me to", "do you want me to", "yes or no")
 REPEATABLE_CUES = ("which would you like", "total of", "shall i go ahead")  # offers and quotes worth re-hearing
 STALL_CUES = ("sorry", "didn't get", "still didn't", "again")
@@ -276,6 +277,11 @@ class ScriptedSimulator:
         if slot is not None:
             self.no_progress = 0
             return self._answer_slot(slot)
+        if any(cue in low for cue in REQUEST_CUES):
+            # Asked to restate the request (after "sorry, I didn't catch that" got the same words again): say it
+            # in the plainest words, the task's name, as a caller does when not understood.
+            current = self.workflows[min(self.followups_said, len(self.workflows) - 1)]
+            return self._styled(f"I need help with {current.name.replace('_', ' ')}.")
         if "what else" in low and self.followups_said:
             return self._say(self.last)
         if "sorry" in low and ("catch" in low or "again" in low or "repeat" in low):
