@@ -7,6 +7,7 @@ and the task can fail — the point of a robustness benchmark.
 
 from __future__ import annotations
 
+import calendar
 import difflib
 import re
 from datetime import date
@@ -119,25 +120,7 @@ LETTER_NAMES = {
     "zee": "Z",
     "zed": "Z",
 }
-MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ]
-    )
-}
+MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}  # "january" -> 1
 ORDINALS = ORDINAL_VALUES
 TENS = {"twenty": 20, "thirty": 30}
 

@@ -26,6 +26,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, field_validator
 
 from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry
+from evalkit.spoken import MONTHS
 
 REGISTRY = ToolRegistry()
 
@@ -115,20 +116,6 @@ COUNTRIES = {
     "poland": "PL",
     "ukraine": "UA",
 }
-MONTH_NAMES = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
 
 
 def normalize_date(value: Any) -> Any:
@@ -140,8 +127,8 @@ def normalize_date(value: Any) -> Any:
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         return text
     match = re.search(r"([A-Za-z]+)\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})", text)
-    if match and match.group(1).lower() in MONTH_NAMES:
-        month = MONTH_NAMES.index(match.group(1).lower()) + 1
+    if match and match.group(1).lower() in MONTHS:
+        month = MONTHS[match.group(1).lower()]
         try:
             return date(int(match.group(3)), month, int(match.group(2))).isoformat()
         except ValueError:
