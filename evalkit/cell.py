@@ -357,6 +357,8 @@ def _per_conversation_table(records: list[ConversationRecord]) -> dict[str, list
             "end_reason": c.end_reason,
             "turns": len(c.turns),
         }
+        if c.validation is not None:  # 0: still invalid after regeneration (App. D.1); the analysis excludes it
+            row["valid"] = int(c.validation.valid)
         row.update({name: m.score for name, m in r.metrics.items()})
         row.update({f"{name}_pass": None if m.passed is None else int(m.passed) for name, m in r.metrics.items()})
         rows.append(row)

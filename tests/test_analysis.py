@@ -163,6 +163,25 @@ def test_tables_and_records_read_back_alike():
     assert (r_scen, r_trials) == (["A", "A"], [0, 1]) and r_scores["tc"][0] == 1.0 and np.isnan(r_scores["tc"][1])
 
 
+def test_conversations_still_invalid_after_regeneration_are_excluded_and_named():
+    table = {
+        "columns": ["scenario", "trial", "valid", "tc"],
+        "data": [["A", 0, 1, 1.0], ["A", 1, 0, 0.0], ["B", 0, None, 0.0]],  # None: validation was off
+    }
+    scenarios, trials, scores, problems = table_scores(table)
+    assert (scenarios, trials, scores) == (["A", "B"], [0, 0], {"tc": [1.0, 0.0]})  # "valid" is not a metric
+    assert problems == ["conversation A trial 1 failed simulation validation: excluded"]
+    records = {
+        "A_t0.json": {
+            "conversation": {"scenario_id": "A", "trial": 0, "validation": {"valid": False, "attempt": 2}},
+            "metrics": {"tc": {"score": 0.0}},
+        },
+        "B_t0.json": {"conversation": {"scenario_id": "B", "trial": 0}, "metrics": {"tc": {"score": 1.0}}},
+    }
+    r_scen, _, r_scores, r_problems = table_scores(records_table(records))
+    assert r_scen == ["B"] and r_scores == {"tc": [1.0]} and "A trial 0 failed simulation validation" in r_problems[0]
+
+
 # --- the clean-twin rule ----------------------------------------------------------------------------------------
 
 

@@ -28,7 +28,7 @@ from evalkit.tracking.store import (
 
 TABLE_ARTIFACT = "conversations_table.json"
 RECORDS_DIR = "records"
-NON_METRIC_COLUMNS = frozenset({"scenario", "trial", "seed", "turns"})
+NON_METRIC_COLUMNS = frozenset({"scenario", "trial", "seed", "turns", "valid"})
 TWIN_AXIS_DEFAULTS = {"perturb": "clean", "snr_db": "none"}  # params of the clean condition (evalkit.cell)
 
 
@@ -76,8 +76,9 @@ def _is_number(value: Any) -> bool:
 def table_scores(table: Mapping[str, Any]) -> tuple[list[str], list[int], dict[str, list[float]], list[str]]:
     """(scenarios, trials, metric -> scores, problems) from an MLflow table artifact (``columns`` + ``data``).
 
-    Every numeric column other than scenario/trial/seed/turns is a metric (booleans count as 0/1, None as NaN);
-    a repeated (scenario, trial) is kept once and reported.
+    Every numeric column other than scenario/trial/seed/turns/valid is a metric (booleans count as 0/1, None as
+    NaN); a repeated (scenario, trial) is kept once and reported; a conversation whose ``valid`` is 0 (still
+    invalid after the cell's regenerations, App. D.1) is excluded and reported.
     """
     columns = list(table.get("columns", []))
     rows = table.get("data", [])
@@ -97,6 +98,10 @@ def table_scores(table: Mapping[str, Any]) -> tuple[list[str], list[int], dict[s
             problems.append(f"conversation {pair[0]} trial {pair[1]} appears twice: kept the first")
             continue
         seen.add(pair)
+        if "valid" in index and row[index["valid"]] in (0, False):
+            # App. D.1: still invalid after every regeneration (a broken simulation, not the agent's doing)
+            problems.append(f"conversation {pair[0]} trial {pair[1]} failed simulation validation: excluded")
+            continue
         scenarios.append(pair[0])
         trials.append(pair[1])
         for c in metric_cols:
@@ -111,6 +116,8 @@ def records_table(records: Mapping[str, Any]) -> dict[str, Any]:
     for record in records.values():
         conv = record.get("conversation", {})
         row = {"scenario": conv.get("scenario_id"), "trial": conv.get("trial")}
+        if conv.get("validation") is not None:
+            row["valid"] = int(bool(conv["validation"].get("valid")))
         row.update({name: m.get("score") for name, m in record.get("metrics", {}).items()})
         rows.append(row)
     columns = sorted({k for r in rows for k in r}, key=lambda c: (c not in ("scenario", "trial"), c))
