@@ -77,6 +77,12 @@ class ToolRegistry:
         return sorted(n for n, t in self._tools.items() if t.writes)
 
 
+def session_of(db: dict[str, Any]) -> dict[str, Any]:
+    """The DB's ``session`` table (who the caller proved to be); the executor creates it, tools called on a bare
+    DB (tests, generators) get an empty one."""
+    return db.setdefault("session", {})
+
+
 def _error(error_type: str, message: str) -> dict[str, Any]:
     return {"status": "error", "error_type": error_type, "message": message}
 

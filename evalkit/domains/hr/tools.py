@@ -25,7 +25,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, field_validator
 
-from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry
+from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry, session_of
 from evalkit.spoken import MONTHS
 
 REGISTRY = ToolRegistry()
@@ -204,14 +204,10 @@ def _provider(db: dict[str, Any], npi: str) -> dict[str, Any]:
     return provider
 
 
-def _session(db: dict[str, Any]) -> dict[str, Any]:
-    return db.setdefault("session", {})
-
-
 def _require_employee(db: dict[str, Any], employee_id: str) -> dict[str, Any]:
     """Employee tier: verify_employee_auth, or verify_provider_auth of a provider with this employee ID."""
     employee = _employee(db, employee_id)
-    if _session(db).get("employee_id") != employee_id:
+    if session_of(db).get("employee_id") != employee_id:
         raise ToolError(
             "authentication_required",
             "Authentication (employee_auth) must be completed for this employee before calling this tool",
@@ -221,14 +217,14 @@ def _require_employee(db: dict[str, Any], employee_id: str) -> dict[str, Any]:
 
 def _require_otp(db: dict[str, Any], employee_id: str) -> dict[str, Any]:
     employee = _require_employee(db, employee_id)
-    if _session(db).get("otp_verified_for") != employee_id:
+    if session_of(db).get("otp_verified_for") != employee_id:
         raise ToolError("otp_required", "Authentication (otp_auth) must be completed before calling this tool")
     return employee
 
 
 def _require_provider(db: dict[str, Any], npi: str) -> dict[str, Any]:
     provider = _provider(db, npi)
-    if _session(db).get("provider_npi") != npi:
+    if session_of(db).get("provider_npi") != npi:
         raise ToolError(
             "authentication_required", "Authentication (provider_auth) must be completed before calling this tool"
         )
@@ -238,7 +234,7 @@ def _require_provider(db: dict[str, Any], npi: str) -> dict[str, Any]:
 def _require_own_provider(db: dict[str, Any], npi: str) -> dict[str, Any]:
     """A provider record the authenticated caller owns (provider auth, or employee auth of its employee)."""
     provider = _provider(db, npi)
-    if _session(db).get("provider_npi") != npi and _session(db).get("employee_id") != provider["employee_id"]:
+    if session_of(db).get("provider_npi") != npi and session_of(db).get("employee_id") != provider["employee_id"]:
         raise ToolError("authentication_required", "the caller is not authenticated as this provider")
     return provider
 
@@ -263,7 +259,7 @@ def verify_employee_auth(db: dict[str, Any], args: EmployeeAuthArgs) -> dict[str
     employee = _employee(db, args.employee_id)
     if employee["date_of_birth"] != args.date_of_birth:
         return {"authenticated": False, "reason": "the date of birth does not match our records"}
-    _session(db).update(employee_id=employee["employee_id"])
+    session_of(db).update(employee_id=employee["employee_id"])
     return {
         "authenticated": True,
         "employee_id": employee["employee_id"],
@@ -297,7 +293,7 @@ def verify_provider_auth(db: dict[str, Any], args: ProviderAuthArgs) -> dict[str
     provider = _provider(db, args.npi)
     if provider["facility_code"] != args.facility_code or provider["pin"] != args.pin:
         return {"authenticated": False, "reason": "the facility code or PIN does not match our records"}
-    _session(db).update(employee_id=provider["employee_id"], provider_npi=provider["npi"])
+    session_of(db).update(employee_id=provider["employee_id"], provider_npi=provider["npi"])
     employee = _employee(db, provider["employee_id"])
     return {
         "authenticated": True,
@@ -340,7 +336,7 @@ def verify_otp_auth(db: dict[str, Any], args: OtpArgs) -> dict[str, Any]:
         raise ToolError("otp_not_initiated", "initiate_otp_auth must be called first")
     if otp["code"] != args.otp_code:
         return {"verified": False, "reason": "the passcode does not match"}
-    _session(db).update(otp_verified_for=args.employee_id)
+    session_of(db).update(otp_verified_for=args.employee_id)
     return {"verified": True}
 
 
@@ -543,7 +539,7 @@ class DeaArgs(ToolArgs):
 def _dea(db: dict[str, Any], npi: str, number: str) -> dict[str, Any]:
     _require_provider(db, npi)
     provider = db["providers"][npi]
-    if _session(db).get("otp_verified_for") != provider["employee_id"]:
+    if session_of(db).get("otp_verified_for") != provider["employee_id"]:
         raise ToolError("otp_required", "Authentication (otp_auth) must be completed before calling this tool")
     record = db["dea_registrations"].get(number)
     if record is None or record["npi"] != npi:
@@ -691,7 +687,7 @@ class ColleagueCertArgs(ToolArgs):
 @REGISTRY.tool(ColleagueCertArgs, writes=False)
 def verify_colleague_certifications(db: dict[str, Any], args: ColleagueCertArgs) -> dict[str, Any]:
     """Whether the colleague holds every certification the shift's unit requires."""
-    if not _session(db).get("employee_id"):
+    if not session_of(db).get("employee_id"):
         raise ToolError("authentication_required", "Authentication must be completed before calling this tool")
     shift = _shift(db, args.shift_id)
     _employee(db, args.colleague_employee_id)
@@ -791,7 +787,7 @@ class AvailabilityArgs(_DateArgs):
 @REGISTRY.tool(AvailabilityArgs, writes=False)
 def check_appointment_availability(db: dict[str, Any], args: AvailabilityArgs) -> dict[str, Any]:
     """Open time slots on the preferred date, or the dates that have any when it has none."""
-    if not _session(db).get("employee_id"):
+    if not session_of(db).get("employee_id"):
         raise ToolError("authentication_required", "Authentication must be completed before calling this tool")
     calendar = db["appointment_slots"].get(args.department_code, {}).get(args.appointment_type, {})
     slots = calendar.get(args.preferred_date, [])

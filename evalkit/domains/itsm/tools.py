@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry
+from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry, session_of
 
 REGISTRY = ToolRegistry()
 
@@ -70,13 +70,9 @@ def _employee(db: dict[str, Any], employee_id: str) -> dict[str, Any]:
     return employee
 
 
-def _session(db: dict[str, Any]) -> dict[str, Any]:
-    return db.setdefault("session", {})
-
-
 def _require_auth(db: dict[str, Any], employee_id: str) -> dict[str, Any]:
     """Standard tier: the caller verified as ``employee_id``; a verified manager may also act on a direct report."""
-    session = _session(db)
+    session = session_of(db)
     caller = session.get("employee_id")
     if caller is None:
         raise ToolError("authentication_required", "verify_employee_auth (or verify_manager_auth) must succeed first")
@@ -92,7 +88,7 @@ def _require_auth(db: dict[str, Any], employee_id: str) -> dict[str, Any]:
 
 
 def _require_otp(db: dict[str, Any]) -> None:
-    session = _session(db)
+    session = session_of(db)
     if not session.get("employee_id"):
         raise ToolError("authentication_required", "verify_employee_auth must succeed first")
     if not session.get("otp_verified"):
@@ -100,7 +96,7 @@ def _require_otp(db: dict[str, Any]) -> None:
 
 
 def _require_manager(db: dict[str, Any]) -> str:
-    session = _session(db)
+    session = session_of(db)
     if session.get("auth_level") != "manager":
         raise ToolError("manager_auth_required", "verify_manager_auth must succeed first (acting for another employee)")
     _require_otp(db)
@@ -151,7 +147,7 @@ def verify_employee_auth(db: dict[str, Any], args: EmployeeAuthArgs) -> dict[str
     employee = _employee(db, args.employee_id)
     if employee["phone_last_four"] != args.phone_last_four:
         raise ToolError("verification_failed", "the phone digits do not match the employee record")
-    session = _session(db)
+    session = session_of(db)
     if session.get("employee_id") != employee["employee_id"]:  # call-scoped: re-verifying never downgrades
         session.clear()
         session.update(employee_id=employee["employee_id"], auth_level="standard", otp_verified=False)
@@ -175,7 +171,7 @@ def verify_manager_auth(db: dict[str, Any], args: ManagerAuthArgs) -> dict[str, 
     code = employee.get("manager_auth_code")
     if employee["phone_last_four"] != args.phone_last_four or code is None or code != args.manager_auth_code.upper():
         raise ToolError("verification_failed", "the manager credentials do not match")
-    session = _session(db)
+    session = session_of(db)
     session.clear()
     session.update(employee_id=employee["employee_id"], auth_level="manager", otp_verified=False)
     return {"authenticated": True, "auth_level": "manager", "employee_id": employee["employee_id"]}
@@ -188,7 +184,7 @@ class EmployeeIdArgs(ToolArgs):
 @REGISTRY.tool(EmployeeIdArgs, writes=False)
 def initiate_otp_auth(db: dict[str, Any], args: EmployeeIdArgs) -> dict[str, Any]:
     """Send a one-time passcode to the phone on file of the verified caller."""
-    session = _session(db)
+    session = session_of(db)
     if session.get("employee_id") != args.employee_id.upper():
         raise ToolError("authentication_required", "standard or manager verification of this employee comes first")
     if args.employee_id.upper() not in db["otp_codes"]:
@@ -206,7 +202,7 @@ class OtpArgs(ToolArgs):
 @REGISTRY.tool(OtpArgs, writes=False)
 def verify_otp_auth(db: dict[str, Any], args: OtpArgs) -> dict[str, Any]:
     """Check the 6-digit code the caller reads from their text message."""
-    session = _session(db)
+    session = session_of(db)
     if not session.get("otp_sent") or session.get("employee_id") != args.employee_id.upper():
         raise ToolError("otp_not_initiated", "initiate_otp_auth must be called for this employee first")
     if db["otp_codes"][args.employee_id.upper()] != args.otp_code:
@@ -235,7 +231,7 @@ class GuideArgs(ToolArgs):
 def get_troubleshooting_guide(db: dict[str, Any], args: GuideArgs) -> dict[str, Any]:
     """The ordered troubleshooting steps for a category; opens the call's troubleshooting record for it."""
     _require_auth(db, args.employee_id)
-    _session(db).setdefault("troubleshooting", {})[args.category] = "in_progress"
+    session_of(db).setdefault("troubleshooting", {})[args.category] = "in_progress"
     return {"category": args.category, "steps": db["troubleshooting_guides"][args.category]}
 
 
@@ -248,13 +244,13 @@ def _login_fix(db: dict[str, Any], args: UnlockArgs, state: str) -> dict[str, An
     """Unlock / reset on the account; a security hold is an outcome the flow branches on (a ticket), so it is a
     result with ``resolved: false`` rather than a tool error."""
     _require_auth(db, args.employee_id)
-    if _session(db).get("troubleshooting", {}).get("login_issue") is None:
+    if session_of(db).get("troubleshooting", {}).get("login_issue") is None:
         raise ToolError("troubleshooting_required", "walk through the login troubleshooting guide first")
     account = db["accounts"].get(args.employee_id.upper(), {}).get(args.target_system)
     if account is None:
         raise ToolError("account_not_found", f"{args.employee_id} has no {args.target_system} account")
     if account.get("security_hold"):
-        _session(db)["troubleshooting"]["login_issue"] = "failed"
+        session_of(db)["troubleshooting"]["login_issue"] = "failed"
         return {
             "resolved": False,
             "outcome": "cannot_unlock_security_hold",
@@ -289,12 +285,12 @@ class ResolvedArgs(ToolArgs):
 def mark_resolved(db: dict[str, Any], args: ResolvedArgs) -> dict[str, Any]:
     """Close an issue resolved during the call, without a ticket."""
     _require_auth(db, args.employee_id)
-    state = _session(db).get("troubleshooting", {}).get(args.category)
+    state = session_of(db).get("troubleshooting", {}).get(args.category)
     if state is None:
         raise ToolError("troubleshooting_required", f"no {args.category} troubleshooting happened on this call")
     if state == "failed":
         raise ToolError("not_resolved", "the resolution attempt failed: open an incident ticket instead")
-    _session(db)["troubleshooting"][args.category] = "resolved"
+    session_of(db)["troubleshooting"][args.category] = "resolved"
     resolution_id = _next_id(db, "resolution", "RES", 6)
     db["resolutions"][resolution_id] = {
         "resolution_id": resolution_id,
@@ -316,10 +312,10 @@ class OutageArgs(ToolArgs):
 @REGISTRY.tool(OutageArgs, writes=False)
 def check_existing_outage(db: dict[str, Any], args: OutageArgs) -> dict[str, Any]:
     """An active outage already reported for a service, if any."""
-    if not _session(db).get("employee_id"):
+    if not session_of(db).get("employee_id"):
         raise ToolError("authentication_required", "verify_employee_auth must succeed first")
     service = _resolve_name(db["services"], args.service_name, "service")
-    _session(db).setdefault("outage_checks", {})[service["service_id"]] = True
+    session_of(db).setdefault("outage_checks", {})[service["service_id"]] = True
     for outage in db["outages"].values():
         if outage["service_id"] == service["service_id"] and outage["status"] == "active":
             return {"outage_exists": True, "service_id": service["service_id"], "outage": outage}
@@ -361,7 +357,7 @@ def create_incident_ticket(db: dict[str, Any], args: TicketArgs) -> dict[str, An
     check that found nothing.
     """
     employee = _require_auth(db, args.employee_id)
-    session = _session(db)
+    session = session_of(db)
     if args.category in TROUBLESHOOT_FIRST:
         state = session.get("troubleshooting", {}).get(args.category)
         if state is None or not args.troubleshooting_completed:
@@ -528,7 +524,7 @@ class EntitlementArgs(ToolArgs):
 def check_hardware_entitlement(db: dict[str, Any], args: EntitlementArgs) -> dict[str, Any]:
     """Role entitlement, device age (36 months laptop, 12 months monitor replacement) and pending requests."""
     employee = _require_auth(db, args.employee_id)
-    _session(db).setdefault("entitlement_checks", {})[args.equipment_type] = True
+    session_of(db).setdefault("entitlement_checks", {})[args.equipment_type] = True
     if args.equipment_type not in db["role_entitlements"].get(employee["role"], []):
         return {"eligible": False, "reason": f"role {employee['role']} is not provisioned for a {args.equipment_type}"}
     pending = [
@@ -558,14 +554,14 @@ class BudgetArgs(ToolArgs):
 @REGISTRY.tool(BudgetArgs, writes=False)
 def verify_cost_center_budget(db: dict[str, Any], args: BudgetArgs) -> dict[str, Any]:
     """Whether the department's cost center can fund a hardware request of this amount."""
-    if not _session(db).get("employee_id"):
+    if not session_of(db).get("employee_id"):
         raise ToolError("authentication_required", "verify_employee_auth must succeed first")
     center = db["cost_centers"].get(args.cost_center.upper())
     if center is None:
         raise ToolError("cost_center_not_found", f"no cost center {args.cost_center}")
     ok = center["budget_remaining"] >= args.amount
     if ok:
-        _session(db).setdefault("budget_checks", {})[center["cost_center"]] = args.amount
+        session_of(db).setdefault("budget_checks", {})[center["cost_center"]] = args.amount
     return {"budget_available": ok, "budget_remaining": center["budget_remaining"]}
 
 
@@ -585,7 +581,7 @@ class HardwareRequestArgs(ToolArgs):
 def submit_hardware_request(db: dict[str, Any], args: HardwareRequestArgs) -> dict[str, Any]:
     """Submit a laptop or monitor request (entitlement and budget must have been verified on this call)."""
     employee = _require_auth(db, args.employee_id)
-    session = _session(db)
+    session = session_of(db)
     if not session.get("entitlement_checks", {}).get(args.equipment_type):
         raise ToolError("entitlement_check_required", "check_hardware_entitlement must come first")
     if employee["cost_center"] not in session.get("budget_checks", {}):
@@ -722,7 +718,7 @@ def validate_cost_center(db: dict[str, Any], args: CostCenterArgs) -> dict[str, 
     if center is None:
         raise ToolError("cost_center_not_found", f"no cost center {args.cost_center}")
     if center["active"]:
-        _session(db).setdefault("validated_cost_centers", []).append(center["cost_center"])
+        session_of(db).setdefault("validated_cost_centers", []).append(center["cost_center"])
     return {"cost_center": center["cost_center"], "active": center["active"]}
 
 
@@ -748,7 +744,7 @@ def submit_license_request(db: dict[str, Any], args: LicenseRequestArgs) -> dict
             raise ToolError("invalid_duration", "temporary licenses run exactly 30, 60 or 90 days")
         expires = (_today(db) + timedelta(days=args.duration_days)).isoformat()
     else:
-        if employee["cost_center"] not in _session(db).get("validated_cost_centers", []):
+        if employee["cost_center"] not in session_of(db).get("validated_cost_centers", []):
             raise ToolError("cost_center_validation_required", "validate_cost_center must confirm an active code")
         if args.duration_days is not None:
             raise ToolError("invalid_duration", "a permanent license has no duration")
