@@ -61,7 +61,9 @@ def premature_ending(conversation: Conversation, scenario: Scenario) -> list[Fla
         return []
     last = _compact(conversation.user_turns[-1].intended_text)
     plan = scenario.user_goal.scripted
-    actionable = [v for v in (*plan.answers.values(), plan.accept_option or "") if len(_compact(v)) >= 3]
+    decisions = ("yes", "no")  # yes/no decisions (take standby, accept a transfer) are not information given
+    values = [v for v in (*plan.answers.values(), plan.accept_option or "") if v.strip().lower() not in decisions]
+    actionable = [v for v in values if len(_compact(v)) >= 3]
     given = [v for v in actionable if _compact(v) in last]
     return [Flag("premature_ending", f"the user hung up in the turn that gave {given}")] if given else []
 

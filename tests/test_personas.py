@@ -19,6 +19,7 @@ from evalkit.spoken import parse_code, parse_correction, parse_yes_no
 from evalkit.text_dialogue import run_text_dialogue, transcript
 from tests.conftest import CONF_DIR
 from tests.test_config import composed
+from tests.test_dialogue import expected_end
 
 SCENARIOS = load_scenarios("airline")
 PERSONA_FILES = sorted((CONF_DIR / "persona").glob("*.yaml"))
@@ -63,7 +64,7 @@ def test_every_persona_and_level_still_completes_every_scenario(name: str, level
     for scenario in SCENARIOS:
         for seed in range(4):
             conversation, transcript = talk(scenario, _persona(name, level), seed)
-            assert conversation.end_reason == "user_end_call", transcript
+            assert conversation.end_reason == expected_end(scenario), transcript
             assert task_completion(conversation).passed, transcript
 
 

@@ -42,12 +42,23 @@ CANCEL = Workflow(
             require={"reservation.fare_type": "refundable"},
             refusal="This fare is not refundable.",
         ),
+        Call(
+            "get_disruption_info",
+            {
+                "flight_number": "$booking.reservation.bookings.0.flight_number",
+                "date": "$booking.reservation.bookings.0.date",
+            },
+        ),
         Confirm("I will cancel booking {booking.reservation.confirmation_number}. Shall I go ahead?"),
         Call("cancel_reservation", {"confirmation_number": "$confirmation_number", "reason": "voluntary"}),
         Ask(REFUNDABLE),
         Call(
             "process_refund",
-            {"confirmation_number": "$confirmation_number", "amount": "$booking.reservation.bookings.0.fare_paid"},
+            {
+                "confirmation_number": "$confirmation_number",
+                "amount": "$booking.reservation.bookings.0.fare_paid",
+                "refund_type": "standard",
+            },
             when="$wants_refund",
         ),
         Say("Done. Booking {booking.reservation.confirmation_number} is cancelled."),
@@ -69,9 +80,10 @@ def test_the_reference_run_reproduces_the_hand_built_scenario() -> None:
 def test_a_false_when_skips_the_step_and_a_no_declines_before_any_write() -> None:
     executor = ToolExecutor(REGISTRY, AL_003.scenario_db)
     run = run_reference(CANCEL, {**ANSWERS, "wants_refund": False}, executor)
-    assert [name for name, _ in run.calls] == ["get_reservation", "cancel_reservation"]
+    assert [name for name, _ in run.calls] == ["get_reservation", "get_disruption_info", "cancel_reservation"]
     declined = run_reference(CANCEL, ANSWERS, ToolExecutor(REGISTRY, AL_003.scenario_db), confirm=False)
-    assert declined.outcome == "declined" and [name for name, _ in declined.calls] == ["get_reservation"]
+    assert declined.outcome == "declined"
+    assert [name for name, _ in declined.calls] == ["get_reservation", "get_disruption_info"]
 
 
 def test_a_failed_requirement_refuses_at_the_policy_boundary() -> None:

@@ -1,16 +1,28 @@
 """SkyWay Airlines dialogue policy (EVA-Bench App. L.4): authenticate, find options, explain fees, confirm, act.
 
+It covers the seven workflow categories of Table 42: voluntary change, IRROPS rebooking, missed connection,
+same-day change and standby, cancellation and refund, escalation (fee waivers that need a live agent, no acceptable
+option, a caller who insists on a supervisor) and compensation claims. Airline keeps this hand-written policy rather
+than the declarative workflow engine of HR and ITSM because its tasks are negotiations over tool results (offered
+flights, fees, delays, entitlements), not slot filling.
+
 Wording keeps to the paper's voice rules: short sentences, codes spelled out, one or two questions per turn.
 """
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from evalkit.agents.base import ToolBox
 from evalkit.agents.dialogue import PolicyReply, ok
-from evalkit.domains.airline.tools import change_fee, meal_voucher_for_delay
+from evalkit.domains.airline.tools import (
+    MAX_HOTEL_NIGHTS,
+    MEAL_VOUCHER_AMOUNT,
+    cancellation_fee,
+    change_fee,
+    meal_voucher_for_delay,
+)
 from evalkit.spoken import (
     flight_digits,
     parse_clock_times,
@@ -31,12 +43,25 @@ MAX_AUTH_ATTEMPTS = 2  # App. L.4: offer a transfer after two failed attempts
 MAX_REASKS = 2
 MAX_REPAIRS = 8  # corrections (one character or a whole re-spelling) of a read-back before giving up
 CODE_LENGTH = 6  # SkyWay confirmation codes have six characters
-INTENT_KEYWORDS = (
-    ("compensation_claim", ("voucher", "compensation", "compensate", "delayed", "delay")),
-    ("cancellation_refund", ("cancel", "refund")),
+SAME_DAY_CUTOFF_MINUTES = 30  # same-day changes are permitted up to 30 minutes before departure
+WAIVER_KEYWORDS = (  # fee waivers that need documentation a live agent must see (App. L.4 "Fee Waivers")
+    ("bereavement", ("bereavement", "funeral", "passed away", "death in")),
+    ("medical emergency", ("medical", "hospital", "surgery")),
+    ("military orders", ("military", "orders", "deployment", "deployed")),
+)
+INTENT_KEYWORDS = (  # first match wins: the specific situations before the generic verbs
+    ("escalation", tuple(word for _, words in WAIVER_KEYWORDS for word in words)),
+    ("missed_connection", ("missed my connect", "missed the connect", "missed connection", "connecting flight")),
+    ("standby", ("standby", "stand by")),
+    ("compensation_claim", ("voucher", "compensation", "compensate", "hotel")),
+    ("cancellation_refund", ("refund", "cancel my", "cancel the", "cancel this", "cancel our", "want to cancel")),
+    ("irrops_rebooking", ("cancelled", "canceled", "delayed", "delay", "schedule change", "rebook")),
     ("same_day_change", ("earlier", "today", "sooner")),
     ("voluntary_change", ("change", "different day", "another day", "move", "reschedule")),
 )
+# A reply to an offer that names no offered flight but says it doesn't fit ("That's too late, I need a morning one").
+REJECT_CUES = ("none", "too late", "too early", "can't", "cannot", "rather", "doesn't work", "don't work", "need")
+SUPERVISOR_CUES = ("supervisor", "manager", "live agent", "real person", "somebody else", "someone else")
 
 
 def classify_intent(text: str) -> str | None:
@@ -52,10 +77,21 @@ def describe_option(option: dict[str, Any]) -> str:
     return f"flight {' and '.join(option['flights'])} at {say_time(option['departure'])}, {kind}"
 
 
+def waiver_reason(text: str) -> str:
+    low = text.lower()
+    return next((reason for reason, words in WAIVER_KEYWORDS if any(w in low for w in words)), "fee waiver")
+
+
+def later(hhmm: str, minutes: int) -> str:
+    hours, mins = divmod(int(hhmm[:2]) * 60 + int(hhmm[3:5]) + minutes, 60)
+    return f"{min(hours, 23):02d}:{mins if hours < 24 else 59:02d}"
+
+
 class AirlinePolicy:
-    def __init__(self, tools: ToolBox, today: date) -> None:
+    def __init__(self, tools: ToolBox, today: date, clock: str = "00:00") -> None:
         self.tools = tools
         self.today = today
+        self.clock = clock  # "HH:MM" now: same-day cut-offs and standby need it
         self.pending = "intent"
         self.intent: str | None = None
         self.code: str | None = None
@@ -70,6 +106,11 @@ class AirlinePolicy:
         self.choice: dict[str, Any] | None = None
         self.seat = "no_preference"
         self.travel_date: date | None = None
+        self.opening = ""
+        self.transfer_reason = ""
+        self.refund_type = "standard"
+        self.disruption: dict[str, Any] = {}
+        self.searched: list[date] = []
 
     # -- public ------------------------------------------------------------------------------------------
     def greet(self) -> PolicyReply:
@@ -87,7 +128,7 @@ class AirlinePolicy:
     def _reask(self, text: str, fallback: str) -> PolicyReply:
         self.reasks += 1
         if self.reasks > MAX_REASKS:
-            return self._transfer("repeated misunderstanding")
+            return self._transfer("unresolved_after_two_attempts")
         return PolicyReply(text if self.reasks == 1 else fallback)
 
     def _anything_else(self, prefix: str) -> PolicyReply:
@@ -99,11 +140,19 @@ class AirlinePolicy:
 
     @property
     def booking(self) -> dict[str, Any]:
+        """The booking the call is about: a missed leg if there is one, else the first."""
         assert self.reservation is not None
-        return self.reservation["bookings"][0]
+        bookings = self.reservation["bookings"]
+        return next((b for b in bookings if b["status"] == "missed"), bookings[0])
+
+    @property
+    def passenger_id(self) -> str:
+        assert self.reservation is not None
+        return self.reservation["passengers"][0]["passenger_id"]
 
     # -- states ------------------------------------------------------------------------------------------
     def _on_intent(self, heard: str) -> PolicyReply:
+        self.opening = heard
         self.intent = classify_intent(heard)
         if self.intent is None:
             return self._reask(
@@ -122,7 +171,7 @@ class AirlinePolicy:
             return self._read_back("code")
         self.reasks += 1
         if self.reasks > MAX_REASKS:
-            return self._transfer("could not capture the confirmation code")
+            return self._transfer("unresolved_after_two_attempts")
         if self.reasks == 1:
             return PolicyReply("Sorry, I didn't get all six characters. Could you repeat the code slowly?")
         return PolicyReply("I still didn't get six characters. Please spell the code once more, slowly.")
@@ -140,7 +189,7 @@ class AirlinePolicy:
         if correction is not None and 1 <= correction[0] <= len(value):
             self.repairs += 1
             if self.repairs > MAX_REPAIRS:
-                return self._transfer("could not capture the caller's details")
+                return self._transfer("unresolved_after_two_attempts")
             position, char = correction
             value = value[: position - 1] + char + value[position:]
             self._set_spelled(value)
@@ -155,7 +204,7 @@ class AirlinePolicy:
             # agent's read-back loop until the turn limit (seen with the elderly persona's paused spelling).
             self.repairs += 1
             if self.repairs > MAX_REPAIRS:
-                return self._transfer("could not capture the caller's details")
+                return self._transfer("unresolved_after_two_attempts")
             self._set_spelled(again)
             return self._read_back(self.spelling)
         thing = "confirmation code" if self.spelling == "code" else "last name"
@@ -194,7 +243,7 @@ class AirlinePolicy:
             return self._start_workflow()
         self.auth_failures += 1
         if final or self.auth_failures >= MAX_AUTH_ATTEMPTS:
-            return self._transfer("could not authenticate the caller")
+            return self._transfer("authentication_failed")
         return self._ask(
             "spell_name",
             f"I couldn't find a booking under {spell_code(self.code)} with the last name {self.name}. "
@@ -214,8 +263,17 @@ class AirlinePolicy:
             return self._ask("date", f"{found} What date would you like to travel instead?")
         if self.intent == "cancellation_refund":
             return self._offer_cancellation(found)
+        if self.intent == "irrops_rebooking":
+            return self._start_irrops(found)
+        if self.intent == "missed_connection":
+            return self._start_missed_connection()
+        if self.intent == "standby":
+            return self._start_standby(found)
+        if self.intent == "escalation":
+            return self._offer_waiver_transfer(found)
         return self._check_compensation(found)
 
+    # -- searching and choosing ----------------------------------------------------------------------------
     def _on_date(self, heard: str) -> PolicyReply:
         when = parse_date(heard, self.today)
         if when is None:
@@ -224,19 +282,29 @@ class AirlinePolicy:
         self.travel_date = when
         return self._offer("")
 
-    def _search(self) -> list[dict[str, Any]]:
+    def _search(self, seats_needed: bool = True) -> list[dict[str, Any]]:
+        """Options on the travel date for the booking's route: not the booked journey, not gone (a same-day
+        change closes 30 minutes before departure), with a seat in the booked cabin unless ``seats_needed`` is off
+        (standby lists on full flights)."""
         booking = self.booking
         assert self.travel_date is not None
+        self.searched.append(self.travel_date)
         result = self.tools.call(
             "search_rebooking_options",
             origin=booking["origin"],
             destination=booking["destination"],
             date=self.travel_date.isoformat(),
-            fare_class=booking["fare_class"],
+            passenger_count=1,
+            fare_class="any",
         )
         options = result.get("options", []) if ok(result) else []
         options = [o for o in options if o["journey_id"] != booking["journey_id"]]
-        if self.intent == "same_day_change":
+        if self.travel_date == self.today:
+            cutoff = later(self.clock, SAME_DAY_CUTOFF_MINUTES)
+            options = [o for o in options if o["departure"] >= cutoff]
+        if seats_needed:
+            options = [o for o in options if o["seats"].get(booking["fare_class"], 0) >= 1]
+        if self.intent in ("same_day_change", "standby"):
             options = [o for o in options if o["departure"] < booking["departure"]]
         return options[:3]
 
@@ -244,6 +312,11 @@ class AirlinePolicy:
         self.options = self._search()
         assert self.travel_date is not None
         if not self.options:
+            if self.intent in ("irrops_rebooking", "missed_connection") and len(self.searched) < 2:
+                self.travel_date += timedelta(days=1)
+                return self._offer(f"{prefix} I don't see open seats that day, so I checked the next day.".strip())
+            if self.intent in ("irrops_rebooking", "missed_connection"):
+                return self._no_acceptable_option()
             return self._anything_else(f"{prefix} I'm sorry, I don't see any available flights that day.".strip())
         listed = "; ".join(describe_option(o) for o in self.options)
         return self._ask(
@@ -265,15 +338,29 @@ class AirlinePolicy:
     def _on_choice(self, heard: str) -> PolicyReply:
         choice = self._match_option(heard)
         if choice is None:
-            if parse_yes_no(heard) is False or "none" in heard.lower():
-                self.rejections += 1
-                if self.rejections > 1:
-                    return self._anything_else("I understand. Then I'll leave your booking as it is.")
-                return self._offer("Let me search again.")
+            if parse_yes_no(heard) is False or any(cue in heard.lower() for cue in REJECT_CUES):
+                return self._rejected()
             return self._reask("Sorry, which flight would you like?", "Please tell me the flight number or time.")
         self.reasks = 0
         self.choice = choice
+        if self.intent == "standby":
+            return self._confirm_standby()
         return self._ask("seat", "Do you have a seat preference: window, aisle or middle?")
+
+    def _rejected(self) -> PolicyReply:
+        """Offer alternatives (App. L.4 principle 4): a disrupted passenger gets the next day searched, then a
+        refund or a live agent; a voluntary change stays as it is."""
+        self.rejections += 1
+        if self.intent in ("irrops_rebooking", "missed_connection"):
+            if len(self.searched) < 2:
+                assert self.travel_date is not None
+                self.travel_date += timedelta(days=1)
+                return self._offer("Let me check the next day.")
+            return self._no_acceptable_option()
+        # Searching the same day again would only repeat the same list (J.1's redundant call): say so instead.
+        return self._anything_else(
+            "Those are the only flights with seats that day, so I'll leave your booking as it is."
+        )
 
     def _on_seat(self, heard: str) -> PolicyReply:
         seat = parse_seat_preference(heard)
@@ -282,7 +369,13 @@ class AirlinePolicy:
         self.reasks = 0
         self.seat = seat
         assert self.reservation is not None and self.choice is not None
-        rebooking_type = "same_day" if self.travel_date == self.today else "voluntary"
+        if self.involuntary:
+            return self._ask(
+                "confirm",
+                f"Because the disruption was on our side, there is no change fee and no fare difference. "
+                f"Shall I go ahead and move you to {describe_option(self.choice)}?",
+            )
+        rebooking_type = self.rebooking_type
         elite = self.reservation["passengers"][0]["elite_status"]
         fee = change_fee(rebooking_type, self.booking["fare_class"], elite)
         difference = self.choice["fares"][self.booking["fare_class"]] - self.booking["fare_paid"]
@@ -302,6 +395,18 @@ class AirlinePolicy:
             f"Shall I go ahead and move you to {describe_option(self.choice)}?",
         )
 
+    @property
+    def involuntary(self) -> bool:
+        return self.intent in ("irrops_rebooking", "missed_connection")
+
+    @property
+    def rebooking_type(self) -> str:
+        if self.intent == "irrops_rebooking":
+            return "irrops"
+        if self.intent == "missed_connection":
+            return "missed_connection"
+        return "same_day" if self.travel_date == self.today else "voluntary"
+
     def _on_confirm(self, heard: str) -> PolicyReply:
         if self.intent == "cancellation_refund":
             return self._confirm_cancellation(heard)
@@ -310,43 +415,288 @@ class AirlinePolicy:
             return self._reask("Sorry, shall I make the change? Please say yes or no.", "Yes or no, please.")
         if answer is False:
             return self._anything_else("Okay, I won't make any changes.")
+        return self._rebook()
+
+    def _rebook(self) -> PolicyReply:
         assert self.reservation is not None and self.choice is not None and self.code is not None
-        rebooking_type = "same_day" if self.travel_date == self.today else "voluntary"
+        old = dict(self.booking)
         result = self.tools.call(
             "rebook_flight",
             confirmation_number=self.code,
-            journey_id=self.booking["journey_id"],
+            journey_id=old["journey_id"],
             new_journey_id=self.choice["journey_id"],
-            rebooking_type=rebooking_type,
+            rebooking_type=self.rebooking_type,
+            waive_change_fee=self.involuntary,
         )
         if not ok(result):
-            return self._transfer(f"rebooking failed: {result.get('message')}")
+            return self._transfer("system_issue")
+        new_id = self.choice["journey_id"]
+        if result.get("fare_difference", 0) < 0:  # a downgrade's difference goes back as travel credit
+            self.tools.call(
+                "issue_travel_credit",
+                confirmation_number=self.code,
+                passenger_id=self.passenger_id,
+                amount=float(-result["fare_difference"]),
+                reason="fare_downgrade",
+            )
         seat = self.tools.call(
             "assign_seat",
             confirmation_number=self.code,
-            passenger_id=self.reservation["passengers"][0]["passenger_id"],
-            journey_id=self.choice["journey_id"],
+            passenger_id=self.passenger_id,
+            journey_id=new_id,
             seat_preference=self.seat,
         )
-        seat_text = f" Your seat is {seat['seat']}." if ok(seat) else ""
-        return self._anything_else(
-            f"All done. You are now on {describe_option(self.choice)}.{seat_text} "
-            f"Your confirmation number is still {spell_code(self.code)}."
+        if old.get("meal_request"):  # principle 5: carry ancillaries over to the new flight
+            self.tools.call(
+                "update_meal_request",
+                confirmation_number=self.code,
+                journey_id=new_id,
+                meal_request=old["meal_request"],
+            )
+        parts = [f"All done. You are now on {describe_option(self.choice)} on {say_date(self.choice['date'])}."]
+        if ok(seat):
+            parts.append(f"Your seat is {seat['seat']}.")
+        if old.get("meal_request"):
+            parts.append(f"Your {old['meal_request'].replace('_', ' ')} meal is moved as well.")
+        if result.get("fare_difference", 0) < 0:
+            parts.append(f"The {-result['fare_difference']} dollar fare difference is a travel credit.")
+        if self.involuntary:
+            parts += self._irrops_vouchers(old)
+        parts.append(f"Your confirmation number is still {spell_code(self.code)}.")
+        if self.intent == "missed_connection":
+            return self._offer_standby_after_rebooking(" ".join(parts))
+        return self._anything_else(" ".join(parts))
+
+    # -- disruptions ----------------------------------------------------------------------------------------
+    def _start_irrops(self, found: str) -> PolicyReply:
+        booking = self.booking
+        info = self.tools.call("get_disruption_info", flight_number=booking["flight_number"], date=booking["date"])
+        self.disruption = info if ok(info) else {}
+        if not self.disruption.get("irrops"):
+            delay = self.disruption.get("delay_minutes", 0)
+            state = f"delayed by {delay} minutes" if delay else "operating on schedule"
+            return self._anything_else(
+                f"{found} The flight is {state}, which isn't a disruption that waives change fees. "
+                "A change would be a regular change with the usual fees."
+            )
+        what = (
+            "cancelled"
+            if self.disruption["disruption_type"] == "cancellation"
+            else (f"delayed by {self.disruption['delay_minutes'] // 60} hours")
+        )
+        cause = f" because of {self.disruption['cause']}" if self.disruption.get("cause") else ""
+        self.travel_date = max(date.fromisoformat(booking["date"]), self.today)
+        return self._offer(f"{found} I'm sorry, that flight is {what}{cause}. All change fees are waived.")
+
+    def _irrops_vouchers(self, old: dict[str, Any]) -> list[str]:
+        """Meal and hotel vouchers after an involuntary rebooking (App. L.4 "Compensation"), issued once the new
+        flight is confirmed. Overnight: $25 meal and a hotel night per night waited (at most 3)."""
+        assert self.choice is not None and self.code is not None
+        nights = (date.fromisoformat(self.choice["date"]) - date.fromisoformat(old["date"])).days
+        said: list[str] = []
+        meal: tuple[int, str] | None = None
+        if self.intent == "irrops_rebooking":
+            if nights > 0:
+                meal = (MEAL_VOUCHER_AMOUNT["irrops_overnight"], "irrops_overnight")
+            elif self.disruption.get("disruption_type") == "cancellation":
+                meal = (MEAL_VOUCHER_AMOUNT["cancellation_wait_same_day"], "cancellation_wait_same_day")
+            elif self.disruption.get("disruption_type") == "delay":  # a schedule change is no wait at the airport
+                meal = meal_voucher_for_delay(self.disruption.get("delay_minutes", 0))
+        if meal is not None:
+            amount, reason = meal
+            self.tools.call(
+                "issue_meal_voucher",
+                confirmation_number=self.code,
+                passenger_id=self.passenger_id,
+                amount=float(amount),
+                reason=reason,
+            )
+            said.append(f"I've issued a {amount} dollar meal voucher for the airport restaurants.")
+        if nights > 0:
+            nights = min(nights, MAX_HOTEL_NIGHTS)
+            reason = "irrops_overnight" if self.intent == "irrops_rebooking" else "missed_connection_overnight"
+            self.tools.call(
+                "issue_hotel_voucher",
+                confirmation_number=self.code,
+                passenger_id=self.passenger_id,
+                nights=nights,
+                reason=reason,
+            )
+            said.append(f"And a hotel voucher for {nights} {'night' if nights == 1 else 'nights'} near the airport.")
+        return said
+
+    def _no_acceptable_option(self) -> PolicyReply:
+        """Alternatives exhausted: a refund when the disruption allows one, else a live agent (offered, never
+        imposed: App. L.4 "always offer the transfer first and wait for the caller to confirm")."""
+        days = " and ".join(say_date(d.isoformat()) for d in self.searched)
+        if self.disruption.get("refund_eligible"):
+            return self._ask(
+                "refund_instead",
+                f"I've checked {days} and there's nothing that works. Since the airline disrupted your trip, you "
+                "can have a full refund to your original payment. Would you like a full refund instead?",
+            )
+        self.transfer_reason = "no_acceptable_option"
+        return self._offer_transfer(f"I've checked {days} and I can't find an option that works.")
+
+    def _on_refund_instead(self, heard: str) -> PolicyReply:
+        answer = parse_yes_no(heard)
+        if answer is None:
+            return self._reask("Sorry, would you like the full refund? Yes or no.", "Yes or no, please.")
+        if answer is False:
+            self.transfer_reason = "no_acceptable_option"
+            return self._offer_transfer("Okay.")
+        return self._cancel_and_settle("irrops")
+
+    def _start_missed_connection(self) -> PolicyReply:
+        assert self.reservation is not None
+        missed = [b for b in self.reservation["bookings"] if b["status"] == "missed"]
+        if not missed:
+            return self._anything_else("I don't see a missed connection on this reservation.")
+        booking = missed[0]
+        self.travel_date = max(date.fromisoformat(booking["date"]), self.today)
+        return self._offer(
+            f"I see you missed flight {booking['flight_number']} from {booking['origin']} to "
+            f"{booking['destination']} because your first flight arrived late. Rebooking is free."
         )
 
+    def _offer_standby_after_rebooking(self, done: str) -> PolicyReply:
+        """A full flight that leaves earlier than the new one: offer its standby list (free, same day)."""
+        assert self.choice is not None
+        if self.choice["date"] != self.today.isoformat():
+            return self._anything_else(done)
+        earlier = [
+            o
+            for o in self._full_flights()
+            if o["departure"] < self.choice["departure"] and o["date"] == self.choice["date"]
+        ]
+        if not earlier:
+            return self._anything_else(done)
+        self.choice = earlier[0]
+        return self._ask(
+            "standby_confirm",
+            f"{done} Flight {earlier[0]['flights'][0]} at {say_time(earlier[0]['departure'])} is full, but standby "
+            "is free and your new seat stays confirmed. Shall I add you to the standby list for it?",
+        )
+
+    def _full_flights(self) -> list[dict[str, Any]]:
+        options = self._search(seats_needed=False)
+        return [o for o in options if o["seats"].get(self.booking["fare_class"], 0) < 1]
+
+    # -- standby --------------------------------------------------------------------------------------------
+    def _start_standby(self, found: str) -> PolicyReply:
+        if self.booking["date"] != self.today.isoformat():
+            return self._anything_else(
+                f"{found} Standby is only for flights today, with a confirmed seat on a later flight the same day, "
+                "so I'm not able to list you for that."
+            )
+        self.travel_date = self.today
+        self.options = self._search(seats_needed=False)
+        if not self.options:
+            return self._anything_else(f"{found} I'm sorry, there are no earlier flights today to stand by for.")
+        listed = "; ".join(describe_option(o) for o in self.options)
+        return self._ask("choice", f"{found} Standby is free. Earlier today I have {listed}. Which would you like?")
+
+    def _confirm_standby(self) -> PolicyReply:
+        assert self.choice is not None
+        return self._ask(
+            "standby_confirm",
+            f"The standby list clears at the gate about 15 minutes before departure. If you don't clear, your seat on "
+            f"flight {self.booking['flight_number']} stays confirmed. Shall I add you to the standby list for "
+            f"flight {self.choice['flights'][0]}?",
+        )
+
+    def _on_standby_confirm(self, heard: str) -> PolicyReply:
+        answer = parse_yes_no(heard)
+        if answer is None:
+            return self._reask("Sorry, shall I add you to the standby list? Yes or no.", "Yes or no, please.")
+        if answer is False:
+            return self._anything_else("Okay, no standby.")
+        assert self.choice is not None and self.code is not None
+        result = self.tools.call(
+            "add_to_standby",
+            confirmation_number=self.code,
+            passenger_id=self.passenger_id,
+            journey_id=self.choice["journey_id"],
+        )
+        if not ok(result):
+            return self._anything_else(f"I'm sorry, I couldn't add you to standby: {result.get('message')}.")
+        return self._anything_else(
+            f"You're number {result['standby_position']} on the standby list for flight {self.choice['flights'][0]}."
+        )
+
+    # -- escalation -----------------------------------------------------------------------------------------
+    def _offer_waiver_transfer(self, found: str) -> PolicyReply:
+        reason = waiver_reason(self.opening)
+        self.transfer_reason = "policy_exception"
+        sorry = "I'm so sorry for your loss. " if reason == "bereavement" else ""
+        return self._offer_transfer(
+            f"{found} {sorry}A {reason} fee waiver needs documentation, which only a live agent can review."
+        )
+
+    def _offer_transfer(self, prefix: str) -> PolicyReply:
+        if not self.transfer_reason:
+            self.transfer_reason = "caller_request"
+        return self._ask("transfer_offer", f"{prefix} Would you like me to transfer you to a live agent?".strip())
+
+    def _on_transfer_offer(self, heard: str) -> PolicyReply:
+        answer = parse_yes_no(heard)
+        if answer is None:
+            return self._reask("Sorry, shall I transfer you to a live agent? Yes or no.", "Yes or no, please.")
+        if answer is False:
+            return self._anything_else("Okay, I won't transfer you.")
+        self.tools.call("transfer_to_agent", reason=self.transfer_reason)
+        return PolicyReply("I'm transferring you to a live agent now. Please hold.", True)
+
+    # -- cancellation ---------------------------------------------------------------------------------------
     def _offer_cancellation(self, found: str) -> PolicyReply:
-        paid = sum(b["fare_paid"] for b in self.reservation["bookings"]) if self.reservation else 0
-        if self.reservation and self.reservation["fare_type"] == "refundable":
+        """Refund rules in order (App. L.4 "Refund Policy"): IRROPS (cancelled or delayed over 4 hours) and the
+        24-hour rule refund any fare; refundable fares refund; non-refundable fares get credit minus the fee."""
+        assert self.reservation is not None
+        booking = self.booking
+        info = self.tools.call("get_disruption_info", flight_number=booking["flight_number"], date=booking["date"])
+        self.disruption = info if ok(info) else {}
+        paid = sum(b["fare_paid"] for b in self.reservation["bookings"])
+        if self.disruption.get("refund_eligible"):
+            self.refund_type = "irrops"
+            offer = (
+                f"Because that flight was disrupted by the airline, you can have a full refund of {paid} dollars to "
+                "your original payment, whatever the fare. Shall I go ahead and cancel?"
+            )
+        elif self._booked_within_24_hours():
+            self.refund_type = "twenty_four_hour"
+            offer = (
+                f"You booked within the last 24 hours, so you get a full refund of {paid} dollars to your original "
+                "payment. Shall I go ahead and cancel?"
+            )
+        elif self.reservation["fare_type"] == "refundable":
+            self.refund_type = "standard"
             offer = (
                 f"Your fare is refundable, so the full {paid} dollars goes back to your original payment "
                 "in five to seven business days. Shall I go ahead and cancel?"
             )
         else:
+            self.refund_type = "credit"
+            fee = self._cancellation_fee()
             offer = (
-                "Your fare is non-refundable, so instead of a refund you would get a travel credit valid for "
-                "twelve months. Shall I go ahead and cancel?"
+                f"Your fare is non-refundable, so instead of a refund you would get a travel credit of {paid - fee} "
+                f"dollars, that's the {paid} you paid minus the {fee} dollar cancellation fee. It is valid for "
+                "twelve months, for you only. Shall I go ahead and cancel?"
             )
         return self._ask("confirm", f"{found} {offer}")
+
+    def _cancellation_fee(self) -> int:
+        assert self.reservation is not None
+        return cancellation_fee(self.booking["fare_class"], self.reservation["passengers"][0]["elite_status"])
+
+    def _booked_within_24_hours(self) -> bool:
+        assert self.reservation is not None
+        booked = self.reservation.get("booking_date")
+        if not booked:
+            return False
+        booked_day, booked_clock = date.fromisoformat(booked[:10]), booked[11:16]
+        since = (self.today - booked_day).days * 24 * 60 + _minutes(self.clock) - _minutes(booked_clock)
+        first = min(date.fromisoformat(b["date"]) for b in self.reservation["bookings"])
+        return since <= 24 * 60 and (first - booked_day).days >= 7
 
     def _confirm_cancellation(self, heard: str) -> PolicyReply:
         answer = parse_yes_no(heard)
@@ -354,46 +704,86 @@ class AirlinePolicy:
             return self._reask("Sorry, shall I cancel the booking? Please say yes or no.", "Yes or no, please.")
         if answer is False:
             return self._anything_else("Okay, your booking stays as it is.")
+        return self._cancel_and_settle(self.refund_type)
+
+    def _cancel_and_settle(self, refund_type: str) -> PolicyReply:
         assert self.reservation is not None and self.code is not None
-        result = self.tools.call("cancel_reservation", confirmation_number=self.code, reason="voluntary")
+        reason = refund_type if refund_type in ("irrops", "twenty_four_hour") else "voluntary"
+        result = self.tools.call("cancel_reservation", confirmation_number=self.code, reason=reason)
         if not ok(result):
-            return self._transfer(f"cancellation failed: {result.get('message')}")
-        if self.reservation["fare_type"] != "refundable":
-            return self._anything_else("Your booking is cancelled.")
+            return self._transfer("system_issue")
         paid = float(sum(b["fare_paid"] for b in self.reservation["bookings"]))
-        refund = self.tools.call("process_refund", confirmation_number=self.code, amount=paid)
+        if refund_type == "credit":
+            credit = paid - self._cancellation_fee()
+            if credit <= 0:
+                return self._anything_else("Your booking is cancelled.")
+            self.tools.call(
+                "issue_travel_credit",
+                confirmation_number=self.code,
+                passenger_id=self.passenger_id,
+                amount=credit,
+                reason="non_refundable_cancellation",
+            )
+            return self._anything_else(
+                f"Your booking is cancelled and a travel credit of {credit:g} dollars is issued."
+            )
+        refund = self.tools.call("process_refund", confirmation_number=self.code, amount=paid, refund_type=refund_type)
         if not ok(refund):
-            return self._transfer(f"refund failed: {refund.get('message')}")
+            return self._transfer("system_issue")
         return self._anything_else(f"Your booking is cancelled and a refund of {paid:g} dollars is on its way.")
 
+    # -- compensation ---------------------------------------------------------------------------------------
     def _check_compensation(self, found: str) -> PolicyReply:
+        """Vouchers only as policy allows (App. L.4 "Compensation"): meal vouchers from a 2-hour delay, hotel
+        vouchers only for an overnight IRROPS wait. A claim outside that is refused with the reason."""
         booking = self.booking
         status = self.tools.call("get_flight_status", flight_number=booking["flight_number"], date=booking["date"])
         delay = status.get("delay_minutes", 0) if ok(status) else 0
-        voucher = meal_voucher_for_delay(delay)
-        if voucher is None:
+        flight_status = status.get("flight_status", "scheduled") if ok(status) else "scheduled"
+        if flight_status in ("delayed", "cancelled", "schedule_change"):
+            info = self.tools.call("get_disruption_info", flight_number=booking["flight_number"], date=booking["date"])
+            self.disruption = info if ok(info) else {}
+        if flight_status == "cancelled":
             return self._anything_else(
-                f"{found} It is delayed by {delay} minutes. Meal vouchers start at a delay of two hours, "
-                "so I'm not able to issue one."
+                f"{found} That flight is cancelled. Vouchers come with a rebooking, so I'm not able to issue one "
+                "until you're rebooked. I can rebook you if you like."
             )
+        voucher = meal_voucher_for_delay(delay)
+        state = f"delayed by {delay} minutes" if delay else "on time"
+        wants_hotel = "hotel" in self.opening.lower()
+        if voucher is None:
+            what = (
+                "Hotel vouchers are only for an overnight wait"
+                if wants_hotel
+                else ("Meal vouchers start at a delay of two hours")
+            )
+            return self._anything_else(f"{found} It is {state}. {what}, so I'm not able to issue one.")
         assert self.reservation is not None and self.code is not None
         amount, reason = voucher
         self.tools.call(
             "issue_meal_voucher",
             confirmation_number=self.code,
-            passenger_id=self.reservation["passengers"][0]["passenger_id"],
+            passenger_id=self.passenger_id,
             amount=float(amount),
             reason=reason,
         )
-        return self._anything_else(f"{found} I've issued a meal voucher of {amount} dollars.")
+        hotel = " A hotel voucher is only for an overnight wait, so I'm not able to issue that." if wants_hotel else ""
+        return self._anything_else(f"{found} It is {state}. I've issued a meal voucher of {amount} dollars.{hotel}")
 
     def _on_anything_else(self, heard: str) -> PolicyReply:
         low = heard.lower()
+        if any(c in low for c in SUPERVISOR_CUES):  # insisting on somebody else: offer, then wait for a yes
+            self.transfer_reason = "caller_request"
+            return self._offer_transfer("I understand.")
         if self.intent == "compensation_claim" and ("voucher" in low or "deserve" in low or "fair" in low):
             return self._anything_else(
-                "I understand your frustration. Our policy only allows meal vouchers for delays of two hours "
-                "or more, so I can't issue one today."
+                "I understand your frustration. Our policy only allows vouchers for the delays it lists, "
+                "so I'm not able to issue one today."
             )
         if parse_yes_no(heard) is False or "bye" in low or "that's all" in low or "that is all" in low:
             return PolicyReply("Thank you for calling SkyWay Airlines. Goodbye!", end_call=True)
         return self._ask("intent", "Sure. What else can I help you with?")
+
+
+def _minutes(hhmm: str) -> int:
+    return int(hhmm[:2]) * 60 + int(hhmm[3:5])

@@ -37,7 +37,7 @@ def make_policy(
     if domain == "airline" and workflows is None:
         from evalkit.agents.airline_policy import AirlinePolicy
 
-        return AirlinePolicy(tools, today)
+        return AirlinePolicy(tools, today, current_date_time[11:16])
     from evalkit.agents.workflow_policy import WorkflowPolicy
 
     if workflows is not None:

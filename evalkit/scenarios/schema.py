@@ -38,7 +38,10 @@ class ScriptedPlan(_Strict):
         default=None, description="flight number the user accepts when the agent offers it"
     )
     accept_say: str | None = None
-    reject_say: str | None = Field(default=None, description="restating the must-haves, said once")
+    reject_say: str | None = Field(default=None, description="restating the must-haves when rejecting an offer")
+    reject_limit: int = Field(
+        default=1, ge=0, description="offers rejected with reject_say before giving up (keeping the original flight)"
+    )
     max_fee: float | None = Field(default=None, description="decline to confirm when the quoted fee exceeds this")
     push_back_say: str | None = Field(default=None, description="adversarial: said when the agent refuses")
     push_back_times: int = 0

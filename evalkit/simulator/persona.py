@@ -112,7 +112,7 @@ class PersonaStyle:
         if self._chance(spec.disfluency):
             return f"{self._pick(FILLERS)} {text}"
         if spec.caps > 0:
-            return f"{self._caps(text)} And make it QUICK."
+            return f"{self._caps(self._curt(text))} And make it QUICK."
         return text
 
     def vague_first(self, field: str, value: str) -> str | None:
@@ -155,13 +155,18 @@ class PersonaStyle:
             text = f"The {field.replace('_', ' ')} is {text}"
         return self.reply(text, stalled=stalled, emphasis=False)  # a name or a date is never shouted in CAPS
 
+    def _curt(self, text: str) -> str:
+        """The terse persona drops pleasantries ('please', 'thank you')."""
+        if not self.spec.terse:
+            return text
+        for pattern in PLEASANTRIES:
+            text = re.sub(pattern, "", text)
+        return re.sub(r"(^|[.!?] )([a-z])", lambda m: m.group(1) + m.group(2).upper(), text.strip()) or "Fine."
+
     def reply(self, text: str, stalled: bool = False, emphasis: bool = True) -> str:
         """Any other turn: confirmations, choices, corrections, closings."""
         spec = self.spec
-        if spec.terse:
-            for pattern in PLEASANTRIES:
-                text = re.sub(pattern, "", text)
-            text = re.sub(r"(^|[.!?] )([a-z])", lambda m: m.group(1) + m.group(2).upper(), text.strip()) or "Fine."
+        text = self._curt(text)
         if spec.pauses:
             return _with_pauses(text)
         if emphasis and self._chance(spec.caps):

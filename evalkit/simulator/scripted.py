@@ -42,7 +42,8 @@ CONFIRM_CUES = ("shall i", "should i", "would you like me to", "do you want me t
 REPEATABLE_CUES = ("which would you like", "total of", "shall i go ahead")  # offers and quotes worth re-hearing
 STALL_CUES = ("sorry", "didn't get", "still didn't", "again")
 REFUSAL_CUES = ("not able to", "can't issue")  # the airline policy's refusals
-SPELLED_KINDS = ("code", "digits", "name")  # slots whose read-back is spelled character by character
+SPELLED_KINDS = ("code", "digits", "name")
+TRANSFER_OFFER = "would you like me to transfer you"  # slots whose read-back is spelled character by character
 
 
 def domain_workflows(domain: str) -> Mapping[str, Workflow] | None:
@@ -168,6 +169,8 @@ class ScriptedSimulator:
                 self.pending_repeat = agent_text
                 return self._say(request)
         self.stalled = any(c in low for c in STALL_CUES) or self.no_progress > 0
+        if TRANSFER_OFFER in low:  # an offer, not a transfer: the decision tree says whether to take it
+            return self._yes_no("accept_transfer", "Yes, please transfer me.", "No, thank you.")
         if "transferring you" in low or "transfer you" in low:
             return self._styled("Okay. Goodbye.", end_call=True)
         if "goodbye" in low or "thank you for calling" in low:
@@ -182,6 +185,11 @@ class ScriptedSimulator:
             return self._styled(self.plan.closing, end_call=True)
         if "is that right" in low:
             return self._check_read_back(agent_text)
+        # Offers that end a turn which may restate the confirmation number: before the field cues.
+        if "full refund instead" in low:
+            return self._yes_no("refund_instead", "Yes, please refund me.", "No, I don't want a refund.")
+        if "standby list" in low and any(c in low for c in CONFIRM_CUES):
+            return self._yes_no("standby", "Yes, please add me to standby.", "No, thanks, no standby.")
         if "spell" in low and "last name" in low:
             self.last_field = "last_name"
             return self._styled(", ".join(self.plan.answers.get("last_name", "").upper()) + ".")
@@ -191,6 +199,7 @@ class ScriptedSimulator:
                 return self._answer_field(field)
         if "which would you like" in low or "which flight" in low:
             return self._choose(agent_text)
+
         if any(c in low for c in CONFIRM_CUES):
             return self._confirm(agent_text)
         if "sorry" in low and ("catch" in low or "again" in low or "repeat" in low):
@@ -239,9 +248,15 @@ class ScriptedSimulator:
         if self.plan.accept_option and self.plan.accept_option in offered:
             return self._styled(self.plan.accept_say or f"I'll take flight {self.plan.accept_option}.")
         self.rejected += 1
-        if self.rejected == 1 and self.plan.reject_say:
+        if self.rejected <= self.plan.reject_limit and self.plan.reject_say:
             return self._styled(self.plan.reject_say)
         return self._styled("Then I'll keep my original flight. Goodbye.", end_call=True)
+
+    def _yes_no(self, field: str, yes: str, no: str) -> UserUtterance:
+        """A yes/no decision the decision tree fixes in ``answers[field]`` (absent: no)."""
+        self.no_progress = 0
+        wants = self.plan.answers.get(field, "no").strip().lower().startswith("yes")
+        return self._styled(yes if wants else no)
 
     def _confirm(self, agent_text: str) -> UserUtterance:
         if self.plan.answers.get("confirm", "yes").strip().lower().startswith("no"):
