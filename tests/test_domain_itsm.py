@@ -461,7 +461,8 @@ def test_every_scripted_answer_parses_and_drives_the_reference_path(scenarios):
         assert set(s.user_goal.scripted.answers) <= needed, s.id  # nothing the caller is never asked for
         ex = ToolExecutor(REGISTRY, s.scenario_db)
         typed = typed_answers(s.user_goal.scripted.answers)
-        calls = [c for w in s.workflow.split("+") for c in run_reference(WORKFLOWS[w], typed, ex).calls]
+        memo: dict = {}  # one verification per call, shared by its tasks
+        calls = [c for w in s.workflow.split("+") for c in run_reference(WORKFLOWS[w], typed, ex, memo=memo).calls]
         assert calls == [(c.name, c.arguments) for c in s.reference_calls], s.id
 
 

@@ -92,9 +92,7 @@ def test_active_and_whole_power_differ_on_speech_with_pauses() -> None:
     clean = speech_like()
     outs = {}
     for mode in ("active", "whole"):
-        out, _ = noise_chain(environment="white", snr_db=10.0, signal_power=mode)(
-            clean, SR, np.random.default_rng(1)
-        )
+        out, _ = noise_chain(environment="white", snr_db=10.0, signal_power=mode)(clean, SR, np.random.default_rng(1))
         outs[mode] = np.mean((out.astype(np.float64) - clean) ** 2)
     assert 2.0 < 10 * np.log10(outs["active"] / outs["whole"]) < 5.0
 
@@ -150,12 +148,8 @@ def test_global_random_state_is_untouched() -> None:
 def test_ops_get_independent_streams() -> None:
     # Changing the second op must not change the noise the first op drew.
     clean = speech_like()
-    one = Chain.from_specs(
-        [{"op": "noise", "snr_db": 20}, {"op": "noise", "environment": "white", "snr_db": 30}]
-    )
-    two = Chain.from_specs(
-        [{"op": "noise", "snr_db": 20}, {"op": "noise", "environment": "pink", "snr_db": 10}]
-    )
+    one = Chain.from_specs([{"op": "noise", "snr_db": 20}, {"op": "noise", "environment": "white", "snr_db": 30}])
+    two = Chain.from_specs([{"op": "noise", "snr_db": 20}, {"op": "noise", "environment": "pink", "snr_db": 10}])
     _, applied_one = one(clean, SR, np.random.default_rng(5))
     _, applied_two = two(clean, SR, np.random.default_rng(5))
     assert len(applied_one) == 2 and applied_one[0] == applied_two[0]
@@ -170,9 +164,7 @@ def test_short_and_silent_inputs_give_no_nan(environment: str, n_samples: int) -
     assert out.tobytes() == silent.tobytes() and entry["params"]["skipped"] == "silent input"
     short = (0.1 * np.sin(np.arange(n_samples) + 1.0)).astype(np.float32)
     for mode in ("active", "whole"):
-        out, [entry] = noise_chain(environment=environment, signal_power=mode)(
-            short, SR, np.random.default_rng(0)
-        )
+        out, [entry] = noise_chain(environment=environment, signal_power=mode)(short, SR, np.random.default_rng(0))
         assert out.shape == short.shape and np.isfinite(out).all()
         assert abs(entry["params"]["snr_db_measured"] - 15.0) < 0.01
 
@@ -184,9 +176,7 @@ def test_loud_signal_at_low_snr_is_limited_not_clipped() -> None:
     assert params["limited"] is True and params["limiter_gain_db"] < -1.0
     assert np.max(np.abs(out)) <= 1.0 and params["peak"] <= 1.0
     assert abs(realised_snr(clean, out, params, SR) - (-5.0)) < 0.01
-    quiet = noise_chain(environment="cafe", snr_db=30.0)(speech_like(peak=0.1), SR, np.random.default_rng(3))[
-        1
-    ]
+    quiet = noise_chain(environment="cafe", snr_db=30.0)(speech_like(peak=0.1), SR, np.random.default_rng(3))[1]
     assert quiet[0]["params"]["limited"] is False and quiet[0]["params"]["limiter_gain_db"] == 0.0
 
 
@@ -284,9 +274,7 @@ def test_register_op_extends_the_factory() -> None:
         chain = Chain.from_specs([{"op": "test_gain", "gain_db": -6}, {"op": "noise", "snr_db": 20}])
         out, applied = chain(speech_like(), SR, np.random.default_rng(0))
         assert [e["type"] for e in applied] == ["gain", "noise"] and out.dtype == np.float32
-        with pytest.raises(
-            PerturbationError, match=r"chain\[0\] \(test_gain\): gain_db must be a number between -60"
-        ):
+        with pytest.raises(PerturbationError, match=r"chain\[0\] \(test_gain\): gain_db must be a number between -60"):
             Chain.from_specs([{"op": "test_gain", "gain_db": 99}])
     finally:
         registry._OPS.pop("test_gain", None)

@@ -100,8 +100,7 @@ def test_tts_instances_keep_their_own_settings() -> None:
 
 def test_tts_threads_do_not_crash(tts: EspeakTTS) -> None:
     sizes: list[int] = []
-    threads = [threading.Thread(target=lambda: sizes.append(tts.synthesize("Thread test")[0].size))
-               for _ in range(4)]
+    threads = [threading.Thread(target=lambda: sizes.append(tts.synthesize("Thread test")[0].size)) for _ in range(4)]
     for t in threads:
         t.start()
     for t in threads:
@@ -146,8 +145,9 @@ def test_asr_spelled_code_returns_text(asr: WhisperASR, tts: EspeakTTS) -> None:
     assert transcript.text.strip()
 
 
-def test_asr_noise_raises_wer(asr: WhisperASR, sentence_audio: tuple[np.ndarray, int],
-                              clean_transcript: Transcript) -> None:
+def test_asr_noise_raises_wer(
+    asr: WhisperASR, sentence_audio: tuple[np.ndarray, int], clean_transcript: Transcript
+) -> None:
     audio, sr = sentence_audio
     noisy = asr.transcribe(_mix_white_noise(audio, snr_db=-5.0, seed=1234), sr)
     assert wer(SENTENCE, noisy.text) > wer(SENTENCE, clean_transcript.text), noisy.text
@@ -234,9 +234,41 @@ def test_normalize_for_wer(text: str, expected: str) -> None:
     assert normalize_for_wer(text) == expected
 
 
-_VOCAB = ["one", "two", "twenty", "five", "hundred", "and", "oh", "double", "u", "$75", "1:00", "pm",
-          "3rd", "third", "w", "k", "2", "WK2EXB", "dollars", "$7.50", "50%", "I'm", "-", ",", "zero",
-          "thousand", "first", "triple", "a", "o'clock", "2.5", "1,200", "Boston"]
+_VOCAB = [
+    "one",
+    "two",
+    "twenty",
+    "five",
+    "hundred",
+    "and",
+    "oh",
+    "double",
+    "u",
+    "$75",
+    "1:00",
+    "pm",
+    "3rd",
+    "third",
+    "w",
+    "k",
+    "2",
+    "WK2EXB",
+    "dollars",
+    "$7.50",
+    "50%",
+    "I'm",
+    "-",
+    ",",
+    "zero",
+    "thousand",
+    "first",
+    "triple",
+    "a",
+    "o'clock",
+    "2.5",
+    "1,200",
+    "Boston",
+]
 
 
 @settings(max_examples=300, deadline=None)

@@ -132,3 +132,27 @@ TODAY = date(2026, 6, 18)
 )
 def test_slot_parsing_is_shared_by_agent_and_generator(slot: Slot, heard: str, value: object) -> None:
     assert parse_slot(slot, heard, TODAY) == value
+
+
+def test_once_calls_are_not_repeated_by_a_later_task_unless_the_session_was_rebuilt() -> None:
+    """Multi-intent calls verify the caller once (App. L.6); a workflow that re-authenticates afresh (a different
+    identity or a new level) makes its later ``once`` calls afresh too."""
+    lookup_step = Call(
+        "get_reservation",
+        {"confirmation_number": "$confirmation_number", "last_name": "$last_name"},
+        name="booking",
+        once=True,
+    )
+    status = Call("get_flight_status", {"flight_number": "SK604", "date": "2026-06-25"}, once=True)
+    first = Workflow("first", "", ("a",), (Ask(CODE), Ask(NAME), lookup_step, status))
+    second = Workflow("second", "", ("b",), (Ask(CODE), Ask(NAME), lookup_step, status))
+    executor, memo = ToolExecutor(REGISTRY, AL_003.scenario_db), {}
+    assert [n for n, _ in run_reference(first, ANSWERS, executor, memo=memo).calls] == [
+        "get_reservation",
+        "get_flight_status",
+    ]
+    again = run_reference(second, ANSWERS, executor, memo=memo)
+    assert again.calls == [] and again.scope["booking"]["reservation"]["confirmation_number"] == "B9KM3R"
+    other_name = run_reference(second, {**ANSWERS, "last_name": "DELGADO"}, executor, memo=memo)
+    assert [n for n, _ in other_name.calls] == ["get_reservation", "get_flight_status"]  # fresh chain
+    assert [n for n, _ in run_reference(second, ANSWERS, executor).calls] == ["get_reservation", "get_flight_status"]

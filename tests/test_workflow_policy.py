@@ -511,13 +511,16 @@ SHIPPED = sorted(
 @pytest.mark.parametrize("domain", SHIPPED)
 def test_the_local_agent_completes_every_shipped_workflow_scenario(domain: str) -> None:
     """Item 4 of issue 5: the deterministic policy is the reference path, so a clean text run passes them all."""
-    failed = []
+    failed, off_path = [], []
     for s in load_scenarios(domain):
         conversation = run_text_dialogue(s)
         clean = not any(REASK.search(t) for t in said(transcript(conversation)))
         if not (task_completion(conversation).passed and conversation.end_reason == "user_end_call" and clean):
             failed.append(s.id)
-    assert failed == []
+        made = [(c.name, c.arguments) for t in conversation.turns for c in t.tool_calls]
+        if made != [(c.name, c.arguments) for c in s.reference_calls]:  # e.g. verifying the caller twice
+            off_path.append(s.id)
+    assert failed == [] and off_path == []
 
 
 @pytest.mark.parametrize("domain", SHIPPED)

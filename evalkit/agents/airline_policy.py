@@ -503,15 +503,7 @@ class AirlinePolicy:
             elif self.disruption.get("disruption_type") == "delay":  # a schedule change is no wait at the airport
                 meal = meal_voucher_for_delay(self.disruption.get("delay_minutes", 0))
         if meal is not None:
-            amount, reason = meal
-            self.tools.call(
-                "issue_meal_voucher",
-                confirmation_number=self.code,
-                passenger_id=self.passenger_id,
-                amount=float(amount),
-                reason=reason,
-            )
-            said.append(f"I've issued a {amount} dollar meal voucher for the airport restaurants.")
+            said.append(f"I've issued a {self._issue_meal(meal)} dollar meal voucher for the airport restaurants.")
         if nights > 0:
             nights = min(nights, MAX_HOTEL_NIGHTS)
             reason = "irrops_overnight" if self.intent == "irrops_rebooking" else "missed_connection_overnight"
@@ -524,6 +516,18 @@ class AirlinePolicy:
             )
             said.append(f"And a hotel voucher for {nights} {'night' if nights == 1 else 'nights'} near the airport.")
         return said
+
+    def _issue_meal(self, voucher: tuple[int, str]) -> int:
+        amount, reason = voucher
+        assert self.code is not None
+        self.tools.call(
+            "issue_meal_voucher",
+            confirmation_number=self.code,
+            passenger_id=self.passenger_id,
+            amount=float(amount),
+            reason=reason,
+        )
+        return amount
 
     def _no_acceptable_option(self) -> PolicyReply:
         """Alternatives exhausted: a refund when the disruption allows one, else a live agent (offered, never
@@ -758,15 +762,7 @@ class AirlinePolicy:
                 else ("Meal vouchers start at a delay of two hours")
             )
             return self._anything_else(f"{found} It is {state}. {what}, so I'm not able to issue one.")
-        assert self.reservation is not None and self.code is not None
-        amount, reason = voucher
-        self.tools.call(
-            "issue_meal_voucher",
-            confirmation_number=self.code,
-            passenger_id=self.passenger_id,
-            amount=float(amount),
-            reason=reason,
-        )
+        amount = self._issue_meal(voucher)
         hotel = " A hotel voucher is only for an overnight wait, so I'm not able to issue that." if wants_hotel else ""
         return self._anything_else(f"{found} It is {state}. I've issued a meal voucher of {amount} dollars.{hotel}")
 

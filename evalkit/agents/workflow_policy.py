@@ -29,6 +29,7 @@ from evalkit.domains.workflow import (
     applies,
     lookup,
     lookup_or_none,
+    memo_key,
     parse_slot,
     resolve,
 )
@@ -146,6 +147,7 @@ class Run:
     scope: dict[str, Any] = field(default_factory=dict)
     resume_at: int | None = None  # after re-asking a slot for a failed call, go back to that call
     retries: dict[int, int] = field(default_factory=dict)
+    fresh_once: bool = False  # a ``once`` call was made afresh here, so the later ones are too (Call.once)
 
 
 class WorkflowPolicy:
@@ -169,6 +171,7 @@ class WorkflowPolicy:
         # Values the caller already gave in this call: a later task does not ask again (a scenario's answers are
         # one dict keyed by slot name, so a name means the same value in every workflow of the call).
         self.known: dict[str, Any] = {}
+        self.memo: dict[str, Any] = {}  # results of ``Call.once`` steps (auth), reused by the call's later tasks
         self.reasks = 0
         self.repairs = 0
         self.refused: tuple[str, str] | None = None  # (workflow, spoken refusal) of the last refused workflow
@@ -278,9 +281,17 @@ class WorkflowPolicy:
         run = self.run
         assert run is not None
         args = {key: resolve(value, run.scope) for key, value in step.args.items()}
-        result = self.tools.call(step.tool, **args)
+        key = memo_key(step.tool, args)
+        # A ``once`` call already made in this call (the caller's verification) is not made again (App. L.6).
+        if step.once and key in self.memo and not run.fresh_once:
+            result = self.memo[key]
+        else:
+            result = self.tools.call(step.tool, **args)
+            run.fresh_once = run.fresh_once or step.once
         if not ok(result):
             return self._after_error(step, result, said)
+        if step.once and not any(lookup_or_none(path, result) != want for path, want in step.require.items()):
+            self.memo[key] = result
         if step.name:
             run.scope[step.name] = result
         if any(lookup_or_none(path, result) != want for path, want in step.require.items()):

@@ -27,6 +27,7 @@ referenced value is truthy (or falsy with ``!``).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -81,6 +82,15 @@ class Call:
     require: Mapping[str, Any] = field(default_factory=dict)
     refusal: str = "I'm sorry, I can't do that under our policy."
     when: str | None = None
+    # Once per call: a later task reuses the result of the same call (the caller is not verified again). Once a
+    # workflow makes one of its ``once`` calls afresh (e.g. manager auth, which starts a new session), its later
+    # ``once`` calls are made afresh too: the session they built on is gone.
+    once: bool = False
+
+
+def memo_key(tool: str, args: Mapping[str, Any]) -> str:
+    """Identity of a call for ``Call.once``: the tool and its arguments."""
+    return json.dumps([tool, args], sort_keys=True, default=str)
 
 
 @dataclass(frozen=True)
@@ -187,13 +197,21 @@ class ReferenceRun:
 
 
 def run_reference(
-    workflow: Workflow, answers: Mapping[str, Any], executor: ToolExecutor, confirm: bool = True
+    workflow: Workflow,
+    answers: Mapping[str, Any],
+    executor: ToolExecutor,
+    confirm: bool = True,
+    memo: dict[str, Any] | None = None,
 ) -> ReferenceRun:
     """Walk the workflow as a perfect agent would with the caller's true ``answers`` (slot name -> value).
 
     ``confirm`` is the caller's answer to every Confirm step. A failed ``require`` ends the run as "refused"
     (the policy boundary); a tool error on the reference path is a broken scenario and raises WorkflowError.
+    ``memo`` carries the results of ``once`` calls from the call's earlier workflows (multi-intent: the caller is
+    verified once per call, EVA-Bench App. L.6), so those calls are not made again.
     """
+    memo = {} if memo is None else memo
+    fresh = False  # a ``once`` call of this workflow was made afresh: the later ones are too
     scope: dict[str, Any] = {}
     calls: list[tuple[str, dict[str, Any]]] = []
     for i, step in enumerate(workflow.steps):
@@ -205,14 +223,21 @@ def run_reference(
             scope[step.slot.name] = answers[step.slot.name]
         elif isinstance(step, Call):
             args = {key: resolve(value, scope) for key, value in step.args.items()}
-            result = executor.call(step.tool, args)
-            calls.append((step.tool, args))
+            key = memo_key(step.tool, args)
+            if step.once and key in memo and not fresh:
+                result = memo[key]
+            else:
+                result = executor.call(step.tool, args)
+                calls.append((step.tool, args))
+                fresh = fresh or step.once
             if result.get("status") != "success":
                 raise WorkflowError(f"workflow {workflow.name} step {i}: {step.tool}({args}) failed: {result}")
             if step.name:
                 scope[step.name] = result
             if any(lookup_or_none(path, result) != want for path, want in step.require.items()):
                 return ReferenceRun(calls, "refused", scope)
+            if step.once:
+                memo[key] = result
         elif isinstance(step, Confirm) and not confirm:
             return ReferenceRun(calls, "declined", scope)
     return ReferenceRun(calls, "completed", scope)

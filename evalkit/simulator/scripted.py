@@ -329,7 +329,9 @@ class ScriptedSimulator:
             return self._say(self.style.code(field, value, self.asked[field], self.stalled))
         if slot.kind == "choice":
             value = value.replace("_", " ")  # "read_only" is said "read only" (the agent's parser takes both)
-        return self._say(self.style.answer(field, f"{value[:1].upper()}{value[1:]}.", self.stalled))
+        if slot.kind != "text":  # free text is said as written: the agent writes it down verbatim
+            value = f"{value[:1].upper()}{value[1:]}"
+        return self._say(self.style.answer(field, f"{value}.", self.stalled))
 
     def _check_workflow_read_back(self, agent_text: str) -> UserUtterance:
         """Spelled values are checked character by character (as for airline); others (a date, an email) by

@@ -306,7 +306,7 @@ def process_refund(db: dict[str, Any], args: RefundArgs) -> dict[str, Any]:
     paid = sum(b["fare_paid"] for b in reservation["bookings"])
     if args.amount > paid:
         raise ToolError("amount_exceeds_fare", f"refund {args.amount} exceeds the {paid} paid")
-    refund_id = f"RF-{reservation['confirmation_number']}-{len(db.setdefault('refunds', {})) + 1}"
+    refund_id = _new_id(db, "refunds", "RF", reservation)
     db["refunds"][refund_id] = {
         "refund_id": refund_id,
         "confirmation_number": reservation["confirmation_number"],
@@ -327,14 +327,24 @@ class TravelCreditArgs(ToolArgs):
 @REGISTRY.tool(TravelCreditArgs, writes=True)
 def issue_travel_credit(db: dict[str, Any], args: TravelCreditArgs) -> dict[str, Any]:
     """Travel credit for a fare downgrade or a cancelled non-refundable fare; valid 12 months, named passenger."""
-    reservation = _authenticated(db, args.confirmation_number)
-    _passenger(reservation, args.passenger_id)
+    reservation = _authenticated_passenger(db, args.confirmation_number, args.passenger_id)
     if args.reason == "non_refundable_cancellation" and reservation["status"] != "cancelled":
         raise ToolError("not_cancelled", "cancel the reservation before issuing its credit")
-    credit_id = f"TC-{reservation['confirmation_number']}-{len(db.setdefault('credits', {})) + 1}"
+    credit_id = _new_id(db, "credits", "TC", reservation)
     expires = (datetime.fromisoformat(db["clock"]["now"]) + timedelta(days=365)).date().isoformat()
     db["credits"][credit_id] = {"credit_id": credit_id, **args.model_dump(), "expires": expires}
     return {"credit_id": credit_id, "amount": args.amount, "expires": expires}
+
+
+def _new_id(db: dict[str, Any], table: str, prefix: str, reservation: dict[str, Any]) -> str:
+    """Record ids count up per table: 'MV-WK2EXB-1' (deterministic, so expected DBs can be executed)."""
+    return f"{prefix}-{reservation['confirmation_number']}-{len(db.setdefault(table, {})) + 1}"
+
+
+def _authenticated_passenger(db: dict[str, Any], code: str, passenger_id: str) -> dict[str, Any]:
+    reservation = _authenticated(db, code)
+    _passenger(reservation, passenger_id)
+    return reservation
 
 
 def _passenger(reservation: dict[str, Any], passenger_id: str) -> dict[str, Any]:
@@ -354,11 +364,10 @@ class MealVoucherArgs(ToolArgs):
 @REGISTRY.tool(MealVoucherArgs, writes=True)
 def issue_meal_voucher(db: dict[str, Any], args: MealVoucherArgs) -> dict[str, Any]:
     """Issue an airport meal voucher; the amount must be the policy amount for the reason."""
-    reservation = _authenticated(db, args.confirmation_number)
-    _passenger(reservation, args.passenger_id)
+    reservation = _authenticated_passenger(db, args.confirmation_number, args.passenger_id)
     if args.amount != MEAL_VOUCHER_AMOUNT[args.reason]:
         raise ToolError("amount_not_per_policy", f"a {args.reason} meal voucher is ${MEAL_VOUCHER_AMOUNT[args.reason]}")
-    voucher_id = f"MV-{reservation['confirmation_number']}-{len(db.setdefault('vouchers', {})) + 1}"
+    voucher_id = _new_id(db, "vouchers", "MV", reservation)
     db["vouchers"][voucher_id] = {"voucher_id": voucher_id, "type": "meal", **args.model_dump()}
     return {"voucher_id": voucher_id, "amount": args.amount, "valid": "airport terminal restaurants, 24 hours"}
 
@@ -373,13 +382,12 @@ class HotelVoucherArgs(ToolArgs):
 @REGISTRY.tool(HotelVoucherArgs, writes=True)
 def issue_hotel_voucher(db: dict[str, Any], args: HotelVoucherArgs) -> dict[str, Any]:
     """Issue an airport-area hotel voucher after an IRROPS rebooking that leaves the passenger overnight."""
-    reservation = _authenticated(db, args.confirmation_number)
-    _passenger(reservation, args.passenger_id)
+    reservation = _authenticated_passenger(db, args.confirmation_number, args.passenger_id)
     if args.nights > MAX_HOTEL_NIGHTS:
         raise ToolError("exceeds_max_nights", f"hotel vouchers cover at most {MAX_HOTEL_NIGHTS} nights")
     if reservation["status"] == "cancelled":
         raise ToolError("not_eligible", "no hotel voucher when the passenger took a refund instead of rebooking")
-    voucher_id = f"HV-{reservation['confirmation_number']}-{len(db.setdefault('vouchers', {})) + 1}"
+    voucher_id = _new_id(db, "vouchers", "HV", reservation)
     db["vouchers"][voucher_id] = {"voucher_id": voucher_id, "type": "hotel", **args.model_dump()}
     return {"voucher_id": voucher_id, "nights": args.nights, "valid": "any airport-area hotel, 24 hours"}
 

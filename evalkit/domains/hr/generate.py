@@ -944,6 +944,7 @@ def build(index: int, kind: str, workflows: tuple[str, ...], case: tuple[Any, ..
     executor = ToolExecutor(REGISTRY, db)
     answers: dict[str, str] = {}
     calls: list[dict[str, Any]] = []
+    memo: dict[str, Any] = {}  # the caller is verified once per call, whatever the number of tasks (App. L.6)
     for name in workflows:
         spoken = answers_for(name, p)
         workflow = WORKFLOWS[name]
@@ -955,7 +956,7 @@ def build(index: int, kind: str, workflows: tuple[str, ...], case: tuple[Any, ..
             if value is None or (slot.kind in ("code", "digits") and value != spoken[slot.name].upper()):
                 raise ValueError(f"HR-{index:03d} {name}: parse_slot({slot.name}, {spoken[slot.name]!r}) is None")
             values[slot.name] = value
-        run = run_reference(workflow, values, executor)
+        run = run_reference(workflow, values, executor, memo=memo)
         want = "refused" if kind == "adversarial" else "completed"
         if run.outcome != want:
             raise ValueError(f"HR-{index:03d} {name}: reference run {run.outcome}, expected {want}: {run.scope}")

@@ -38,6 +38,7 @@ def employee_auth() -> tuple[Step, ...]:
             name="auth",
             require={"authenticated": True},
             refusal="I'm sorry, those details don't match our records, so I can't go on.",
+            once=True,
         ),
     )
 
@@ -53,6 +54,7 @@ def provider_auth() -> tuple[Step, ...]:
             name="auth",
             require={"authenticated": True},
             refusal="I'm sorry, those credentials don't match our records, so I can't go on.",
+            once=True,
         ),
     )
 
@@ -60,13 +62,14 @@ def provider_auth() -> tuple[Step, ...]:
 def otp(employee_ref: str) -> tuple[Step, ...]:
     """The second factor; ``employee_ref`` is the employee ID slot or the provider verification's result."""
     return (
-        Call("initiate_otp_auth", {"employee_id": employee_ref}, name="otp_sent"),
+        Call("initiate_otp_auth", {"employee_id": employee_ref}, name="otp_sent", once=True),
         Ask(OTP),
         Call(
             "verify_otp_auth",
             {"employee_id": employee_ref, "otp_code": "$otp_code"},
             require={"verified": True},
             refusal="That passcode doesn't match, and I can't go further without it.",
+            once=True,
         ),
     )
 

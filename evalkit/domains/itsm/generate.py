@@ -910,8 +910,9 @@ def build(scenario_id: str, kind: str, names: list[str], variant: int) -> Scenar
     executor = ToolExecutor(REGISTRY, initial)
     typed = typed_answers(answers)
     calls: list[dict[str, Any]] = []
+    memo: dict[str, Any] = {}  # verification happens once per call, at the highest level needed (App. L.5)
     for name in names:
-        run = run_reference(WORKFLOWS[name], typed, executor)
+        run = run_reference(WORKFLOWS[name], typed, executor, memo=memo)
         calls += [{"name": tool, "arguments": args} for tool, args in run.calls]
         want = "refused" if adversarial else "completed"
         if run.outcome != want:

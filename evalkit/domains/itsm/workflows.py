@@ -76,13 +76,18 @@ def _floor(name: str, what: str) -> Slot:
 STANDARD_AUTH: tuple[Step, ...] = (
     Ask(EMPLOYEE_ID),
     Ask(PHONE),
-    Call("verify_employee_auth", {"employee_id": "$employee_id", "phone_last_four": "$phone_last_four"}, name="auth"),
-    Call("get_employee_record", {"employee_id": "$employee_id"}, name="me"),
+    Call(
+        "verify_employee_auth",
+        {"employee_id": "$employee_id", "phone_last_four": "$phone_last_four"},
+        name="auth",
+        once=True,
+    ),
+    Call("get_employee_record", {"employee_id": "$employee_id"}, name="me", once=True),
 )
 OTP_STEPS: tuple[Step, ...] = (
-    Call("initiate_otp_auth", {"employee_id": "$employee_id"}),
+    Call("initiate_otp_auth", {"employee_id": "$employee_id"}, once=True),
     Ask(OTP),
-    Call("verify_otp_auth", {"employee_id": "$employee_id", "otp_code": "$otp_code"}),
+    Call("verify_otp_auth", {"employee_id": "$employee_id", "otp_code": "$otp_code"}, once=True),
 )
 ELEVATED_AUTH = STANDARD_AUTH + OTP_STEPS
 MANAGER_AUTH: tuple[Step, ...] = (
@@ -96,6 +101,7 @@ MANAGER_AUTH: tuple[Step, ...] = (
             "phone_last_four": "$phone_last_four",
             "manager_auth_code": "$manager_auth_code",
         },
+        once=True,
     ),
     *OTP_STEPS,
 )
