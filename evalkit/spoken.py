@@ -476,6 +476,10 @@ def parse_clock_times(text: str) -> list[str]:
     times: list[str] = []
     for hour, minute, meridiem in re.findall(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b", low):
         times.append(_to_24h(int(hour), int(minute or 0), meridiem))
+    for digits, meridiem in re.findall(r"\b(\d{3,4})\s*(am|pm)\b", low):  # ASR drops the colon: "420 pm"
+        hour, minute = int(digits[:-2]), int(digits[-2:])
+        if 1 <= hour <= 12 and minute < 60:
+            times.append(_to_24h(hour, minute, meridiem))
     words = {
         v: int(k)
         for k, v in enumerate(

@@ -98,3 +98,18 @@ def test_endless_whole_respellings_end_in_a_transfer_not_a_loop():
     replies = [policy.step("No, it's I, O, K, S.") for _ in range(MAX_REPAIRS + 1)]
     assert not any(r.end_call for r in replies[:-1])
     assert replies[-1].end_call and [name for name, _, _ in tools.calls][-1] == "transfer_to_agent"
+
+
+def test_a_garbled_choice_of_the_only_offer_is_still_taken_and_the_caller_restates_after_a_reask():
+    """Seen in audio: 'Yes, SK281 at 4:20 PM works' heard as 'SK-2801 at 420 pm works'. The time still names the
+    offer; a bare 'yes, that works' to a single offer takes it; and when the agent re-asks 'which flight' without
+    the list, the caller restates the flight it chose rather than rejecting the offer."""
+    scenario = next(s for s in SCENARIOS if s.id == "AL-018")
+    target = scenario.user_goal.scripted.accept_option
+    garbled = {"SK-2801 at 420 pm works": True, "Yes, that one works.": True, "Hmm, let me think.": False}
+    for heard, completes in garbled.items():
+        conversation, lines = talk(scenario, ear=lambda s, h=heard: h if target in s and "works" in s else s)
+        assert task_completion(conversation).passed is completes, lines
+        if not completes:  # the re-ask is answered with the same choice, not a rejection
+            reask = [i for i, (role, text) in enumerate(lines) if text == "Sorry, which flight would you like?"]
+            assert reask and target in lines[reask[0] + 1][1], lines

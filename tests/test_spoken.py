@@ -93,4 +93,6 @@ def test_dates_times_and_flight_numbers():
     assert parse_flight_numbers("S K 281") == ["SK281"]
     assert parse_clock_times("the 3:45 p.m. one") == ["15:45"]
     assert parse_clock_times("8:15 AM") == ["08:15"]
+    assert parse_clock_times("SK-2801 at 420 pm works") == ["16:20"]  # Whisper drops the colon
+    assert parse_clock_times("flight 1730 pm") == []  # not a clock time
     assert say_time("13:00") == "1 PM" and say_time("09:20") == "9:20 AM"

@@ -333,7 +333,12 @@ class AirlinePolicy:
             if numbers & set(option["flights"]) or option["departure"] in times:
                 return option
         by_digits = [o for o in self.options if digits & {f[2:] for f in o["flights"]}]
-        return by_digits[0] if len(by_digits) == 1 else None
+        if len(by_digits) == 1:
+            return by_digits[0]
+        # A single offer and a plain "yes, that works": the caller took it, whatever the ASR did to its number.
+        if len(self.options) == 1 and parse_yes_no(heard) is True:
+            return self.options[0]
+        return None
 
     def _on_choice(self, heard: str) -> PolicyReply:
         choice = self._match_option(heard)

@@ -110,6 +110,7 @@ class ScriptedSimulator:
         self.plan = scenario.user_goal.scripted
         self.asked: dict[str, int] = {}
         self.rejected = 0
+        self.offered: set[str] = set()  # flight numbers the agent has offered so far
         self.push_backs = 0
         self.no_progress = 0
         self.respells = 0  # whole-value re-spellings after wrong-length read-backs
@@ -244,8 +245,9 @@ class ScriptedSimulator:
         return "No... it's... " + "... ".join(truth) + "..."
 
     def _choose(self, agent_text: str) -> UserUtterance:
-        offered = parse_flight_numbers(agent_text)
-        if self.plan.accept_option and self.plan.accept_option in offered:
+        # Flights offered earlier count: "Sorry, which flight would you like?" re-asks about the same list.
+        self.offered |= set(parse_flight_numbers(agent_text))
+        if self.plan.accept_option and self.plan.accept_option in self.offered:
             return self._styled(self.plan.accept_say or f"I'll take flight {self.plan.accept_option}.")
         self.rejected += 1
         if self.rejected <= self.plan.reject_limit and self.plan.reject_say:
