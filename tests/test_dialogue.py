@@ -38,12 +38,18 @@ def test_perfect_ear_completes_every_scenario(scenario):
 
 def test_an_ear_that_never_hears_the_code_right_fails_the_task():
     scenario = next(s for s in SCENARIOS if s.id == "AL-001")
+
     # The ear turns W into V in every spelling and every correction, as a consistent ASR confusion would.
-    conversation, transcript = talk(scenario, ear=lambda s: s.replace("W K 2", "V K 2").replace("Whiskey", "Victor"))
+    def ear(text: str) -> str:
+        return text.replace("W K 2", "V K 2").replace("Whiskey", "Victor").replace("one is W.", "one is V.")
+
+    conversation, transcript = talk(scenario, ear=ear)
     metric = task_completion(conversation)
     assert not metric.passed
     assert metric.details["reason"] == "authentication"
-    assert conversation.final_db["transfers"], "the agent gives up and transfers after repeated failed repairs"
+    # the caller gives up after five identical wrong read-backs (App. K: no progress), nothing written
+    assert conversation.end_reason == "user_end_call" and "isn't going anywhere" in transcript[-1][1]
+    assert conversation.final_db["reservations"] == scenario.scenario_db["reservations"]
     read_backs = [text for role, text in transcript if role == "assistant" and text.startswith("I have V K 2")]
     assert len(read_backs) > 3
 
@@ -113,3 +119,20 @@ def test_a_garbled_choice_of_the_only_offer_is_still_taken_and_the_caller_restat
         if not completes:  # the re-ask is answered with the same choice, not a rejection
             reask = [i for i, (role, text) in enumerate(lines) if text == "Sorry, which flight would you like?"]
             assert reask and target in lines[reask[0] + 1][1], lines
+
+
+def test_a_correction_the_ear_always_garbles_ends_the_call_instead_of_looping():
+    """Seen in audio (AL-010, 161 turns): 'the sixth one is Papa' heard as 'popping' and the code always heard with
+    a T at the end. The caller tries the plain letter, the agent counts failed repairs, and the call ends well
+    before the turn limit."""
+    scenario = next(s for s in SCENARIOS if s.id == "AL-010")
+    code = scenario.key_entities["confirmation_number"]
+    wrong = code[:-1] + ("T" if code[-1] != "T" else "Q")
+
+    def ear(text: str) -> str:
+        text = text.replace(" ".join(code), " ".join(wrong)).replace(", ".join(code), ", ".join(wrong))
+        return "No, the sixth one is popping." if "sixth one" in text else text
+
+    conversation, lines = talk(scenario, ear=ear, max_turns=80)
+    assert conversation.end_reason in ("agent_end_call", "user_end_call") and len(lines) < 60, lines
+    assert ("user", f"No, the sixth one is {code[-1]}.") in lines  # the plain-letter variant was tried

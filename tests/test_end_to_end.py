@@ -118,8 +118,9 @@ def test_bad_value_stops_before_any_work(tmp_path):
 
 @pytest.mark.slow
 def test_main_job_as_in_the_readme(tmp_path):
-    """Exactly the README's main job: all scenarios, default trials, café noise at 15 dB and its clean twin."""
+    """Exactly the README's main job: the default airline sample (7 scenarios, one per workflow), default trials
+    (2), café noise at 15 dB and its clean twin."""
     result = run_evalkit(tmp_path, "+perturb=noise_cafe", "-m")
     assert result.returncode == 0, result.stderr[-3000:]
-    cells = assert_sweep_logged(tmp_path, 10)
+    cells = assert_sweep_logged(tmp_path, 7 * 2)
     assert cells["noise_cafe"].data.metrics["user_wer_mean"] >= cells["clean"].data.metrics["user_wer_mean"]

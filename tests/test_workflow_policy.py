@@ -32,6 +32,7 @@ from evalkit.scenarios import (
     load_scenarios,
 )
 from evalkit.simulator.persona import PersonaSpec
+from evalkit.spoken import DIGIT_NAMES
 from evalkit.text_dialogue import run_text_dialogue, transcript
 
 REASK = re.compile(r"didn't catch|I need a yes or a no|couldn't find a match|say yes or no|which one is it")
@@ -345,13 +346,29 @@ def test_a_misheard_digit_past_the_eighth_is_repaired_by_restating_the_number() 
     assert task_completion(conversation).passed, lines
 
 
-def test_a_persistently_misheard_id_fails_authentication_and_transfers() -> None:
+def test_a_persistently_misheard_id_fails_authentication_and_the_call_ends() -> None:
     def ear(text: str) -> str:  # a consistent confusion: 7 is always heard as 1, spelled or corrected
         return text.replace("4 4 7 2", "4 4 1 2").replace("number seven", "number one")
 
     conversation, lines = talk(SCENARIOS[0], ear)
     metric = task_completion(conversation)
     assert not metric.passed and metric.details["reason"] == "authentication"
+    assert conversation.final_db["leave_requests"] == {}  # nothing written for an unverified caller
+    # The caller gives up after five identical wrong read-backs (App. K), before the agent's repair limit.
+    assert conversation.end_reason == "user_end_call" and "isn't going anywhere" in said(lines, "user")[-1]
+    assert len(lines) < 40
+
+
+def test_the_agent_transfers_when_the_repairs_run_out() -> None:
+    """A caller who never gives up (each read-back differs): the agent's repair limit ends it with a transfer."""
+    flip = {"n": 0}
+
+    def ear(text: str) -> str:  # the 7 comes back as a different wrong digit each time
+        flip["n"] += 1
+        wrong = str(flip["n"] % 9 + 1) if flip["n"] % 9 + 1 != 7 else "8"
+        return text.replace("4 4 7 2", f"4 4 {wrong} 2").replace("number seven", f"number {DIGIT_NAMES[int(wrong)]}")
+
+    conversation, lines = talk(SCENARIOS[0], ear)
     assert conversation.final_db["transfers"] and conversation.final_db["leave_requests"] == {}
     assert "transferring you" in said(lines)[-1] or "transferring you" in said(lines)[-2]
 

@@ -207,6 +207,12 @@ class AirlinePolicy:
                 return self._transfer("unresolved_after_two_attempts")
             self._set_spelled(again)
             return self._read_back(self.spelling)
+        # A "no" the agent cannot use is a failed repair as well: the re-spelling that follows resets the re-ask
+        # count, so without this a correction the ASR always garbles ("the sixth one is Papa" -> "popping") looped
+        # until the turn limit (seen in audio: AL-010, 161 turns).
+        self.repairs += 1
+        if self.repairs > MAX_REPAIRS:
+            return self._transfer("unresolved_after_two_attempts")
         thing = "confirmation code" if self.spelling == "code" else "last name"
         self.pending = "code" if self.spelling == "code" else "spell_name"
         return self._reask(

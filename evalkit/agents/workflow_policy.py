@@ -387,6 +387,10 @@ class WorkflowPolicy:
             if self.repairs > MAX_REPAIRS:
                 return self._transfer(f"could not capture the {slot.label}")
             return self._read_back(restated)
+        # An unusable "no" is a failed repair too (the value given again next resets the re-ask count).
+        self.repairs += 1
+        if self.repairs > MAX_REPAIRS:
+            return self._transfer(f"could not capture the {slot.label}")
         self.pending = "slot"
         return self._reask(
             f"Sorry, could you give me the {slot.label} again?",

@@ -111,6 +111,8 @@ class ScriptedSimulator:
         self.asked: dict[str, int] = {}
         self.rejected = 0
         self.offered: set[str] = set()  # flight numbers the agent has offered so far
+        self.last_read_back = ""  # the agent's last wrong read-back, and how often it came back unchanged
+        self.same_read_back = 0
         self.push_backs = 0
         self.no_progress = 0
         self.respells = 0  # whole-value re-spellings after wrong-length read-backs
@@ -223,7 +225,17 @@ class ScriptedSimulator:
         if len(read_back) == len(truth):
             position = next(i for i, (a, b) in enumerate(zip(read_back, truth, strict=True)) if a != b)
             if position < len(ORDINAL_WORDS) and truth[position].isalnum():
-                return self._styled(say_correction(position + 1, truth[position]))
+                # The same wrong read-back again means the correction did not land: say it another way (the
+                # plain letter instead of its NATO word), and count it as a turn without progress (App. K).
+                self.same_read_back = self.same_read_back + 1 if read_back == self.last_read_back else 0
+                self.last_read_back = read_back
+                self.no_progress = self.same_read_back
+                if self.no_progress >= NO_PROGRESS_LIMIT:
+                    return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
+                correction = say_correction(position + 1, truth[position])
+                if self.same_read_back % 2 == 1 and truth[position].isalpha():
+                    correction = f"No, the {ORDINAL_WORDS[position]} one is {truth[position]}."
+                return self._styled(correction)
             # Past the eighth character (a ten-digit NPI) there is no ordinal to say: restate the whole value.
         # A wrong-length read-back means the whole value has to be spelled again. The agent may ask for that
         # without bound, so this is where App. K's "end after 5 turns without progress" rule has to hold
