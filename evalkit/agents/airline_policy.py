@@ -83,8 +83,9 @@ def waiver_reason(text: str) -> str:
 
 
 def later(hhmm: str, minutes: int) -> str:
-    hours, mins = divmod(int(hhmm[:2]) * 60 + int(hhmm[3:5]) + minutes, 60)
-    return f"{min(hours, 23):02d}:{mins if hours < 24 else 59:02d}"
+    """``hhmm`` plus ``minutes``, capped at 23:59 (a cut-off never wraps into tomorrow)."""
+    hours, mins = divmod(min(_minutes(hhmm) + minutes, 23 * 60 + 59), 60)
+    return f"{hours:02d}:{mins:02d}"
 
 
 class AirlinePolicy:
