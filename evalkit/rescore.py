@@ -24,7 +24,8 @@ from pathlib import Path
 
 import yaml
 
-from evalkit.cell import CellJudge, _per_conversation_table, judge_context, judge_params, score_record
+from evalkit.cell import CellJudge, judge_context, judge_params, score_record
+from evalkit.cell.log import log_scored_cell, write_conversation
 from evalkit.judges import JudgeConfig, JudgeContext, build_judge
 from evalkit.metrics import aggregate_cell, resolve
 from evalkit.records import ConversationRecord
@@ -77,10 +78,9 @@ def rescore_run(
         rescored = rescore_records(records, names, judge)
         aggregates = aggregate_cell(rescored)
         out = work / "out"
-        (out / "records").mkdir(parents=True)
+        out.mkdir(parents=True)
         for r in rescored:
-            stem = f"{r.conversation.scenario_id}_t{r.conversation.trial}"
-            (out / "records" / f"{stem}.json").write_text(r.model_dump_json(indent=1))
+            write_conversation(out, r, {})
         (out / "rescore.yaml").write_text(yaml.safe_dump({"rescored_from": run_id, "metrics": names}))
         tags = {
             "evalkit.kind": "rescore",
@@ -91,9 +91,7 @@ def rescore_run(
         with CellRun.open(target, f"rescore {source.run_name}", tags, source.parent_run_id) as run:
             stale = {k for k in source.params if k.startswith("judge.")}  # this re-score's judge, not the cell's
             run.log_params({k: v for k, v in source.params.items() if k not in stale} | judge_params(judge))
-            run.log_metrics(aggregates)
-            run.log_table(_per_conversation_table(rescored), "conversations_table.json")
-            run.log_dir(out)
+            log_scored_cell(run, rescored, aggregates, out)
             new_id = run.run_id
     return new_id, aggregates
 

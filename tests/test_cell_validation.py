@@ -130,9 +130,9 @@ def test_real_cell_keeps_and_marks_an_invalid_conversation_at_the_limit(tmp_path
     assert {k: stats[k] for k in stats_expected} == stats_expected
     stored = json.loads(next((out / "records").glob("*.json")).read_text())
     assert stored["conversation"]["validation"]["valid"] is False  # the mark reaches the record on disk
-    from evalkit.cell import _per_conversation_table
+    from evalkit.cell import per_conversation_table
 
-    assert _per_conversation_table(records)["valid"] == [0]  # and the MLflow table the analysis reads
+    assert per_conversation_table(records)["valid"] == [0]  # and the MLflow table the analysis reads
 
 
 def test_real_cell_attempt_zero_runs_with_the_seeds_of_a_cell_without_validation(tmp_path: Path) -> None:

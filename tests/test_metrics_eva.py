@@ -363,13 +363,13 @@ def test_bootstrap_ci_is_over_scenarios_seeded_and_brackets_the_mean():
 
 
 def test_conversation_table_has_pass_columns():
-    from evalkit.cell import _per_conversation_table
+    from evalkit.cell import per_conversation_table
 
     record = ConversationRecord(
         conversation=conv([]),
         metrics={"task_completion": mv("task_completion", 1.0, True), "user_wer": mv("user_wer", 0.1, None)},
     )
-    table = _per_conversation_table([record])
+    table = per_conversation_table([record])
     assert table["task_completion_pass"] == [1] and table["user_wer_pass"] == [None]
     json.dumps(table)
 

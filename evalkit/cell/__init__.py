@@ -1,0 +1,155 @@
+"""A cell: one (domain, agent, simulator, persona, voice, perturb, seed) over scenarios × k trials.
+
+A short pipeline of named stages, each its own module with typed inputs and outputs:
+
+    plan (CellPlan) -> build (components) -> run (Conversation + audio) -> score (ConversationRecord) -> log
+
+Records and audio are written to the cell's output folder as each conversation finishes, so nothing is lost
+when a run dies; MLflow receives them when the cell completes. Re-scoring (evalkit.rescore) reuses the score and
+log stages.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import yaml
+from tqdm import tqdm
+
+from evalkit.cell.build import build_components, listener_asr
+from evalkit.cell.log import (
+    ARTIFACT_SAMPLE_RATE,
+    log_scored_cell,
+    per_conversation_table,
+    write_cell_files,
+    write_conversation,
+)
+from evalkit.cell.plan import AXES, CellPlan, axis_params, cell_tags, plan_cell
+from evalkit.cell.run import run_conversations, run_validated, validation_stats
+from evalkit.cell.score import (
+    CellJudge,
+    assistant_asr_entity_turns_only,
+    build_cell_judge,
+    judge_context,
+    judge_params,
+    score_record,
+    transcribe_assistant_turns,
+)
+from evalkit.config.schema import RunConfig, identity_payload
+from evalkit.domains import tool_registry
+from evalkit.metrics import aggregate_cell, required_preparation
+from evalkit.orchestrator import render_tracks
+from evalkit.records import CellResult, ConversationRecord
+from evalkit.tracking import CellRun, TrackingTarget, find_finished_cell, flatten
+from evalkit.tracking.store import copy_reference
+
+__all__ = [
+    "ARTIFACT_SAMPLE_RATE",
+    "AXES",
+    "CellJudge",
+    "CellPlan",
+    "axis_params",
+    "build_cell_judge",
+    "build_components",
+    "cell_tags",
+    "judge_context",
+    "judge_params",
+    "per_conversation_table",
+    "plan_cell",
+    "run_cell",
+    "run_cell_conversations",
+    "run_validated",
+    "score_record",
+    "transcribe_assistant_turns",
+    "validation_stats",
+]
+
+log = logging.getLogger("evalkit")
+
+
+def run_cell_conversations(
+    plan: CellPlan, out_dir: Path, log_audio: bool = True, stats: dict[str, float] | None = None
+) -> list[ConversationRecord]:
+    """Build, then run -> score -> write each conversation in turn."""
+    config = plan.config
+    agent, user_tts, chain = build_components(config)
+    needs = required_preparation(config.metrics, judge=config.judge.enabled)
+    listener = listener_asr(config, agent) if "assistant_asr" in needs else None
+    judge = build_cell_judge(config, plan.scenarios)
+    stats = stats if stats is not None else {}
+    registry = tool_registry(config.domain.name)
+
+    records: list[ConversationRecord] = []
+    total = len(plan.scenarios) * config.trials
+    with tqdm(total=total, desc=plan.run_name, unit="conv", disable=not config.progress) as bar:
+        for scenario, trial, conversation, audio in run_conversations(plan, agent, user_tts, chain, registry):
+            if listener is not None:
+                stats["assistant_asr_s"] = stats.get("assistant_asr_s", 0.0) + transcribe_assistant_turns(
+                    conversation, audio, listener, entity_turns_only=assistant_asr_entity_turns_only(config)
+                )
+            record = score_record(conversation, config.metrics, judge)
+            tracks = render_tracks(conversation, audio, ARTIFACT_SAMPLE_RATE) if log_audio else {}
+            write_conversation(out_dir, record, tracks)
+            records.append(record)
+            tc = record.metrics.get("task_completion")
+            bar.update(1)
+            bar.set_postfix_str(f"{scenario.id} t{trial} end={conversation.end_reason} tc={tc.score if tc else '-'}")
+    if config.validation.enabled:
+        stats.update(validation_stats([r.conversation for r in records]))
+    return records
+
+
+def _reuse(plan: CellPlan, target: TrackingTarget, previous: str, parent_run_id: str | None) -> CellResult:
+    log.info("cell %s (%s) already finished in run %s: reusing it", plan.key, plan.run_name, previous)
+    metrics = copy_reference(target, previous)
+    if parent_run_id:  # a pointer in this sweep, so the sweep's summary lists every cell it covers
+        tags = cell_tags(plan, "reuse") | {"reused_from": previous}
+        with CellRun.open(target, plan.run_name, tags, parent_run_id) as run:
+            run.log_params(axis_params(plan.config))
+            run.log_metrics(metrics)
+    return CellResult(
+        cell_key=plan.key,
+        run_id=previous,
+        reused=True,
+        aggregates=metrics,
+        n_conversations=int(metrics.get("conversations", 0)),
+    )
+
+
+def run_cell(config: RunConfig, target: TrackingTarget, out_dir: Path, parent_run_id: str | None = None) -> CellResult:
+    """Run (or reuse) one cell and log it. Returns the cell's aggregates."""
+    plan = plan_cell(config)
+    if config.reuse:
+        previous = find_finished_cell(target, plan.key)
+        if previous is not None:
+            return _reuse(plan, target, previous, parent_run_id)
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "config.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
+    with CellRun.open(target, plan.run_name, cell_tags(plan, "cell"), parent_run_id) as run:
+        params = axis_params(config) | flatten(identity_payload(config), "cfg")
+        params |= judge_params(build_cell_judge(config))
+        run.log_params(params)
+        started = time.perf_counter()
+        stats: dict[str, float] = {}
+        records = run_cell_conversations(plan, out_dir, config.mlflow.log_audio, stats)
+        wall = time.perf_counter() - started
+        aggregates = aggregate_cell(records) | stats
+        audio_s = sum((t.end_ms - t.start_ms) / 1000.0 for r in records for t in r.conversation.turns)
+        aggregates["wall_s"] = wall
+        aggregates["simulated_audio_s"] = audio_s
+        aggregates["audio_s_per_wall_s"] = audio_s / wall if wall > 0 else float("nan")
+        write_cell_files(out_dir, config.seed, records, aggregates)
+        log_scored_cell(run, records, aggregates, out_dir)
+        run_id = run.run_id
+    log.info("cell %s (%s) finished: %s", plan.key, plan.run_name, _headline(aggregates))
+    return CellResult(
+        cell_key=plan.key, run_id=run_id, reused=False, aggregates=aggregates, n_conversations=len(records)
+    )
+
+
+def _headline(aggregates: dict[str, float]) -> str:
+    keys = ("task_completion_pass_at_1", "user_wer_mean", "key_entity_accuracy_mean", "wall_s")
+    return ", ".join(f"{k}={aggregates[k]:.3f}" for k in keys if k in aggregates)

@@ -1,0 +1,81 @@
+"""Stage 1 of a cell — plan: the validated config, its identity (cell key) and its scenarios; the params and tags
+that name the cell in MLflow."""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.config.schema import RunConfig, cell_key, twin_config
+from evalkit.scenarios import Scenario, load_scenarios
+
+AXES = ("domain", "agent", "simulator", "persona", "voice")
+
+
+@dataclass(frozen=True)
+class CellPlan:
+    config: RunConfig
+    key: str
+    scenarios: list[Scenario]
+
+    @property
+    def run_name(self) -> str:
+        c = self.config
+        return f"{c.domain.name}|{c.agent.name}|{c.persona.name}|{c.voice.name}|{c.condition}|seed{c.seed}"
+
+
+def plan_cell(config: RunConfig) -> CellPlan:
+    scenarios = load_scenarios(config.domain.name, config.domain.scenarios, config.domain.limit)
+    return CellPlan(config, cell_key(config), scenarios)
+
+
+def axis_params(config: RunConfig) -> dict[str, str]:
+    """Short per-axis params so the MLflow UI's compare view and search_runs filter per axis."""
+    params = {axis: getattr(config, axis).name for axis in AXES}
+    params["perturb"] = config.condition
+    params["snr_db"] = str(config.perturb.snr_db) if config.perturb and config.perturb.snr_db is not None else "none"
+    params["trials"] = str(config.trials)
+    params["seed"] = str(config.seed)
+    params["scenarios"] = "all" if not config.domain.scenarios else ",".join(config.domain.scenarios)
+    return params
+
+
+def cell_tags(plan: CellPlan, kind: str) -> dict[str, str]:
+    return {
+        "cell_key": plan.key,
+        "twin_key": cell_key(twin_config(plan.config)),  # the clean twin's cell_key: the analysis pairs by it
+        "condition": plan.config.condition,
+        "evalkit.kind": kind,
+        "evalkit.version": _code_version(),
+        "evalkit.git_commit": _git_commit(),
+    }
+
+
+def _code_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("evalkit")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+@functools.cache
+def _git_commit() -> str:
+    """The checkout's commit, with "-dirty" when it has uncommitted changes ("unknown" outside a git checkout):
+    the package version alone does not say which code produced a cell."""
+
+    def git(*args: str) -> str:
+        run = subprocess.run(
+            ["git", *args], cwd=Path(__file__).resolve().parent, capture_output=True, text=True, timeout=5, check=True
+        )
+        return run.stdout.strip()
+
+    try:
+        commit = git("rev-parse", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return f"{commit}-dirty" if dirty else commit
