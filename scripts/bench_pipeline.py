@@ -12,10 +12,10 @@ import time
 
 import numpy as np
 
+from evalkit.call import run_conversation
 from evalkit.cell import build_components
 from evalkit.config.schema import RunConfig
 from evalkit.domains.airline import REGISTRY
-from evalkit.orchestrator import run_conversation
 from evalkit.scenarios import load_scenarios
 
 BASE = {

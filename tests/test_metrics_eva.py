@@ -377,8 +377,8 @@ def test_conversation_table_has_pass_columns():
 def test_cell_transcribes_assistant_clips_into_heard_text():
     import numpy as np
 
+    from evalkit.call import ConversationAudio
     from evalkit.cell import transcribe_assistant_turns
-    from evalkit.orchestrator import ConversationAudio
     from evalkit.records import AudioClip
 
     class FakeASR:

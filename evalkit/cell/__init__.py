@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 from tqdm import tqdm
 
+from evalkit.call import render_tracks
 from evalkit.cell.build import build_components, listener_asr
 from evalkit.cell.log import (
     ARTIFACT_SAMPLE_RATE,
@@ -40,7 +41,6 @@ from evalkit.cell.score import (
 from evalkit.config.schema import RunConfig, identity_payload
 from evalkit.domains import tool_registry
 from evalkit.metrics import aggregate_cell, required_preparation
-from evalkit.orchestrator import render_tracks
 from evalkit.records import CellResult, ConversationRecord
 from evalkit.tracking import CellRun, TrackingTarget, find_finished_cell, flatten
 from evalkit.tracking.store import copy_reference

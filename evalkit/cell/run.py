@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from typing import Any
 
+from evalkit.call import CallSettings, ConversationAudio, run_conversation
 from evalkit.cell.plan import CellPlan
-from evalkit.orchestrator import ConversationAudio, LoopSettings, run_conversation
 from evalkit.records import Conversation, SimulationValidation
 from evalkit.scenarios import Scenario
 from evalkit.validation import Flag, validate
@@ -23,7 +23,7 @@ def run_conversations(
 ) -> Iterator[tuple[Scenario, int, Conversation, ConversationAudio]]:
     """(scenario, trial, conversation, audio) for every job of the plan, in plan order."""
     config = plan.config
-    settings = LoopSettings(
+    settings = CallSettings(
         max_user_turns=config.simulator.max_user_turns,
         max_duration_s=config.simulator.max_duration_s,
         user_reaction_ms=config.simulator.user_reaction_ms,

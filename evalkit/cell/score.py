@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalkit.call import ConversationAudio
 from evalkit.config.schema import RunConfig
 from evalkit.domains import tool_registry
 from evalkit.judges import Judge, JudgeContext, build_judge
 from evalkit.metrics import resolve, score_conversation
 from evalkit.metrics.speech_fidelity import DEFAULT_ASR_PROMPT_MODE, assistant_asr_prompt, has_entities
-from evalkit.orchestrator import ConversationAudio
 from evalkit.records import Conversation, ConversationRecord, MetricValue
 from evalkit.scenarios import Scenario
 

@@ -1,0 +1,112 @@
+"""The caller's channel: how an utterance of the simulator becomes what the agent receives.
+
+- ``AudioChannel``: the caller's voice (TTS) then the seeded perturbation chain, user side only (EVA-Bench App. G):
+  the agent gets the degraded audio; both clips and the applied effects are recorded.
+- ``TextChannel``: a perfect (or a given text-level ``ear``) text channel: MM-τ-p²'s text modality and the fast
+  reference for dialogue logic. An utterance lasts as long as it would take to say at ``words_per_s``.
+
+Both place the utterance on the call's timeline (``start_ms``), so call-level effects stay continuous.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from evalkit.call.events import Frame
+from evalkit.records import AppliedEffect, AudioClip
+from evalkit.seeds import derive_seed, rng_for
+from perturbations import ClipContext
+
+# perturbations.Chain: (audio, rate, rng, ClipContext) -> (audio, effect entries relative to the clip start)
+Perturb = Callable[[np.ndarray, int, np.random.Generator, ClipContext], tuple[np.ndarray, list[dict[str, Any]]]]
+Synthesize = Callable[[str], tuple[np.ndarray, int]]
+Ear = Callable[[str], str]
+SPOKEN_WORDS_PER_S = 2.5  # 150 words per minute: how long a text-channel utterance takes
+
+
+@dataclass
+class UserSpeech:
+    """One caller utterance on the call: its span, what is sent to the agent, and what the record keeps."""
+
+    start_ms: float
+    end_ms: float
+    frames: Callable[[float | None], list[Frame]]  # frame length in ms (None: the whole turn as one frame)
+    effects: list[AppliedEffect] = field(default_factory=list)
+    seed: int | None = None
+    audio_names: dict[str, str] = field(default_factory=dict)
+    clips: dict[str, AudioClip] = field(default_factory=dict)
+
+
+def effect_entries(applied: list[dict[str, Any]], turn: int, offset_ms: float) -> list[AppliedEffect]:
+    return [
+        AppliedEffect(
+            type=e["type"],
+            participant="user",
+            turn=turn,
+            start_ms=offset_ms + float(e.get("start_ms", 0.0)),
+            end_ms=offset_ms + float(e.get("end_ms", 0.0)),
+            params=e.get("params", {}),
+        )
+        for e in applied
+    ]
+
+
+def audio_frames(samples: np.ndarray, sample_rate: int, frame_ms: float | None) -> list[Frame]:
+    if frame_ms is None:
+        return [Frame(samples=samples, sample_rate=sample_rate)]
+    step = max(1, round(sample_rate * frame_ms / 1000.0))
+    return [Frame(samples=samples[i : i + step], sample_rate=sample_rate) for i in range(0, len(samples), step)]
+
+
+class AudioChannel:
+    """TTS -> perturbation chain. Seeds: per turn ``(cell seed, *keys, turn)``; call-level effects share one call
+    seed, so SNR drift and timed events continue across turns."""
+
+    def __init__(self, user_tts: Synthesize, perturb: Perturb, cell_seed: int, keys: tuple[int | str, ...]) -> None:
+        self.user_tts = user_tts
+        self.perturb = perturb
+        self.cell_seed = cell_seed
+        self.keys = keys
+        self.call_seed = derive_seed(cell_seed, *keys, "call")
+
+    def say(self, text: str, index: int, start_ms: float) -> UserSpeech:
+        seed = derive_seed(self.cell_seed, *self.keys, index)
+        clean, rate = self.user_tts(text)
+        context = ClipContext(offset_ms=start_ms, call_seed=self.call_seed, participant="user")
+        heard, applied = self.perturb(clean, rate, rng_for(self.cell_seed, *self.keys, index), context)
+        return UserSpeech(
+            start_ms=start_ms,
+            end_ms=start_ms + len(clean) / rate * 1000.0,
+            frames=lambda frame_ms: audio_frames(heard, rate, frame_ms),
+            effects=effect_entries(applied, index, start_ms),
+            seed=seed,
+            audio_names={"user_clean": "user_clean.wav", "user_heard": "user_heard.wav"},
+            clips={
+                "user_clean": AudioClip(samples=clean, sample_rate=rate),
+                "user_heard": AudioClip(samples=heard, sample_rate=rate),
+            },
+        )
+
+
+class TextChannel:
+    """Text as typed, through ``ear`` (identity: a perfect ear) when it is sent."""
+
+    def __init__(self, ear: Ear = lambda text: text, words_per_s: float = SPOKEN_WORDS_PER_S) -> None:
+        self.ear = ear
+        self.words_per_s = words_per_s
+
+    def say(self, text: str, index: int, start_ms: float) -> UserSpeech:
+        return UserSpeech(
+            start_ms=start_ms,
+            end_ms=start_ms + text_duration_ms(text, self.words_per_s),
+            frames=lambda frame_ms: [Frame(text=self.ear(text))],
+        )
+
+
+def text_duration_ms(text: str, words_per_s: float = SPOKEN_WORDS_PER_S) -> float:
+    """How long the agent's text takes to say on a text channel (no audio to measure)."""
+    return max(1, len(text.split())) / words_per_s * 1000.0

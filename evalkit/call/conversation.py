@@ -1,0 +1,112 @@
+"""One conversation of a scenario through the call loop: the simulator, the channel and the agent session are
+assembled here, the loop runs them, and the result becomes a ``Conversation`` record.
+
+``run_conversation`` is the audio path of a cell (caller voice + perturbation chain, an in-process agent on a
+virtual clock); ``run_text_conversation`` is the same loop with a text channel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from evalkit.agents.base import AgentContext, ToolBox
+from evalkit.call.channel import AudioChannel, Perturb, Synthesize
+from evalkit.call.clock import Clock, VirtualClock
+from evalkit.call.loop import CallOutcome, CallSettings, Channel, ConversationAudio, run_call
+from evalkit.call.session import AgentSession, TurnBasedSession
+from evalkit.domains.base import ToolExecutor, ToolRegistry
+from evalkit.records import Conversation
+from evalkit.scenarios import Scenario
+from evalkit.seeds import derive_seed, rng_for
+from evalkit.simulator.persona import PersonaSpec
+from evalkit.simulator.scripted import ScriptedSimulator
+
+
+def attempt_keys(scenario_id: str, trial: int, attempt: int) -> tuple[int | str, ...]:
+    """The seed keys of one attempt at a conversation. Attempt 0 has exactly the keys every conversation had before
+    regeneration existed, so a cell without reruns is bit-identical to one run without validation; a rerun adds an
+    ``attempt:k`` key, so every seed of it (simulator, turns, perturbations, call) is new but still replayable."""
+    if attempt < 0:
+        raise ValueError(f"attempt must be non-negative, got {attempt}")
+    return (scenario_id, trial) if attempt == 0 else (scenario_id, trial, f"attempt:{attempt}")
+
+
+def conversation_record(
+    scenario: Scenario, trial: int, seed: int, outcome: CallOutcome, executor: ToolExecutor
+) -> Conversation:
+    return Conversation(
+        scenario_id=scenario.id,
+        domain=scenario.domain,
+        trial=trial,
+        seed=seed,
+        turns=outcome.turns,
+        end_reason=outcome.end_reason,  # type: ignore[arg-type]
+        initial_db=scenario.scenario_db,
+        final_db=executor.db,
+        expected_db=scenario.expected_scenario_db,
+        key_entities=scenario.key_entities,
+        error=outcome.error,
+    )
+
+
+def call_scenario(
+    scenario: Scenario,
+    caller: Any,
+    session: AgentSession,
+    channel: Channel,
+    executor: ToolExecutor,
+    clock: Clock,
+    settings: CallSettings,
+) -> CallOutcome:
+    """Run the loop to the end (its own event loop: a cell runs conversations one after another)."""
+    context = AgentContext(scenario.domain, scenario.current_date_time, ToolBox(executor))
+    return asyncio.run(run_call(caller, session, channel, context, clock, settings))
+
+
+def run_conversation(
+    scenario: Scenario,
+    trial: int,
+    cell_seed: int,
+    agent: Any,
+    registry: ToolRegistry,
+    user_tts: Synthesize,
+    perturb: Perturb,
+    settings: CallSettings | None = None,
+    attempt: int = 0,
+) -> tuple[Conversation, ConversationAudio]:
+    """The audio path: ``attempt`` > 0 regenerates the conversation with fresh seeds (simulation validation)."""
+    keys = attempt_keys(scenario.id, trial, attempt)
+    persona = getattr(user_tts, "persona", None)  # a UserVoice carries the cell's persona (evalkit.cell.build)
+    spec = PersonaSpec.from_config(persona) if persona is not None else None
+    simulator = ScriptedSimulator(scenario, spec, rng_for(cell_seed, *keys, "simulator"))
+    voice = user_tts.for_scenario(scenario) if hasattr(user_tts, "for_scenario") else user_tts
+    executor = ToolExecutor(registry, scenario.scenario_db)
+    clock = VirtualClock()
+    outcome = call_scenario(
+        scenario,
+        simulator,
+        TurnBasedSession(agent, clock),
+        AudioChannel(voice, perturb, cell_seed, keys),
+        executor,
+        clock,
+        settings or CallSettings(),
+    )
+    return conversation_record(scenario, trial, derive_seed(cell_seed, *keys), outcome, executor), outcome.audio
+
+
+def run_text_conversation(
+    scenario: Scenario,
+    agent: Any,
+    simulator: Any,
+    channel: Channel,
+    executor: ToolExecutor,
+    settings: CallSettings | None = None,
+    trial: int = 0,
+    seed: int = 0,
+) -> Conversation:
+    """The text path: the same loop with a text channel (no TTS, perturbation or ASR)."""
+    clock = VirtualClock()
+    session = TurnBasedSession(agent, clock)
+    outcome = call_scenario(scenario, simulator, session, channel, executor, clock, settings or CallSettings())
+    return conversation_record(scenario, trial, seed, outcome, executor)

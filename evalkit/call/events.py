@@ -1,0 +1,52 @@
+"""What travels on a call: the caller's frames to the agent, and the agent's events back.
+
+The caller sends ``Frame``s (audio samples or text) and marks the end of its turn; the agent answers with
+``AgentSpeech`` chunks (one per turn for turn-based agents, many for streaming ones) and an ``AgentTurnEnd``.
+Every event is stamped with the call clock when the loop receives it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from evalkit.records import AudioClip
+
+ToolCallTuple = tuple[str, dict[str, Any], dict[str, Any]]  # (name, arguments, result) as the ToolBox records them
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A piece of the caller's turn: audio (``samples`` at ``sample_rate``) or text (``text``)."""
+
+    samples: np.ndarray | None = None
+    sample_rate: int = 0
+    text: str | None = None
+
+    @property
+    def duration_ms(self) -> float:
+        return len(self.samples) / self.sample_rate * 1000.0 if self.samples is not None else 0.0
+
+
+@dataclass
+class AgentSpeech:
+    """A chunk of the agent's speech: the text it means to say, its audio (None on a text channel), what it heard of
+    the caller's last turn, the tool calls it made before speaking and its compute time."""
+
+    text: str
+    audio: AudioClip | None = None
+    heard_text: str | None = None
+    tool_calls: list[ToolCallTuple] = field(default_factory=list)
+    compute_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class AgentTurnEnd:
+    """The agent has finished its turn; ``end_call``: and hangs up."""
+
+    end_call: bool = False
+
+
+AgentEvent = AgentSpeech | AgentTurnEnd

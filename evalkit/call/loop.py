@@ -1,0 +1,289 @@
+"""The call loop: one conversation between a caller (the simulator behind a channel) and an agent session, on a
+clock. The only place that holds both the agent and the simulator.
+
+The loop is the same for every agent and every channel: the agent opens with a greeting; then, turn after turn,
+the caller's utterance is placed on the timeline after its reaction time, sent to the agent frame by frame (paced
+by the clock), the end of the caller's turn is signalled, and the agent's events are collected until it ends its
+turn. Agent speech that arrives while the caller is still talking is recorded where it happened (an overlap);
+with ``barge_in_after_ms`` the caller cuts in once the agent has spoken that long, the agent is told to stop and
+its turn is cut there (IHBench-style interruptions build on this). A failure anywhere is an infrastructure
+failure: recorded with its reason, never scored as the agent's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from evalkit.agents.base import AgentContext
+from evalkit.call.channel import UserSpeech, text_duration_ms
+from evalkit.call.clock import Clock
+from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, ToolCallTuple
+from evalkit.call.session import AgentSession
+from evalkit.records import AppliedEffect, AudioClip, ToolCall, Turn
+
+
+@dataclass(frozen=True)
+class CallSettings:
+    max_user_turns: int = 80  # safety net; EVA-Bench bounds calls by duration (600 s), not turns
+    max_duration_s: float = 600.0  # EVA-Bench Table 7: max conversation duration
+    user_reaction_ms: float = 400.0
+    frame_ms: float | None = None  # caller audio sent in frames of this length; None: the whole turn at once
+    barge_in_after_ms: float | None = None  # the caller cuts in after the agent has spoken this long; None: never
+    agent_timeout_s: float | None = None  # real-time calls: agent silence this long is an infrastructure failure
+
+
+class AgentTimeout(RuntimeError):
+    """The agent did not answer within ``agent_timeout_s``: the call ends as an infrastructure failure."""
+
+
+class Caller(Protocol):
+    """The simulator as the loop uses it."""
+
+    def first_utterance(self) -> Any: ...  # .text, .end_call
+
+    def respond(self, agent_text: str) -> Any: ...
+
+
+class Channel(Protocol):
+    def say(self, text: str, index: int, start_ms: float) -> UserSpeech: ...
+
+
+@dataclass
+class ConversationAudio:
+    """Per-turn clips keyed by (turn index, kind); kind in {'user_clean', 'user_heard', 'assistant'}."""
+
+    clips: dict[tuple[int, str], AudioClip] = field(default_factory=dict)
+
+
+@dataclass
+class CallOutcome:
+    turns: list[Turn]
+    audio: ConversationAudio
+    end_reason: str
+    error: str | None = None
+
+
+def tool_call_records(calls: list[ToolCallTuple], t_ms: float) -> list[ToolCall]:
+    return [ToolCall(name=n, arguments=a, result=r, ok=r.get("status") == "success", t_ms=t_ms) for n, a, r in calls]
+
+
+@dataclass
+class _AgentTurn:
+    """The agent's turn as received: its speech chunks with their arrival times on the call clock."""
+
+    chunks: list[tuple[float, AgentSpeech]]
+    end_call: bool
+    interrupted: bool
+    ended_at_ms: float
+
+    @property
+    def speech(self) -> list[AgentSpeech]:
+        return [s for _, s in self.chunks]
+
+    @property
+    def start_ms(self) -> float:
+        return self.chunks[0][0] if self.chunks else self.ended_at_ms
+
+    @property
+    def text(self) -> str:
+        return " ".join(s.text for s in self.speech if s.text)
+
+    @property
+    def clip(self) -> AudioClip | None:
+        clips = [s.audio for s in self.speech if s.audio is not None]
+        if len(clips) <= 1:
+            return clips[0] if clips else None
+        return AudioClip(samples=np.concatenate([c.samples for c in clips]), sample_rate=clips[0].sample_rate)
+
+    @property
+    def end_ms(self) -> float:
+        """When the listener has heard it all: chunks play back to back, a late chunk from when it arrives."""
+        end = self.start_ms
+        for at, chunk in self.chunks:
+            duration = chunk.audio.duration_s * 1000.0 if chunk.audio is not None else text_duration_ms(chunk.text)
+            end = max(at, end) + duration
+        return end
+
+
+class Call:
+    """One call in progress: the clock, the agent session, and what has been recorded so far."""
+
+    def __init__(self, session: AgentSession, channel: Channel, clock: Clock, settings: CallSettings) -> None:
+        self.session = session
+        self.channel = channel
+        self.clock = clock
+        self.settings = settings
+        self.turns: list[Turn] = []
+        self.audio = ConversationAudio()
+        self._early: list[tuple[float, AgentEvent]] = []  # agent events that came while the caller was talking
+
+    def _deadline_s(self, start_ms: float | None, interrupted: bool) -> tuple[float | None, bool]:
+        """(seconds to wait for the agent's next event, whether the wait ends in a barge-in). Only a real clock
+        waits: on a virtual clock a turn-based agent has already delivered its whole turn."""
+        if not self.clock.realtime:
+            return None, False
+        cut = self.settings.barge_in_after_ms
+        if cut is not None and start_ms is not None and not interrupted:
+            return max(0.0, start_ms + cut - self.clock.now_ms) / 1000.0, True
+        return self.settings.agent_timeout_s, False
+
+    async def _next_event(self, start_ms: float | None, interrupted: bool) -> AgentEvent | None:
+        """The agent's next event; None when the caller barged in instead (the agent has been told to stop)."""
+        timeout, barge_in = self._deadline_s(start_ms, interrupted)
+        try:
+            return await asyncio.wait_for(self.session.receive(), timeout)
+        except TimeoutError:
+            if not barge_in:
+                raise AgentTimeout(f"the agent sent nothing for {timeout:.1f} s") from None
+            await self.session.interrupt()
+            return None
+
+    async def agent_turn(self) -> _AgentTurn:
+        """Collect the agent's events up to the end of its turn; its speech starts when the first chunk arrives."""
+        chunks: list[tuple[float, AgentSpeech]] = []
+        start_ms: float | None = None
+        interrupted = False
+        pending, self._early = self._early, []
+        while True:
+            if pending:
+                at, event = pending.pop(0)
+            else:
+                at, event = None, await self._next_event(start_ms, interrupted)
+                if event is None:
+                    interrupted = True
+                    continue
+            if isinstance(event, AgentTurnEnd):
+                return _AgentTurn(chunks, event.end_call, interrupted, self.clock.now_ms)
+            chunks.append((at if at is not None else self.clock.now_ms, event))
+            start_ms = chunks[0][0]
+
+    def record_agent_turn(self, turn: _AgentTurn) -> tuple[Turn, float]:
+        """The agent's turn on the timeline; returns it and when its audio ends (cut where the caller barged in)."""
+        index = len(self.turns)
+        clip = turn.clip
+        end_ms = turn.end_ms
+        effects: list[AppliedEffect] = []
+        cut = self.settings.barge_in_after_ms
+        if cut is not None and (turn.interrupted or end_ms - turn.start_ms > cut):
+            spoken = min(cut, end_ms - turn.start_ms)
+            effects.append(
+                AppliedEffect(
+                    type="barge_in",
+                    participant="user",
+                    turn=index,
+                    start_ms=turn.start_ms + spoken,
+                    end_ms=end_ms,
+                    params={"agent_spoken_ms": spoken, "agent_unspoken_ms": end_ms - turn.start_ms - spoken},
+                )
+            )
+            if clip is not None:
+                clip = AudioClip(
+                    samples=clip.samples[: int(spoken / 1000.0 * clip.sample_rate)], sample_rate=clip.sample_rate
+                )
+            end_ms = turn.start_ms + spoken
+        if clip is not None:
+            self.audio.clips[(index, "assistant")] = clip
+        compute_ms = sum(s.compute_ms for s in turn.speech)
+        calls = [c for s in turn.speech for c in s.tool_calls]
+        record = Turn(
+            index=index,
+            role="assistant",
+            intended_text=turn.text,
+            start_ms=turn.start_ms,
+            end_ms=end_ms,
+            compute_ms=compute_ms,
+            tool_calls=tool_call_records(calls, turn.start_ms - compute_ms),
+            effects=effects,
+            audio={"assistant": "assistant.wav"} if clip is not None else {},
+        )
+        self.turns.append(record)
+        return record, end_ms
+
+    def record_user_turn(self, text: str, speech: UserSpeech) -> Turn:
+        index = len(self.turns)
+        for kind, clip in speech.clips.items():
+            self.audio.clips[(index, kind)] = clip
+        turn = Turn(
+            index=index,
+            role="user",
+            intended_text=text,
+            start_ms=speech.start_ms,
+            end_ms=speech.end_ms,
+            effects=speech.effects,
+            seed=speech.seed,
+            audio=speech.audio_names,
+        )
+        self.turns.append(turn)
+        return turn
+
+    async def speak_to_agent(self, speech: UserSpeech) -> None:
+        """Send the caller's frames paced by the clock; agent events arriving meanwhile are kept with their time."""
+        receiving = asyncio.ensure_future(self.session.receive())
+        try:
+            offset = speech.start_ms
+            for frame in speech.frames(self.settings.frame_ms):
+                await self.clock.advance_to(offset)
+                await self.session.send(frame)
+                offset += frame.duration_ms
+                while receiving.done():
+                    self._early.append((self.clock.now_ms, receiving.result()))
+                    receiving = asyncio.ensure_future(self.session.receive())
+            await self.clock.advance_to(speech.end_ms)
+            if receiving.done():
+                self._early.append((self.clock.now_ms, receiving.result()))
+        finally:
+            if not receiving.done():
+                receiving.cancel()
+        await self.session.end_of_turn()
+
+
+async def run_call(
+    caller: Caller,
+    session: AgentSession,
+    channel: Channel,
+    context: AgentContext,
+    clock: Clock,
+    settings: CallSettings | None = None,
+) -> CallOutcome:
+    settings = settings or CallSettings()
+    call = Call(session, channel, clock, settings)
+    end_reason, error = "max_turns", None
+    try:
+        await session.open(context)
+        _greeting, now_ms = call.record_agent_turn(await call.agent_turn())
+        await clock.advance_to(now_ms)
+        utterance = caller.first_utterance()
+        for _ in range(settings.max_user_turns):
+            start_ms = now_ms + settings.user_reaction_ms
+            speech = channel.say(utterance.text, len(call.turns), start_ms)
+            user_turn = call.record_user_turn(utterance.text, speech)
+            now_ms = speech.end_ms
+            if utterance.end_call:
+                # The goodbye is recorded but the call is over: the agent never hears it (heard_text stays None,
+                # so hearing metrics skip it).
+                end_reason = "user_end_call"
+                break
+            await call.speak_to_agent(speech)
+            reply = await call.agent_turn()
+            user_turn.heard_text = next((s.heard_text for s in reply.speech if s.heard_text is not None), None)
+            agent_turn, now_ms = call.record_agent_turn(reply)
+            if not reply.interrupted and any(e.type == "barge_in" for e in agent_turn.effects):
+                await session.interrupt()  # a turn-based agent is cut after the fact: tell it all the same
+            await clock.advance_to(now_ms)
+            if reply.end_call:
+                end_reason = "agent_end_call"
+                break
+            if now_ms > settings.max_duration_s * 1000.0:
+                end_reason = "max_turns"
+                break
+            utterance = caller.respond(reply.text)
+    except Exception as exc:  # an infrastructure failure is recorded, never scored as an agent failure
+        end_reason = "error"
+        error = f"{type(exc).__name__}: {exc}"
+    finally:
+        await session.close()
+    return CallOutcome(call.turns, call.audio, end_reason, error)

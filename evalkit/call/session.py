@@ -1,0 +1,105 @@
+"""The agent's side of a call, as the loop sees it, and the adapter for in-process turn-based agents.
+
+``AgentSession`` is asynchronous and event-based: the loop sends the caller's frames as they are spoken, marks
+the end of the caller's turn, asks the agent to stop (barge-in) and receives the agent's events whenever they
+come, so an agent that streams audio, starts talking before the caller has finished, or stops when interrupted
+fits behind it (wire agents implement it directly). ``TurnBasedSession`` wraps a synchronous in-process agent
+(``start`` / ``respond``, see evalkit.agents.base): it buffers the caller's turn, answers at its end, and moves
+the call's clock on by the agent's measured compute time, so latencies stay honest on a virtual clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Any, Protocol
+
+import numpy as np
+
+from evalkit.agents.base import AgentContext
+from evalkit.call.clock import Clock
+from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, Frame
+from evalkit.records import AudioClip
+
+
+class AgentSession(Protocol):
+    async def open(self, context: AgentContext) -> None:
+        """Connect; the agent speaks first (EVA-Bench §2.1): its greeting arrives as events."""
+        ...
+
+    async def send(self, frame: Frame) -> None:
+        """One frame of the caller's speech, in order, as it is spoken."""
+        ...
+
+    async def end_of_turn(self) -> None:
+        """The caller has stopped speaking."""
+        ...
+
+    async def interrupt(self) -> None:
+        """The caller talks over the agent: stop speaking (drop what is not yet said)."""
+        ...
+
+    async def receive(self) -> AgentEvent:
+        """The agent's next event (waits until there is one)."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+class TurnBasedSession:
+    """An in-process agent with ``start(context)`` and ``respond(heard)`` behind the event protocol. ``respond``
+    receives the caller's whole turn: an ``AudioClip`` on an audio channel, the text on a text channel."""
+
+    def __init__(self, agent: Any, clock: Clock) -> None:
+        self.agent = agent
+        self.clock = clock
+        self._frames: list[Frame] = []
+        self._events: deque[AgentEvent] = deque()
+        self._ready = asyncio.Event()
+
+    def _emit(self, reply: Any) -> None:
+        self._events.append(
+            AgentSpeech(
+                text=reply.text,
+                audio=reply.audio,
+                heard_text=reply.heard_text,
+                tool_calls=list(reply.tool_calls),
+                compute_ms=reply.compute_ms,
+            )
+        )
+        self._events.append(AgentTurnEnd(end_call=reply.end_call))
+        self._ready.set()
+
+    async def open(self, context: AgentContext) -> None:
+        self._emit(self.agent.start(context))  # the greeting opens the call: it starts at the call's time zero
+
+    async def send(self, frame: Frame) -> None:
+        self._frames.append(frame)
+
+    async def end_of_turn(self) -> None:
+        frames, self._frames = self._frames, []
+        reply = self.agent.respond(_whole_turn(frames))
+        await self.clock.sleep(reply.compute_ms)  # the agent speaks once it has computed its answer
+        self._emit(reply)
+
+    async def interrupt(self) -> None:
+        """A turn-based agent has already produced its whole turn: nothing is left to stop."""
+
+    async def receive(self) -> AgentEvent:
+        while not self._events:
+            self._ready.clear()
+            await self._ready.wait()
+        return self._events.popleft()
+
+    async def close(self) -> None:
+        self._events.clear()
+
+
+def _whole_turn(frames: list[Frame]) -> AudioClip | str:
+    """The caller's turn as one piece: the clip (a single frame is passed through untouched) or the text."""
+    if frames and frames[0].text is not None:
+        return " ".join(f.text or "" for f in frames)
+    if len(frames) == 1:
+        return AudioClip(samples=frames[0].samples, sample_rate=frames[0].sample_rate)
+    samples = np.concatenate([f.samples for f in frames if f.samples is not None]) if frames else np.zeros(0)
+    return AudioClip(samples=samples.astype(np.float32), sample_rate=frames[0].sample_rate if frames else 16_000)
