@@ -1,4 +1,5 @@
-"""The agent interface that the embedded agent implements today and remote agents implement later."""
+"""The in-process agent interface: a turn-based agent that the call loop drives through
+``evalkit.call.TurnBasedSession``. Agents that stream (wire protocols) implement ``evalkit.call.AgentSession``."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ class AgentContext:
 @dataclass
 class AgentReply:
     text: str
-    audio: AudioClip
+    audio: AudioClip | None  # None on a text channel
     heard_text: str | None = None
     tool_calls: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
     end_call: bool = False
@@ -50,5 +51,5 @@ class Agent(Protocol):
         ...
 
     def respond(self, user_audio: AudioClip) -> AgentReply:
-        """Hear one user turn and answer it."""
+        """Hear one whole user turn and answer it (on a text channel the turn arrives as a ``str``)."""
         ...

@@ -21,7 +21,7 @@ class LocalTextAgent:
         assert self._context is not None
         return AgentReply(
             text=reply.text,
-            audio=None,  # type: ignore[arg-type]  # a text channel carries no audio
+            audio=None,  # a text channel carries no audio
             heard_text=heard,
             tool_calls=self._context.tools.drain(),
             end_call=reply.end_call,
