@@ -19,7 +19,7 @@ import yaml
 from tqdm import tqdm
 
 from evalkit.call import render_tracks
-from evalkit.cell.build import build_components, listener_asr
+from evalkit.cell.build import build_components
 from evalkit.cell.log import (
     ARTIFACT_SAMPLE_RATE,
     log_scored_cell,
@@ -31,7 +31,6 @@ from evalkit.cell.plan import AXES, CellPlan, axis_params, cell_tags, plan_cell
 from evalkit.cell.run import run_conversations, run_validated, validation_stats
 from evalkit.cell.score import (
     CellJudge,
-    assistant_asr_entity_turns_only,
     build_cell_judge,
     judge_context,
     judge_params,
@@ -39,7 +38,6 @@ from evalkit.cell.score import (
     transcribe_assistant_turns,
 )
 from evalkit.config.schema import RunConfig, identity_payload
-from evalkit.domains import tool_registry
 from evalkit.metrics import aggregate_cell, required_preparation
 from evalkit.records import CellResult, ConversationRecord
 from evalkit.tracking import CellRun, TrackingTarget, find_finished_cell, flatten
@@ -72,30 +70,27 @@ log = logging.getLogger("evalkit")
 def run_cell_conversations(
     plan: CellPlan, out_dir: Path, log_audio: bool = True, stats: dict[str, float] | None = None
 ) -> list[ConversationRecord]:
-    """Build, then run -> score -> write each conversation in turn."""
+    """Run -> score -> write each conversation as it finishes (in plan order, whatever ``workers`` is)."""
     config = plan.config
-    agent, user_tts, chain = build_components(config)
-    needs = required_preparation(config.metrics, judge=config.judge.enabled)
-    listener = listener_asr(config, agent) if "assistant_asr" in needs else None
     judge = build_cell_judge(config, plan.scenarios)
     stats = stats if stats is not None else {}
-    registry = tool_registry(config.domain.name)
-
+    needs_asr = "assistant_asr" in required_preparation(config.metrics, judge=config.judge.enabled)
     records: list[ConversationRecord] = []
     total = len(plan.scenarios) * config.trials
     with tqdm(total=total, desc=plan.run_name, unit="conv", disable=not config.progress) as bar:
-        for scenario, trial, conversation, audio in run_conversations(plan, agent, user_tts, chain, registry):
-            if listener is not None:
-                stats["assistant_asr_s"] = stats.get("assistant_asr_s", 0.0) + transcribe_assistant_turns(
-                    conversation, audio, listener, entity_turns_only=assistant_asr_entity_turns_only(config)
-                )
+        for done in run_conversations(plan, config.workers):
+            conversation = done.conversation
+            if needs_asr:
+                stats["assistant_asr_s"] = stats.get("assistant_asr_s", 0.0) + done.asr_s
             record = score_record(conversation, config.metrics, judge)
-            tracks = render_tracks(conversation, audio, ARTIFACT_SAMPLE_RATE) if log_audio else {}
+            tracks = render_tracks(conversation, done.audio, ARTIFACT_SAMPLE_RATE) if log_audio else {}
             write_conversation(out_dir, record, tracks)
             records.append(record)
             tc = record.metrics.get("task_completion")
             bar.update(1)
-            bar.set_postfix_str(f"{scenario.id} t{trial} end={conversation.end_reason} tc={tc.score if tc else '-'}")
+            bar.set_postfix_str(
+                f"{done.scenario.id} t{done.trial} end={conversation.end_reason} tc={tc.score if tc else '-'}"
+            )
     if config.validation.enabled:
         stats.update(validation_stats([r.conversation for r in records]))
     return records

@@ -1,16 +1,19 @@
 """Stage 3 of a cell — run: every (scenario, trial) conversation of the plan through the call loop, regenerated
 while a validation gate fails (EVA-Bench App. D.1). Yields conversations as they finish, so the cell can score and
-write each one before the next starts (nothing is lost when a run dies)."""
+write each one as it comes (nothing is lost when a run dies). ``workers`` > 1 runs them in worker processes."""
 
 from __future__ import annotations
 
 import logging
+import multiprocessing
 from collections.abc import Callable, Iterator
-from dataclasses import asdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from evalkit.call import CallSettings, ConversationAudio, run_conversation
 from evalkit.cell.plan import CellPlan
+from evalkit.config.schema import RunConfig
 from evalkit.records import Conversation, SimulationValidation
 from evalkit.scenarios import Scenario
 from evalkit.validation import Flag, validate
@@ -18,31 +21,97 @@ from evalkit.validation import Flag, validate
 log = logging.getLogger("evalkit")
 
 
-def run_conversations(
-    plan: CellPlan, agent: Any, user_tts: Any, chain: Any, registry: Any
-) -> Iterator[tuple[Scenario, int, Conversation, ConversationAudio]]:
-    """(scenario, trial, conversation, audio) for every job of the plan, in plan order."""
-    config = plan.config
-    settings = CallSettings(
-        max_user_turns=config.simulator.max_user_turns,
-        max_duration_s=config.simulator.max_duration_s,
-        user_reaction_ms=config.simulator.user_reaction_ms,
-    )
-    for scenario in plan.scenarios:
-        for trial in range(config.trials):
+@dataclass
+class ConversationResult:
+    """A finished conversation with its audio, ready to score; ``asr_s``: listener ASR seconds spent on it."""
 
-            def attempt_at(attempt: int, scenario: Scenario = scenario, trial: int = trial) -> tuple[Conversation, Any]:
-                return run_conversation(
-                    scenario, trial, config.seed, agent, registry, user_tts, chain, settings, attempt=attempt
-                )
+    scenario: Scenario
+    trial: int
+    conversation: Conversation
+    audio: ConversationAudio
+    asr_s: float = 0.0
 
-            if config.validation.enabled:
-                conversation, audio = run_validated(
-                    attempt_at, lambda c, s=scenario: validate(c, s, registry), config.validation.max_reruns
-                )
-            else:
-                conversation, audio = attempt_at(0)
-            yield scenario, trial, conversation, audio
+
+class ConversationRunner:
+    """Everything one process needs to run a cell's conversations: components built once, then one job at a time.
+    With ``workers`` > 1 each worker process holds its own (models are loaded per process)."""
+
+    def __init__(self, config: RunConfig) -> None:
+        from evalkit.cell.build import build_components, listener_asr
+        from evalkit.cell.score import assistant_asr_entity_turns_only
+        from evalkit.domains import tool_registry
+        from evalkit.metrics import required_preparation
+
+        self.config = config
+        self.agent, self.user_tts, self.chain = build_components(config)
+        needs = required_preparation(config.metrics, judge=config.judge.enabled)
+        self.listener = listener_asr(config, self.agent) if "assistant_asr" in needs else None
+        self.entity_turns_only = assistant_asr_entity_turns_only(config)
+        self.registry = tool_registry(config.domain.name)
+        self.settings = CallSettings(
+            max_user_turns=config.simulator.max_user_turns,
+            max_duration_s=config.simulator.max_duration_s,
+            user_reaction_ms=config.simulator.user_reaction_ms,
+        )
+
+    def run(self, scenario: Scenario, trial: int) -> ConversationResult:
+        config = self.config
+
+        def attempt_at(attempt: int) -> tuple[Conversation, Any]:
+            return run_conversation(
+                scenario,
+                trial,
+                config.seed,
+                self.agent,
+                self.registry,
+                self.user_tts,
+                self.chain,
+                self.settings,
+                attempt=attempt,
+            )
+
+        if config.validation.enabled:
+            conversation, audio = run_validated(
+                attempt_at, lambda c: validate(c, scenario, self.registry), config.validation.max_reruns
+            )
+        else:
+            conversation, audio = attempt_at(0)
+        asr_s = 0.0
+        if self.listener is not None:  # score-stage preparation, done where the audio and the model are
+            from evalkit.cell.score import transcribe_assistant_turns
+
+            asr_s = transcribe_assistant_turns(
+                conversation, audio, self.listener, entity_turns_only=self.entity_turns_only
+            )
+        return ConversationResult(scenario, trial, conversation, audio, asr_s)
+
+
+_RUNNER: ConversationRunner | None = None  # the worker process's runner (built by its initializer)
+
+
+def _init_worker(config: RunConfig) -> None:
+    global _RUNNER
+    _RUNNER = ConversationRunner(config)
+
+
+def _run_job(job: tuple[Scenario, int]) -> ConversationResult:
+    assert _RUNNER is not None, "worker initializer did not run"
+    return _RUNNER.run(*job)
+
+
+def run_conversations(plan: CellPlan, workers: int = 1) -> Iterator[ConversationResult]:
+    """Every (scenario, trial) job of the plan, yielded in plan order as each finishes. Every seed derives from
+    (cell seed, scenario, trial), so ``workers`` processes give exactly the results of one."""
+    jobs = [(s, t) for s in plan.scenarios for t in range(plan.config.trials)]
+    if workers <= 1 or len(jobs) <= 1:
+        runner = ConversationRunner(plan.config)
+        for job in jobs:
+            yield runner.run(*job)
+        return
+    # spawn, not fork: the parent holds open store connections and threads that a fork would copy mid-state
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(workers, len(jobs)), context, _init_worker, (plan.config,)) as pool:
+        yield from pool.map(_run_job, jobs)
 
 
 def run_validated(

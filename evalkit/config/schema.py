@@ -16,7 +16,7 @@ from perturbations import Chain, PerturbationError
 
 SECRET_MARKERS = ("key", "token", "secret", "password")
 # Settings that do not change what a cell computes: excluded from its identity.
-NON_IDENTITY_KEYS = ("mlflow", "reuse", "twins", "progress")
+NON_IDENTITY_KEYS = ("mlflow", "reuse", "twins", "progress", "workers")
 # Judge settings that change how a judgment is fetched, never what it says (the cache answers the same request).
 NON_IDENTITY_JUDGE_KEYS = (
     "cache_dir",
@@ -196,6 +196,7 @@ class RunConfig(_Group):
     reuse: bool = True
     twins: bool = True
     progress: bool = True
+    workers: int = Field(default=1, ge=1, le=256, description="processes running a cell's conversations")
     mlflow: MlflowConfig = MlflowConfig()
     validation: ValidationConfig = ValidationConfig()
     judge: JudgeConfig = JudgeConfig()
