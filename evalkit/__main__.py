@@ -22,4 +22,9 @@ def _task(cfg: DictConfig) -> object:
 
 
 if __name__ == "__main__":
+    from evalkit.cli.launchers import launcher_problem
+
+    if (problem := launcher_problem(sys.argv[1:])) is not None:
+        print(problem, file=sys.stderr)
+        raise SystemExit(2)
     _task()
