@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tokenize
+import tomllib
 from pathlib import Path
 
 import grimp
@@ -211,3 +212,13 @@ def test_modules_stay_small() -> None:
     # Shrinking below a ceiling is fine (parallel work must not break on it); dropping under the limit ends the entry.
     small_enough = [name for name in OVERSIZED if counts.get(name, 0) <= MAX_LOGIC_LINES]
     assert small_enough == [], "under the limit now (or gone): delete these entries from OVERSIZED"
+
+
+def test_data_files_are_package_data() -> None:
+    """Data files beside the code (prompts, word tables, scenarios) are installed: package-data names each one."""
+    globs = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    for package in PACKAGES:
+        root = REPO / package
+        files = {p for p in root.rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")}
+        installed = {p for pattern in globs.get(package, []) for p in root.glob(pattern)}
+        assert sorted(str(p.relative_to(REPO)) for p in files - installed) == []
