@@ -11,115 +11,30 @@ import calendar
 import difflib
 import re
 from datetime import date
+from pathlib import Path
+
+import yaml
 
 from evalkit.textnorm import ORDINAL_VALUES
 
-NATO = {
-    "alpha": "A",
-    "alfa": "A",
-    "bravo": "B",
-    "charlie": "C",
-    "delta": "D",
-    "echo": "E",
-    "foxtrot": "F",
-    "golf": "G",
-    "hotel": "H",
-    "india": "I",
-    "juliet": "J",
-    "juliett": "J",
-    "kilo": "K",
-    "lima": "L",
-    "mike": "M",
-    "november": "N",
-    "oscar": "O",
-    "papa": "P",
-    "quebec": "Q",
-    "romeo": "R",
-    "sierra": "S",
-    "tango": "T",
-    "uniform": "U",
-    "victor": "V",
-    "whiskey": "W",
-    "whisky": "W",
-    "x-ray": "X",
-    "xray": "X",
-    "yankee": "Y",
-    "zulu": "Z",
-}
-LETTER_TO_NATO = {
-    "A": "Alpha",
-    "B": "Bravo",
-    "C": "Charlie",
-    "D": "Delta",
-    "E": "Echo",
-    "F": "Foxtrot",
-    "G": "Golf",
-    "H": "Hotel",
-    "I": "India",
-    "J": "Juliet",
-    "K": "Kilo",
-    "L": "Lima",
-    "M": "Mike",
-    "N": "November",
-    "O": "Oscar",
-    "P": "Papa",
-    "Q": "Quebec",
-    "R": "Romeo",
-    "S": "Sierra",
-    "T": "Tango",
-    "U": "Uniform",
-    "V": "Victor",
-    "W": "Whiskey",
-    "X": "X-ray",
-    "Y": "Yankee",
-    "Z": "Zulu",
-}
-DIGIT_WORDS = {
-    "zero": "0",
-    "oh": "0",
-    "one": "1",
-    "two": "2",
-    "three": "3",
-    "four": "4",
-    "five": "5",
-    "six": "6",
-    "seven": "7",
-    "eight": "8",
-    "nine": "9",
-}
-# How letter names come back from ASR when they are not written as the letter itself.
-LETTER_NAMES = {
-    "bee": "B",
-    "be": "B",
-    "cee": "C",
-    "see": "C",
-    "sea": "C",
-    "dee": "D",
-    "ee": "E",
-    "eff": "F",
-    "gee": "G",
-    "aitch": "H",
-    "jay": "J",
-    "kay": "K",
-    "el": "L",
-    "ell": "L",
-    "em": "M",
-    "en": "N",
-    "pee": "P",
-    "cue": "Q",
-    "queue": "Q",
-    "ar": "R",
-    "are": "R",
-    "ess": "S",
-    "tee": "T",
-    "tea": "T",
-    "you": "U",
-    "vee": "V",
-    "ex": "X",
-    "why": "Y",
-    "zee": "Z",
-    "zed": "Z",
-}
+TABLES_FILE = Path(__file__).with_name("spoken.yaml")
+
+
+def _load_tables(path: Path = TABLES_FILE) -> dict[str, dict[str, str] | list[str]]:
+    """The word tables are data (spoken.yaml beside this module); the parsing rules that use them stay here."""
+    with path.open(encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+_TABLES = _load_tables()
+NATO: dict[str, str] = _TABLES["nato"]
+LETTER_TO_NATO: dict[str, str] = _TABLES["letter_to_nato"]
+DIGIT_WORDS: dict[str, str] = _TABLES["digit_words"]
+LETTER_NAMES: dict[str, str] = _TABLES["letter_names"]  # letter names as ASR writes them ("bee", "cee")
+HOMOPHONES: dict[str, str] = _TABLES["homophones"]  # what ASR makes of spoken characters ("to" -> 2)
+NOT_CODE: set[str] = set(_TABLES["not_code"])
+FILLERS: set[str] = set(_TABLES["fillers"])
+
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}  # "january" -> 1
 ORDINALS = ORDINAL_VALUES
 TENS = {"twenty": 20, "thirty": 30}
@@ -135,68 +50,6 @@ def nato_code(code: str) -> str:
     return " ".join(LETTER_TO_NATO.get(c, c) for c in code.upper())
 
 
-# What ASR makes of spoken characters: homophones a listener resolves without thinking.
-HOMOPHONES = {
-    "to": "2",
-    "too": "2",
-    "for": "4",
-    "free": "3",
-    "tree": "3",
-    "ate": "8",
-    "won": "1",
-    "okay": "K",
-    "eye": "I",
-    "aye": "I",
-    "hey": "A",
-    "tea": "T",
-    "why": "Y",
-    "you": "U",
-    "zoo": "Z",
-    "zed": "Z",
-    "sex": "6",
-    "sick": "6",
-    "fine": "9",
-    "nein": "9",
-}
-NOT_CODE = {
-    "it",
-    "its",
-    "s",
-    "is",
-    "my",
-    "the",
-    "code",
-    "confirmation",
-    "number",
-    "that",
-    "this",
-    "me",
-    "im",
-    "m",
-    "thats",
-    "yes",
-    "no",
-    "not",
-    "one",
-    "character",
-    "letter",
-    "as",
-    "in",
-    "and",
-    "a",
-    "an",
-    "of",
-    "okay",
-    "it's",
-    "i'm",
-    "that's",
-    "let's",
-    "i'll",
-    "you're",
-    "we're",
-    "here's",
-    "what's",
-}
 ORDINAL_WORDS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 ORDINAL_HEARD_AS = {"forest": 4, "forth": 4, "fort": 4, "fist": 1, "sixths": 6, "fits": 5}  # Whisper's versions
 NATO_WORDS = sorted(NATO)
@@ -352,36 +205,6 @@ def say_correction(position: int, char: str) -> str:
 
 
 DIGIT_NAMES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
-
-
-FILLERS = {
-    "my",
-    "last",
-    "name",
-    "is",
-    "it",
-    "its",
-    "it's",
-    "the",
-    "and",
-    "yes",
-    "yeah",
-    "sure",
-    "so",
-    "um",
-    "uh",
-    "that",
-    "thats",
-    "that's",
-    "i",
-    "am",
-    "spelled",
-    "surname",
-    "please",
-    "okay",
-    "ok",
-    "oh",
-}
 
 
 def parse_name(text: str) -> str | None:
