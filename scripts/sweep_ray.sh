@@ -17,5 +17,5 @@ shift 2
 if [ "$address" = "local" ]; then
   exec python -m evalkit hydra/launcher=ray "mlflow.tracking_uri=${tracking_uri}" "$@" -m
 fi
-exec python -m evalkit hydra/launcher=ray "+hydra.launcher.ray.init.address=${address}" \
+exec python -m evalkit hydra/launcher=ray "hydra.launcher.ray.init.address=${address}" \
   "mlflow.tracking_uri=${tracking_uri}" "$@" -m

@@ -1,0 +1,61 @@
+"""The same sweep through Hydra's joblib and submitit_local launchers logs exactly what the sequential sweep logs:
+the same cells, seeds, records (heard text, tool calls, effects, end DB) and metrics, timing fields excepted."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from tests.conftest import REPO
+from tests.test_end_to_end import run_evalkit
+
+SWEEP = ("+experiment=smoke", "domain.scenarios=[AL-005]", "+perturb=noise_cafe", "progress=false", "-m")
+LAUNCHERS = {
+    "sequential": (),
+    "joblib": ("hydra/launcher=joblib", "hydra.launcher.n_jobs=2"),
+    "submitit_local": ("hydra/launcher=submitit_local", "hydra.launcher.timeout_min=30"),
+}
+
+
+def _compare_module():  # scripts/ is not a package: load the checker the README documents
+    spec = importlib.util.spec_from_file_location("compare_records", REPO / "scripts" / "compare_records.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _seeds_and_metrics(cwd: Path) -> dict[str, tuple[dict, dict]]:
+    compare = _compare_module()
+    client = MlflowClient(f"sqlite:///{cwd / 'mlflow.db'}")
+    out = {}
+    for name, run_id in compare._cells(f"sqlite:///{cwd / 'mlflow.db'}", "evalkit").items():
+        local = client.download_artifacts(run_id, "seeds.json", str(cwd / "dl" / run_id))
+        metrics = client.get_run(run_id).data.metrics
+        timing = ("wall_s", "audio_s_per_wall_s", "assistant_asr_s", *compare.TIMING_METRICS)
+        kept = {k: v for k, v in metrics.items() if not k.startswith(timing)}
+        out[name] = (json.loads(Path(local).read_text()), kept)
+    return out
+
+
+@pytest.mark.slow
+def test_joblib_and_submitit_local_log_what_the_sequential_sweep_logs(tmp_path: Path) -> None:
+    dirs = {}
+    for name, launcher in LAUNCHERS.items():
+        cwd = tmp_path / name
+        cwd.mkdir()
+        run = run_evalkit(cwd, *SWEEP, *launcher)
+        assert run.returncode == 0, run.stderr[-3000:]
+        dirs[name] = cwd
+    compare = _compare_module()
+    reference = _seeds_and_metrics(dirs["sequential"])
+    assert len(reference) == 2  # the café cell and its clean twin
+    for name in ("joblib", "submitit_local"):
+        status = compare.main(
+            [f"sqlite:///{dirs['sequential'] / 'mlflow.db'}", f"sqlite:///{dirs[name] / 'mlflow.db'}"]
+        )
+        assert status == 0, f"{name}: records differ from the sequential sweep"
+        assert _seeds_and_metrics(dirs[name]) == reference, name
