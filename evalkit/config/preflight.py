@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import socket
 import uuid
 from dataclasses import dataclass
@@ -250,8 +251,13 @@ def to_container(cfg: Any) -> dict[str, Any]:
     try:
         raw: dict[str, Any] = OmegaConf.to_container(cfg, resolve=True)  # type: ignore[assignment]
     except MissingMandatoryValue as exc:
-        key = exc.full_key or "a value"
-        raise ConfigError(f"{key}: no value given (??? in the config); set it on the command line: {key}=...") from None
+        raise ConfigError(_missing(exc.full_key or "a value")) from None
     except InterpolationResolutionError as exc:
-        raise ConfigError(f"{exc.full_key}: {str(exc).splitlines()[0]}") from None
+        # `${perturb.folder}` inside the chain: name the key the user must set, not the chain entry using it.
+        missing = re.search(r"Missing mandatory value: ([\w.\[\]]+)", str(exc))
+        raise ConfigError(_missing(missing[1]) if missing else f"{exc.full_key}: {str(exc).splitlines()[0]}") from None
     return raw
+
+
+def _missing(key: str) -> str:
+    return f"{key}: no value given (??? in the config); set it on the command line: {key}=..."
