@@ -217,7 +217,7 @@ def test_scenario_whose_date_is_not_a_date_fails_check_and_preflight(domains_dir
     assert scenarios_cli(["check", str(path)]) == 1
     assert "next tuesday" in capsys.readouterr().out
     config = composed_config(f"mlflow.tracking_uri=sqlite:///{tmp_path}/m.db")
-    with pytest.raises(ConfigError, match="AL-002.json.*current_date_time"):
+    with pytest.raises(ConfigError, match=r"AL-002\.json.*current_date_time"):
         pf.preflight(config, tmp_path)
 
 
