@@ -64,10 +64,10 @@ def run(tmp: Path, overrides: list[str], cwd: Path) -> tuple[int, float, str]:
 def main() -> None:
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
-        rows = [(label, *run(tmp, overrides, tmp)) for label, overrides in cases(tmp).items()]
-        rows.append(("read-only launch directory", *run(tmp, [], Path("/proc"))))
-    for label, code, seconds, answer in rows:
-        print(f"{label} -> exit {code}, {seconds:.1f} s: {answer}")
+        runs = [(label, overrides, tmp) for label, overrides in cases(tmp).items()]
+        for label, overrides, cwd in [*runs, ("read-only launch directory", [], Path("/proc"))]:
+            code, seconds, answer = run(tmp, overrides, cwd)
+            print(f"{label} -> exit {code}, {seconds:.1f} s: {answer}", flush=True)
 
 
 if __name__ == "__main__":
