@@ -38,6 +38,7 @@ from evalkit.cell.score import (
     transcribe_assistant_turns,
 )
 from evalkit.config.schema import RunConfig, identity_payload
+from evalkit.config.secrets import redact
 from evalkit.metrics import aggregate_cell, required_preparation
 from evalkit.records import CellResult, ConversationRecord
 from evalkit.tracking import CellRun, TrackingTarget, find_finished_cell, flatten
@@ -122,9 +123,10 @@ def run_cell(config: RunConfig, target: TrackingTarget, out_dir: Path, parent_ru
             return _reuse(plan, target, previous, parent_run_id)
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "config.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
+    # Redacted by value (URL user-info, secret env values): the key-name filter alone misses keys pasted elsewhere.
+    (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
     with CellRun.open(target, plan.run_name, cell_tags(plan, "cell"), parent_run_id) as run:
-        params = axis_params(config) | flatten(identity_payload(config), "cfg")
+        params = redact(axis_params(config) | flatten(identity_payload(config), "cfg"))
         params |= judge_params(build_cell_judge(config))
         run.log_params(params)
         started = time.perf_counter()

@@ -8,10 +8,11 @@ from typing import Any
 
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from evalkit.cell import run_cell
-from evalkit.config.schema import RunConfig, cell_key, twin_config, validate_config
+from evalkit.cli.preflight import checked_config
+from evalkit.config.schema import RunConfig, cell_key, twin_config
 from evalkit.records import CellResult
 from evalkit.tracking import TrackingTarget, read_parent_run, resolve_target
 
@@ -25,10 +26,12 @@ def tracking_target(config: RunConfig, base_dir: Path) -> TrackingTarget:
 
 
 def to_run_config(cfg: DictConfig) -> RunConfig:
-    raw: dict[str, Any] = OmegaConf.to_container(cfg, resolve=True)  # type: ignore[assignment]
-    raw.pop("hydra", None)
-    choices = dict(HydraConfig.get().runtime.choices) if HydraConfig.initialized() else {}
-    return validate_config(raw, choices)
+    """Validated and preflight-checked (scenario ids, model folder, judge key, tracking store) before any cell."""
+    hydra_cfg = HydraConfig.get() if HydraConfig.initialized() else None
+    choices: dict[str, Any] = dict(hydra_cfg.runtime.choices) if hydra_cfg else {}
+    overrides = list(hydra_cfg.overrides.task) if hydra_cfg else []
+    base_dir = Path(hydra_cfg.runtime.cwd) if hydra_cfg else Path.cwd()
+    return checked_config(cfg, choices, overrides, base_dir)
 
 
 def main(cfg: DictConfig) -> dict[str, CellResult]:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import date, time
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class _Strict(BaseModel):
@@ -93,3 +94,20 @@ class Scenario(_Strict):
         default="generated",
         description="generated: expected DB executed from reference_calls; eva_import: EVA-Bench's ground truth",
     )
+
+    @field_validator("current_date_time")
+    @classmethod
+    def _is_a_date_time(cls, value: str) -> str:
+        # Agents and simulators read the date as value[:10] and the clock as value[11:16]; a value they cannot
+        # parse used to pass `scenarios check` and crash in the middle of a cell.
+        try:
+            date.fromisoformat(value[:10])
+            if len(value) > 10:
+                if value[10] not in " T":
+                    raise ValueError(value)
+                time.fromisoformat(value[11:16])
+        except ValueError:
+            raise ValueError(
+                f"current_date_time {value!r} is not a date and time like '2026-06-18 10:50 PDT'"
+            ) from None
+        return value

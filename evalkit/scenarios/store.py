@@ -26,14 +26,18 @@ def scenario_dir(domain: str) -> Path:
 
 def load_scenario(path: Path) -> Scenario:
     try:
-        raw = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ScenarioError(f"{path}: cannot read scenario JSON: {exc}") from exc
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # ValueError: JSONDecodeError and UnicodeDecodeError (a binary file)
+        raise ScenarioError(f"{path}: cannot read scenario JSON: {str(exc).splitlines()[0]}") from None
+    except RecursionError:  # nesting deeper than the interpreter's stack: no scenario is shaped like that
+        raise ScenarioError(f"{path}: cannot read scenario JSON: nested too deeply") from None
     try:
         return Scenario.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors()[:5])
-        raise ScenarioError(f"{path}: invalid scenario: {problems}") from exc
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}".replace("\n", " ") for e in exc.errors()[:5]
+        )
+        raise ScenarioError(f"{path}: invalid scenario: {problems}") from None
 
 
 def load_scenarios(domain: str, ids: list[str] | None = None, limit: int | None = None) -> list[Scenario]:

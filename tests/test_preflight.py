@@ -1,0 +1,255 @@
+"""Issue 16 point 9: every malformed input is answered by one line on stderr, exit code 2, before any cell starts;
+secrets never reach disk. The CLI cases run ``python -m evalkit`` for real: they fail fast, so they are cheap."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+
+from evalkit.config import preflight as pf
+from evalkit.config.schema import ConfigError, cell_key, validate_config
+from evalkit.config.secrets import redact, redact_text, secret_override_problem
+from evalkit.scenarios import store
+from evalkit.scenarios.__main__ import main as scenarios_cli
+from tests.conftest import CONF_DIR, REPO
+
+SECRET = "s3cr3t-Key-4242"
+
+
+def evalkit_cli(tmp_path: Path, *overrides: str, cwd: Path | None = None, env: dict | None = None):
+    """``python -m evalkit`` with every output (run dir, sweep dir, store) under ``tmp_path``."""
+    args = [
+        f"hydra.run.dir={tmp_path}/run",
+        f"hydra.sweep.dir={tmp_path}/sweep",
+        *([] if any(o.startswith("mlflow.tracking_uri=") for o in overrides) else [_store(tmp_path)]),
+        *overrides,
+    ]
+    full_env = os.environ | {"PYTHONPATH": str(REPO)} | (env or {})
+    full_env.pop("HYDRA_FULL_ERROR", None)
+    return subprocess.run(
+        [sys.executable, "-m", "evalkit", *args],
+        cwd=cwd or tmp_path,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _store(tmp_path: Path) -> str:
+    return f"mlflow.tracking_uri=sqlite:///{tmp_path}/mlflow.db"
+
+
+def assert_one_line_refusal(proc: subprocess.CompletedProcess, *named: str) -> str:
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert len(lines) == 1, proc.stderr
+    for name in named:
+        assert name in lines[0]
+    return lines[0]
+
+
+def assert_no_cell_started(tmp_path: Path) -> None:
+    """A started cell writes its config.yaml (outside .hydra/) and creates the MLflow store; a sweep its folder."""
+    written = [p for p in tmp_path.rglob("config.yaml") if ".hydra" not in p.parts]
+    assert written == []
+    assert not (tmp_path / "sweep").exists()
+    assert not (tmp_path / "mlflow.db").exists()
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # closed when the socket is: nobody listens there afterwards
+
+
+CLI_CASES = {
+    "unknown scenario id": (["domain.scenarios=[NOPE-1]"], ["'NOPE-1'", "the command line"]),
+    "duplicated scenario id": (["domain.scenarios=[AL-001,AL-001]"], ["'AL-001'", "more than once"]),
+    "missing asr model folder": (["agent.asr.model=/nonexistent/whisper"], ["agent.asr.model", "/nonexistent/whisper"]),
+    "unset judge key env": (
+        ["judge=openai_compatible", "judge.api_key_env=EVALKIT_TEST_UNSET_KEY"],
+        ["judge.api_key_env", "EVALKIT_TEST_UNSET_KEY"],
+    ),
+    "noise_files without folder": (["+perturb=noise_files"], ["perturb.folder"]),
+    "garbage tracking uri": (["mlflow.tracking_uri=garbage"], ["garbage", "not a tracking URI"]),
+    "empty experiment name": (["mlflow.experiment=''"], ["mlflow.experiment"]),
+    "snr out of range": (["+perturb=noise_cafe", "perturb.snr_db=500"], ["perturb.snr_db"]),
+    "key as override": ([f"+judge.api_key={SECRET}"], ["judge.api_key", "api_key_env"]),
+    "credentials in judge url": (
+        ["judge=openai_compatible", f"judge.base_url=http://user:{SECRET}@127.0.0.1:9/v1"],
+        ["judge.base_url", "api_key_env"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CLI_CASES))
+def test_malformed_input_is_one_line_before_any_cell(tmp_path: Path, case: str) -> None:
+    overrides, named = CLI_CASES[case]
+    proc = evalkit_cli(tmp_path, *overrides)
+    line = assert_one_line_refusal(proc, *named)
+    assert SECRET not in line
+    assert_no_cell_started(tmp_path)
+
+
+@pytest.mark.parametrize("override", [f"+judge.api_key={SECRET}", f"judge.base_url=http://u:{SECRET}@h/v1"])
+@pytest.mark.parametrize("multirun", [False, True])
+def test_a_key_on_the_command_line_never_reaches_disk_or_stdout(tmp_path: Path, override: str, multirun: bool) -> None:
+    proc = evalkit_cli(tmp_path, "judge=openai_compatible", override, *(["-m"] if multirun else []))
+    assert_one_line_refusal(proc, "api_key_env")
+    assert SECRET not in proc.stdout + proc.stderr
+    for path in tmp_path.rglob("*"):
+        assert not path.is_file() or SECRET.encode() not in path.read_bytes(), path
+
+
+def test_a_secret_env_value_pasted_into_an_override_is_refused_without_echo(tmp_path: Path) -> None:
+    proc = evalkit_cli(tmp_path, f"judge.model=gpt-{SECRET}", env={"EVALKIT_TEST_API_KEY": SECRET})
+    line = assert_one_line_refusal(proc, "judge.model", "secret")
+    assert SECRET not in line
+
+
+def test_unreachable_tracking_server_is_one_line_within_seconds(tmp_path: Path) -> None:
+    started = time.monotonic()
+    proc = evalkit_cli(tmp_path, f"mlflow.tracking_uri=http://127.0.0.1:{_closed_port()}")
+    assert_one_line_refusal(proc, "cannot connect", "127.0.0.1")
+    assert time.monotonic() - started < 60  # process start + imports; MLflow's own retries took ~250 s
+
+
+def test_sqlite_store_in_a_missing_folder_is_refused_not_created(tmp_path: Path) -> None:
+    missing = tmp_path / "typo" / "mlflow.db"
+    proc = evalkit_cli(tmp_path, f"mlflow.tracking_uri=sqlite:///{missing}")
+    assert_one_line_refusal(proc, str(missing.parent), "does not exist")
+    assert not missing.parent.exists()
+
+
+def test_unwritable_artifact_location_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "a_file").write_text("not a folder")
+    proc = evalkit_cli(tmp_path, f"mlflow.artifact_location={tmp_path}/a_file/artifacts")
+    assert_one_line_refusal(proc, "mlflow.artifact_location")
+    assert_no_cell_started(tmp_path)
+
+
+def test_read_only_launch_directory_is_refused(tmp_path: Path) -> None:
+    # /proc refuses new files even to root (chmod cannot make a folder read-only for root).
+    proc = evalkit_cli(tmp_path, cwd=Path("/proc"))
+    assert_one_line_refusal(proc, "launch directory /proc")
+
+
+def test_yaml_with_a_python_tag_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "conf" / "experiment").mkdir(parents=True)
+    (tmp_path / "conf" / "experiment" / "evil.yaml").write_text("seed: !!python/object:os.system\n  a: 1\n")
+    proc = evalkit_cli(tmp_path, f"hydra.searchpath=[file://{tmp_path}/conf]", "+experiment=evil")
+    assert_one_line_refusal(proc, "python/object", "evil.yaml")
+
+
+def test_sweep_validates_every_job_before_the_first_starts(tmp_path: Path) -> None:
+    proc = evalkit_cli(tmp_path, "+perturb=noise_cafe", "perturb.snr_db=500,15", "-m")
+    line = assert_one_line_refusal(proc, "sweep not started", "perturb.snr_db=500", "perturb.snr_db")
+    assert "perturb.snr_db=15" not in line
+    assert_no_cell_started(tmp_path)  # no sweep folder, no store: no parent run left RUNNING
+
+
+def test_sweep_reports_every_bad_job(tmp_path: Path) -> None:
+    proc = evalkit_cli(tmp_path, "domain.scenarios=[AL-001],[NOPE-1],[NOPE-2]", "-m")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 2 and "NOPE-1" in lines[0] and "NOPE-2" in lines[1]
+    assert_no_cell_started(tmp_path)
+
+
+def test_sweep_where_every_job_fails_the_same_way_is_one_line(tmp_path: Path) -> None:
+    proc = evalkit_cli(tmp_path, f"mlflow.tracking_uri=http://127.0.0.1:{_closed_port()}", "+perturb=noise_cafe", "-m")
+    assert_one_line_refusal(proc, "all 2 jobs", "cannot connect")
+
+
+# -- function level ----------------------------------------------------------------------------------------------
+
+
+def composed_config(*overrides: str):
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=list(overrides), return_hydra_config=True)
+    return validate_config(pf.to_container(cfg), dict(cfg.hydra.runtime.choices))
+
+
+def test_valid_configs_pass_preflight_unchanged(tmp_path: Path) -> None:
+    for overrides in [(), ("+perturb=noise_cafe", "perturb.snr_db=5"), ("voice=accent_french",)]:
+        config = composed_config(*overrides, f"mlflow.tracking_uri=sqlite:///{tmp_path}/m.db")
+        key = cell_key(config)
+        pf.preflight(config, tmp_path)
+        assert cell_key(config) == key
+    assert not (tmp_path / "m.db").exists()  # checking a store does not create it
+
+
+@pytest.fixture
+def domains_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the airline domain's scenario folder that a test may break (real files, real loader)."""
+    folder = tmp_path / "domains" / "airline" / "scenarios"
+    folder.mkdir(parents=True)
+    for name in ("AL-001.json", "AL-002.json"):
+        shutil.copy(store.DOMAINS_DIR / "airline" / "scenarios" / name, folder / name)
+    monkeypatch.setattr(store, "DOMAINS_DIR", tmp_path / "domains")
+    pf._domain_scenarios.cache_clear()
+    yield folder
+    pf._domain_scenarios.cache_clear()
+
+
+def test_one_unreadable_scenario_file_is_named(domains_dir: Path, tmp_path: Path) -> None:
+    (domains_dir / "AL-003.json").write_bytes(b"\x89PNG\x00\xff")
+    config = composed_config(f"mlflow.tracking_uri=sqlite:///{tmp_path}/m.db")
+    with pytest.raises(ConfigError) as info:
+        pf.preflight(config, tmp_path)
+    assert "AL-003.json" in str(info.value) and len(str(info.value).splitlines()) == 1
+
+
+def test_scenario_whose_date_is_not_a_date_fails_check_and_preflight(domains_dir: Path, tmp_path: Path, capsys) -> None:
+    path = domains_dir / "AL-002.json"
+    path.write_text(json.dumps(json.loads(path.read_text()) | {"current_date_time": "next tuesday"}))
+    assert scenarios_cli(["check", str(path)]) == 1
+    assert "next tuesday" in capsys.readouterr().out
+    config = composed_config(f"mlflow.tracking_uri=sqlite:///{tmp_path}/m.db")
+    with pytest.raises(ConfigError, match=r"AL-002\.json.*current_date_time"):
+        pf.preflight(config, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"\x00\x01\xfe\xff binary", ("[" * 100_000 + "]" * 100_000).encode(), b"id: !!python/object:os.system {}"],
+    ids=["binary", "100k-deep JSON", "YAML python tag"],
+)
+def test_scenarios_check_answers_malformed_files_in_one_line(tmp_path: Path, content: bytes, capsys) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    assert scenarios_cli(["check", str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and "bad.json" in out[0] and "cannot read scenario JSON" in out[0]
+
+
+def test_tracking_store_checks_at_function_level(tmp_path: Path) -> None:
+    assert pf.store_problem(f"sqlite:///{tmp_path}/m.db") is None
+    assert "does not exist" in pf.store_problem(f"sqlite:///{tmp_path}/nope/m.db")
+    assert "not a tracking URI" in pf.store_problem("ftp://example.org/x")
+    assert "cannot connect" in pf.store_problem(f"http://127.0.0.1:{_closed_port()}")
+    assert pf.artifact_problem((tmp_path / "new" / "deeper").as_uri()) is None
+    assert pf.artifact_problem("s3://bucket/prefix") is None
+
+
+def test_redaction_is_by_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_SERVICE_TOKEN", SECRET)
+    tree = {"judge": {"base_url": f"http://me:{SECRET}@host/v1", "model": f"m-{SECRET}"}, "n": 3}
+    assert redact(tree) == {"judge": {"base_url": "http://***@host/v1", "model": "m-***"}, "n": 3}
+    assert redact_text("postgresql://u:pw@db/x") == "postgresql://***@db/x"
+
+
+def test_clean_command_lines_pass_the_secret_check() -> None:
+    assert secret_override_problem(["-m", "+perturb=noise_cafe", "judge.api_key_env=MY_KEY", "seed=1,2"]) is None
+    assert "judge.api_key" in secret_override_problem(["++judge.api_key=x"])
