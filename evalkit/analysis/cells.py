@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalkit.config import axes
 from evalkit.tracking import TrackingTarget, find_finished_cell
 from evalkit.tracking.store import (
     COMPLETE_TAG,
@@ -29,7 +30,6 @@ from evalkit.tracking.store import (
 TABLE_ARTIFACT = "conversations_table.json"
 RECORDS_DIR = "records"
 NON_METRIC_COLUMNS = frozenset({"scenario", "trial", "seed", "turns", "valid"})
-TWIN_AXIS_DEFAULTS = {"perturb": "clean", "snr_db": "none"}  # params of the clean condition (evalkit.cell)
 
 
 class AnalysisError(RuntimeError):
@@ -182,19 +182,11 @@ def _resolve_runs(
 
 def _twin_signature(params: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     """For runs without a twin_key tag (older runs): the axis params their clean twin must have."""
-    twin = dict(params)
-    twin.update(TWIN_AXIS_DEFAULTS)
-    if twin.get("voice", "").startswith("accent_"):
-        twin["voice"] = "neutral"
-    if twin.get("persona", "default") != "default":
-        twin["persona"] = "default"
-    axes = ("domain", "agent", "simulator", "persona", "voice", "perturb", "snr_db", "trials", "seed", "scenarios")
-    return tuple((a, twin.get(a, "")) for a in axes)
+    return _own_signature(axes.clean_signature(params))
 
 
 def _own_signature(params: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    axes = ("domain", "agent", "simulator", "persona", "voice", "perturb", "snr_db", "trials", "seed", "scenarios")
-    return tuple((a, params.get(a, "")) for a in axes)
+    return tuple((a, params.get(a, "")) for a in axes.param_names())
 
 
 def _fill_missing_twin_keys(cells: list[CellData], gaps: list[str]) -> None:
