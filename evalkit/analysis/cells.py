@@ -167,17 +167,38 @@ def _resolve_runs(
         source = run
         if kind == "reuse":
             input_runs[run.run_id] = "reuse_pointer"
-            found = get_run(target, run.tags.get("reused_from", ""))
-            if found is None:
-                gaps.append(f"run {run.run_id} ({run.name}) points to {run.tags.get('reused_from')!r}, not found")
+            source, problem = follow_reuse(target, run)
+            if source is None:
+                gaps.append(f"run {run.run_id} ({run.name}) {problem}: left out")
                 continue
-            source = found
         key = source.tags.get("cell_key", source.run_id)
         if key in seen_keys:  # newest first: an older run of the same cell adds nothing
             continue
         seen_keys.add(key)
         resolved.append((source, run.run_id))
     return resolved
+
+
+def follow_reuse(target: TrackingTarget, pointer: RunSummary) -> tuple[RunSummary | None, str]:
+    """The finished cell run a reuse pointer stands for, through any number of pointers, or (None, why not).
+
+    New pointers name the data run directly, but stores written before ``find_finished_cell`` skipped pointers
+    hold pointer -> pointer chains; a cycle or a dangling id is reported, never followed forever."""
+    chain = [pointer.run_id]
+    run = pointer
+    while run.tags.get("evalkit.kind") == "reuse":
+        source_id = run.tags.get("reused_from", "")
+        if source_id in chain:
+            return None, f"is in a cycle of reuse pointers ({' -> '.join([*chain, source_id])})"
+        found = get_run(target, source_id) if source_id else None
+        if found is None:
+            via = f" (via {' -> '.join(chain[1:])})" if len(chain) > 1 else ""
+            return None, f"points to {source_id!r}{via}, not found"
+        chain.append(source_id)
+        run = found
+    if run.tags.get("evalkit.kind") != "cell" or not _finished(run):
+        return None, f"points to run {run.run_id}, which is not a finished cell run"
+    return run, ""
 
 
 def _twin_signature(params: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
