@@ -2,9 +2,10 @@
 
 Only this module talks to the tracking store (through ``evalkit.tracking``; it never imports mlflow). Which runs
 are read: the children of a sweep's parent run (default: the latest sweep), or every finished cell of the
-experiment. A reuse pointer (``evalkit.kind=reuse``) is followed to the run that holds the data. A perturbed
-cell whose clean twin is not in the selection gets its twin from anywhere in the experiment (one clean baseline
-serves every sweep), found by the ``twin_key`` tag.
+experiment. A reuse pointer (``evalkit.kind=reuse``) is followed to the run that holds the data (through any
+chain of pointers; a cycle or a dangling id is a gap). A perturbed cell whose clean twin is not in the selection
+gets its twin from anywhere in the experiment (one clean baseline serves every sweep), found by the ``twin_key``
+tag.
 """
 
 from __future__ import annotations
