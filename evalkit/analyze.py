@@ -19,13 +19,16 @@ log = logging.getLogger("evalkit")
 
 def settings_from(cfg: DictConfig) -> object:
     from evalkit.analysis.compare import Settings
+    from evalkit.config.axes import condition_axes
 
     metrics = OmegaConf.to_container(cfg.metrics) if cfg.metrics is not None else None
     if isinstance(metrics, str):
         metrics = [metrics]
+    # condition_axes: null = the params of the perturbation axes declared in evalkit.config.axes.
+    axes = tuple(cfg.condition_axes) if cfg.get("condition_axes") is not None else condition_axes()
     return Settings(
         metrics=metrics,  # type: ignore[arg-type]
-        condition_axes=tuple(cfg.condition_axes),
+        condition_axes=axes,
         alpha=float(cfg.alpha),
         n_permutations=int(cfg.permutations),
         n_bootstrap=int(cfg.bootstrap),

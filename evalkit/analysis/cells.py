@@ -2,9 +2,10 @@
 
 Only this module talks to the tracking store (through ``evalkit.tracking``; it never imports mlflow). Which runs
 are read: the children of a sweep's parent run (default: the latest sweep), or every finished cell of the
-experiment. A reuse pointer (``evalkit.kind=reuse``) is followed to the run that holds the data. A perturbed
-cell whose clean twin is not in the selection gets its twin from anywhere in the experiment (one clean baseline
-serves every sweep), found by the ``twin_key`` tag.
+experiment. A reuse pointer (``evalkit.kind=reuse``) is followed to the run that holds the data (through any
+chain of pointers; a cycle or a dangling id is a gap). A perturbed cell whose clean twin is not in the selection
+gets its twin from anywhere in the experiment (one clean baseline serves every sweep), found by the ``twin_key``
+tag.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalkit.config import axes
 from evalkit.tracking import TrackingTarget, find_finished_cell
 from evalkit.tracking.store import (
     COMPLETE_TAG,
@@ -29,7 +31,6 @@ from evalkit.tracking.store import (
 TABLE_ARTIFACT = "conversations_table.json"
 RECORDS_DIR = "records"
 NON_METRIC_COLUMNS = frozenset({"scenario", "trial", "seed", "turns", "valid"})
-TWIN_AXIS_DEFAULTS = {"perturb": "clean", "snr_db": "none"}  # params of the clean condition (evalkit.cell)
 
 
 class AnalysisError(RuntimeError):
@@ -167,11 +168,10 @@ def _resolve_runs(
         source = run
         if kind == "reuse":
             input_runs[run.run_id] = "reuse_pointer"
-            found = get_run(target, run.tags.get("reused_from", ""))
-            if found is None:
-                gaps.append(f"run {run.run_id} ({run.name}) points to {run.tags.get('reused_from')!r}, not found")
+            source, problem = follow_reuse(target, run)
+            if source is None:
+                gaps.append(f"run {run.run_id} ({run.name}) {problem}: left out")
                 continue
-            source = found
         key = source.tags.get("cell_key", source.run_id)
         if key in seen_keys:  # newest first: an older run of the same cell adds nothing
             continue
@@ -180,21 +180,35 @@ def _resolve_runs(
     return resolved
 
 
+def follow_reuse(target: TrackingTarget, pointer: RunSummary) -> tuple[RunSummary | None, str]:
+    """The finished cell run a reuse pointer stands for, through any number of pointers, or (None, why not).
+
+    New pointers name the data run directly, but stores written before ``find_finished_cell`` skipped pointers
+    hold pointer -> pointer chains; a cycle or a dangling id is reported, never followed forever."""
+    chain = [pointer.run_id]
+    run = pointer
+    while run.tags.get("evalkit.kind") == "reuse":
+        source_id = run.tags.get("reused_from", "")
+        if source_id in chain:
+            return None, f"is in a cycle of reuse pointers ({' -> '.join([*chain, source_id])})"
+        found = get_run(target, source_id) if source_id else None
+        if found is None:
+            via = f" (via {' -> '.join(chain[1:])})" if len(chain) > 1 else ""
+            return None, f"points to {source_id!r}{via}, not found"
+        chain.append(source_id)
+        run = found
+    if run.tags.get("evalkit.kind") != "cell" or not _finished(run):
+        return None, f"points to run {run.run_id}, which is not a finished cell run"
+    return run, ""
+
+
 def _twin_signature(params: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     """For runs without a twin_key tag (older runs): the axis params their clean twin must have."""
-    twin = dict(params)
-    twin.update(TWIN_AXIS_DEFAULTS)
-    if twin.get("voice", "").startswith("accent_"):
-        twin["voice"] = "neutral"
-    if twin.get("persona", "default") != "default":
-        twin["persona"] = "default"
-    axes = ("domain", "agent", "simulator", "persona", "voice", "perturb", "snr_db", "trials", "seed", "scenarios")
-    return tuple((a, twin.get(a, "")) for a in axes)
+    return _own_signature(axes.clean_signature(params))
 
 
 def _own_signature(params: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    axes = ("domain", "agent", "simulator", "persona", "voice", "perturb", "snr_db", "trials", "seed", "scenarios")
-    return tuple((a, params.get(a, "")) for a in axes)
+    return tuple((a, params.get(a, "")) for a in axes.param_names())
 
 
 def _fill_missing_twin_keys(cells: list[CellData], gaps: list[str]) -> None:

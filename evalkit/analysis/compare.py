@@ -15,15 +15,16 @@ from dataclasses import asdict, dataclass, field
 
 from evalkit.analysis import stats
 from evalkit.analysis.cells import CellData
+from evalkit.config import axes
 
-DEFAULT_CONDITION_AXES = ("voice", "persona", "perturb", "snr_db")
 PASS_SUFFIXES = {"pass_at_1": "pass@1", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
 
 
 @dataclass(frozen=True)
 class Settings:
     metrics: Sequence[str] | None = None  # None: every metric found
-    condition_axes: Sequence[str] = DEFAULT_CONDITION_AXES
+    # The params of the perturbation axes (evalkit.config.axes), read when Settings is made: a registered axis counts.
+    condition_axes: Sequence[str] = field(default_factory=axes.condition_axes)
     alpha: float = stats.ALPHA
     n_permutations: int = stats.N_PERMUTATIONS
     n_bootstrap: int = stats.N_BOOTSTRAP

@@ -27,7 +27,7 @@ from evalkit.cell.log import (
     write_cell_files,
     write_conversation,
 )
-from evalkit.cell.plan import AXES, CellPlan, axis_params, cell_tags, plan_cell
+from evalkit.cell.plan import CellPlan, axis_params, cell_tags, plan_cell
 from evalkit.cell.run import run_conversations, run_validated, validation_stats
 from evalkit.cell.score import (
     CellJudge,
@@ -46,7 +46,6 @@ from evalkit.tracking.store import copy_reference
 
 __all__ = [
     "ARTIFACT_SAMPLE_RATE",
-    "AXES",
     "CellJudge",
     "CellPlan",
     "axis_params",

@@ -8,10 +8,11 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalkit.config.axes import axis_params
 from evalkit.config.schema import RunConfig, cell_key, twin_config
 from evalkit.scenarios import Scenario, load_scenarios
 
-AXES = ("domain", "agent", "simulator", "persona", "voice")
+__all__ = ["CellPlan", "axis_params", "cell_tags", "plan_cell"]  # axis_params: declared in evalkit.config.axes
 
 
 @dataclass(frozen=True)
@@ -29,17 +30,6 @@ class CellPlan:
 def plan_cell(config: RunConfig) -> CellPlan:
     scenarios = load_scenarios(config.domain.name, config.domain.scenarios, config.domain.limit)
     return CellPlan(config, cell_key(config), scenarios)
-
-
-def axis_params(config: RunConfig) -> dict[str, str]:
-    """Short per-axis params so the MLflow UI's compare view and search_runs filter per axis."""
-    params = {axis: getattr(config, axis).name for axis in AXES}
-    params["perturb"] = config.condition
-    params["snr_db"] = str(config.perturb.snr_db) if config.perturb and config.perturb.snr_db is not None else "none"
-    params["trials"] = str(config.trials)
-    params["seed"] = str(config.seed)
-    params["scenarios"] = "all" if not config.domain.scenarios else ",".join(config.domain.scenarios)
-    return params
 
 
 def cell_tags(plan: CellPlan, kind: str) -> dict[str, str]:

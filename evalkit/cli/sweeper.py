@@ -6,9 +6,10 @@ analysis needs the same cell without the perturbation. For every perturbed job t
 already finished is reused by its cell key instead of re-run. ``twins=false`` turns it off (the sweeper reads
 it from the composed config).
 
-The twin rule is the one of :func:`evalkit.config.schema.twin_config`, applied to override strings:
+The twin rule is the one of :func:`evalkit.config.schema.twin_config`, applied to override strings; both derive
+from the perturbation axes declared in :mod:`evalkit.config.axes`:
 
-- ``perturb`` / ``perturb.*`` overrides are dropped (no perturb group = clean);
+- a removable group's overrides (``perturb`` / ``perturb.*``) are dropped (no perturb group = clean);
 - ``voice=accent_*`` becomes ``voice=neutral`` and its ``voice.*`` overrides are dropped (they tune the accent);
 - ``persona=X`` with X other than ``default`` becomes ``persona=default``, its ``persona.*`` overrides dropped.
 
@@ -19,7 +20,7 @@ the single-run path (``twin_config`` on the composed config) covers those.
 
 from __future__ import annotations
 
-from evalkit.config.schema import ACCENT_VOICE_PREFIX, TWIN_PERSONA, TWIN_VOICE
+from evalkit.config import axes
 
 
 def _split(override: str) -> tuple[str, str | None]:
@@ -28,38 +29,39 @@ def _split(override: str) -> tuple[str, str | None]:
     return key.lstrip("+~"), (value if sep else None)
 
 
-def _is_perturb(override: str) -> bool:
-    key, _ = _split(override)
-    return key == "perturb" or key.startswith("perturb.")
+def _group(override: str) -> str:
+    return _split(override)[0].split(".", 1)[0]
+
+
+def _removed_groups() -> set[str]:
+    """Groups the twin has none of: every override of theirs, ``group.key=...`` included, is a perturbation."""
+    return {a.group or a.name for a in axes.perturbation_axes() if a.removable}
 
 
 def _swapped_axes(job: list[str]) -> dict[str, str]:
-    """Axes whose selected option is a perturbation: axis -> the clean option the twin uses instead."""
+    """Option groups whose selected option is a perturbation: group -> the clean option the twin uses instead."""
     swapped: dict[str, str] = {}
-    for override in job:
-        key, value = _split(override)
-        if value is None:
-            continue
-        if key == "voice" and value.startswith(ACCENT_VOICE_PREFIX):
-            swapped["voice"] = TWIN_VOICE
-        elif key == "persona" and value != TWIN_PERSONA:
-            swapped["persona"] = TWIN_PERSONA
+    for key, value in map(_split, job):
+        if value is not None:  # one override at a time: a repeated group is judged on each of its values
+            swapped.update({g: o for g, o in axes.twin_choices({key: value}).items() if o is not None})
     return swapped
 
 
 def is_perturbed(job: list[str]) -> bool:
-    return any(_is_perturb(o) for o in job) or bool(_swapped_axes(job))
+    """A job whose twin differs from it (the sweeper schedules that twin)."""
+    return twin_overrides(job) != job
 
 
 def twin_overrides(job: list[str]) -> list[str]:
     """The clean twin of one job (the job itself when it is clean). Order of the kept overrides is preserved."""
     swapped = _swapped_axes(job)
+    removed = _removed_groups()
     twin: list[str] = []
     for override in job:
         key, _ = _split(override)
-        if _is_perturb(override):
+        axis = _group(override)
+        if axis in removed:
             continue
-        axis = key.split(".", 1)[0]
         if axis in swapped:
             if key == axis:
                 twin.append(f"{axis}={swapped[axis]}")

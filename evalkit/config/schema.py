@@ -9,8 +9,9 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
+from evalkit.config import axes
 from evalkit.judges.config import JudgeConfig
 from perturbations import Chain, PerturbationError
 
@@ -98,7 +99,7 @@ class PersonaConfig(_Group):
     @property
     def is_behavioural(self) -> bool:
         """Any persona but the default one is a behavioural perturbation (EVA-Bench App. G.1)."""
-        return self.name != "default"
+        return axes.axis("persona").is_perturbed(self.name)
 
 
 class SpeakerConfig(_Group):
@@ -290,27 +291,27 @@ def cell_key(config: RunConfig) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
-ACCENT_VOICE_PREFIX = "accent_"  # conf/voice/accent_*.yaml: an accent is a perturbation axis (EVA-Bench App. G)
-TWIN_VOICE = "neutral"
-TWIN_PERSONA = "default"
-
-
 def twin_config(config: RunConfig) -> RunConfig:
     """The clean twin: same everything but the perturbation axes, which go back to their clean value.
 
-    The rule (README, "How the clean twin is scheduled"): ``perturb`` is removed; an accent voice (name starting
-    with ``accent_``) becomes ``neutral``; a behavioural persona (any persona but ``default``) becomes ``default``.
-    EVA-Bench treats accent and persona as perturbations of the user simulator, so a delta is only meaningful
-    against the neutral, default caller. A clean config is its own twin. The replacement groups are read from
-    ``conf/`` exactly as Hydra composes them, so the twin's cell key equals the key of the job the sweeper
-    schedules (``evalkit.cli.sweeper.twin_overrides``).
+    The rule is declared once in :mod:`evalkit.config.axes` (README, "How the clean twin is scheduled"):
+    ``perturb`` is removed; an accent voice (name starting with ``accent_``) becomes ``neutral``; a behavioural
+    persona (any persona but ``default``) becomes ``default``. EVA-Bench treats accent and persona as perturbations
+    of the user simulator, so a delta is only meaningful against the neutral, default caller. A clean config is its
+    own twin. The replacement groups are read from ``conf/`` exactly as Hydra composes them, so the twin's cell key
+    equals the key of the job the sweeper schedules (``evalkit.cli.sweeper.twin_overrides``).
     """
-    update: dict[str, Any] = {"perturb": None}
-    if config.voice.name.startswith(ACCENT_VOICE_PREFIX):
-        update["voice"] = VoiceConfig.model_validate(_conf_group_option("voice", TWIN_VOICE))
-    if config.persona.name != TWIN_PERSONA:
-        update["persona"] = PersonaConfig.model_validate(_conf_group_option("persona", TWIN_PERSONA))
+    choices = {a.group or a.name: a.option(config) for a in axes.perturbation_axes()}
+    update: dict[str, Any] = {}
+    for group, option in axes.twin_choices(choices).items():
+        update[group] = None if option is None else _clean_group(group, option)
     return config.model_copy(update=update)
+
+
+def _clean_group(group: str, option: str) -> BaseModel:
+    # Validated with the field's own type (a model or a union of them), as RunConfig would validate it.
+    annotation = RunConfig.model_fields[group].annotation
+    return TypeAdapter(annotation).validate_python(_conf_group_option(group, option))
 
 
 @functools.cache

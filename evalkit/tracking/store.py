@@ -75,13 +75,17 @@ def flatten(node: Any, prefix: str = "") -> dict[str, str]:
 
 
 def find_finished_cell(target: TrackingTarget, cell_key: str) -> str | None:
+    """The newest finished run that holds the cell's data. Reuse pointers carry the cell key too, but never the
+    data: returning one would make the next reuse point at a pointer (a chain the analysis must then untangle)."""
     client = MlflowClient(target.tracking_uri)
     experiment = client.get_experiment_by_name(target.experiment)
     if experiment is None:
         return None
     runs = client.search_runs(
         [experiment.experiment_id],
-        filter_string=f"tags.cell_key = '{cell_key}' and tags.`{COMPLETE_TAG}` = 'true'",
+        filter_string=(
+            f"tags.cell_key = '{cell_key}' and tags.`{COMPLETE_TAG}` = 'true' and tags.`evalkit.kind` = 'cell'"
+        ),
         max_results=1,
         order_by=["attributes.start_time DESC"],
     )

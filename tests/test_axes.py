@@ -1,0 +1,148 @@
+"""The axes of a cell, declared once in evalkit.config.axes: everything twin- or axis-shaped derives from them."""
+
+from __future__ import annotations
+
+import pytest
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+
+from evalkit.analysis.cells import CellData
+from evalkit.analysis.compare import Settings, condition_label
+from evalkit.cli.sweeper import add_clean_twins, is_perturbed, twin_overrides
+from evalkit.config import axes
+from evalkit.config.axes import Axis, registered
+from evalkit.config.schema import RunConfig, twin_config, validate_config
+from tests.conftest import CONF_DIR
+
+
+def composed(*overrides: str) -> RunConfig:
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=list(overrides))
+    raw = OmegaConf.to_container(cfg, resolve=True)
+    raw.pop("hydra", None)
+    return validate_config(raw)
+
+
+def _option_param(name: str, clean: str):
+    def params(config: object) -> dict[str, str]:
+        node = getattr(config, name, None)
+        return {name: node.name if node is not None else clean}
+
+    return params
+
+
+# IHBench's interruptions: a group added with `+interrupt=X` (absent = clean), like perturb.
+INTERRUPT = Axis(
+    "interrupt",
+    "interrupt",
+    _option_param("interrupt", "none"),
+    ("interrupt",),
+    perturbation=True,
+    clean_option=None,
+    perturbed=lambda option: option != "none",
+    clean_params={"interrupt": "none"},
+)
+# MM-τ-p²'s modality: an option group whose clean option is `voice`, like voice=neutral.
+MODALITY = Axis(
+    "modality",
+    "modality",
+    _option_param("modality", "voice"),
+    ("modality",),
+    perturbation=True,
+    clean_option="voice",
+    perturbed=lambda option: option != "voice",
+    clean_params={"modality": "voice"},
+)
+
+
+def cell(key: str, twin_key: str, **params: str) -> CellData:
+    base = {"domain": "airline", "agent": "a", "voice": "neutral", "persona": "default", "perturb": "clean"}
+    base |= {"snr_db": "none", "interrupt": "none", "modality": "voice"}
+    return CellData(key, key, key, key, twin_key, base | params, {})
+
+
+def test_the_declaration_matches_what_cells_log():
+    assert axes.condition_axes() == ("voice", "persona", "perturb", "snr_db")
+    config = composed("+perturb=noise_cafe", "voice=accent_french")
+    params = axes.axis_params(config)
+    assert tuple(params) == axes.param_names()
+    assert params["voice"] == "accent_french" and params["perturb"] == "noise_cafe" and params["persona"] == "default"
+    assert (
+        params["scenarios"] == ",".join(config.domain.scenarios)
+        and params["seed"] == "0"
+        and params["trials"] == str(config.trials)
+    )
+    assert axes.axis_params(composed())["snr_db"] == "none"
+    assert {a.name for a in axes.perturbation_axes()} == {"voice", "persona", "perturb"}
+    # the clean params of every perturbation axis are exactly what a clean cell logs
+    clean = axes.axis_params(composed())
+    for a in axes.perturbation_axes():
+        assert {k: clean[k] for k in a.clean_params} == dict(a.clean_params)
+
+
+def test_recognising_perturbed_options():
+    voice, persona, perturb = axes.axis("voice"), axes.axis("persona"), axes.axis("perturb")
+    assert voice.is_perturbed("accent_french") and not voice.is_perturbed("neutral")
+    assert not voice.is_perturbed("deep_male")  # a non-accent voice is not a perturbation
+    assert persona.is_perturbed("elderly_slow") and not persona.is_perturbed("default")
+    assert perturb.is_perturbed("noise_cafe") and not perturb.is_perturbed("clean") and not perturb.is_perturbed(None)
+    assert not axes.axis("domain").is_perturbed("hr")  # not a perturbation axis at all
+    assert composed("persona=elderly_slow").persona.is_behavioural and not composed().persona.is_behavioural
+
+
+def test_twin_choices_is_the_rule_for_configs_and_overrides_alike():
+    choices = {"voice": "accent_french", "persona": "default", "perturb": "noise_cafe", "domain": "hr"}
+    assert axes.twin_choices(choices) == {"voice": "neutral", "perturb": None}
+    assert axes.twin_choices({"voice": "neutral", "persona": "elderly_slow"}) == {"persona": "default"}
+    assert axes.twin_choices({"voice": "neutral", "perturb": None}) == {}
+
+
+def test_clean_signature_resets_only_the_perturbation_axes():
+    params = {"domain": "hr", "voice": "accent_french", "persona": "default", "perturb": "noise_cafe", "snr_db": "5"}
+    assert axes.clean_signature(params) == {
+        "domain": "hr",
+        "voice": "neutral",
+        "persona": "default",
+        "perturb": "clean",
+        "snr_db": "none",
+    }
+    assert "persona" not in axes.clean_signature({"voice": "neutral"})  # an absent param stays absent
+
+
+def test_a_second_axis_of_one_name_is_refused():
+    with pytest.raises(ValueError, match="'voice' is already declared"):
+        axes.register_axis(Axis("voice", "voice", _option_param("voice", "neutral"), ("voice",)))
+
+
+def test_a_new_perturbation_axis_is_one_declaration():
+    """Registering IHBench's `interrupt` and MM-τ-p²'s `modality` is all it takes for the sweeper's twin rule, the
+    twin rule on group choices (what twin_config applies) and the analysis' condition axes to pick them up."""
+    job = ["domain=airline", "+interrupt=barge_in", "interrupt.at_ms=300", "modality=text", "modality.x=1", "seed=1"]
+    assert twin_overrides(job) == job and not is_perturbed(job)  # unknown axes: not perturbations (yet)
+    with registered(INTERRUPT), registered(MODALITY):
+        # the sweeper
+        assert twin_overrides(job) == ["domain=airline", "modality=voice", "seed=1"]
+        assert is_perturbed(job) and not is_perturbed(["modality=voice", "seed=1"])
+        jobs = [["+interrupt=barge_in"], ["+interrupt=barge_in", "+perturb=noise_cafe"], ["modality=text"]]
+        assert add_clean_twins(jobs) == [[], ["modality=voice"], *jobs]
+        # the composed-config rule (twin_config applies it to the groups RunConfig has)
+        choices = {"interrupt": "barge_in", "modality": "text", "voice": "accent_french", "perturb": None}
+        assert axes.twin_choices(choices) == {"interrupt": None, "modality": "voice", "voice": "neutral"}
+        assert axes.twin_choices({"interrupt": None, "modality": "voice"}) == {}
+        # the params a cell logs, and the analysis: condition names and pairing of untagged runs
+        assert axes.axis_params(composed())["interrupt"] == "none"
+        assert Settings().condition_axes == ("voice", "persona", "perturb", "snr_db", "interrupt", "modality")
+        twin = cell("c", "c")
+        assert condition_label(cell("p", "c", interrupt="barge_in"), twin, Settings().condition_axes) == "barge_in"
+        label = condition_label(cell("q", "c", modality="text", perturb="noise_cafe"), twin, Settings().condition_axes)
+        assert label == "noise_cafe+text"
+        signature = axes.clean_signature({"interrupt": "barge_in", "modality": "text"})
+        assert {k: signature[k] for k in ("interrupt", "modality")} == {"interrupt": "none", "modality": "voice"}
+    assert "interrupt" not in Settings().condition_axes and "interrupt" not in axes.param_names()
+
+
+def test_twin_config_still_reads_the_clean_options_from_conf():
+    perturbed = composed("voice=accent_french", "+perturb=noise_cafe", "seed=2")
+    twin = twin_config(perturbed)
+    assert twin.perturb is None and twin.voice == composed().voice and twin.persona == composed().persona
+    assert twin_config(composed("persona=elderly_slow")).persona == composed().persona
