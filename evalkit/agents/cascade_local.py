@@ -8,7 +8,7 @@ from typing import Literal
 from evalkit.agents.base import AgentContext, AgentReply
 from evalkit.agents.dialogue import DialoguePolicy, make_policy
 from evalkit.agents.registry import AGENTS, AgentConfig
-from evalkit.config.kinds import kind_of
+from evalkit.kinds import kind_of
 from evalkit.records import AudioClip
 from evalkit.speech.espeak import EspeakTtsConfig
 from evalkit.speech.registry import ASR_ENGINES, TTS_ENGINES, AsrConfig, Recognizer, Synthesizer, TtsConfig

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from evalkit.kinds import KindConfig
 from evalkit.plugins import Registry
 
 if TYPE_CHECKING:
@@ -31,13 +30,10 @@ if TYPE_CHECKING:
 __all__ = ["AGENTS", "AgentConfig"]
 
 
-class AgentConfig(BaseModel):
+class AgentConfig(KindConfig):
     """What every agent option has: its kind, its display name (run names, the ``agent`` param) and its
     architecture (the judge prompts treat cascade, hybrid and speech-to-speech agents differently)."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    kind: str
     name: str
     architecture: Literal["cascade", "hybrid", "s2s"] = "cascade"
 

@@ -12,9 +12,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from evalkit.agents.registry import AGENTS, AgentConfig
-from evalkit.config.kinds import kind_of, validate_kind
 from evalkit.judges.config import JudgeConfig
 from evalkit.judges.registry import JUDGES, BaseJudgeConfig
+from evalkit.kinds import kind_of, validate_kind
 from evalkit.simulator.registry import SIMULATORS, SimulatorConfig
 from evalkit.speech.registry import VOICES, VoiceConfig
 from perturbations import Chain, PerturbationError
@@ -121,7 +121,7 @@ class MlflowConfig(_Group):
 
 class RunConfig(_Group):
     domain: DomainConfig
-    # Plug-in groups: the option's `kind` picks the registered config class (evalkit.config.kinds).
+    # Plug-in groups: the option's `kind` picks the registered config class (evalkit.kinds).
     agent: kind_of(AGENTS, AgentConfig)  # type: ignore[valid-type]
     simulator: kind_of(SIMULATORS, SimulatorConfig)  # type: ignore[valid-type]
     persona: PersonaConfig

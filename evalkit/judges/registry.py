@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
-
+from evalkit.kinds import KindConfig
 from evalkit.plugins import Registry
 
 if TYPE_CHECKING:
@@ -21,10 +20,7 @@ __all__ = ["JUDGES", "NO_JUDGE", "BaseJudgeConfig"]
 NO_JUDGE = "none"  # the offline kind: judge metrics report proxies or are skipped
 
 
-class BaseJudgeConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    kind: str
+class BaseJudgeConfig(KindConfig):
     name: str
 
     @property

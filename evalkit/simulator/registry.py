@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from evalkit.kinds import KindConfig
 from evalkit.plugins import Registry
 
 if TYPE_CHECKING:
@@ -29,12 +30,9 @@ class Simulator(Protocol):
     def respond(self, agent_text: str) -> Any: ...
 
 
-class SimulatorConfig(BaseModel):
+class SimulatorConfig(KindConfig):
     """What every simulator option has: its kind, its display name, and the call limits the loop enforces."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    kind: str
     name: str
     max_user_turns: int = Field(default=80, ge=1, le=200)
     max_duration_s: float = Field(default=600.0, gt=0)

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
+from evalkit.kinds import KindConfig
 from evalkit.plugins import Registry
 
 __all__ = ["ASR_ENGINES", "TTS_ENGINES", "VOICES", "AsrConfig", "Recognizer", "Synthesizer", "TtsConfig", "VoiceConfig"]
@@ -29,27 +29,21 @@ class Recognizer(Protocol):
         ...
 
 
-class _Kind(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    kind: str
-
-
-class TtsConfig(_Kind):
+class TtsConfig(KindConfig):
     """A TTS engine with its settings (the agent's voice)."""
 
     def build(self) -> Synthesizer:
         raise NotImplementedError(f"TTS kind {self.kind!r} does not implement build()")
 
 
-class AsrConfig(_Kind):
+class AsrConfig(KindConfig):
     """An ASR engine with its settings (the agent's ears, and the cell's listener for agent-audio metrics)."""
 
     def build(self) -> Recognizer:
         raise NotImplementedError(f"ASR kind {self.kind!r} does not implement build()")
 
 
-class VoiceConfig(_Kind):
+class VoiceConfig(KindConfig):
     """The caller's voice for a cell. ``name`` is the option's display name; ``accent`` is the accent axis (a
     perturbation of the caller, EVA-Bench App. G.1): ``none`` for an unaccented voice."""
 
