@@ -3,10 +3,10 @@ judges (perturbation ops have their own in ``perturbations.registry``, which imp
 
 A plug-in registers by name with a decorator in its own module::
 
-    from evalkit.plugins import AGENTS
+    from evalkit.agents.registry import AGENTS, AgentConfig  # each kind's registry lives with the kind
 
     @AGENTS.register("my_agent")
-    class MyAgentConfig(AgentConfigBase): ...
+    class MyAgentConfig(AgentConfig): ...
 
 and third-party packages register through a Python entry point in the group ``evalkit.<kind>`` (e.g.
 ``evalkit.agents``) whose value is the module to import (``my_pkg.my_agent``): importing it runs the decorator.

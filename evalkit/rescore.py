@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     judge_config = JudgeConfig()
     if args.judge_base_url or args.judge_model:
         judge_config = JudgeConfig(
-            name="openai_compatible",
+            kind="openai_compatible",
             base_url=args.judge_base_url,
             model=args.judge_model,
             api_key_env=args.judge_api_key_env or None,

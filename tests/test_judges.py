@@ -106,7 +106,7 @@ def key_env(monkeypatch):
 
 def make_config(server_url: str, tmp_path: Path, **overrides) -> JudgeConfig:
     values = {
-        "name": "openai_compatible",
+        "kind": "openai_compatible",
         "base_url": server_url,
         "model": "judge-model-a",
         "api_key_env": KEY_ENV,
@@ -444,7 +444,7 @@ def test_config_files_validate_and_none_means_no_judge(tmp_path):
     assert remote.enabled and remote.api_key_env == "OPENAI_API_KEY" and remote.temperature == 0
     assert remote.cache_dir == ".evalkit_cache/judges"
     with pytest.raises(ValidationError, match="needs model"):
-        JudgeConfig(name="openai_compatible", base_url="http://x/v1")
+        JudgeConfig(kind="openai_compatible", base_url="http://x/v1")
     with pytest.raises(ValidationError, match="extra"):
         JudgeConfig(name="none", api_key="sk-inline-keys-are-refused")
 

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 import yaml
 
-from evalkit.config.schema import PersonaConfig, VoiceConfig
+from evalkit.config.schema import PersonaConfig
 from evalkit.speech import EspeakTTS
 from evalkit.speech.accents import ACCENTS, accent_phonemes, map_phonemes
+from evalkit.speech.espeak import EspeakVoiceConfig as VoiceConfig
 from evalkit.speech.voices import Speaker, UserVoice, pick_speaker, with_pauses
 from tests.conftest import CONF_DIR
 

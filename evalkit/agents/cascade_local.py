@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import time
+from typing import Literal
 
 from evalkit.agents.base import AgentContext, AgentReply
 from evalkit.agents.dialogue import DialoguePolicy, make_policy
+from evalkit.agents.registry import AGENTS, AgentConfig
+from evalkit.kinds import kind_of
 from evalkit.records import AudioClip
-from evalkit.speech import EspeakTTS, WhisperASR
+from evalkit.speech.espeak import EspeakTtsConfig
+from evalkit.speech.registry import ASR_ENGINES, TTS_ENGINES, AsrConfig, Recognizer, Synthesizer, TtsConfig
+from evalkit.speech.whisper import FasterWhisperConfig
 
 
 class CascadeLocalAgent:
-    def __init__(self, asr: WhisperASR, tts: EspeakTTS) -> None:
+    def __init__(self, asr: Recognizer, tts: Synthesizer) -> None:
         self.asr = asr
         self.tts = tts
         self._policy: DialoguePolicy | None = None
@@ -43,3 +48,15 @@ class CascadeLocalAgent:
         transcript = self.asr.transcribe(user_audio.samples, user_audio.sample_rate)
         reply = self._policy.step(transcript.text)
         return self._speak(reply.text, transcript.text, transcript.compute_s * 1000.0, started, reply.end_call)
+
+
+@AGENTS.register("cascade_local")
+class CascadeLocalConfig(AgentConfig):
+    """``conf/agent/cascade_local.yaml``: its ``asr`` and ``tts`` name their own kinds (any registered engine)."""
+
+    kind: Literal["cascade_local"] = "cascade_local"
+    asr: kind_of(ASR_ENGINES, AsrConfig) = FasterWhisperConfig()  # type: ignore[valid-type]
+    tts: kind_of(TTS_ENGINES, TtsConfig) = EspeakTtsConfig()  # type: ignore[valid-type]
+
+    def build(self) -> CascadeLocalAgent:
+        return CascadeLocalAgent(self.asr.build(), self.tts.build())

@@ -1,35 +1,36 @@
 """Stage 2 of a cell — build: the components a cell's conversations need (agent, caller voice, perturbation chain,
-the listener ASR for agent-audio metrics). Imports the speech stack lazily: it is the slow part."""
+the listener ASR for agent-audio metrics). Each config builds its own component (its kind's registered class), so
+this stage names no engine; the engines import the speech stack lazily: it is the slow part."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from evalkit.config.schema import RunConfig
+from evalkit.speech.registry import ASR_ENGINES, AsrConfig, Recognizer
+from perturbations import Chain
+
+# The listener for an agent that has no ASR of its own (a speech-to-speech or remote agent): the default engine.
+LISTENER_ASR_KIND = "faster_whisper"
 
 
-def build_components(config: RunConfig) -> tuple[Any, Any, Any]:
+def build_components(config: RunConfig) -> tuple[Any, Any, Chain]:
     """(agent, user_tts, perturb) for a config."""
-    from evalkit.agents.cascade_local import CascadeLocalAgent
-    from evalkit.speech import EspeakTTS, WhisperASR
-    from evalkit.speech.voices import UserVoice
-    from perturbations import Chain
-
-    asr = WhisperASR(**config.agent.asr.model_dump())
-    agent_tts = EspeakTTS(**config.agent.tts.model_dump(exclude={"engine"}))
-    agent = CascadeLocalAgent(asr, agent_tts)
+    agent = config.agent.build()
     # The caller: speaker pool of the voice (accent x gender) with the persona's rate, pitch and pauses; it also
     # carries the persona's behaviour, which the orchestrator hands to the simulator.
-    user_tts = UserVoice.from_config(config.voice, config.persona)
-    chain = Chain.from_specs(config.perturb.chain if config.perturb else [])
+    user_tts = config.voice.build(config.persona)
+    chain = config.perturb.build() if config.perturb else Chain.from_specs([])
     return agent, user_tts, chain
 
 
-def listener_asr(config: RunConfig, agent: Any) -> Any:
-    """The cell's WhisperASR: the agent's own instance when it has one (no second model load)."""
+def listener_asr(config: RunConfig, agent: Any) -> Recognizer:
+    """The cell's ASR for agent audio: the agent's own instance when it has one (no second model load), else
+    one built from the agent's ASR config, else the default engine's defaults."""
     asr = getattr(agent, "asr", None)
-    if asr is None:
-        from evalkit.speech import WhisperASR
-
-        asr = WhisperASR(**config.agent.asr.model_dump())
-    return asr
+    if asr is not None:
+        return asr
+    asr_config = getattr(config.agent, "asr", None)
+    if not isinstance(asr_config, AsrConfig):
+        asr_config = ASR_ENGINES.get(LISTENER_ASR_KIND)()
+    return asr_config.build()

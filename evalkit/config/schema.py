@@ -11,8 +11,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
+from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.config import axes
 from evalkit.judges.config import JudgeConfig
+from evalkit.judges.registry import JUDGES, BaseJudgeConfig
+from evalkit.kinds import kind_of
+from evalkit.simulator.registry import SIMULATORS, SimulatorConfig
+from evalkit.speech.registry import VOICES, VoiceConfig
 from perturbations import Chain, PerturbationError
 
 SECRET_MARKERS = ("key", "token", "secret", "password")
@@ -39,35 +44,6 @@ class DomainConfig(_Group):
     name: Literal["airline", "hr", "itsm"]
     scenarios: list[str] | None = Field(default=None, description="scenario ids to run; null = all")
     limit: int | None = Field(default=None, ge=1, description="run only the first N scenarios")
-
-
-class AsrConfig(_Group):
-    model: str = "bundled:tiny.en"
-    compute_type: Literal["int8", "int8_float32", "float32", "float16", "int16"] = "int8"
-    cpu_threads: int = Field(default=2, ge=1, le=64)
-    beam_size: int = Field(default=1, ge=1, le=10)
-    max_new_tokens: int = Field(default=96, ge=8, le=440)
-
-
-class TtsConfig(_Group):
-    engine: Literal["espeak"] = "espeak"
-    voice: str = "en-us"
-    rate_wpm: int = Field(default=175, ge=80, le=450)
-    pitch: int = Field(default=50, ge=0, le=99)
-
-
-class AgentConfig(_Group):
-    name: Literal["cascade_local"]
-    architecture: Literal["cascade", "hybrid", "s2s"] = "cascade"
-    asr: AsrConfig = AsrConfig()
-    tts: TtsConfig = TtsConfig()
-
-
-class SimulatorConfig(_Group):
-    name: Literal["scripted"]
-    max_user_turns: int = Field(default=80, ge=1, le=200)
-    max_duration_s: float = Field(default=600.0, gt=0)
-    user_reaction_ms: float = Field(default=400.0, ge=0)
 
 
 class PersonaBehaviourConfig(_Group):
@@ -102,49 +78,6 @@ class PersonaConfig(_Group):
         return axes.axis("persona").is_perturbed(self.name)
 
 
-class SpeakerConfig(_Group):
-    id: str
-    gender: Literal["female", "male"] | None = Field(default=None, description="null: speaks for any caller")
-    espeak_voice: str = Field(description="eSpeak NG voice, optionally +variant (en-us+f3)")
-    pitch: int = Field(default=50, ge=0, le=99)
-    rate_wpm: int | None = Field(default=None, ge=80, le=450, description="null: the voice's rate_wpm")
-
-
-class VoiceConfig(_Group):
-    name: str
-    accent: Literal["none", "french", "indian", "spanish", "chinese"] = "none"
-    method: Literal["text", "phonemes"] = Field(
-        default="text", description="text: eSpeak reads the English text; phonemes: evalkit.speech.accents map"
-    )
-    rate_wpm: int = Field(default=175, ge=80, le=450)
-    speakers: list[SpeakerConfig] = Field(min_length=1)
-    assignment: Literal["gender", "hash"] = Field(
-        default="gender", description="gender: the scenario persona's gender picks the speaker; hash: scenario id"
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _single_voice_shorthand(cls, data: Any) -> Any:
-        # `espeak_voice: en-us` (+ `pitch`) is the one-speaker form older configs and scripts use.
-        if isinstance(data, dict) and "espeak_voice" in data and "speakers" not in data:
-            data = dict(data)
-            speaker = {"id": "default", "espeak_voice": data.pop("espeak_voice")}
-            if "pitch" in data:
-                speaker["pitch"] = data.pop("pitch")
-            data["speakers"] = [speaker]
-        return data
-
-    @model_validator(mode="after")
-    def _accent_needs_its_method(self) -> VoiceConfig:
-        if self.accent != "none" and self.method != "phonemes":
-            raise ValueError(f"accent {self.accent!r} is built by phoneme mapping: set method: phonemes")
-        if self.accent == "none" and self.method != "text":
-            raise ValueError("method: phonemes needs an accent (french, indian, spanish or chinese)")
-        if len({s.id for s in self.speakers}) != len(self.speakers):
-            raise ValueError("speaker ids must be unique")
-        return self
-
-
 class PerturbConfig(BaseModel):
     # Extra top-level keys (snr_db, bitrate, ...) are allowed: they are the knobs the chain interpolates.
     model_config = ConfigDict(extra="allow")
@@ -166,6 +99,9 @@ class PerturbConfig(BaseModel):
     def is_clean(self) -> bool:
         return not self.chain
 
+    def build(self) -> Chain:
+        return Chain.from_specs(self.chain)
+
 
 class ValidationConfig(_Group):
     """Simulation validation (EVA-Bench App. D.1): regenerate a conversation that fails a gate. Part of the cell's
@@ -186,10 +122,11 @@ class MlflowConfig(_Group):
 
 class RunConfig(_Group):
     domain: DomainConfig
-    agent: AgentConfig
-    simulator: SimulatorConfig
+    # Plug-in groups: the option's `kind` picks the registered config class (evalkit.kinds).
+    agent: kind_of(AGENTS, AgentConfig)  # type: ignore[valid-type]
+    simulator: kind_of(SIMULATORS, SimulatorConfig)  # type: ignore[valid-type]
     persona: PersonaConfig
-    voice: VoiceConfig
+    voice: kind_of(VOICES, VoiceConfig)  # type: ignore[valid-type]
     perturb: PerturbConfig | None = None
     seed: int = Field(ge=0)
     trials: int = Field(ge=1, le=100, description="k: trials per scenario")
@@ -200,7 +137,7 @@ class RunConfig(_Group):
     workers: int = Field(default=1, ge=1, le=256, description="processes running a cell's conversations")
     mlflow: MlflowConfig = MlflowConfig()
     validation: ValidationConfig = ValidationConfig()
-    judge: JudgeConfig = JudgeConfig()
+    judge: kind_of(JUDGES, BaseJudgeConfig) = JudgeConfig()  # type: ignore[valid-type]
 
     @field_validator("metrics")
     @classmethod
@@ -260,7 +197,10 @@ def validate_config(raw: dict[str, Any], choices: dict[str, str] | None = None) 
             loc = tuple(error["loc"])
             key = ".".join(str(p) for p in loc)
             value = error.get("input")
-            shown = f" (got {value!r})" if not isinstance(value, dict | list) else ""
+            # (an unknown-kind message already quotes the value)
+            shown = (
+                f" (got {value!r})" if not isinstance(value, dict | list) and repr(value) not in error["msg"] else ""
+            )
             lines.append(f"  {key}: {error['msg']}{shown}  [from {_source_file(loc, choices or {})}]")
         raise ConfigError("invalid evalkit config:\n" + "\n".join(lines)) from None
 

@@ -6,17 +6,25 @@ config (logged to MLflow, hashed into a cell's identity) can never leak the secr
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from evalkit.judges.registry import JUDGES, BaseJudgeConfig
+
+if TYPE_CHECKING:
+    from evalkit.judges.judge import Judge
+    from evalkit.judges.prompts import JudgeContext
 
 
-class JudgeConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: Literal["none", "openai_compatible"] = Field(
+# One class for both built-in kinds: `none` is this config with nothing enabled (so JudgeConfig() is "no judge").
+@JUDGES.register("none")
+@JUDGES.register("openai_compatible")
+class JudgeConfig(BaseJudgeConfig):
+    kind: Literal["none", "openai_compatible"] = Field(
         default="none", description="none: offline, no judge (judge metrics use proxies or are skipped)"
     )
+    name: str = Field(default="", description="display name; empty: the kind")
     base_url: str | None = Field(
         default=None, description="e.g. https://api.openai.com/v1 (we POST {base_url}/chat/completions)"
     )
@@ -38,9 +46,16 @@ class JudgeConfig(BaseModel):
     json_mode: bool = Field(default=True, description='send response_format {"type": "json_object"}')
     cache_dir: str | None = Field(default=".evalkit_cache/judges", description="null disables the cache")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _name_defaults_to_kind(cls, data: Any) -> Any:
+        if isinstance(data, dict) and not data.get("name"):
+            data = {**data, "name": data.get("kind", "none")}
+        return data
+
     @model_validator(mode="after")
     def _endpoint_complete(self) -> JudgeConfig:
-        if self.name == "openai_compatible":
+        if self.kind == "openai_compatible":
             missing = [k for k in ("base_url", "model") if not getattr(self, k)]
             if missing:
                 raise ValueError(f"judge=openai_compatible needs {' and '.join(missing)}")
@@ -50,6 +65,7 @@ class JudgeConfig(BaseModel):
             raise ValueError("judge.backoff_max_s must be >= judge.backoff_base_s")
         return self
 
-    @property
-    def enabled(self) -> bool:
-        return self.name != "none"
+    def build(self, *, context: JudgeContext | None = None) -> Judge | None:
+        from evalkit.judges.judge import Judge  # judge.py imports this module
+
+        return Judge(self, context=context) if self.enabled else None

@@ -231,4 +231,4 @@ def _as_text(stored: Any) -> str:
 
 def build_judge(config: JudgeConfig, *, context: JudgeContext | None = None) -> Judge | None:
     """None for judge=none (the offline default): the metric layer then reports proxies or skips, never mixes."""
-    return Judge(config, context=context) if config.enabled else None
+    return config.build(context=context)

@@ -1,0 +1,47 @@
+"""The agent kinds: ``conf/agent/<option>.yaml`` names one (``kind: cascade_local``) and the config class registered
+under that kind validates the option and builds the agent.
+
+Adding a kind is one module + one YAML file::
+
+    from evalkit.agents.registry import AGENTS, AgentConfig
+
+    @AGENTS.register("my_agent")
+    class MyAgentConfig(AgentConfig):
+        kind: Literal["my_agent"] = "my_agent"
+        greeting: str = "Hello"
+
+        def build(self) -> Agent:
+            return MyAgent(self.greeting)
+
+A third-party package declares the module in the entry-point group ``evalkit.agents`` instead of being imported
+here (README, "Plug-ins").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from evalkit.kinds import KindConfig
+from evalkit.plugins import Registry
+
+if TYPE_CHECKING:
+    from evalkit.agents.base import Agent
+
+__all__ = ["AGENTS", "AgentConfig"]
+
+
+class AgentConfig(KindConfig):
+    """What every agent option has: its kind, its display name (run names, the ``agent`` param) and its
+    architecture (the judge prompts treat cascade, hybrid and speech-to-speech agents differently)."""
+
+    name: str
+    architecture: Literal["cascade", "hybrid", "s2s"] = "cascade"
+
+    def build(self) -> Agent:
+        """A fresh agent for one cell (it is started once per conversation)."""
+        raise NotImplementedError(f"agent kind {self.kind!r} does not implement build()")
+
+
+AGENTS: Registry[type[AgentConfig]] = Registry(
+    "agent", "evalkit.agents", builtin_modules=("evalkit.agents.cascade_local",)
+)

@@ -1,0 +1,48 @@
+"""The user-simulator kinds: ``conf/simulator/<option>.yaml`` names one (``kind: scripted``) and the config class
+registered under that kind validates the option and builds one simulator per conversation.
+
+A third-party simulator registers through the entry-point group ``evalkit.simulators`` (README, "Plug-ins").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import Field
+
+from evalkit.kinds import KindConfig
+from evalkit.plugins import Registry
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from evalkit.scenarios import Scenario
+    from evalkit.simulator.persona import PersonaSpec
+
+__all__ = ["SIMULATORS", "Simulator", "SimulatorConfig"]
+
+
+class Simulator(Protocol):
+    """What the call loop asks of a simulator: the caller's first words, then an answer to each agent turn."""
+
+    def first_utterance(self) -> Any: ...
+
+    def respond(self, agent_text: str) -> Any: ...
+
+
+class SimulatorConfig(KindConfig):
+    """What every simulator option has: its kind, its display name, and the call limits the loop enforces."""
+
+    name: str
+    max_user_turns: int = Field(default=80, ge=1, le=200)
+    max_duration_s: float = Field(default=600.0, gt=0)
+    user_reaction_ms: float = Field(default=400.0, ge=0)
+
+    def build(self, scenario: Scenario, persona: PersonaSpec | None, rng: np.random.Generator) -> Simulator:
+        """A fresh simulator for one conversation; ``rng`` is the conversation's own seeded stream."""
+        raise NotImplementedError(f"simulator kind {self.kind!r} does not implement build()")
+
+
+SIMULATORS: Registry[type[SimulatorConfig]] = Registry(
+    "simulator", "evalkit.simulators", builtin_modules=("evalkit.simulator.scripted_config",)
+)

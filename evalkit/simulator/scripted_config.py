@@ -1,0 +1,28 @@
+"""Registers the built-in ``scripted`` simulator kind (the simulator itself lives in ``evalkit.simulator.scripted``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from evalkit.simulator.registry import SIMULATORS, SimulatorConfig
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from evalkit.scenarios import Scenario
+    from evalkit.simulator.persona import PersonaSpec
+    from evalkit.simulator.scripted import ScriptedSimulator
+
+__all__ = ["ScriptedSimulatorConfig"]
+
+
+@SIMULATORS.register("scripted")
+class ScriptedSimulatorConfig(SimulatorConfig):
+    """Offline and deterministic: follows the scenario's decision tree (``user_goal.scripted``)."""
+
+    kind: Literal["scripted"] = "scripted"
+
+    def build(self, scenario: Scenario, persona: PersonaSpec | None, rng: np.random.Generator) -> ScriptedSimulator:
+        from evalkit.simulator.scripted import ScriptedSimulator  # imports the domains: only when a call starts
+
+        return ScriptedSimulator(scenario, persona, rng)

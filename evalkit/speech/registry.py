@@ -1,0 +1,65 @@
+"""The speech kinds: TTS engines (the agent's voice), caller voices (``conf/voice``) and ASR engines.
+
+Each config names its kind (``kind: espeak``, ``kind: faster_whisper``); the class registered under that kind
+validates it and builds the engine. TTS engines and caller voices share the entry-point group ``evalkit.tts`` (a
+TTS package usually brings both); ASR engines use ``evalkit.asr``. The built-in kinds live in
+``evalkit.speech.espeak`` and ``evalkit.speech.whisper``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import numpy as np
+
+from evalkit.kinds import KindConfig
+from evalkit.plugins import Registry
+
+__all__ = ["ASR_ENGINES", "TTS_ENGINES", "VOICES", "AsrConfig", "Recognizer", "Synthesizer", "TtsConfig", "VoiceConfig"]
+
+
+class Synthesizer(Protocol):
+    def synthesize(self, text: str) -> tuple[np.ndarray, int]: ...
+
+
+class Recognizer(Protocol):
+    def transcribe(self, audio: np.ndarray, sample_rate: int) -> Any:
+        """A result with ``text`` and ``compute_s`` (see ``evalkit.speech.asr.Transcript``)."""
+        ...
+
+
+class TtsConfig(KindConfig):
+    """A TTS engine with its settings (the agent's voice)."""
+
+    def build(self) -> Synthesizer:
+        raise NotImplementedError(f"TTS kind {self.kind!r} does not implement build()")
+
+
+class AsrConfig(KindConfig):
+    """An ASR engine with its settings (the agent's ears, and the cell's listener for agent-audio metrics)."""
+
+    def build(self) -> Recognizer:
+        raise NotImplementedError(f"ASR kind {self.kind!r} does not implement build()")
+
+
+class VoiceConfig(KindConfig):
+    """The caller's voice for a cell. ``name`` is the option's display name; ``accent`` is the accent axis (a
+    perturbation of the caller, EVA-Bench App. G.1): ``none`` for an unaccented voice."""
+
+    name: str
+    accent: str = "none"
+
+    def build(self, persona: Any) -> Callable[[str], tuple[np.ndarray, int]]:
+        """The caller voice: callable on text; ``for_scenario(scenario)`` (optional) picks a scenario's speaker
+        and ``persona`` (optional) is handed to the simulator (see ``evalkit.speech.voices.UserVoice``)."""
+        raise NotImplementedError(f"voice kind {self.kind!r} does not implement build()")
+
+
+TTS_ENGINES: Registry[type[TtsConfig]] = Registry(
+    "TTS engine", "evalkit.tts", builtin_modules=("evalkit.speech.espeak",)
+)
+VOICES: Registry[type[VoiceConfig]] = Registry("voice", "evalkit.tts", builtin_modules=("evalkit.speech.espeak",))
+ASR_ENGINES: Registry[type[AsrConfig]] = Registry(
+    "ASR engine", "evalkit.asr", builtin_modules=("evalkit.speech.whisper",)
+)
