@@ -20,6 +20,7 @@ from evalkit.records import Conversation
 from evalkit.scenarios import Scenario
 from evalkit.seeds import derive_seed, rng_for
 from evalkit.simulator.persona import PersonaSpec
+from evalkit.simulator.registry import SimulatorConfig
 from evalkit.simulator.scripted import ScriptedSimulator
 
 
@@ -74,12 +75,17 @@ def run_conversation(
     perturb: Perturb,
     settings: CallSettings | None = None,
     attempt: int = 0,
+    simulator_config: SimulatorConfig | None = None,
 ) -> tuple[Conversation, ConversationAudio]:
-    """The audio path: ``attempt`` > 0 regenerates the conversation with fresh seeds (simulation validation)."""
+    """The audio path: ``attempt`` > 0 regenerates the conversation with fresh seeds (simulation validation).
+    ``simulator_config`` builds the caller (its kind's ``build``); None: the scripted simulator."""
     keys = attempt_keys(scenario.id, trial, attempt)
     persona = getattr(user_tts, "persona", None)  # a UserVoice carries the cell's persona (evalkit.cell.build)
     spec = PersonaSpec.from_config(persona) if persona is not None else None
-    simulator = ScriptedSimulator(scenario, spec, rng_for(cell_seed, *keys, "simulator"))
+    rng = rng_for(cell_seed, *keys, "simulator")
+    simulator = (
+        simulator_config.build(scenario, spec, rng) if simulator_config else ScriptedSimulator(scenario, spec, rng)
+    )
     voice = user_tts.for_scenario(scenario) if hasattr(user_tts, "for_scenario") else user_tts
     executor = ToolExecutor(registry, scenario.scenario_db)
     clock = VirtualClock()

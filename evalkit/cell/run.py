@@ -68,6 +68,7 @@ class ConversationRunner:
                 self.chain,
                 self.settings,
                 attempt=attempt,
+                simulator_config=config.simulator,
             )
 
         if config.validation.enabled:

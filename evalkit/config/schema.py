@@ -7,7 +7,7 @@ import functools
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
@@ -249,8 +249,10 @@ def twin_config(config: RunConfig) -> RunConfig:
 
 
 def _clean_group(group: str, option: str) -> BaseModel:
-    # Validated with the field's own type (a model or a union of them), as RunConfig would validate it.
-    annotation = RunConfig.model_fields[group].annotation
+    # Validated with the field's own type (a model, or a kind looked up in its registry: the validator lives in the
+    # field's metadata), as RunConfig would validate it.
+    field = RunConfig.model_fields[group]
+    annotation = Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
     return TypeAdapter(annotation).validate_python(_conf_group_option(group, option))
 
 

@@ -13,15 +13,17 @@ import json
 import os
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from evalkit.judges.cache import JudgeCache, cache_key
 from evalkit.judges.client import ChatClient, InvalidOutput, JudgeConfigError, JudgeError, JudgeUnavailable
-from evalkit.judges.config import JudgeConfig
 from evalkit.judges.prompts import PROMPTS, JudgeContext, JudgePrompt, NotApplicable
 from evalkit.records import Conversation, MetricValue
+
+if TYPE_CHECKING:  # config.py builds judges (a lazy import of this module): types only here
+    from evalkit.judges.config import JudgeConfig
 
 
 class UnknownJudgeMetric(KeyError):
