@@ -41,8 +41,21 @@ class ConversationAudio:
     clips: dict[tuple[int, str], AudioClip] = field(default_factory=dict)
 
 
-def tool_call_records(calls: list[tuple[str, dict[str, Any], dict[str, Any]]], t_ms: float) -> list[ToolCall]:
-    return [ToolCall(name=n, arguments=a, result=r, ok=r.get("status") == "success", t_ms=t_ms) for n, a, r in calls]
+def tool_call_records(
+    calls: list[tuple[str, dict[str, Any], dict[str, Any]]], t_ms: float, registry: ToolRegistry | None = None
+) -> list[ToolCall]:
+    """Records of an agent turn's tool calls; ``registry`` (the executor's) adds each tool's declared flags."""
+    return [
+        ToolCall(name=n, arguments=a, result=r, ok=r.get("status") == "success", t_ms=t_ms, **_flags(registry, n))
+        for n, a, r in calls
+    ]
+
+
+def _flags(registry: ToolRegistry | None, name: str) -> dict[str, bool]:
+    if registry is None or name not in registry:  # an unknown tool name: the executor refused it, flags unknown
+        return {}
+    spec = registry[name]
+    return {"writes": spec.writes, "irreversible": spec.irreversible}
 
 
 def _effects(applied: list[dict[str, Any]], turn: int, offset_ms: float) -> list[AppliedEffect]:
@@ -104,7 +117,7 @@ def run_conversation(
                 start_ms=start_ms,
                 end_ms=end_ms,
                 compute_ms=reply.compute_ms,
-                tool_calls=tool_call_records(reply.tool_calls, start_ms - reply.compute_ms),
+                tool_calls=tool_call_records(reply.tool_calls, start_ms - reply.compute_ms, executor.registry),
                 audio={"assistant": "assistant.wav"},
             )
         )

@@ -51,7 +51,7 @@ def run_text_dialogue(
 
     def add(role: str, text: str, heard: str | None = None) -> None:
         index = len(turns)
-        calls = tool_call_records(tools.drain(), float(index)) if role == "assistant" else []
+        calls = tool_call_records(tools.drain(), float(index), executor.registry) if role == "assistant" else []
         turns.append(
             Turn(
                 index=index,
