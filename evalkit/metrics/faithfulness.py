@@ -24,6 +24,7 @@ from typing import Any
 
 from evalkit.metrics.base import Metric, value
 from evalkit.metrics.entities import Grounding, spoken_entities, spoken_forms, tokens
+from evalkit.metrics.registry import register_all
 from evalkit.metrics.tool_flags import is_write
 from evalkit.records import Conversation, MetricValue
 
@@ -107,3 +108,5 @@ METRICS = (
         description="every entity the agent asserted or passed to a tool is grounded in heard text or tool I/O",
     ),
 )
+
+register_all(METRICS, __name__)

@@ -37,6 +37,7 @@ from typing import Any
 
 from evalkit.metrics.base import Metric, unscored, value
 from evalkit.metrics.entities import contains, spoken_forms, tokens
+from evalkit.metrics.registry import register_all
 from evalkit.metrics.tool_flags import declared_irreversible, is_irreversible
 from evalkit.records import Conversation, MetricValue, Turn
 from evalkit.scenarios import Scenario, load_scenarios
@@ -211,3 +212,5 @@ METRICS = (
         threshold=1.0,
     ),
 )
+
+register_all(METRICS, __name__)
