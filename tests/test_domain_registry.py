@@ -143,3 +143,22 @@ def test_policies_do_not_import_the_dialogue_module(module: str) -> None:
     code = f"import sys, {module}; print('evalkit.agents.dialogue' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_an_unknown_domain_in_a_config_fails_at_validation_naming_the_file_and_the_options() -> None:
+    from evalkit.config.schema import ConfigError, validate_config
+    from tests.test_config import composed
+
+    raw = composed()
+    raw["domain"]["name"] = "space"
+    with pytest.raises(ConfigError) as info:
+        validate_config(raw, {"domain": "airline"})
+    message = str(info.value)
+    assert "domain.name" in message and "conf/domain/airline.yaml" in message
+    assert "unknown domain 'space'; registered: airline, hr, itsm" in message
+
+
+def test_a_registered_domain_passes_config_validation(toy_domain: Domain) -> None:
+    from evalkit.config.schema import DomainConfig
+
+    assert DomainConfig(name="toy_notes").name == "toy_notes"  # no Literal to edit for a new domain
