@@ -20,6 +20,10 @@ class ToolCall(BaseModel):
     result: dict[str, Any]
     ok: bool
     t_ms: float = Field(description="virtual-clock time the call was issued")
+    # The tool's declared flags, copied from the domain's ToolSpec when the call is recorded, so metrics read them
+    # from the record; None: not known (records written before the flags existed, or a tool the domain lacks).
+    writes: bool | None = Field(default=None, description="the tool writes to the DB")
+    irreversible: bool | None = Field(default=None, description="a high-risk write the caller must confirm first")
 
 
 class AppliedEffect(BaseModel):

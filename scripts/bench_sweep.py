@@ -12,6 +12,7 @@ launching the job), averaged over the sequential sweep's cells.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import subprocess
 import sys
@@ -60,7 +61,7 @@ def overhead_per_cell(folder: Path) -> tuple[float, float]:
     """(seconds per cell inside the run beyond its conversations, seconds between consecutive cells)."""
     runs = cell_runs(folder)
     inside = [(r.info.end_time - r.info.start_time) / 1000.0 - r.data.metrics["wall_s"] for r in runs]
-    gaps = [(b.info.start_time - a.info.end_time) / 1000.0 for a, b in zip(runs, runs[1:], strict=False)]
+    gaps = [(b.info.start_time - a.info.end_time) / 1000.0 for a, b in itertools.pairwise(runs)]
     return sum(inside) / len(inside), (sum(gaps) / len(gaps) if gaps else float("nan"))
 
 

@@ -15,7 +15,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from evalkit.agents.base import ToolBox
-from evalkit.agents.dialogue import PolicyReply, ok
+from evalkit.agents.policy import POLICIES, PolicyReply, ok
 from evalkit.domains.airline.tools import (
     MAX_HOTEL_NIGHTS,
     MEAL_VOUCHER_AMOUNT,
@@ -795,3 +795,9 @@ class AirlinePolicy:
 
 def _minutes(hhmm: str) -> int:
     return int(hhmm[:2]) * 60 + int(hhmm[3:5])
+
+
+@POLICIES.register("airline")
+def airline_policy(tools: ToolBox, current_date_time: str) -> AirlinePolicy:
+    """Airline's tasks are negotiations over tool results, not slot filling, so it has no workflows to run."""
+    return AirlinePolicy(tools, date.fromisoformat(current_date_time[:10]), current_date_time[11:16])

@@ -7,52 +7,37 @@ path for scenarios, so a clean run is a meaningful baseline.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import date
-from typing import Any, Protocol
+from typing import Any
 
 from evalkit.agents.base import ToolBox
+from evalkit.agents.policy import POLICIES, DialoguePolicy, PolicyReply, ok
+from evalkit.agents.workflow_policy import WorkflowPolicy
+from evalkit.domains import get_domain
+from evalkit.plugins import UnknownPluginError
 
-
-@dataclass
-class PolicyReply:
-    text: str
-    end_call: bool = False
-
-
-class DialoguePolicy(Protocol):
-    def greet(self) -> PolicyReply: ...
-
-    def step(self, heard: str) -> PolicyReply: ...
+__all__ = ["DialoguePolicy", "PolicyReply", "make_policy", "ok"]  # PolicyReply and ok: their old import path
 
 
 def make_policy(
     domain: str, tools: ToolBox, current_date_time: str, workflows: Mapping[str, Any] | None = None
 ) -> DialoguePolicy:
-    """The domain's policy: airline keeps its hand-written one; any domain with a ``workflows`` module (or the
-    ``workflows`` given, e.g. a test domain) runs on the workflow engine."""
+    """The domain's policy: the one registered for it in ``POLICIES`` (airline's hand-written one), else the
+    workflow engine on the domain's workflows (or on the ``workflows`` given, e.g. a test domain's)."""
     today = date.fromisoformat(current_date_time[:10])
-    if domain == "airline" and workflows is None:
-        from evalkit.agents.airline_policy import AirlinePolicy
-
-        return AirlinePolicy(tools, today, current_date_time[11:16])
-    from evalkit.agents.workflow_policy import WorkflowPolicy
-
     if workflows is not None:
         return WorkflowPolicy(tools, today, workflows)
+    if domain in POLICIES:
+        return POLICIES.get(domain)(tools, current_date_time)
     try:
-        module = importlib.import_module(f"evalkit.domains.{domain}.workflows")
-    except ModuleNotFoundError as exc:
-        if exc.name not in (f"evalkit.domains.{domain}", f"evalkit.domains.{domain}.workflows"):
-            raise  # the module exists but is broken: show the real error
+        found = get_domain(domain)
+    except UnknownPluginError as exc:
+        raise ValueError(f"the local agent has no dialogue policy for domain {domain!r}: {exc}") from None
+    if found.workflows is None:
         raise ValueError(
-            f"the local agent has no dialogue policy for domain {domain!r}: no evalkit.domains.{domain}.workflows"
-        ) from exc
-    greeting = getattr(module, "GREETING", None)
-    return WorkflowPolicy(tools, today, module.WORKFLOWS, **({"greeting": greeting} if greeting else {}))
-
-
-def ok(result: dict[str, Any]) -> bool:
-    return result.get("status") == "success"
+            f"the local agent has no dialogue policy for domain {domain!r}: it declares no workflows and no policy "
+            f"is registered for it (registered: {', '.join(POLICIES.names())})"
+        )
+    greeting = {"greeting": found.greeting} if found.greeting else {}
+    return WorkflowPolicy(tools, today, found.workflows, **greeting)

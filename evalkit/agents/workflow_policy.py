@@ -16,7 +16,7 @@ from datetime import date
 from typing import Any
 
 from evalkit.agents.base import ToolBox
-from evalkit.agents.dialogue import PolicyReply, ok
+from evalkit.agents.policy import PolicyReply, ok
 from evalkit.domains.workflow import (
     REFERENCE,
     TEXT_REFERENCE,

@@ -23,6 +23,7 @@ from evalkit.call.channel import UserSpeech, text_duration_ms
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, ToolCallTuple
 from evalkit.call.session import AgentSession
+from evalkit.domains.base import ToolRegistry
 from evalkit.records import AppliedEffect, AudioClip, ToolCall, Turn
 
 
@@ -67,8 +68,19 @@ class CallOutcome:
     error: str | None = None
 
 
-def tool_call_records(calls: list[ToolCallTuple], t_ms: float) -> list[ToolCall]:
-    return [ToolCall(name=n, arguments=a, result=r, ok=r.get("status") == "success", t_ms=t_ms) for n, a, r in calls]
+def tool_call_records(calls: list[ToolCallTuple], t_ms: float, registry: ToolRegistry | None = None) -> list[ToolCall]:
+    """Records of an agent turn's tool calls; ``registry`` (the executor's) adds each tool's declared flags."""
+    return [
+        ToolCall(name=n, arguments=a, result=r, ok=r.get("status") == "success", t_ms=t_ms, **_flags(registry, n))
+        for n, a, r in calls
+    ]
+
+
+def _flags(registry: ToolRegistry | None, name: str) -> dict[str, bool]:
+    if registry is None or name not in registry:  # an unknown tool name: the executor refused it, flags unknown
+        return {}
+    spec = registry[name]
+    return {"writes": spec.writes, "irreversible": spec.irreversible}
 
 
 @dataclass
@@ -112,8 +124,16 @@ class _AgentTurn:
 class Call:
     """One call in progress: the clock, the agent session, and what has been recorded so far."""
 
-    def __init__(self, session: AgentSession, channel: Channel, clock: Clock, settings: CallSettings) -> None:
+    def __init__(
+        self,
+        session: AgentSession,
+        channel: Channel,
+        clock: Clock,
+        settings: CallSettings,
+        registry: ToolRegistry | None = None,
+    ) -> None:
         self.session = session
+        self.registry = registry  # the call's tools: recorded calls carry their declared write/irreversible flags
         self.channel = channel
         self.clock = clock
         self.settings = settings
@@ -196,7 +216,7 @@ class Call:
             start_ms=turn.start_ms,
             end_ms=end_ms,
             compute_ms=compute_ms,
-            tool_calls=tool_call_records(calls, turn.start_ms - compute_ms),
+            tool_calls=tool_call_records(calls, turn.start_ms - compute_ms, self.registry),
             effects=effects,
             audio={"assistant": "assistant.wav"} if clip is not None else {},
         )
@@ -250,7 +270,7 @@ async def run_call(
     settings: CallSettings | None = None,
 ) -> CallOutcome:
     settings = settings or CallSettings()
-    call = Call(session, channel, clock, settings)
+    call = Call(session, channel, clock, settings, context.tools.executor.registry)
     end_reason, error = "max_turns", None
     try:
         await session.open(context)

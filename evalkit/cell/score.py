@@ -82,8 +82,8 @@ def judge_context(domain: str, architecture: str = "cascade") -> JudgeContext:
     texts = domain_texts(domain)
     return JudgeContext(
         architecture=architecture,  # type: ignore[arg-type]
-        agent_role=texts.AGENT_PERSONALITY,
-        agent_instructions=texts.AGENT_INSTRUCTIONS,
+        agent_role=texts.agent_personality,
+        agent_instructions=texts.agent_instructions,
         available_tools=[registry[name].json_schema() for name in registry.names],
         modification_tools=registry.write_tools,
     )

@@ -41,9 +41,18 @@ class _Group(BaseModel):
 
 
 class DomainConfig(_Group):
-    name: Literal["airline", "hr", "itsm"]
+    name: str = Field(description="a registered domain (evalkit.domains.DOMAINS)")
     scenarios: list[str] | None = Field(default=None, description="scenario ids to run; null = all")
     limit: int | None = Field(default=None, ge=1, description="run only the first N scenarios")
+
+    @field_validator("name")
+    @classmethod
+    def _registered(cls, name: str) -> str:
+        from evalkit.domains import DOMAINS  # on use, as for metrics: importing the schema loads no domain
+
+        if name not in DOMAINS:
+            raise ValueError(f"unknown domain {name!r}; registered: {', '.join(DOMAINS.names())}")
+        return name
 
 
 class PersonaBehaviourConfig(_Group):

@@ -1,19 +1,15 @@
-"""Domains: each ``evalkit.domains.<name>`` package exposes ``REGISTRY`` (its tools) and a ``scenarios/`` folder."""
+"""Domains: each ``evalkit.domains.<name>`` package registers one :class:`Domain` (tools, workflows, prompt texts,
+scenario folder); ``get_domain(name)`` finds it."""
 
 from __future__ import annotations
 
-import importlib
-
 from evalkit.domains.base import ToolRegistry
+from evalkit.domains.domain import DOMAINS, Domain, DomainTexts, get_domain, register_domain
 
 
 def tool_registry(domain: str) -> ToolRegistry:
-    """The tool registry of a domain package, or ValueError naming the domain and what is missing."""
-    try:
-        module = importlib.import_module(f"evalkit.domains.{domain}")
-    except ModuleNotFoundError as exc:
-        raise ValueError(f"unknown domain {domain!r}: no package evalkit.domains.{domain}") from exc
-    registry = getattr(module, "REGISTRY", None)
-    if not isinstance(registry, ToolRegistry):
-        raise ValueError(f"domain {domain!r}: evalkit.domains.{domain} defines no REGISTRY (a ToolRegistry)")
-    return registry
+    """The tool registry of a registered domain (ValueError listing the registered domains when unknown)."""
+    return get_domain(domain).tools
+
+
+__all__ = ["DOMAINS", "Domain", "DomainTexts", "ToolRegistry", "get_domain", "register_domain", "tool_registry"]

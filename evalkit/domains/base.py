@@ -38,6 +38,9 @@ class ToolSpec:
     fn: ToolFn
     writes: bool
     description: str
+    # Irreversible: a write the caller cannot take back (cancellations, charges, changes; MM-tau-p2's "high-risk
+    # actions"), which an agent must confirm first. Always a write.
+    irreversible: bool = False
 
     def json_schema(self) -> dict[str, Any]:
         return {
@@ -53,10 +56,15 @@ class ToolRegistry:
     def __init__(self) -> None:
         self._tools: dict[str, ToolSpec] = {}
 
-    def tool(self, args_model: type[ToolArgs], *, writes: bool) -> Callable[[ToolFn], ToolFn]:
+    def tool(
+        self, args_model: type[ToolArgs], *, writes: bool, irreversible: bool = False
+    ) -> Callable[[ToolFn], ToolFn]:
+        if irreversible and not writes:
+            raise ValueError("an irreversible tool must be a write tool (writes=True)")
+
         def register(fn: ToolFn) -> ToolFn:
             self._tools[fn.__name__] = ToolSpec(
-                fn.__name__, args_model, fn, writes, (fn.__doc__ or "").strip().split("\n")[0]
+                fn.__name__, args_model, fn, writes, (fn.__doc__ or "").strip().split("\n")[0], irreversible
             )
             return fn
 
@@ -75,6 +83,10 @@ class ToolRegistry:
     @property
     def write_tools(self) -> list[str]:
         return sorted(n for n, t in self._tools.items() if t.writes)
+
+    @property
+    def irreversible_tools(self) -> list[str]:
+        return sorted(n for n, t in self._tools.items() if t.irreversible)
 
 
 def session_of(db: dict[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ needs no authentication (empty expected session).
 from __future__ import annotations
 
 from evalkit.metrics.base import Metric, unscored, value
+from evalkit.metrics.registry import register_all
 from evalkit.metrics.task_completion import session_superset
 from evalkit.records import Conversation, MetricValue
 
@@ -31,3 +32,5 @@ METRICS = (
         fn=authentication_success,
     ),
 )
+
+register_all(METRICS, __name__)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from evalkit.metrics.base import Metric, MetricKind
+from evalkit.metrics.registry import register_all
 from evalkit.records import Conversation, MetricValue
 
 EVA_A_PROXY = ("task_completion", "faithfulness_proxy", "speech_fidelity_proxy")
@@ -68,3 +69,5 @@ METRICS = (
     composite("eva_a", EVA_A_JUDGE, "judge", "EVA-Bench §3.2.4, Table 11 (EVA-A over LLM-judge scores)"),
     composite("eva_x", EVA_X_JUDGE, "judge", "EVA-Bench §3.2.4, Table 11 (EVA-X over LLM-judge scores)"),
 )
+
+register_all(METRICS, __name__)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from evalkit.metrics.base import Metric, unscored, value
+from evalkit.metrics.registry import register_all
 from evalkit.records import Conversation, MetricValue
 
 NAME = "conciseness_proxy"
@@ -81,3 +82,5 @@ METRICS = (
         description="per-turn sentence length / count / question limits of the paper's voice rules",
     ),
 )
+
+register_all(METRICS, __name__)

@@ -16,6 +16,7 @@ from typing import Any
 
 from evalkit.metrics.base import Metric, unscored, value
 from evalkit.metrics.entities import contains, spoken_forms, tokens
+from evalkit.metrics.registry import register_all
 from evalkit.records import Conversation, MetricValue
 
 NAME = "critical_field_accuracy"
@@ -49,3 +50,5 @@ METRICS = (
         fn=critical_field_accuracy,
     ),
 )
+
+register_all(METRICS, __name__)

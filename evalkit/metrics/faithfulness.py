@@ -13,8 +13,8 @@ the STT text, E.2):
 
 The other three dimensions (policy violations, disambiguation) need the agent's instructions and judgement and are
 reported as ``not_rated``. Limitations: policy constants that appear in no tool result (a fee the agent knows from
-its instructions) count as ungrounded; read/write is inferred from the tool name (get_/search_/check_/lookup_/list_
-are reads), since records do not carry the tool's flag.
+its instructions) count as ungrounded. Read/write is the tool's declared flag as recorded with the call
+(``ToolCall.writes``; the domain's declaration for older records).
 """
 
 from __future__ import annotations
@@ -24,16 +24,13 @@ from typing import Any
 
 from evalkit.metrics.base import Metric, value
 from evalkit.metrics.entities import Grounding, spoken_entities, spoken_forms, tokens
+from evalkit.metrics.registry import register_all
+from evalkit.metrics.tool_flags import is_write
 from evalkit.records import Conversation, MetricValue
 
 NAME = "faithfulness_proxy"
 THRESHOLD = 0.5  # App. E.4.2: rating >= 2
-READ_PREFIXES = ("get_", "search_", "check_", "lookup_", "list_")
 _ENUM = re.compile(r"^[a-z_]+$")
-
-
-def _is_write(tool: str) -> bool:
-    return not tool.startswith(READ_PREFIXES)
 
 
 def _checked_arguments(arguments: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -75,7 +72,7 @@ def faithfulness_proxy(conversation: Conversation) -> MetricValue:
                             "tool": call.name,
                             "argument": key,
                             "value": val,
-                            "write": _is_write(call.name),
+                            "write": is_write(call, conversation.domain),
                         }
                     )
             so_far.add_structured(call.result)
@@ -111,3 +108,5 @@ METRICS = (
         description="every entity the agent asserted or passed to a tool is grounded in heard text or tool I/O",
     ),
 )
+
+register_all(METRICS, __name__)

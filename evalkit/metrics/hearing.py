@@ -10,6 +10,7 @@ from __future__ import annotations
 import jiwer
 
 from evalkit.metrics.base import Metric
+from evalkit.metrics.registry import register_all
 from evalkit.records import Conversation, MetricValue
 from evalkit.textnorm import normalize_for_wer
 
@@ -78,3 +79,5 @@ METRICS = (
         fn=key_entity_accuracy,
     ),
 )
+
+register_all(METRICS, __name__)

@@ -22,6 +22,7 @@ guarantees that, and :func:`score_conversation` catches anything else.
 from __future__ import annotations
 
 from evalkit.metrics.base import JudgeFn, JudgeScorer, Metric
+from evalkit.metrics.registry import register_all
 from evalkit.records import Conversation, MetricValue
 
 NEEDS_ASSISTANT_ASR = "assistant_asr"
@@ -75,3 +76,5 @@ METRICS = (
     judge_metric("conciseness", "EVA-Bench App. E.5.2, M.5 (LLM judge)", _TRACE, 0.5),
     judge_metric("speakability", "EVA-Bench App. E.6, M.8 (LLM judge; diagnostic)", ("turns.intended_text",), None),
 )
+
+register_all(METRICS, __name__)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from evalkit.metrics.base import Metric, unscored, value
+from evalkit.metrics.registry import register_all
 from evalkit.metrics.turn_taking import _is_tool_turn, exchanges
 from evalkit.records import Conversation, MetricValue
 
@@ -50,3 +51,5 @@ METRICS = (
         fn=response_latency,
     ),
 )
+
+register_all(METRICS, __name__)

@@ -22,6 +22,7 @@ from typing import Any
 
 from evalkit.metrics.base import Metric, value
 from evalkit.metrics.entities import tokens
+from evalkit.metrics.registry import register_all
 from evalkit.records import Conversation, MetricValue
 
 NAME = "conversation_progression_proxy"
@@ -106,3 +107,5 @@ METRICS = (
         description="repeated/predictably failing tool calls and repeated statements, rated on E.5.1's scale",
     ),
 )
+
+register_all(METRICS, __name__)

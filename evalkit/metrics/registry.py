@@ -1,73 +1,63 @@
 """Metric registry: config names -> :class:`Metric` plug-ins, and the scoring of one conversation.
 
-Every metric module exports ``METRICS``; adding a metric = adding a module and listing it here. The judge layer
-adds its metrics at run time with :func:`register`.
+A metric module registers its metrics when imported (``register_all(METRICS, __name__)`` at its end). Built-in
+modules are found by importing every module of this package, so adding a metric is adding a module; third-party
+packages register through the entry-point group ``evalkit.metrics``. Two modules registering one name fail at
+import, naming both.
 """
 
 from __future__ import annotations
 
+import pkgutil
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
-from evalkit.metrics import (
-    authentication,
-    composites,
-    conciseness,
-    critical_fields,
-    faithfulness,
-    hearing,
-    judged,
-    latency,
-    mmtau,
-    progression,
-    speakability,
-    speech_fidelity,
-    task_completion,
-    tool_validity,
-    turn_taking,
-)
 from evalkit.metrics.base import JudgeScorer, Metric, UnknownMetricError
+from evalkit.plugins import Registry, UnknownPluginError
 from evalkit.records import Conversation, MetricValue
 
 MetricFn = Callable[[Conversation], MetricValue]  # the plain scoring function a Metric wraps
 
-_MODULES = (
-    task_completion,
-    faithfulness,
-    speech_fidelity,
-    turn_taking,
-    progression,
-    conciseness,
-    judged,
-    composites,
-    hearing,
-    authentication,
-    latency,
-    tool_validity,
-    speakability,
-    critical_fields,
-    mmtau,
-)
-METRICS: dict[str, Metric] = {}
+
+def _package_modules() -> tuple[str, ...]:
+    """Every module of ``evalkit.metrics`` but this one (helpers without metrics register nothing)."""
+    here = Path(__file__).resolve().parent
+    names = sorted(m.name for m in pkgutil.iter_modules([str(here)]) if m.name != "registry")
+    return tuple(f"evalkit.metrics.{name}" for name in names)
 
 
-def register(metric: Metric) -> Metric:
-    existing = METRICS.get(metric.name)
-    if existing is not None and existing != metric:
-        raise ValueError(f"metric {metric.name!r} is already registered ({existing.source})")
-    METRICS[metric.name] = metric
-    return metric
+class MetricRegistry(Registry[Metric]):
+    """The shared plug-in registry plus the dict reads metric callers use (``METRICS[name]``, ``pop``)."""
+
+    def __getitem__(self, name: str) -> Metric:
+        self.load()
+        return self._items[name]
+
+    def pop(self, name: str) -> Metric:
+        """Remove a metric (tests that register a throw-away one)."""
+        self._origins.pop(name, None)
+        return self._items.pop(name)
 
 
-for _module in _MODULES:
-    for _metric in _module.METRICS:
-        register(_metric)
+METRICS = MetricRegistry("metric", "evalkit.metrics", builtin_modules=_package_modules())
+
+
+def register(metric: Metric, origin: str | None = None) -> Metric:
+    """Register one metric; ``origin`` (default: the module of its function) names it in duplicate-name errors."""
+    return METRICS.add(metric.name, metric, origin=origin or getattr(metric.fn, "__module__", None))
+
+
+def register_all(metrics: Iterable[Metric], origin: str) -> None:
+    """A metric module's registration: ``register_all(METRICS, __name__)``."""
+    for metric in metrics:
+        register(metric, origin)
 
 
 def get_metric(name: str) -> Metric:
     try:
-        return METRICS[name]
-    except KeyError:
-        raise UnknownMetricError(f"unknown metric {name!r}; available: {', '.join(sorted(METRICS))}") from None
+        return METRICS.get(name)
+    except UnknownPluginError as exc:
+        raise UnknownMetricError(f"unknown metric {name!r}; available: {', '.join(exc.options)}") from None
 
 
 def resolve(names: Iterable[str]) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from evalkit.metrics.base import Metric, unscored, value
+from evalkit.metrics.registry import register_all
 from evalkit.records import Conversation, MetricValue
 
 NAME = "speakability_proxy"
@@ -58,3 +59,5 @@ METRICS = (
         description="share of assistant turns free of markdown, brackets, glued words, emojis and URLs",
     ),
 )
+
+register_all(METRICS, __name__)

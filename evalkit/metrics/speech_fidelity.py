@@ -49,6 +49,7 @@ from typing import Any
 
 from evalkit.metrics.base import Metric, unscored, value
 from evalkit.metrics.entities import contains, spoken_entities, tokens
+from evalkit.metrics.registry import register_all
 from evalkit.records import Conversation, MetricValue
 
 NAME = "speech_fidelity_proxy"
@@ -139,3 +140,5 @@ METRICS = (
         description="entity-level match between the agent's intended text and an ASR transcript of its audio",
     ),
 )
+
+register_all(METRICS, __name__)

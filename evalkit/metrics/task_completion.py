@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from evalkit.metrics.base import Metric
+from evalkit.metrics.registry import register_all
 from evalkit.records import Conversation, MetricValue
 
 THRESHOLD = 1.0  # App. E.4.1: exact match
@@ -81,3 +82,5 @@ METRICS = (
         description="SHA-256 of canonical JSON of final vs expected DB (session stripped) + auth superset check",
     ),
 )
+
+register_all(METRICS, __name__)

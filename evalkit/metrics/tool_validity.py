@@ -7,6 +7,7 @@ authenticated) are well-formed calls and count as valid.
 from __future__ import annotations
 
 from evalkit.metrics.base import Metric, unscored, value
+from evalkit.metrics.registry import register_all
 from evalkit.records import Conversation, MetricValue
 
 NAME = "tool_call_validity"
@@ -34,3 +35,5 @@ METRICS = (
         fn=tool_call_validity,
     ),
 )
+
+register_all(METRICS, __name__)

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from evalkit.metrics.base import Metric, unscored, value
+from evalkit.metrics.registry import register_all
 from evalkit.records import Conversation, Turn
 
 NAME = "turn_taking"
@@ -175,3 +176,5 @@ METRICS = (
         description="per-turn routing: agent interruption / user interruption / tool-aware latency curve",
     ),
 )
+
+register_all(METRICS, __name__)

@@ -14,12 +14,11 @@ failure cases, escalation, response format, edge cases, spoken normalisation of 
 
 from __future__ import annotations
 
-import importlib
 import json
-from types import ModuleType
 from typing import Literal
 
-from evalkit.domains import tool_registry
+from evalkit.domains import DomainTexts, get_domain, tool_registry
+from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios.schema import Scenario
 
 Architecture = Literal["cascade", "hybrid", "s2s"]
@@ -114,12 +113,12 @@ Say codes, numbers, phone numbers and emails in spoken form: "A B C one two thre
 com". If the agent gets one wrong, repeat it slowly and spell it with the NATO alphabet, one character at a time."""
 
 
-def domain_texts(domain: str) -> ModuleType:
-    """The ``evalkit.domains.<domain>.prompt`` module (AGENT_PERSONALITY, AGENT_INSTRUCTIONS, SIMULATOR_*)."""
+def domain_texts(domain: str) -> DomainTexts:
+    """The registered domain's prompt texts (agent personality and instructions, simulator role and notes)."""
     try:
-        return importlib.import_module(f"evalkit.domains.{domain}.prompt")
-    except ModuleNotFoundError as exc:
-        raise ValueError(f"domain {domain!r} has no prompt texts (evalkit.domains.{domain}.prompt)") from exc
+        return get_domain(domain).texts
+    except UnknownPluginError as exc:
+        raise ValueError(f"domain {domain!r} has no prompt texts: {exc}") from None
 
 
 def _bullets(items: list[str]) -> str:
@@ -138,8 +137,8 @@ def render_agent_prompt(domain: str, datetime: str, architecture: Architecture =
     texts = domain_texts(domain)
     frame = VOICE_FRAME.format(
         datetime=datetime,
-        agent_personality=texts.AGENT_PERSONALITY,
-        agent_instructions=texts.AGENT_INSTRUCTIONS,
+        agent_personality=texts.agent_personality,
+        agent_instructions=texts.agent_instructions,
     )
     return f"{frame}{ARCHITECTURE_NOTES[architecture]}\n\n{tool_catalogue(domain)}\n"
 
@@ -150,13 +149,13 @@ def render_simulator_prompt(scenario: Scenario, persona_text: str | None = None)
     texts = domain_texts(scenario.domain)
     information = "\n".join(f"- {field}: {value}" for field, value in goal.information_required.items())
     return SIMULATOR_TEMPLATE.format(
-        role=texts.SIMULATOR_ROLE,
+        role=texts.simulator_role,
         user_persona=persona_text or scenario.persona.text,
         high_level_user_goal=goal.high_level_user_goal,
         must_have_criteria=_bullets(goal.must_have_criteria),
         nice_to_have_criteria=_bullets(goal.nice_to_have_criteria),
         negotiation_behavior="\n".join(f"{rule.id}. {rule.text}" for rule in goal.decision_tree),
-        domain_notes=texts.SIMULATOR_DOMAIN_NOTES,
+        domain_notes=texts.simulator_domain_notes,
         information_required=information,
         current_date_time=scenario.current_date_time,
         starting_utterance=goal.starting_utterance,

@@ -11,13 +11,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from evalkit.domains import DOMAINS
 from evalkit.scenarios.check import check_file, scenario_files, summarise
 from evalkit.scenarios.eva_import import import_dataset
-from evalkit.scenarios.store import DOMAINS_DIR, ScenarioError, scenario_dir
+from evalkit.scenarios.store import ScenarioError, scenario_dir
 
 
 def known_domains() -> list[str]:
-    return sorted(p.name for p in DOMAINS_DIR.iterdir() if (p / "scenarios").is_dir())
+    return DOMAINS.names()
 
 
 def main(argv: list[str] | None = None) -> int:

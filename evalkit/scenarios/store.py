@@ -1,4 +1,4 @@
-"""Scenario files on disk: one JSON file per scenario under ``evalkit/domains/<domain>/scenarios``."""
+"""Scenario files on disk: one JSON file per scenario in the registered domain's folder (``Domain.scenario_dir``)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from evalkit.domains.domain import get_domain
+from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios.schema import Scenario
-
-DOMAINS_DIR = Path(__file__).resolve().parent.parent / "domains"
 
 
 class ScenarioError(ValueError):
@@ -17,10 +17,12 @@ class ScenarioError(ValueError):
 
 
 def scenario_dir(domain: str) -> Path:
-    path = DOMAINS_DIR / domain / "scenarios"
+    try:
+        path = get_domain(domain).scenario_dir
+    except UnknownPluginError as exc:
+        raise ScenarioError(f"unknown domain {domain!r}; known domains: {exc.options}") from None
     if not path.is_dir():
-        known = sorted(p.name for p in DOMAINS_DIR.iterdir() if (p / "scenarios").is_dir())
-        raise ScenarioError(f"unknown domain {domain!r}: no scenario folder {path}; known domains: {known}")
+        raise ScenarioError(f"domain {domain!r}: no scenario folder {path}")
     return path
 
 

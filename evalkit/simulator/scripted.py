@@ -6,15 +6,14 @@ starting utterance, give information only when asked, spell codes one character 
 the NATO alphabet on the second attempt, never end the call in the turn that gives information, end the call
 once the agent has reported the outcome, after a refused transfer, or after 5 turns without progress.
 
-Workflow domains (every domain with a ``workflows`` module; airline keeps its hand-written cues) are answered from
-the workflows themselves: the slot whose question (or ``label``) the agent's text names is answered from
-``scripted.answers``, read-backs are confirmed or corrected, Confirm questions get yes (or no when
+Workflow domains (every domain whose ``Domain`` declares workflows; airline declares none and keeps the cue-based
+script) are answered from the workflows themselves: the slot whose question (or ``label``) the agent's text names is
+answered from ``scripted.answers``, read-backs are confirmed or corrected, Confirm questions get yes (or no when
 ``answers["confirm"]`` is "no"), and after each finished task the next ``scripted.followups`` request is made.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,7 +21,9 @@ from datetime import date
 
 import numpy as np
 
+from evalkit.domains import get_domain
 from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Slot, Workflow, parse_slot
+from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios import Scenario
 from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code
 from evalkit.spoken import ORDINAL_WORDS, nato_code, parse_flight_numbers, say_correction
@@ -47,16 +48,12 @@ TRANSFER_OFFER = "would you like me to transfer you"  # slots whose read-back is
 
 
 def domain_workflows(domain: str) -> Mapping[str, Workflow] | None:
-    """A domain's ``WORKFLOWS``, or None for airline (its policy is hand-written) and domains without any."""
-    if domain == "airline":
-        return None
+    """A domain's declared workflows; None for a domain that declares none (airline: the cue-based script answers
+    it) or that is not registered (a scenario a test builds for its own domain passes ``workflows`` instead)."""
     try:
-        module = importlib.import_module(f"evalkit.domains.{domain}.workflows")
-    except ModuleNotFoundError as exc:
-        if exc.name not in (f"evalkit.domains.{domain}", f"evalkit.domains.{domain}.workflows"):
-            raise
+        return get_domain(domain).workflows
+    except UnknownPluginError:
         return None
-    return module.WORKFLOWS
 
 
 def fixed_wording(workflows: list[Workflow], kind: type[Call] | type[Confirm]) -> list[str]:

@@ -22,6 +22,8 @@ from pydantic import Field
 
 from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry
 
+# irreversible=True marks MM-tau-p2's high-risk actions (cancellations, charges, changes) that the caller must
+# confirm first; seat assignment and transfers write to the DB but are neither irreversible nor charged.
 REGISTRY = ToolRegistry()
 
 FareClass = Literal["basic_economy", "main_cabin", "premium_economy", "business", "first"]
@@ -196,7 +198,7 @@ class RebookArgs(ToolArgs):
     new_fare_class: FareClass | None = None
 
 
-@REGISTRY.tool(RebookArgs, writes=True)
+@REGISTRY.tool(RebookArgs, writes=True, irreversible=True)
 def rebook_flight(db: dict[str, Any], args: RebookArgs) -> dict[str, Any]:
     """Move a booking to another journey, charging the policy change fee and fare difference."""
     reservation = _authenticated(db, args.confirmation_number)
@@ -258,7 +260,7 @@ class CancelArgs(ToolArgs):
     reason: Literal["voluntary", "irrops", "twenty_four_hour"] = "voluntary"
 
 
-@REGISTRY.tool(CancelArgs, writes=True)
+@REGISTRY.tool(CancelArgs, writes=True, irreversible=True)
 def cancel_reservation(db: dict[str, Any], args: CancelArgs) -> dict[str, Any]:
     """Cancel every booking on a reservation."""
     reservation = _authenticated(db, args.confirmation_number)
@@ -290,7 +292,7 @@ class RefundArgs(ToolArgs):
     refund_method: Literal["original_payment"] = "original_payment"
 
 
-@REGISTRY.tool(RefundArgs, writes=True)
+@REGISTRY.tool(RefundArgs, writes=True, irreversible=True)
 def process_refund(db: dict[str, Any], args: RefundArgs) -> dict[str, Any]:
     """Refund a cancelled reservation to the original payment: refundable fares, IRROPS, or the 24-hour rule."""
     reservation = _authenticated(db, args.confirmation_number)
@@ -361,7 +363,7 @@ class MealVoucherArgs(ToolArgs):
     reason: MealReason
 
 
-@REGISTRY.tool(MealVoucherArgs, writes=True)
+@REGISTRY.tool(MealVoucherArgs, writes=True, irreversible=True)
 def issue_meal_voucher(db: dict[str, Any], args: MealVoucherArgs) -> dict[str, Any]:
     """Issue an airport meal voucher; the amount must be the policy amount for the reason."""
     reservation = _authenticated_passenger(db, args.confirmation_number, args.passenger_id)

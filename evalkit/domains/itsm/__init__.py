@@ -1,6 +1,21 @@
 """Enterprise IT service management (EVA-Bench ITSM): an internal IT service desk."""
 
+from pathlib import Path
+
+from evalkit.domains.domain import Domain, DomainTexts, register_domain
+from evalkit.domains.itsm import prompt
 from evalkit.domains.itsm.tools import REGISTRY
 from evalkit.domains.itsm.workflows import WORKFLOWS
 
-__all__ = ["REGISTRY", "WORKFLOWS"]
+DOMAIN = register_domain(
+    Domain(
+        name="itsm",
+        tools=REGISTRY,
+        texts=DomainTexts.from_module(prompt),
+        scenario_dir=Path(__file__).parent / "scenarios",
+        workflows=WORKFLOWS,
+    ),
+    __name__,
+)
+
+__all__ = ["DOMAIN", "REGISTRY", "WORKFLOWS"]

@@ -1,0 +1,69 @@
+"""A domain is one object: its tools (with read/write/irreversible flags), its workflows, the texts agents and
+simulators are prompted with, and its scenario folder, found by one registry look-up (``get_domain(name)``).
+
+Each built-in domain package registers its :class:`Domain` in its ``__init__``; a third-party package registers one
+through the entry-point group ``evalkit.domains``. Nothing outside a domain's own package names a domain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from evalkit.domains.base import ToolRegistry
+from evalkit.domains.workflow import Workflow
+from evalkit.plugins import Registry
+
+
+@dataclass(frozen=True)
+class DomainTexts:
+    """What agent and simulator prompts say about a domain (EVA-Bench App. L agent prompt, App. K simulator)."""
+
+    agent_personality: str
+    agent_instructions: str
+    simulator_role: str
+    simulator_domain_notes: str
+
+    @classmethod
+    def from_module(cls, module: ModuleType) -> DomainTexts:
+        """A domain's ``prompt`` module keeps its texts as upper-case constants beside the fee tables they quote."""
+        return cls(
+            agent_personality=module.AGENT_PERSONALITY,
+            agent_instructions=module.AGENT_INSTRUCTIONS,
+            simulator_role=module.SIMULATOR_ROLE,
+            simulator_domain_notes=module.SIMULATOR_DOMAIN_NOTES,
+        )
+
+
+@dataclass(frozen=True)
+class Domain:
+    """``workflows`` None: the domain has no declarative workflows (the local agent then needs a policy registered
+    for it, and the scripted simulator follows its cue-based script). ``greeting`` None: the agent's default."""
+
+    name: str
+    tools: ToolRegistry
+    texts: DomainTexts
+    scenario_dir: Path
+    workflows: Mapping[str, Workflow] | None = None
+    greeting: str | None = None
+
+    @property
+    def irreversible_tools(self) -> frozenset[str]:
+        return frozenset(self.tools.irreversible_tools)
+
+
+BUILTIN_DOMAINS = ("evalkit.domains.airline", "evalkit.domains.hr", "evalkit.domains.itsm")
+DOMAINS: Registry[Domain] = Registry("domain", "evalkit.domains", builtin_modules=BUILTIN_DOMAINS)
+
+
+def register_domain(domain: Domain, origin: str) -> Domain:
+    """Register ``domain`` under its name; ``origin`` (the registering module's ``__name__``) names it in the
+    duplicate-name error, since a Domain instance carries no module of its own."""
+    return DOMAINS.add(domain.name, domain, origin=origin)
+
+
+def get_domain(name: str) -> Domain:
+    """The registered domain, or ``UnknownPluginError`` (a ValueError) listing the registered ones."""
+    return DOMAINS.get(name)
