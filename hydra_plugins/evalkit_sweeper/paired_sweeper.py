@@ -42,6 +42,9 @@ class PairedSweeper(BasicSweeper):
         if self._twins:
             jobs = add_clean_twins(jobs)
         # Every job is composed and checked before the first starts: one bad value stops the sweep, not a cell.
-        check_jobs(self.hydra_context.config_loader, self.config, jobs, Path.cwd())
+        # (Without a Hydra context — the job list computed on its own — there is nothing to compose with.)
+        context = getattr(self, "hydra_context", None)
+        if context is not None:
+            check_jobs(context.config_loader, self.config, jobs, Path.cwd())
         size = max_batch_size or len(jobs) or 1
         return [jobs[i : i + size] for i in range(0, len(jobs), size)]
