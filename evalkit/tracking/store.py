@@ -121,12 +121,11 @@ _READY: set[str] = set()
 def mlflow_client(tracking_uri: str) -> MlflowClient:
     """A client whose store exists: the first use per process creates (or migrates) a SQLite store under a file
     lock, because two processes running MLflow's schema migration on one fresh file lose one of them."""
-    client = MlflowClient(tracking_uri)
     if tracking_uri not in _READY:
-        with store_lock(tracking_uri):
-            retry_locked(lambda: client.search_experiments(max_results=1))
+        with store_lock(tracking_uri):  # MlflowClient() itself creates and migrates the SQLite schema
+            retry_locked(lambda: MlflowClient(tracking_uri).search_experiments(max_results=1))
         _READY.add(tracking_uri)
-    return cast(MlflowClient, _RetryingClient(client))
+    return cast(MlflowClient, _RetryingClient(MlflowClient(tracking_uri)))
 
 
 def ensure_experiment(target: TrackingTarget) -> str:
@@ -432,7 +431,7 @@ def find_runs(target: TrackingTarget, filter_string: str = "") -> list[RunSummar
     exp_id = experiment_id(target)
     if exp_id is None:
         return []
-    client = MlflowClient(target.tracking_uri)
+    client = mlflow_client(target.tracking_uri)
     runs: list[RunSummary] = []
     token: str | None = None
     while True:
@@ -447,7 +446,7 @@ def find_runs(target: TrackingTarget, filter_string: str = "") -> list[RunSummar
 
 def get_run(target: TrackingTarget, run_id: str) -> RunSummary | None:
     try:
-        return _summary(MlflowClient(target.tracking_uri).get_run(run_id))
+        return _summary(mlflow_client(target.tracking_uri).get_run(run_id))
     except MlflowException:
         return None
 
@@ -465,7 +464,7 @@ def load_json_artifact(target: TrackingTarget, run_id: str, artifact_path: str) 
     """A JSON artifact of a run, or None when the run has no such artifact."""
     import tempfile
 
-    client = MlflowClient(target.tracking_uri)
+    client = mlflow_client(target.tracking_uri)
     with tempfile.TemporaryDirectory(prefix="evalkit-dl-") as tmp:
         try:
             local = client.download_artifacts(run_id, artifact_path, tmp)
@@ -479,7 +478,7 @@ def load_json_artifact_dir(target: TrackingTarget, run_id: str, artifact_dir: st
     """Every ``*.json`` file of an artifact folder (e.g. ``records``), by file name; empty when absent."""
     import tempfile
 
-    client = MlflowClient(target.tracking_uri)
+    client = mlflow_client(target.tracking_uri)
     with tempfile.TemporaryDirectory(prefix="evalkit-dl-") as tmp:
         try:
             local = Path(client.download_artifacts(run_id, artifact_dir, tmp))
@@ -506,7 +505,7 @@ def log_analysis_run(
     from mlflow.entities import RunTag
 
     experiment = ensure_experiment(target)
-    client = MlflowClient(target.tracking_uri)
+    client = mlflow_client(target.tracking_uri)
     ids = sorted(input_runs)
     all_tags = {
         "evalkit.kind": ANALYSIS_KIND,
@@ -546,7 +545,7 @@ class StoredCell:
 
 
 def get_stored_cell(target: TrackingTarget, run_id: str) -> StoredCell:
-    run = MlflowClient(target.tracking_uri).get_run(run_id)
+    run = mlflow_client(target.tracking_uri).get_run(run_id)
     return StoredCell(
         run_id=run_id,
         run_name=run.info.run_name or run_id,
@@ -560,5 +559,5 @@ def get_stored_cell(target: TrackingTarget, run_id: str) -> StoredCell:
 def download_records(target: TrackingTarget, run_id: str, dest: Path) -> list[Path]:
     """The cell's per-conversation records (``records/*.json`` artifacts), downloaded into ``dest``."""
     dest.mkdir(parents=True, exist_ok=True)
-    local = Path(MlflowClient(target.tracking_uri).download_artifacts(run_id, "records", str(dest)))
+    local = Path(mlflow_client(target.tracking_uri).download_artifacts(run_id, "records", str(dest)))
     return sorted(local.glob("*.json"))
