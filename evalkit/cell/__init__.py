@@ -33,6 +33,7 @@ from evalkit.cell.score import (
     CellJudge,
     build_cell_judge,
     judge_context,
+    judge_failures,
     judge_params,
     score_record,
     transcribe_assistant_turns,
@@ -41,7 +42,7 @@ from evalkit.config.schema import RunConfig, identity_payload
 from evalkit.config.secrets import redact
 from evalkit.metrics import aggregate_cell, required_preparation
 from evalkit.records import CellResult, ConversationRecord
-from evalkit.tracking import CellRun, TrackingTarget, find_finished_cell, flatten
+from evalkit.tracking import CellClaimed, CellRun, TrackingTarget, find_finished_cell, flatten, wait_for_run
 from evalkit.tracking.store import copy_reference
 
 __all__ = [
@@ -114,17 +115,30 @@ def _reuse(plan: CellPlan, target: TrackingTarget, previous: str, parent_run_id:
 
 
 def run_cell(config: RunConfig, target: TrackingTarget, out_dir: Path, parent_run_id: str | None = None) -> CellResult:
-    """Run (or reuse) one cell and log it. Returns the cell's aggregates."""
-    plan = plan_cell(config)
-    if config.reuse:
-        previous = find_finished_cell(target, plan.key)
-        if previous is not None:
-            return _reuse(plan, target, previous, parent_run_id)
+    """Run (or reuse) one cell and log it. Returns the cell's aggregates.
 
+    With reuse on, the new run claims the cell key: when another live run (a concurrent sweep) holds it, this job
+    waits for that run and reuses it if it finished complete, or claims again if it died."""
+    plan = plan_cell(config)
+    while True:
+        if config.reuse:
+            previous = find_finished_cell(target, plan.key)
+            if previous is not None:
+                return _reuse(plan, target, previous, parent_run_id)
+        try:
+            return _run_fresh(plan, target, out_dir, parent_run_id)
+        except CellClaimed as claimed:
+            log.info("cell %s (%s) is being run by %s: waiting for it", plan.key, plan.run_name, claimed.holder)
+            wait_for_run(target, claimed.holder)
+
+
+def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run_id: str | None) -> CellResult:
+    config = plan.config
     out_dir.mkdir(parents=True, exist_ok=True)
     # Redacted by value (URL user-info, secret env values): the key-name filter alone misses keys pasted elsewhere.
     (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
-    with CellRun.open(target, plan.run_name, cell_tags(plan, "cell"), parent_run_id) as run:
+    tags = cell_tags(plan, "cell")
+    with CellRun.open(target, plan.run_name, tags, parent_run_id, claim=config.reuse) as run:
         params = redact(axis_params(config) | flatten(identity_payload(config), "cfg"))
         params |= judge_params(build_cell_judge(config))
         run.log_params(params)
@@ -137,6 +151,13 @@ def run_cell(config: RunConfig, target: TrackingTarget, out_dir: Path, parent_ru
         aggregates["wall_s"] = wall
         aggregates["simulated_audio_s"] = audio_s
         aggregates["audio_s_per_wall_s"] = audio_s / wall if wall > 0 else float("nan")
+        failures, reason = judge_failures(records)
+        if config.judge.enabled:
+            aggregates["judge_failures"] = float(failures)
+        if reason is not None:  # an infrastructure failure, not a score: never reuse this cell as complete
+            log.warning("cell %s (%s): %d judge failure(s), run marked FAILED: %s", plan.key, plan.run_name,
+                        failures, reason)  # fmt: skip
+            run.mark_incomplete(f"judge: {failures} judgment(s) failed: {reason}")
         write_cell_files(out_dir, config.seed, records, aggregates)
         log_scored_cell(run, records, aggregates, out_dir)
         run_id = run.run_id

@@ -112,3 +112,11 @@ def judge_params(judge: CellJudge | None) -> dict[str, str]:
 def score_record(conversation: Conversation, metrics: list[str], judge: CellJudge | None = None) -> ConversationRecord:
     """Score one finished conversation: the one path the cell, re-scoring and tests share."""
     return ConversationRecord(conversation=conversation, metrics=score_conversation(conversation, metrics, judge))
+
+
+def judge_failures(records: list[ConversationRecord]) -> tuple[int, str | None]:
+    """How many judgments failed for infrastructure reasons (endpoint down, refused, misconfigured: the metric
+    value carries ``details.judge_error``), and the first reason. A judgment that did not apply or an invalid
+    answer is a per-conversation outcome, not counted here."""
+    failed = [v for r in records for v in r.metrics.values() if v.details.get("judge_error")]
+    return len(failed), (str(failed[0].details.get("failed")) if failed else None)

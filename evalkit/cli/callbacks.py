@@ -1,9 +1,15 @@
 """Hydra callbacks: create the MLflow store and the sweep's parent run once, before parallel jobs fan out
-(parallel jobs racing to create a SQLite store hit "database is locked"), and close it with a summary."""
+(parallel jobs racing to create a SQLite store hit "database is locked"), and close it with a summary.
+
+At start, runs left RUNNING by killed processes are marked FAILED (evalkit.tracking.mark_stale_runs). The parent
+run id reaches the jobs through the environment, keyed by this sweep's folder, so a second sweep writing into the
+same folder cannot redirect this sweep's cells; the parent run beats a heartbeat while the sweep runs.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,26 +17,50 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-from evalkit.tracking import end_sweep, read_parent_run, resolve_target, start_sweep
+from evalkit.tracking import (
+    PARENT_RUN_ENV,
+    TrackingTarget,
+    end_sweep,
+    mark_stale_runs,
+    parent_run_env,
+    read_parent_run,
+    resolve_target,
+    start_sweep,
+)
+from evalkit.tracking.liveness import Heartbeat
+from evalkit.tracking.store import beat, mlflow_client
 
 log = logging.getLogger("evalkit")
 
 
-def _target(config: DictConfig) -> Any:
+def _target(config: DictConfig) -> TrackingTarget:
     m = config.get("mlflow", {})
     return resolve_target(m.get("tracking_uri"), m.get("experiment", "evalkit"), m.get("artifact_location"), Path.cwd())
 
 
 class TrackingCallback(Callback):
+    def __init__(self) -> None:
+        self._heartbeat: Heartbeat | None = None
+
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        target = _target(config)
+        stale = mark_stale_runs(target)
+        if stale:
+            log.warning("marked %d run(s) left RUNNING by dead processes as FAILED", len(stale))
         sweep_dir = Path(config.hydra.sweep.dir).resolve()
         grid = OmegaConf.to_container(config.hydra.sweeper.params or {}, resolve=False)
         overrides = list(HydraConfig.get().overrides.task) if HydraConfig.initialized() else []
-        run_id = start_sweep(_target(config), sweep_dir, grid or {}, overrides)  # type: ignore[arg-type]
-        log.info("sweep parent run %s (store %s)", run_id, _target(config).tracking_uri)
+        run_id = start_sweep(target, sweep_dir, grid or {}, overrides)  # type: ignore[arg-type]
+        os.environ[PARENT_RUN_ENV] = parent_run_env(sweep_dir, run_id)  # inherited by this sweep's job processes
+        self._heartbeat = beat(mlflow_client(target.tracking_uri), run_id)
+        log.info("sweep parent run %s (store %s)", run_id, target.tracking_uri)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+            self._heartbeat = None
         parent = read_parent_run(Path(config.hydra.sweep.dir).resolve())
+        os.environ.pop(PARENT_RUN_ENV, None)
         if parent:
             rows = end_sweep(_target(config), parent)
             log.info("sweep parent run %s closed with %d cells", parent, len(rows))

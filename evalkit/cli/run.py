@@ -14,7 +14,7 @@ from evalkit.cell import run_cell
 from evalkit.cli.preflight import checked_config
 from evalkit.config.schema import RunConfig, cell_key, twin_config
 from evalkit.records import CellResult
-from evalkit.tracking import TrackingTarget, read_parent_run, resolve_target
+from evalkit.tracking import TrackingTarget, mark_stale_runs, read_parent_run, resolve_target
 
 log = logging.getLogger("evalkit")
 logging.getLogger("faster_whisper").setLevel(logging.WARNING)  # one INFO line per clip drowns the progress bar
@@ -43,6 +43,8 @@ def main(cfg: DictConfig) -> dict[str, CellResult]:
     target = tracking_target(config, base_dir)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
     parent = read_parent_run(Path(hydra_cfg.sweep.dir).resolve()) if multirun else None
+    if not multirun:  # a sweep's callback already did this once for all its jobs
+        mark_stale_runs(target)
     results: dict[str, CellResult] = {}
     twin = twin_config(config)
     if config.twins and not multirun and cell_key(twin) != cell_key(config):

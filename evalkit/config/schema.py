@@ -229,9 +229,16 @@ def identity_payload(config: RunConfig) -> dict[str, Any]:
     data = config.model_dump(mode="json", exclude=set(NON_IDENTITY_KEYS))
     if config.judge.enabled:
         data["judge"] = {k: v for k, v in data["judge"].items() if k not in NON_IDENTITY_JUDGE_KEYS}
+        data["judge"]["prompt_hashes"] = _judge_prompt_hashes()  # an edited prompt is a different judge
     else:
         data.pop("judge", None)
     return _strip_secrets(data)
+
+
+def _judge_prompt_hashes() -> dict[str, str]:
+    from evalkit.judges.prompts import PROMPTS  # the prompts live in code, not config: read them at hashing time
+
+    return {name: prompt.prompt_hash[:16] for name, prompt in sorted(PROMPTS.items())}
 
 
 def cell_key(config: RunConfig) -> str:

@@ -36,6 +36,15 @@ class JudgeUnavailable(JudgeError):
 class JudgeRequestError(JudgeError):
     """The endpoint refused the request for a reason retrying cannot fix (401, 403, 404, 400...)."""
 
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+    @property
+    def refuses_every_request(self) -> bool:
+        """401/403/404: a bad key or wrong endpoint/model fails every later call the same way."""
+        return self.status in (401, 403, 404)
+
 
 class JudgeConfigError(JudgeError):
     """The judge is misconfigured before any request (e.g. the API key variable is not set)."""
@@ -133,7 +142,8 @@ class ChatClient:
                     wait = _retry_after_s(response)
                 else:
                     raise JudgeRequestError(
-                        f"judge endpoint {self.url} refused the request with HTTP {response.status_code}: {snippet}"
+                        f"judge endpoint {self.url} refused the request with HTTP {response.status_code}: {snippet}",
+                        status=response.status_code,
                     )
             if attempt < self.max_retries:
                 delay = backoff_delay(attempt, self.backoff_base_s, self.backoff_max_s, self._rng)

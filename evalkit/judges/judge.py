@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from evalkit.judges.cache import JudgeCache, cache_key
-from evalkit.judges.client import ChatClient, InvalidOutput, JudgeConfigError, JudgeError, JudgeUnavailable
+from evalkit.judges.client import (
+    ChatClient,
+    InvalidOutput,
+    JudgeConfigError,
+    JudgeError,
+    JudgeRequestError,
+    JudgeUnavailable,
+)
 from evalkit.judges.prompts import PROMPTS, JudgeContext, JudgePrompt, NotApplicable
 from evalkit.records import Conversation, MetricValue
 
@@ -118,7 +125,7 @@ class Judge:
             **extra,
         )
         self.cache = JudgeCache(config.cache_dir) if config.cache_dir else None
-        self._unavailable: JudgeUnavailable | None = None
+        self._unavailable: JudgeUnavailable | JudgeRequestError | None = None
 
     @property
     def metrics(self) -> list[str]:
@@ -166,8 +173,12 @@ class Judge:
             except InvalidOutput:
                 pass  # an entry no longer valid under today's scoring rule: ask again and overwrite it
 
-        if self._unavailable is not None:
-            raise JudgeUnavailable(f"{self._unavailable} (failing fast: the endpoint was already unavailable)")
+        if self._unavailable is not None:  # same type as the first failure, so the reason stays what it was
+            first = self._unavailable
+            message = f"{first} (failing fast: the endpoint already failed this way)"
+            if isinstance(first, JudgeRequestError):
+                raise JudgeRequestError(message, status=first.status)
+            raise JudgeUnavailable(message)
         messages = prompt.render(inputs)
         problems: list[str] = []
         for _ in range(self.config.invalid_output_retries + 1):
@@ -184,6 +195,10 @@ class Judge:
                 continue
             except JudgeUnavailable as exc:
                 self._unavailable = exc
+                raise
+            except JudgeRequestError as exc:
+                if exc.refuses_every_request:  # a bad key: do not send (and be refused) once per conversation
+                    self._unavailable = exc
                 raise
             if self.cache is not None:
                 self.cache.put(
@@ -209,7 +224,9 @@ class Judge:
         threshold: float | None = None,
     ) -> MetricValue:
         """`evaluate` for the metric layer: any judge error becomes an unscored value with the reason, so one bad
-        judgment (or a dead endpoint) never takes the cell's other metrics with it. Unknown names still raise."""
+        judgment (or a dead endpoint) never takes the cell's other metrics with it. Unknown names still raise.
+        ``details.judge_error`` (the error type) marks an infrastructure failure: the cell counts these and is not
+        complete (evalkit.cell.score.judge_failures)."""
         try:
             return self.evaluate(metric_name, conversation, context).to_metric_value(name, threshold)
         except JudgeError as exc:
@@ -219,6 +236,7 @@ class Judge:
                 score=None,
                 details={
                     "failed": str(exc),
+                    "judge_error": type(exc).__name__,
                     "judge_model": self.model,
                     "prompt_version": prompt.version,
                     "prompt_hash": prompt.prompt_hash,

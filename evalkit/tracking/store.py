@@ -3,26 +3,49 @@
 Layout: one experiment; one parent run per sweep; one child run per cell, tagged with the cell key so a
 finished cell is found and reused instead of re-run. A cell's run is marked complete only after its last
 artifact is written, so a cell that died half-way is never taken as finished.
+
+Several processes (parallel jobs, concurrent sweeps) share one store, so: a fresh SQLite store is created under a
+file lock beside it (MLflow's schema migration is not safe to run twice at once); "database is locked" is retried;
+every run carries its owner and a heartbeat (`evalkit.tracking.liveness`) so runs of killed processes are found
+and marked FAILED on the next start; and a cell run *claims* its cell key (create-then-check, the earliest live
+run wins) so two sweeps never compute one cell twice.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
+import logging
 import os
-from collections.abc import Iterator, Mapping
+import random
+import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
+from filelock import FileLock
 from mlflow.entities import Metric, Param
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 from mlflow.utils.time import get_current_time_millis
 
+from evalkit.tracking.liveness import HEARTBEAT_TAG, Heartbeat, RunLife, now_ms, owner_tags
+
 PARENT_RUN_FILE = ".evalkit_parent_run"
+# In-process and forked/spawned jobs (basic, joblib, submitit_local) inherit the environment, so the parent run id
+# travels there, keyed by the sweep folder; the folder file is only the fallback for launchers that do not pass
+# the environment on. JSON {"sweep_dir": ..., "run_id": ...}.
+PARENT_RUN_ENV = "EVALKIT_SWEEP_PARENT"
 COMPLETE_TAG = "evalkit.complete"
+FAILURE_TAG = "evalkit.failure"  # why a run ended FAILED (stale owner, judge failures...)
 MAX_PARAM_CHARS = 500
+LOCK_RETRY_S = 120.0  # how long a write waits out "database is locked" before giving up
+
+log = logging.getLogger("evalkit")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -48,9 +71,66 @@ def resolve_target(
     return TrackingTarget(uri, experiment, artifact_location)
 
 
+def _is_locked(exc: BaseException) -> bool:
+    return "database is locked" in str(exc) or "database table is locked" in str(exc)
+
+
+def retry_locked(fn: Callable[[], T], budget_s: float = LOCK_RETRY_S) -> T:
+    """``fn()``, retried with jittered backoff while SQLite answers "database is locked" (many writers, one file)."""
+    deadline = time.monotonic() + budget_s
+    delay = 0.05
+    while True:
+        try:
+            return fn()
+        except Exception as exc:
+            if not _is_locked(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(delay * random.uniform(0.5, 1.5))
+        delay = min(2.0, delay * 2)
+
+
+class _RetryingClient:
+    """An MlflowClient whose every call is retried on "database is locked" (duck-typed: same methods)."""
+
+    def __init__(self, client: MlflowClient) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._client, name)
+        if not callable(attr):
+            return attr
+        return functools.wraps(attr)(lambda *a, **kw: retry_locked(lambda: attr(*a, **kw)))
+
+
+def sqlite_path(tracking_uri: str) -> Path | None:
+    return Path(tracking_uri.removeprefix("sqlite:///")) if tracking_uri.startswith("sqlite:///") else None
+
+
+def store_lock(tracking_uri: str, purpose: str = "create") -> contextlib.AbstractContextManager[Any]:
+    """A file lock beside a SQLite store (one per purpose); nothing for server stores, which serialise themselves."""
+    path = sqlite_path(tracking_uri)
+    if path is None:
+        return contextlib.nullcontext()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return FileLock(f"{path}.{purpose}.lock")
+
+
+_READY: set[str] = set()
+
+
+def mlflow_client(tracking_uri: str) -> MlflowClient:
+    """A client whose store exists: the first use per process creates (or migrates) a SQLite store under a file
+    lock, because two processes running MLflow's schema migration on one fresh file lose one of them."""
+    if tracking_uri not in _READY:
+        with store_lock(tracking_uri):  # MlflowClient() itself creates and migrates the SQLite schema
+            retry_locked(lambda: MlflowClient(tracking_uri).search_experiments(max_results=1))
+        _READY.add(tracking_uri)
+    return cast(MlflowClient, _RetryingClient(MlflowClient(tracking_uri)))
+
+
 def ensure_experiment(target: TrackingTarget) -> str:
     """Create the store and experiment once (idempotent; tolerates a concurrent creator)."""
-    client = MlflowClient(target.tracking_uri)
+    client = mlflow_client(target.tracking_uri)
     existing = client.get_experiment_by_name(target.experiment)
     if existing is not None:
         return existing.experiment_id
@@ -77,7 +157,7 @@ def flatten(node: Any, prefix: str = "") -> dict[str, str]:
 def find_finished_cell(target: TrackingTarget, cell_key: str) -> str | None:
     """The newest finished run that holds the cell's data. Reuse pointers carry the cell key too, but never the
     data: returning one would make the next reuse point at a pointer (a chain the analysis must then untangle)."""
-    client = MlflowClient(target.tracking_uri)
+    client = mlflow_client(target.tracking_uri)
     experiment = client.get_experiment_by_name(target.experiment)
     if experiment is None:
         return None
@@ -96,9 +176,19 @@ def parent_run_file(sweep_dir: Path) -> Path:
     return sweep_dir / PARENT_RUN_FILE
 
 
+def parent_run_env(sweep_dir: Path, run_id: str) -> str:
+    return json.dumps({"sweep_dir": str(sweep_dir.resolve()), "run_id": run_id})
+
+
 def read_parent_run(sweep_dir: Path | None) -> str | None:
+    """The sweep's parent run: from the environment when it names this sweep folder (cannot be overwritten by
+    another sweep), else from the folder's file."""
     if sweep_dir is None:
         return None
+    with contextlib.suppress(ValueError, TypeError):
+        passed = json.loads(os.environ.get(PARENT_RUN_ENV, ""))
+        if passed.get("sweep_dir") == str(sweep_dir.resolve()):
+            return str(passed["run_id"])
     path = parent_run_file(sweep_dir)
     return path.read_text().strip() if path.exists() else None
 
@@ -114,13 +204,14 @@ def _log_batched(client: MlflowClient, run_id: str, params: dict[str, str], metr
 
 
 def start_sweep(target: TrackingTarget, sweep_dir: Path, grid: Mapping[str, Any], overrides: list[str]) -> str:
-    """The parent run of a sweep; its id is written into the sweep folder for the jobs to find."""
+    """The parent run of a sweep; its id is written into the sweep folder for the jobs to find (see
+    :func:`read_parent_run` for the environment route, which the caller sets)."""
     experiment_id = ensure_experiment(target)
-    client = MlflowClient(target.tracking_uri)
+    client = mlflow_client(target.tracking_uri)
     run = client.create_run(
         experiment_id,
         run_name=f"sweep {sweep_dir.name}",
-        tags={"evalkit.kind": "sweep", "sweep_dir": str(sweep_dir)},
+        tags={"evalkit.kind": "sweep", "sweep_dir": str(sweep_dir), **owner_tags()},
     )
     params = {f"grid.{k}": str(v)[:MAX_PARAM_CHARS] for k, v in grid.items()}
     params["overrides"] = " ".join(overrides)[:MAX_PARAM_CHARS]
@@ -132,7 +223,7 @@ def start_sweep(target: TrackingTarget, sweep_dir: Path, grid: Mapping[str, Any]
 
 def end_sweep(target: TrackingTarget, parent_run_id: str) -> list[dict[str, Any]]:
     """Close the parent run with a summary table of its cells (one row per cell, aggregates as columns)."""
-    client = MlflowClient(target.tracking_uri)
+    client = mlflow_client(target.tracking_uri)
     parent = client.get_run(parent_run_id)
     children = client.search_runs(
         [parent.info.experiment_id], filter_string=f"tags.`mlflow.parentRunId` = '{parent_run_id}'"
@@ -154,30 +245,126 @@ def end_sweep(target: TrackingTarget, parent_run_id: str) -> list[dict[str, Any]
     return rows
 
 
+def beat(client: MlflowClient, run_id: str) -> Heartbeat:
+    """Start refreshing a run's heartbeat tag (see evalkit.tracking.liveness); stop it when the run ends."""
+    return Heartbeat(lambda: client.set_tag(run_id, HEARTBEAT_TAG, str(now_ms()))).start()
+
+
+def mark_failed(client: MlflowClient, run_id: str, reason: str) -> None:
+    client.set_tag(run_id, FAILURE_TAG, reason[:MAX_TAG_CHARS])
+    client.set_terminated(run_id, "FAILED")
+
+
+def mark_stale_runs(target: TrackingTarget) -> list[tuple[str, str]]:
+    """Mark every RUNNING run of the experiment whose owner is dead FAILED, with the reason as ``evalkit.failure``.
+    Called when a sweep or single run starts, so a kill -9 never leaves cells or sweeps RUNNING for good."""
+    exp_id = experiment_id(target)
+    if exp_id is None:
+        return []
+    client = mlflow_client(target.tracking_uri)
+    marked: list[tuple[str, str]] = []
+    for run in client.search_runs([exp_id], "attributes.status = 'RUNNING'", max_results=5000):
+        reason = RunLife(run.data.tags, int(run.info.start_time or 0)).stale_reason()
+        if reason is not None:
+            mark_failed(client, run.info.run_id, f"stale: {reason}")
+            log.warning("run %s (%s) was left RUNNING: marked FAILED (%s)", run.info.run_id, run.info.run_name, reason)
+            marked.append((run.info.run_id, reason))
+    return marked
+
+
+class CellClaimed(Exception):
+    """Another live run holds (or has finished) this cell key: wait for ``holder`` and reuse it."""
+
+    def __init__(self, cell_key: str, holder: str) -> None:
+        super().__init__(f"cell {cell_key} is claimed by run {holder}")
+        self.cell_key = cell_key
+        self.holder = holder
+
+
+def _claim_holder(client: MlflowClient, exp_id: str, cell_key: str, own: Any) -> str | None:
+    """The run that owns ``cell_key`` if not ``own``: a complete cell run, or the earliest-started live RUNNING
+    cell run (ties broken by run id). Dead holders are marked FAILED on the way."""
+    base = f"tags.cell_key = '{cell_key}' and tags.`evalkit.kind` = 'cell'"
+    done = client.search_runs([exp_id], f"{base} and tags.`{COMPLETE_TAG}` = 'true'", max_results=1)
+    if done:
+        return str(done[0].info.run_id)
+    contenders = [(int(own.info.start_time or 0), own.info.run_id)]
+    for run in client.search_runs([exp_id], f"{base} and attributes.status = 'RUNNING'", max_results=1000):
+        if run.info.run_id == own.info.run_id:
+            continue
+        reason = RunLife(run.data.tags, int(run.info.start_time or 0)).stale_reason()
+        if reason is not None:
+            mark_failed(client, run.info.run_id, f"stale: {reason}")
+            continue
+        contenders.append((int(run.info.start_time or 0), run.info.run_id))
+    winner = min(contenders)[1]
+    return None if winner == own.info.run_id else winner
+
+
+def wait_for_run(target: TrackingTarget, run_id: str, poll_s: float | None = None) -> str:
+    """Block until ``run_id`` is no longer RUNNING (or its owner dies: then it is marked FAILED). Its status."""
+    poll = float(os.environ.get("EVALKIT_CLAIM_POLL_S", "5")) if poll_s is None else poll_s
+    client = mlflow_client(target.tracking_uri)
+    while True:
+        run = client.get_run(run_id)
+        if run.info.status != "RUNNING" or run.info.lifecycle_stage == "deleted":
+            return str(run.info.status)
+        reason = RunLife(run.data.tags, int(run.info.start_time or 0)).stale_reason()
+        if reason is not None:
+            mark_failed(client, run_id, f"stale: {reason}")
+            return "FAILED"
+        time.sleep(poll)
+
+
 @dataclass
 class CellRun:
     """An open child run for one cell. Use :func:`CellRun.open` as a context manager."""
 
     client: MlflowClient
     run_id: str
+    incomplete: str | None = field(default=None)
+
+    def mark_incomplete(self, reason: str) -> None:
+        """The cell ran but its results are not whole (e.g. the judge failed): the run ends FAILED with the reason,
+        is never tagged complete, and so is never reused; the next run of the cell computes it again."""
+        self.incomplete = reason
 
     @classmethod
     @contextmanager
     def open(
-        cls, target: TrackingTarget, run_name: str, tags: dict[str, str], parent_run_id: str | None
+        cls,
+        target: TrackingTarget,
+        run_name: str,
+        tags: dict[str, str],
+        parent_run_id: str | None,
+        claim: bool = False,
     ) -> Iterator[CellRun]:
+        """``claim``: first make sure no other live run holds this cell key (tag ``cell_key``), else delete the new
+        run and raise :class:`CellClaimed`. Create-then-check under a lock beside a SQLite store, so the earliest
+        run wins and every later one sees it; against a server store the same rule holds up to clock skew."""
         experiment_id = ensure_experiment(target)
-        client = MlflowClient(target.tracking_uri)
-        all_tags = dict(tags)
+        client = mlflow_client(target.tracking_uri)
+        all_tags = dict(tags) | owner_tags()
         if parent_run_id:
             all_tags["mlflow.parentRunId"] = parent_run_id
-        run = client.create_run(experiment_id, run_name=run_name, tags=all_tags)
+        with store_lock(target.tracking_uri, "claim") if claim else contextlib.nullcontext():
+            run = client.create_run(experiment_id, run_name=run_name, tags=all_tags)
+            holder = _claim_holder(client, experiment_id, tags["cell_key"], run) if claim else None
+            if holder is not None:
+                client.delete_run(run.info.run_id)  # never a second run for the key, not even a FAILED one
+                raise CellClaimed(tags["cell_key"], holder)
         cell = cls(client, run.info.run_id)
+        heartbeat = beat(client, run.info.run_id)
         try:
             yield cell
-        except BaseException:
-            client.set_terminated(run.info.run_id, "FAILED")
+        except BaseException as exc:
+            heartbeat.stop()
+            mark_failed(client, run.info.run_id, f"{type(exc).__name__}: {exc}")
             raise
+        heartbeat.stop()
+        if cell.incomplete is not None:
+            mark_failed(client, run.info.run_id, cell.incomplete)
+            return
         client.set_tag(run.info.run_id, COMPLETE_TAG, "true")
         client.set_terminated(run.info.run_id, "FINISHED")
 
@@ -203,7 +390,7 @@ class CellRun:
 
 def copy_reference(target: TrackingTarget, source_run_id: str) -> dict[str, float]:
     """Metrics of a finished run, to mirror into a reusing sweep's child run."""
-    return dict(MlflowClient(target.tracking_uri).get_run(source_run_id).data.metrics)
+    return dict(mlflow_client(target.tracking_uri).get_run(source_run_id).data.metrics)
 
 
 # --- Reading runs back, for the analysis (evalkit.analysis never imports mlflow) ---------------------------------
@@ -239,7 +426,7 @@ def _summary(run: Any) -> RunSummary:
 
 
 def experiment_id(target: TrackingTarget) -> str | None:
-    experiment = MlflowClient(target.tracking_uri).get_experiment_by_name(target.experiment)
+    experiment = mlflow_client(target.tracking_uri).get_experiment_by_name(target.experiment)
     return experiment.experiment_id if experiment is not None else None
 
 
@@ -248,7 +435,7 @@ def find_runs(target: TrackingTarget, filter_string: str = "") -> list[RunSummar
     exp_id = experiment_id(target)
     if exp_id is None:
         return []
-    client = MlflowClient(target.tracking_uri)
+    client = mlflow_client(target.tracking_uri)
     runs: list[RunSummary] = []
     token: str | None = None
     while True:
@@ -263,7 +450,7 @@ def find_runs(target: TrackingTarget, filter_string: str = "") -> list[RunSummar
 
 def get_run(target: TrackingTarget, run_id: str) -> RunSummary | None:
     try:
-        return _summary(MlflowClient(target.tracking_uri).get_run(run_id))
+        return _summary(mlflow_client(target.tracking_uri).get_run(run_id))
     except MlflowException:
         return None
 
@@ -281,7 +468,7 @@ def load_json_artifact(target: TrackingTarget, run_id: str, artifact_path: str) 
     """A JSON artifact of a run, or None when the run has no such artifact."""
     import tempfile
 
-    client = MlflowClient(target.tracking_uri)
+    client = mlflow_client(target.tracking_uri)
     with tempfile.TemporaryDirectory(prefix="evalkit-dl-") as tmp:
         try:
             local = client.download_artifacts(run_id, artifact_path, tmp)
@@ -295,7 +482,7 @@ def load_json_artifact_dir(target: TrackingTarget, run_id: str, artifact_dir: st
     """Every ``*.json`` file of an artifact folder (e.g. ``records``), by file name; empty when absent."""
     import tempfile
 
-    client = MlflowClient(target.tracking_uri)
+    client = mlflow_client(target.tracking_uri)
     with tempfile.TemporaryDirectory(prefix="evalkit-dl-") as tmp:
         try:
             local = Path(client.download_artifacts(run_id, artifact_dir, tmp))
@@ -322,7 +509,7 @@ def log_analysis_run(
     from mlflow.entities import RunTag
 
     experiment = ensure_experiment(target)
-    client = MlflowClient(target.tracking_uri)
+    client = mlflow_client(target.tracking_uri)
     ids = sorted(input_runs)
     all_tags = {
         "evalkit.kind": ANALYSIS_KIND,
@@ -362,7 +549,7 @@ class StoredCell:
 
 
 def get_stored_cell(target: TrackingTarget, run_id: str) -> StoredCell:
-    run = MlflowClient(target.tracking_uri).get_run(run_id)
+    run = mlflow_client(target.tracking_uri).get_run(run_id)
     return StoredCell(
         run_id=run_id,
         run_name=run.info.run_name or run_id,
@@ -376,5 +563,5 @@ def get_stored_cell(target: TrackingTarget, run_id: str) -> StoredCell:
 def download_records(target: TrackingTarget, run_id: str, dest: Path) -> list[Path]:
     """The cell's per-conversation records (``records/*.json`` artifacts), downloaded into ``dest``."""
     dest.mkdir(parents=True, exist_ok=True)
-    local = Path(MlflowClient(target.tracking_uri).download_artifacts(run_id, "records", str(dest)))
+    local = Path(mlflow_client(target.tracking_uri).download_artifacts(run_id, "records", str(dest)))
     return sorted(local.glob("*.json"))
