@@ -30,7 +30,8 @@ from evalkit.judges import JudgeConfig, JudgeContext, build_judge
 from evalkit.metrics import aggregate_cell, resolve
 from evalkit.records import ConversationRecord
 from evalkit.tracking import CellRun, TrackingTarget
-from evalkit.tracking.store import download_records, get_stored_cell, resolve_target
+from evalkit.tracking.reading import download_records, get_stored_cell
+from evalkit.tracking.store import resolve_target
 
 log = logging.getLogger("evalkit.rescore")
 

@@ -25,7 +25,7 @@ from evalkit.analysis.pipeline import run_analysis
 from evalkit.cell import axis_params, cell_tags, plan_cell, run_cell
 from evalkit.config.schema import RunConfig, twin_config, validate_config
 from evalkit.tracking import CellRun, TrackingTarget, end_sweep, find_finished_cell, resolve_target, start_sweep
-from evalkit.tracking.store import get_run, sweep_children
+from evalkit.tracking.reading import get_run, sweep_children
 from tests.conftest import CONF_DIR, REPO
 
 SETTINGS = Settings(n_permutations=500, n_bootstrap=200)

@@ -17,8 +17,7 @@ from typing import Any
 
 from evalkit.config import axes
 from evalkit.tracking import TrackingTarget, find_finished_cell
-from evalkit.tracking.store import (
-    COMPLETE_TAG,
+from evalkit.tracking.reading import (
     RunSummary,
     find_runs,
     get_run,
@@ -27,6 +26,7 @@ from evalkit.tracking.store import (
     load_json_artifact_dir,
     sweep_children,
 )
+from evalkit.tracking.store import COMPLETE_TAG
 
 TABLE_ARTIFACT = "conversations_table.json"
 RECORDS_DIR = "records"

@@ -12,7 +12,7 @@ from evalkit.analysis.cells import Selection, load_selection
 from evalkit.analysis.compare import Analysis, Settings, compare
 from evalkit.analysis.report import write_report
 from evalkit.tracking import TrackingTarget
-from evalkit.tracking.store import log_analysis_run
+from evalkit.tracking.reading import log_analysis_run
 
 log = logging.getLogger("evalkit")
 
