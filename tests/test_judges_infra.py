@@ -104,8 +104,16 @@ def test_a_real_cell_with_a_401_judge_ends_failed_and_is_not_reused(tmp_path, ke
             "metrics=[task_completion,conciseness]",
         )
         target = resolve_target(None, "realjudge", None, tmp_path)
-        with caplog.at_level(logging.WARNING, logger="evalkit"):
-            result = run_cell(config, target, Path(tmp_path / "out"))
+        # Listen on the evalkit logger itself: an earlier in-process Hydra run may have re-configured logging
+        # (propagation, disabled loggers), and the warning must be seen whatever the suite ran before.
+        evalkit_log = logging.getLogger("evalkit")
+        monkeypatch.setattr(evalkit_log, "disabled", False)
+        evalkit_log.addHandler(caplog.handler)
+        try:
+            with caplog.at_level(logging.WARNING, logger="evalkit"):
+                result = run_cell(config, target, Path(tmp_path / "out"))
+        finally:
+            evalkit_log.removeHandler(caplog.handler)
     assert result.aggregates["judge_failures"] == 1.0
     assert any("judge failure" in r.message and "HTTP 401" in r.message for r in caplog.records)
     stored = MlflowClient(target.tracking_uri).get_run(result.run_id)

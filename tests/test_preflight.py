@@ -18,7 +18,6 @@ from hydra import compose, initialize_config_dir
 from evalkit.config import preflight as pf
 from evalkit.config.schema import ConfigError, cell_key, validate_config
 from evalkit.config.secrets import redact, redact_text, secret_override_problem
-from evalkit.scenarios import store
 from evalkit.scenarios.__main__ import main as scenarios_cli
 from tests.conftest import CONF_DIR, REPO
 
@@ -193,11 +192,17 @@ def test_valid_configs_pass_preflight_unchanged(tmp_path: Path) -> None:
 @pytest.fixture
 def domains_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the airline domain's scenario folder that a test may break (real files, real loader)."""
+    import dataclasses
+
+    from evalkit.domains.domain import DOMAINS, get_domain
+
+    airline = get_domain("airline")
     folder = tmp_path / "domains" / "airline" / "scenarios"
     folder.mkdir(parents=True)
     for name in ("AL-001.json", "AL-002.json"):
-        shutil.copy(store.DOMAINS_DIR / "airline" / "scenarios" / name, folder / name)
-    monkeypatch.setattr(store, "DOMAINS_DIR", tmp_path / "domains")
+        shutil.copy(airline.scenario_dir / name, folder / name)
+    # the domain object names its scenario folder: point the registered airline domain at the copy
+    monkeypatch.setitem(DOMAINS._items, "airline", dataclasses.replace(airline, scenario_dir=folder))
     pf._domain_scenarios.cache_clear()
     yield folder
     pf._domain_scenarios.cache_clear()
