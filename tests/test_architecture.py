@@ -140,7 +140,6 @@ OVERSIZED = {
     "evalkit/domains/hr/generate.py": 964,
     "evalkit/domains/itsm/generate.py": 893,
     # tool implementations of one domain each
-    "evalkit/domains/hr/tools.py": 1084,
     "evalkit/domains/itsm/tools.py": 1046,
     # workflow tables (steps, prompts) written as code
     "evalkit/domains/hr/workflows.py": 847,
