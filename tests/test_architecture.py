@@ -139,14 +139,9 @@ OVERSIZED = {
     "evalkit/domains/airline/generate.py": 1171,
     "evalkit/domains/hr/generate.py": 964,
     "evalkit/domains/itsm/generate.py": 893,
-    # tool implementations of one domain each
-    "evalkit/domains/hr/tools.py": 1084,
-    "evalkit/domains/itsm/tools.py": 1046,
     # workflow tables (steps, prompts) written as code
     "evalkit/domains/hr/workflows.py": 847,
     "evalkit/domains/itsm/workflows.py": 898,
-    # the airline dialogue policy (agents work)
-    "evalkit/agents/airline_policy.py": 690,  # +3: it registers itself as the airline local policy
 }
 
 _NOT_LOGIC = {

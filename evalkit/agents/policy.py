@@ -4,7 +4,7 @@ policies by domain name.
 Its own module so the policies and ``dialogue.make_policy`` (which picks one) import it and not each other. A
 domain with declarative workflows needs no entry here: ``make_policy`` runs the workflow engine on them. A domain
 whose tasks do not fit workflows registers a policy factory under its name, from the agents' side (domains know
-nothing of agents), e.g. ``@POLICIES.register("airline")`` in ``airline_policy.py``; third-party packages through
+nothing of agents), e.g. ``@POLICIES.register("airline")`` in ``agents.airline_policy``; third-party packages through
 the entry-point group ``evalkit.local_policies``.
 """
 

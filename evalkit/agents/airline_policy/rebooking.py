@@ -1,0 +1,232 @@
+"""Rebooking: the travel date, the flight search, offering and choosing an option, seat preference, fees and the
+rebooking itself (credit, seat and meal carried over)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from evalkit.agents.airline_policy.core import PolicyCore
+from evalkit.agents.airline_policy.rules import (
+    REJECT_CUES,
+    SAME_DAY_CUTOFF_MINUTES,
+    describe_option,
+    later,
+)
+from evalkit.agents.policy import PolicyReply, ok
+from evalkit.domains.airline.tools import (
+    change_fee,
+)
+from evalkit.spoken import (
+    flight_digits,
+    parse_clock_times,
+    parse_date,
+    parse_flight_numbers,
+    parse_seat_preference,
+    parse_yes_no,
+    say_date,
+    spell_code,
+)
+
+
+class RebookingMixin(PolicyCore):
+    """Searching, offering, choosing and confirming a new flight, then rebooking it."""
+
+    # -- searching and choosing ----------------------------------------------------------------------------
+    def _on_date(self, heard: str) -> PolicyReply:
+        when = parse_date(heard, self.today)
+        if when is None:
+            return self._reask("Sorry, which date would you like?", "Please tell me the month and the day.")
+        self.reasks = 0
+        self.travel_date = when
+        return self._offer("")
+
+    def _search(self, seats_needed: bool = True) -> list[dict[str, Any]]:
+        """Options on the travel date for the booking's route: not the booked journey, not gone (a same-day
+        change closes 30 minutes before departure), with a seat in the booked cabin unless ``seats_needed`` is off
+        (standby lists on full flights)."""
+        booking = self.booking
+        assert self.travel_date is not None
+        self.searched.append(self.travel_date)
+        result = self.tools.call(
+            "search_rebooking_options",
+            origin=booking["origin"],
+            destination=booking["destination"],
+            date=self.travel_date.isoformat(),
+            passenger_count=1,
+            fare_class="any",
+        )
+        options = result.get("options", []) if ok(result) else []
+        options = [o for o in options if o["journey_id"] != booking["journey_id"]]
+        if self.travel_date == self.today:
+            cutoff = later(self.clock, SAME_DAY_CUTOFF_MINUTES)
+            options = [o for o in options if o["departure"] >= cutoff]
+        if seats_needed:
+            options = [o for o in options if o["seats"].get(booking["fare_class"], 0) >= 1]
+        if self.intent in ("same_day_change", "standby"):
+            options = [o for o in options if o["departure"] < booking["departure"]]
+        return options[:3]
+
+    def _offer(self, prefix: str) -> PolicyReply:
+        self.options = self._search()
+        assert self.travel_date is not None
+        if not self.options:
+            if self.intent in ("irrops_rebooking", "missed_connection") and len(self.searched) < 2:
+                self.travel_date += timedelta(days=1)
+                return self._offer(f"{prefix} I don't see open seats that day, so I checked the next day.".strip())
+            if self.intent in ("irrops_rebooking", "missed_connection"):
+                return self._no_acceptable_option()
+            return self._anything_else(f"{prefix} I'm sorry, I don't see any available flights that day.".strip())
+        listed = "; ".join(describe_option(o) for o in self.options)
+        return self._ask(
+            "choice",
+            f"{prefix} On {say_date(self.travel_date.isoformat())} I have {listed}. Which would you like?".strip(),
+        )
+
+    def _match_option(self, heard: str) -> dict[str, Any] | None:
+        """The offered option the caller named: by flight number, by its digits alone, or by time."""
+        numbers = set(parse_flight_numbers(heard))
+        times = set(parse_clock_times(heard))
+        digits = flight_digits(heard)
+        for option in self.options:
+            if numbers & set(option["flights"]) or option["departure"] in times:
+                return option
+        by_digits = [o for o in self.options if digits & {f[2:] for f in o["flights"]}]
+        if len(by_digits) == 1:
+            return by_digits[0]
+        # A single offer and a plain "yes, that works": the caller took it, whatever the ASR did to its number.
+        if len(self.options) == 1 and parse_yes_no(heard) is True:
+            return self.options[0]
+        return None
+
+    def _on_choice(self, heard: str) -> PolicyReply:
+        choice = self._match_option(heard)
+        if choice is None:
+            if parse_yes_no(heard) is False or any(cue in heard.lower() for cue in REJECT_CUES):
+                return self._rejected()
+            return self._reask("Sorry, which flight would you like?", "Please tell me the flight number or time.")
+        self.reasks = 0
+        self.choice = choice
+        if self.intent == "standby":
+            return self._confirm_standby()
+        return self._ask("seat", "Do you have a seat preference: window, aisle or middle?")
+
+    def _rejected(self) -> PolicyReply:
+        """Offer alternatives (App. L.4 principle 4): a disrupted passenger gets the next day searched, then a
+        refund or a live agent; a voluntary change stays as it is."""
+        self.rejections += 1
+        if self.intent in ("irrops_rebooking", "missed_connection"):
+            if len(self.searched) < 2:
+                assert self.travel_date is not None
+                self.travel_date += timedelta(days=1)
+                return self._offer("Let me check the next day.")
+            return self._no_acceptable_option()
+        # Searching the same day again would only repeat the same list (J.1's redundant call): say so instead.
+        return self._anything_else(
+            "Those are the only flights with seats that day, so I'll leave your booking as it is."
+        )
+
+    def _on_seat(self, heard: str) -> PolicyReply:
+        seat = parse_seat_preference(heard)
+        if seat is None:  # App. L.4: find out the preference, do not assume it
+            return self._reask("Sorry, would you like a window, an aisle or a middle seat?", "Window, aisle or middle?")
+        self.reasks = 0
+        self.seat = seat
+        assert self.reservation is not None and self.choice is not None
+        if self.involuntary:
+            return self._ask(
+                "confirm",
+                f"Because the disruption was on our side, there is no change fee and no fare difference. "
+                f"Shall I go ahead and move you to {describe_option(self.choice)}?",
+            )
+        rebooking_type = self.rebooking_type
+        elite = self.reservation["passengers"][0]["elite_status"]
+        fee = change_fee(rebooking_type, self.booking["fare_class"], elite)
+        difference = self.choice["fares"][self.booking["fare_class"]] - self.booking["fare_paid"]
+        kind = "same day change" if rebooking_type == "same_day" else "change"
+        fee_text = f"The {kind} fee is {fee} dollars" if fee else f"There is no {kind} fee"
+        diff_text = (
+            "there is no fare difference"
+            if difference == 0
+            else f"the fare difference is {difference} dollars"
+            if difference > 0
+            else f"you get a travel credit of {-difference} dollars"
+        )
+        total = fee + max(difference, 0)
+        return self._ask(
+            "confirm",
+            f"{fee_text}, and {diff_text}, for a total of {total} dollars. "
+            f"Shall I go ahead and move you to {describe_option(self.choice)}?",
+        )
+
+    @property
+    def involuntary(self) -> bool:
+        return self.intent in ("irrops_rebooking", "missed_connection")
+
+    @property
+    def rebooking_type(self) -> str:
+        if self.intent == "irrops_rebooking":
+            return "irrops"
+        if self.intent == "missed_connection":
+            return "missed_connection"
+        return "same_day" if self.travel_date == self.today else "voluntary"
+
+    def _on_confirm(self, heard: str) -> PolicyReply:
+        if self.intent == "cancellation_refund":
+            return self._confirm_cancellation(heard)
+        answer = parse_yes_no(heard)
+        if answer is None:
+            return self._reask("Sorry, shall I make the change? Please say yes or no.", "Yes or no, please.")
+        if answer is False:
+            return self._anything_else("Okay, I won't make any changes.")
+        return self._rebook()
+
+    def _rebook(self) -> PolicyReply:
+        assert self.reservation is not None and self.choice is not None and self.code is not None
+        old = dict(self.booking)
+        result = self.tools.call(
+            "rebook_flight",
+            confirmation_number=self.code,
+            journey_id=old["journey_id"],
+            new_journey_id=self.choice["journey_id"],
+            rebooking_type=self.rebooking_type,
+            waive_change_fee=self.involuntary,
+        )
+        if not ok(result):
+            return self._transfer("system_issue")
+        new_id = self.choice["journey_id"]
+        if result.get("fare_difference", 0) < 0:  # a downgrade's difference goes back as travel credit
+            self.tools.call(
+                "issue_travel_credit",
+                confirmation_number=self.code,
+                passenger_id=self.passenger_id,
+                amount=float(-result["fare_difference"]),
+                reason="fare_downgrade",
+            )
+        seat = self.tools.call(
+            "assign_seat",
+            confirmation_number=self.code,
+            passenger_id=self.passenger_id,
+            journey_id=new_id,
+            seat_preference=self.seat,
+        )
+        if old.get("meal_request"):  # principle 5: carry ancillaries over to the new flight
+            self.tools.call(
+                "update_meal_request",
+                confirmation_number=self.code,
+                journey_id=new_id,
+                meal_request=old["meal_request"],
+            )
+        parts = [f"All done. You are now on {describe_option(self.choice)} on {say_date(self.choice['date'])}."]
+        if ok(seat):
+            parts.append(f"Your seat is {seat['seat']}.")
+        if old.get("meal_request"):
+            parts.append(f"Your {old['meal_request'].replace('_', ' ')} meal is moved as well.")
+        if result.get("fare_difference", 0) < 0:
+            parts.append(f"The {-result['fare_difference']} dollar fare difference is a travel credit.")
+        if self.involuntary:
+            parts += self._irrops_vouchers(old)
+        parts.append(f"Your confirmation number is still {spell_code(self.code)}.")
+        if self.intent == "missed_connection":
+            return self._offer_standby_after_rebooking(" ".join(parts))
+        return self._anything_else(" ".join(parts))

@@ -1,0 +1,62 @@
+"""The airline policy's numbers and word lists (attempt limits, cut-offs, waiver and intent keywords, cues) and
+the small text helpers over them (intent, option wording, waiver reason, clock arithmetic)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalkit.spoken import (
+    say_time,
+)
+
+MAX_AUTH_ATTEMPTS = 2  # App. L.4: offer a transfer after two failed attempts
+MAX_REASKS = 2
+MAX_REPAIRS = 8  # corrections (one character or a whole re-spelling) of a read-back before giving up
+CODE_LENGTH = 6  # SkyWay confirmation codes have six characters
+SAME_DAY_CUTOFF_MINUTES = 30  # same-day changes are permitted up to 30 minutes before departure
+WAIVER_KEYWORDS = (  # fee waivers that need documentation a live agent must see (App. L.4 "Fee Waivers")
+    ("bereavement", ("bereavement", "funeral", "passed away", "death in")),
+    ("medical emergency", ("medical", "hospital", "surgery")),
+    ("military orders", ("military", "orders", "deployment", "deployed")),
+)
+INTENT_KEYWORDS = (  # first match wins: the specific situations before the generic verbs
+    ("escalation", tuple(word for _, words in WAIVER_KEYWORDS for word in words)),
+    ("missed_connection", ("missed my connect", "missed the connect", "missed connection", "connecting flight")),
+    ("standby", ("standby", "stand by")),
+    ("compensation_claim", ("voucher", "compensation", "compensate", "hotel")),
+    ("cancellation_refund", ("refund", "cancel my", "cancel the", "cancel this", "cancel our", "want to cancel")),
+    ("irrops_rebooking", ("cancelled", "canceled", "delayed", "delay", "schedule change", "rebook")),
+    ("same_day_change", ("earlier", "today", "sooner")),
+    ("voluntary_change", ("change", "different day", "another day", "move", "reschedule")),
+)
+# A reply to an offer that names no offered flight but says it doesn't fit ("That's too late, I need a morning one").
+REJECT_CUES = ("none", "too late", "too early", "can't", "cannot", "rather", "doesn't work", "don't work", "need")
+SUPERVISOR_CUES = ("supervisor", "manager", "live agent", "real person", "somebody else", "someone else")
+
+
+def classify_intent(text: str) -> str | None:
+    low = text.lower()
+    for intent, words in INTENT_KEYWORDS:
+        if any(w in low for w in words):
+            return intent
+    return None
+
+
+def describe_option(option: dict[str, Any]) -> str:
+    kind = "nonstop" if option["stops"] == 0 else f"with {option['stops']} stop"
+    return f"flight {' and '.join(option['flights'])} at {say_time(option['departure'])}, {kind}"
+
+
+def waiver_reason(text: str) -> str:
+    low = text.lower()
+    return next((reason for reason, words in WAIVER_KEYWORDS if any(w in low for w in words)), "fee waiver")
+
+
+def later(hhmm: str, minutes: int) -> str:
+    """``hhmm`` plus ``minutes``, capped at 23:59 (a cut-off never wraps into tomorrow)."""
+    hours, mins = divmod(min(_minutes(hhmm) + minutes, 23 * 60 + 59), 60)
+    return f"{hours:02d}:{mins:02d}"
+
+
+def _minutes(hhmm: str) -> int:
+    return int(hhmm[:2]) * 60 + int(hhmm[3:5])
