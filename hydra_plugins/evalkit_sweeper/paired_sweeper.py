@@ -14,6 +14,7 @@ from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.config_store import ConfigStore
 from hydra.core.override_parser.types import Override
 
+from evalkit.cli.callbacks import hand_total_to_parent
 from evalkit.cli.preflight import check_jobs
 from evalkit.cli.sweeper import plan_jobs
 
@@ -53,5 +54,6 @@ class PairedSweeper(BasicSweeper):
         context = getattr(self, "hydra_context", None)
         if context is not None:
             check_jobs(context.config_loader, self.config, jobs, Path.cwd())
+            hand_total_to_parent(self.config, len(jobs))  # the progress line's "n / total" (evalkit.tracking.progress)
         size = max_batch_size or len(jobs) or 1
         return [jobs[i : i + size] for i in range(0, len(jobs), size)]
