@@ -33,6 +33,8 @@ ConfigStore.instance().store(group="hydra/sweeper", name="evalkit", node=PairedS
 
 
 class PairedSweeper(BasicSweeper):
+    _conditions: Optional[list[list[str]]] = None  # noqa: UP045  (class default: sweepers built without __init__)
+
     def __init__(
         self,
         max_batch_size: int | None,
