@@ -42,7 +42,15 @@ from evalkit.config.schema import RunConfig, identity_payload
 from evalkit.config.secrets import redact
 from evalkit.metrics import aggregate_cell, required_preparation
 from evalkit.records import CellResult, ConversationRecord
-from evalkit.tracking import CellClaimed, CellRun, TrackingTarget, find_finished_cell, flatten, wait_for_run
+from evalkit.tracking import (
+    CellClaimed,
+    CellRun,
+    TrackingTarget,
+    find_finished_cell,
+    flatten,
+    log_sweep_progress,
+    wait_for_run,
+)
 from evalkit.tracking.store import copy_reference
 
 __all__ = [
@@ -120,8 +128,15 @@ def run_cell(config: RunConfig, target: TrackingTarget, out_dir: Path, parent_ru
     With reuse on, the new run claims the cell key: when another live run (a concurrent sweep) holds it, this job
     waits for that run and reuses it if it finished complete, or claims again if it died."""
     plan = plan_cell(config)
+    result = _run_or_reuse(plan, target, out_dir, parent_run_id)
+    if parent_run_id:
+        _report_progress(target, parent_run_id)
+    return result
+
+
+def _run_or_reuse(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run_id: str | None) -> CellResult:
     while True:
-        if config.reuse:
+        if plan.config.reuse:
             previous = find_finished_cell(target, plan.key)
             if previous is not None:
                 return _reuse(plan, target, previous, parent_run_id)
@@ -130,6 +145,15 @@ def run_cell(config: RunConfig, target: TrackingTarget, out_dir: Path, parent_ru
         except CellClaimed as claimed:
             log.info("cell %s (%s) is being run by %s: waiting for it", plan.key, plan.run_name, claimed.holder)
             wait_for_run(target, claimed.holder)
+
+
+def _report_progress(target: TrackingTarget, parent_run_id: str) -> None:
+    """One progress step on the sweep's parent run, read from the store (jobs may run in other processes). The
+    cell's data is stored by now: a progress write that fails is a warning, never a failed cell."""
+    try:
+        log.info(log_sweep_progress(target, parent_run_id).line())
+    except Exception as exc:
+        log.warning("sweep progress not logged: %s: %s", type(exc).__name__, exc)
 
 
 def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run_id: str | None) -> CellResult:

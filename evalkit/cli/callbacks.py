@@ -21,16 +21,26 @@ from evalkit.tracking import (
     PARENT_RUN_ENV,
     TrackingTarget,
     end_sweep,
+    log_sweep_progress,
     mark_stale_runs,
     parent_run_env,
     read_parent_run,
     resolve_target,
+    set_sweep_total,
     start_sweep,
 )
 from evalkit.tracking.liveness import Heartbeat
 from evalkit.tracking.store import beat, mlflow_client
 
 log = logging.getLogger("evalkit")
+
+
+def hand_total_to_parent(config: DictConfig, total: int) -> None:
+    """The sweeper knows the job list (clean twins included): it tells the parent run, so every cell's progress
+    step can say "n / total" whichever process or host it runs on. No parent run (no tracking callback): nothing."""
+    parent = read_parent_run(Path(config.hydra.sweep.dir).resolve())
+    if parent:
+        set_sweep_total(_target(config), parent, total)
 
 
 def _target(config: DictConfig) -> TrackingTarget:
@@ -62,5 +72,6 @@ class TrackingCallback(Callback):
         parent = read_parent_run(Path(config.hydra.sweep.dir).resolve())
         os.environ.pop(PARENT_RUN_ENV, None)
         if parent:
+            log.info("%s (final)", log_sweep_progress(_target(config), parent).line())  # the parent ends with them
             rows = end_sweep(_target(config), parent)
             log.info("sweep parent run %s closed with %d cells", parent, len(rows))

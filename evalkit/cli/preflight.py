@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from hydra.experimental.callback import Callback
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from evalkit.config.preflight import preflight, scenarios_source, to_container
 from evalkit.config.schema import ConfigError, RunConfig, validate_config
@@ -84,7 +84,7 @@ def planned_jobs(config_loader: Any, config: DictConfig) -> list[list[str]] | No
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
-    from evalkit.cli.sweeper import add_clean_twins
+    from evalkit.cli.sweeper import plan_jobs
 
     sweeper = config.hydra.sweeper
     if not str(sweeper.get("_target_", "")).endswith("PairedSweeper"):
@@ -93,7 +93,8 @@ def planned_jobs(config_loader: Any, config: DictConfig) -> list[list[str]] | No
     arguments = params + list(config.hydra.overrides.task)
     overrides = OverridesParser.create(config_loader=config_loader).parse_overrides(arguments)
     jobs = BasicSweeper.split_arguments(overrides, None)[0]
-    return add_clean_twins(jobs) if config.get("twins", True) else jobs
+    conditions = OmegaConf.to_container(sweeper.get("conditions")) if sweeper.get("conditions") else None
+    return plan_jobs(jobs, conditions, bool(config.get("twins", True)))  # type: ignore[arg-type]
 
 
 class PreflightCallback(Callback):

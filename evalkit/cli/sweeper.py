@@ -71,13 +71,38 @@ def twin_overrides(job: list[str]) -> list[str]:
 
 
 def add_clean_twins(jobs: list[list[str]]) -> list[list[str]]:
-    """Twins first, then the requested jobs, each distinct job once."""
+    """Twins first, then the requested jobs, each distinct job once (the order of a job's overrides does not make
+    it another job: ``voice=neutral +protocol=subset`` and ``+protocol=subset voice=neutral`` are one twin)."""
     twins = [twin_overrides(job) for job in jobs if is_perturbed(job)]
     seen: set[tuple[str, ...]] = set()
     ordered: list[list[str]] = []
     for job in twins + jobs:
-        key = tuple(job)
+        key = tuple(sorted(job))
         if key not in seen:
             seen.add(key)
             ordered.append(job)
     return ordered
+
+
+def with_condition(job: list[str], condition: list[str]) -> list[str]:
+    """One grid job under one condition: the condition's overrides replace the job's overrides of the same key."""
+    keys = {_split(override)[0] for override in condition}
+    return [o for o in job if _split(o)[0] not in keys] + list(condition)
+
+
+def with_conditions(jobs: list[list[str]], conditions: list[list[str]] | None) -> list[list[str]]:
+    """Every grid job under every condition (``hydra.sweeper.conditions``); no conditions: the grid itself.
+
+    Hydra's grid is a cross product, but a protocol such as EVA-Bench's (clean: all scenarios, k = 5; accent, noise,
+    both: 30 scenarios, k = 3) is a union of bundles. Each bundle is a list of plain overrides, so the perturbation
+    axes stay visible to the twin rule (a voice or perturb chosen inside a config file would not be)."""
+    if not conditions:
+        return jobs
+    return [with_condition(job, list(condition)) for job in jobs for condition in conditions]
+
+
+def plan_jobs(jobs: list[list[str]], conditions: list[list[str]] | None, twins: bool) -> list[list[str]]:
+    """The sweeper's job list: grid × conditions, then (``twins``) the clean twins first. One rule for the sweeper
+    plugin and the preflight callback, which must agree on what will run."""
+    jobs = with_conditions(jobs, conditions)
+    return add_clean_twins(jobs) if twins else jobs

@@ -1,5 +1,6 @@
 """MLflow tracking: the only package that imports mlflow (DESIGN dependency rules)."""
 
+from evalkit.tracking.progress import SweepProgress, log_sweep_progress, set_sweep_total, sweep_progress
 from evalkit.tracking.store import (
     PARENT_RUN_ENV,
     CellClaimed,
@@ -22,16 +23,20 @@ __all__ = [
     "PARENT_RUN_ENV",
     "CellClaimed",
     "CellRun",
+    "SweepProgress",
     "TrackingTarget",
     "end_sweep",
     "ensure_experiment",
     "find_finished_cell",
     "flatten",
+    "log_sweep_progress",
     "mark_stale_runs",
     "parent_run_env",
     "parent_run_file",
     "read_parent_run",
     "resolve_target",
+    "set_sweep_total",
     "start_sweep",
+    "sweep_progress",
     "wait_for_run",
 ]

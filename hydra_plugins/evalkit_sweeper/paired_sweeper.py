@@ -14,8 +14,9 @@ from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.config_store import ConfigStore
 from hydra.core.override_parser.types import Override
 
+from evalkit.cli.callbacks import hand_total_to_parent
 from evalkit.cli.preflight import check_jobs
-from evalkit.cli.sweeper import add_clean_twins
+from evalkit.cli.sweeper import plan_jobs
 
 
 @dataclass
@@ -23,28 +24,38 @@ class PairedSweeperConf:
     _target_: str = "hydra_plugins.evalkit_sweeper.paired_sweeper.PairedSweeper"
     max_batch_size: Optional[int] = None  # noqa: UP045
     params: Optional[dict[str, str]] = None  # noqa: UP045
+    # A union of override bundles crossed with the grid (evalkit.cli.sweeper.with_conditions), e.g. EVA-Bench's
+    # clean-full + perturbed-subset protocol in conf/experiment/eva_robustness.yaml.
+    conditions: Optional[list[list[str]]] = None  # noqa: UP045
 
 
 ConfigStore.instance().store(group="hydra/sweeper", name="evalkit", node=PairedSweeperConf, provider="evalkit")
 
 
 class PairedSweeper(BasicSweeper):
-    def __init__(self, max_batch_size: int | None, params: dict[str, str] | None = None) -> None:
+    _conditions: Optional[list[list[str]]] = None  # noqa: UP045  (class default: sweepers built without __init__)
+
+    def __init__(
+        self,
+        max_batch_size: int | None,
+        params: dict[str, str] | None = None,
+        conditions: list[list[str]] | None = None,
+    ) -> None:
         super().__init__(max_batch_size=max_batch_size, params=params)
         self._twins = True
+        self._conditions = [list(c) for c in conditions] if conditions else None
 
     def setup(self, *, hydra_context: Any, task_function: Any, config: Any) -> None:
         super().setup(hydra_context=hydra_context, task_function=task_function, config=config)
         self._twins = bool(config.get("twins", True))
 
     def split_arguments(self, overrides: list[Override], max_batch_size: int | None) -> list[list[list[str]]]:  # type: ignore[override]
-        jobs = BasicSweeper.split_arguments(overrides, None)[0]
-        if self._twins:
-            jobs = add_clean_twins(jobs)
+        jobs = plan_jobs(BasicSweeper.split_arguments(overrides, None)[0], self._conditions, self._twins)
         # Every job is composed and checked before the first starts: one bad value stops the sweep, not a cell.
         # (Without a Hydra context — the job list computed on its own — there is nothing to compose with.)
         context = getattr(self, "hydra_context", None)
         if context is not None:
             check_jobs(context.config_loader, self.config, jobs, Path.cwd())
+            hand_total_to_parent(self.config, len(jobs))  # the progress line's "n / total" (evalkit.tracking.progress)
         size = max_batch_size or len(jobs) or 1
         return [jobs[i : i + size] for i in range(0, len(jobs), size)]
