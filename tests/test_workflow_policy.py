@@ -520,8 +520,11 @@ def test_words_naming_a_code_slot_are_not_read_as_characters() -> None:
 
 # -- the shipped workflow domains (hr, itsm, ...) -----------------------------------------------------------
 DOMAINS_DIR = Path(__file__).resolve().parents[1] / "evalkit" / "domains"
-SHIPPED = sorted(
-    p.parent.name for p in DOMAINS_DIR.glob("*/workflows.py") if any((p.parent / "scenarios").glob("*.json"))
+SHIPPED = sorted(  # a domain's workflows are a module (workflows.py) or a package (workflows/)
+    d.name
+    for d in DOMAINS_DIR.iterdir()
+    if ((d / "workflows.py").is_file() or (d / "workflows" / "__init__.py").is_file())
+    and any((d / "scenarios").glob("*.json"))
 )
 
 
