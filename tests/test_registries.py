@@ -133,7 +133,11 @@ def test_nested_engines_dispatch_through_their_registries() -> None:
 
 
 BAD_KINDS = [
-    ("agent", ("agent",), "agent.kind: unknown agent 'foo'; registered: cascade_local  [from conf/agent/foo.yaml]"),
+    (
+        "agent",
+        ("agent",),
+        "agent.kind: unknown agent 'foo'; registered: cascade_local, twilio_ws  [from conf/agent/foo.yaml]",
+    ),
     (
         "simulator",
         ("simulator",),
