@@ -1,8 +1,9 @@
 """The caller's side of a Twilio Media Streams call: the call loop's ``AgentSession`` over a WebSocket.
 
 The caller's frames go out as 20 ms media frames (paced by the loop's real clock). The agent's media frames come
-back as ``AgentSpeech`` chunks, one per voiced frame, stamped by the loop when it receives them; silent frames
-inside the agent's turn are held and joined to the next voiced one (a pause), trailing ones are dropped. The
+back as ``AgentSpeech`` chunks, one per voiced frame, stamped by the loop when it receives them. Silent frames
+only mark time: a pause inside the agent's turn is the gap between its chunks on the timeline (the loop places a
+chunk at its arrival), so it is not in the turn's clip, and trailing silence never lengthens the turn. The
 agent's turn ends when it has been silent for ``take_turn_after_silence_ms`` after its audio has played out: a
 live call has no end-of-turn message, the caller decides by silence. Any failure of the wire (refused, timed
 out, bad handshake, dropped, malformed JSON) raises ``WireError`` with the reason: the loop records it as an
@@ -18,7 +19,6 @@ import uuid
 from collections import deque
 from typing import Any
 
-import numpy as np
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, ConnectionClosedError, InvalidHandshake, InvalidURI
 
@@ -61,7 +61,6 @@ class TwilioCallerSession:
         self._voiced = False  # the agent's current turn has had audio above the silence level
         self._voice_end_ms = 0.0  # when its last voiced audio has played out
         self._playback_end_ms = 0.0
-        self._held: list[np.ndarray] = []
         self._text = ""
         self._heard: str | None = None
         self._tools: list[ToolCallTuple] = []
@@ -199,16 +198,12 @@ class TwilioCallerSession:
         now = self.clock.now_ms
         self._playback_end_ms = max(now, self._playback_end_ms) + samples.size / self.config.sample_rate * 1000.0
         if level_dbfs(samples) < self.config.silence_dbfs:
-            if self._voiced:
-                self._held.append(samples)  # a pause inside the turn, kept only if the agent speaks again
             return None
         self._voiced = True
         self._voice_end_ms = self._playback_end_ms
-        audio = np.concatenate([*self._held, samples]) if self._held else samples
-        self._held = []
         chunk = AgentSpeech(
             text=self._text,
-            audio=AudioClip(samples=audio, sample_rate=self.config.sample_rate),
+            audio=AudioClip(samples=samples, sample_rate=self.config.sample_rate),
             heard_text=self._heard,
             tool_calls=self._tools,
         )
@@ -228,7 +223,6 @@ class TwilioCallerSession:
 
     def _drop_unplayed(self, purge_inbox: bool = True) -> None:
         """Barge-in (the agent's ``clear`` or the caller cutting in): buffered agent audio is never heard."""
-        self._held = []
         now = self.clock.now_ms
         self._playback_end_ms = min(self._playback_end_ms, now)
         self._voice_end_ms = min(self._voice_end_ms, now)

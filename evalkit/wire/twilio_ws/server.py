@@ -29,7 +29,8 @@ from websockets.exceptions import ConnectionClosed
 
 from evalkit.agents.base import AgentContext, AgentReply, ToolBox
 from evalkit.domains import tool_registry
-from evalkit.domains.base import ToolExecutor
+from evalkit.domains.base import ToolExecutor, ToolRegistry
+from evalkit.plugins import PluginError
 from evalkit.records import AudioClip
 from evalkit.wire.twilio_ws import protocol
 from evalkit.wire.twilio_ws.codec import decode, encode, resample
@@ -89,7 +90,7 @@ class ServedCall:
         custom = start.get("customParameters") or {}
         domain = str(custom.get("domain", ""))
         db = json.loads(custom.get("scenario_db") or "{}")
-        tools = ToolBox(ToolExecutor(tool_registry(domain), db))
+        tools = ToolBox(ToolExecutor(_tools_of(domain), db))
         context = AgentContext(domain, str(custom.get("current_date_time", "")), tools, str(custom.get("scenario_id")))
         self._then(lambda: self.agent.start(context))
 
@@ -144,6 +145,15 @@ class ServedCall:
             self._reply.cancel()
             with contextlib.suppress(BaseException):
                 await self._reply
+
+
+def _tools_of(domain: str) -> ToolRegistry:
+    """The domain's tools; none for a domain evalkit does not know (the agent then answers without tools)."""
+    try:
+        return tool_registry(domain)
+    except PluginError:
+        log.warning("unknown domain %r: the agent runs without tools", domain)
+        return ToolRegistry()
 
 
 class ReferenceServer:
