@@ -7,9 +7,14 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
+import signal
 import socket
+import subprocess
+import sys
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,10 +24,15 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosedError
 
 from evalkit.call import CallOutcome, CallSettings, RealClock, run_call
+from evalkit.cell import plan_cell, run_cell_conversations
+from evalkit.config.schema import validate_config
 from evalkit.wire.twilio_ws import TwilioWsConfig
 from evalkit.wire.twilio_ws.codec import decode, encode, mulaw_decode, mulaw_encode, resample
 from evalkit.wire.twilio_ws.server import ReferenceServer, url_of
 from tests.test_call_loop import EchoAgent, ScriptCaller, ToneChannel, context
+from tests.test_config import composed
+
+ROOT = Path(__file__).resolve().parent.parent
 
 RATE = 8000
 FRAME = 160  # 20 ms of μ-law at 8 kHz
@@ -227,3 +237,75 @@ def test_the_reference_server_survives_bad_frames_and_serves_the_next_call() -> 
     assert outcome.turns[2].intended_text == "you said 1600 samples"  # 200 ms of caller audio at 8 kHz
     assert outcome.turns[1].heard_text == "1600 samples"
     assert reference.calls == 3
+
+
+def test_the_reference_server_takes_the_turn_by_silence_without_speech_events() -> None:
+    reference = ReferenceServer(lambda: EchoAgent(reply_ms=300.0), port=0, take_turn_after_silence_ms=300.0)
+
+    async def main() -> CallOutcome:
+        stop = asyncio.Event()
+        urls: list[str] = []
+        serving = asyncio.create_task(reference.serve_until(stop, urls.append))
+        while not urls:
+            await asyncio.sleep(0.01)
+        outcome = await dial(urls[0], ["one two three"], speech_events=False)
+        stop.set()
+        await serving
+        return outcome
+
+    outcome = asyncio.run(main())
+    assert outcome.end_reason == "user_end_call", outcome.error
+    assert outcome.turns[1].heard_text == "2400 samples"  # the whole turn, cut by 300 ms without media
+
+
+# -- the reference server with the embedded cascade, a real scenario through the cell ------------------------
+
+
+@pytest.fixture(scope="module")
+def served_cascade() -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``python -m evalkit.serve agent=cascade_local`` on a free port; its URL."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "evalkit.serve", "--port", "0", "agent=cascade_local"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert line.startswith("evalkit.serve: agent cascade_local on ws://127.0.0.1:"), line
+    yield process, line.split(" on ")[1].strip()
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+def test_a_scenario_through_the_wire_to_the_served_cascade(
+    served_cascade: tuple[subprocess.Popen[str], str], tmp_path: Path
+) -> None:
+    process, url = served_cascade
+    config = validate_config(
+        composed(
+            "agent=twilio_ws",
+            f"agent.url={url}",
+            "domain.scenarios=[AL-005]",
+            "trials=1",
+            "progress=false",
+            "metrics=[task_completion]",
+        )
+    )
+    [record] = run_cell_conversations(plan_cell(config), tmp_path, log_audio=False)
+    conversation = record.conversation
+    assert conversation.end_reason in ("agent_end_call", "user_end_call"), conversation.error
+    users = [t for t in conversation.turns if t.role == "user" and t.heard_text is not None]
+    agents = [t for t in conversation.turns if t.role == "assistant"]
+    assert users and all(t.heard_text for t in users)  # the served agent's ASR, reported over the wire
+    assert all(a.intended_text for a in agents)
+    calls = [c for t in agents for c in t.tool_calls]
+    assert calls and all(c.ok for c in calls)  # replayed on the harness's own DB copy
+    assert conversation.final_db != conversation.initial_db
+    starts = [t.start_ms for t in conversation.turns]
+    assert starts == sorted(starts)  # one real-clock timeline
+    # SIGTERM: the server closes its calls and exits cleanly
+    process.send_signal(signal.SIGTERM)
+    out, _ = process.communicate(timeout=30)
+    assert process.returncode == 0 and "stopped after 1 call(s)" in out
