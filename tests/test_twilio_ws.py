@@ -309,3 +309,50 @@ def test_a_scenario_through_the_wire_to_the_served_cascade(
     process.send_signal(signal.SIGTERM)
     out, _ = process.communicate(timeout=30)
     assert process.returncode == 0 and "stopped after 1 call(s)" in out
+
+
+def burst_then(after_s: float, then: str | None) -> Handler:
+    """An agent that answers with 2 s of audio sent at once (faster than real time), then ``then`` after_s later."""
+
+    async def handler(ws: ServerConnection) -> None:
+        sid = ""
+        async for raw in ws:
+            message = json.loads(raw)
+            if message["event"] == "start":
+                sid = message["start"]["streamSid"]
+                await ToneAgentServer().speak(ws, sid, tone_bytes(200))
+            elif message["event"] == "user_speech_stop":
+                audio = tone_bytes(2000)
+                for i in range(0, len(audio), FRAME):
+                    payload = base64.b64encode(audio[i : i + FRAME]).decode()
+                    await ws.send(json.dumps({"event": "media", "streamSid": sid, "media": {"payload": payload}}))
+                if then is not None:
+                    await asyncio.sleep(after_s)
+                    await ws.send(json.dumps({"event": then, "streamSid": sid}))
+
+    return handler
+
+
+def test_audio_sent_in_a_burst_plays_in_real_time_and_clear_drops_the_unplayed_rest() -> None:
+    whole = call_through(burst_then(0.0, None), ["hi"])
+    assert whole.turns[2].end_ms - whole.turns[2].start_ms == pytest.approx(2000.0, abs=60.0)
+    cleared = call_through(burst_then(0.5, "clear"), ["hi"])
+    assert cleared.end_reason == "user_end_call", cleared.error
+    reply = cleared.turns[2]
+    assert reply.end_ms - reply.start_ms == pytest.approx(500.0, abs=100.0)  # only what played before the clear
+    assert len(cleared.audio.clips[(2, "assistant")].samples) < 0.7 * RATE
+
+
+def test_the_caller_barges_in_on_a_wire_agent() -> None:
+    async def main() -> CallOutcome:
+        async with serve(burst_then(0.0, None), "127.0.0.1", 0) as server:
+            agent = TwilioWsConfig(name="wire", url=url_of(server), take_turn_after_silence_ms=300.0).build()
+            clock = RealClock()
+            settings = agent.call_settings(CallSettings(user_reaction_ms=100.0, barge_in_after_ms=400.0))
+            return await run_call(ScriptCaller(["hi"]), agent.session(clock), ToneChannel(), context(), clock, settings)
+
+    outcome = asyncio.run(main())
+    assert outcome.end_reason == "user_end_call", outcome.error
+    reply = outcome.turns[2]
+    assert reply.end_ms - reply.start_ms == pytest.approx(400.0, abs=40.0)
+    assert [e.type for e in reply.effects] == ["barge_in"]

@@ -34,6 +34,7 @@ class WireError(RuntimeError):
     """The call's connection failed; the message says how (an infrastructure failure, not the agent's)."""
 
 
+PLAYOUT_SLACK_MS = 5.0  # a frame may be handed over this early: scheduling jitter, not a buffer
 Inbound = tuple[str, Any]  # ("msg", message) | ("closed", None) | ("error", WireError)
 
 
@@ -151,15 +152,15 @@ class TwilioCallerSession:
         while True:
             if self._ready:
                 return self._ready.popleft()
-            if self._inbox:
+            timeout = self._playout_wait_ms() / 1000.0 if self._inbox else None
+            if self._inbox and timeout <= 0:
                 event = self._handle(self._inbox.popleft())
                 if event is not None:
                     return event
                 continue
-            if self._hung_up:
+            if self._hung_up and not self._inbox:
                 raise WireError("the agent closed the call")
-            timeout = None
-            if self._voiced:  # the caller takes the turn once the agent has been quiet long enough
+            if self._voiced and not self._inbox:  # the caller takes the turn once the agent has been quiet enough
                 remaining = self._voice_end_ms + self.config.take_turn_after_silence_ms - self.clock.now_ms
                 if remaining <= 0:
                     return self._end_turn()
@@ -167,6 +168,14 @@ class TwilioCallerSession:
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
+
+    def _playout_wait_ms(self) -> float:
+        """How long the next media frame waits for its turn to play: the caller hears agent audio in real time
+        whatever pace it is sent at (a jitter buffer), so a ``clear`` still finds the unplayed part to drop."""
+        kind, value = self._inbox[0]
+        if kind != "msg" or value["event"] != "media":
+            return 0.0
+        return max(0.0, self._playback_end_ms - self.clock.now_ms - PLAYOUT_SLACK_MS)
 
     def _handle(self, item: Inbound) -> AgentEvent | None:
         kind, value = item
