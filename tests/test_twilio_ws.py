@@ -356,3 +356,10 @@ def test_the_caller_barges_in_on_a_wire_agent() -> None:
     reply = outcome.turns[2]
     assert reply.end_ms - reply.start_ms == pytest.approx(400.0, abs=40.0)
     assert [e.type for e in reply.effects] == ["barge_in"]
+
+
+def test_serve_refuses_to_serve_a_wire_agent(capsys: pytest.CaptureFixture[str]) -> None:
+    from evalkit.serve import main
+
+    assert main(["--port", "0", "agent=twilio_ws"]) == 2
+    assert "serves in-process agents" in capsys.readouterr().err
