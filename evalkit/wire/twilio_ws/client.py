@@ -17,7 +17,7 @@ import contextlib
 import json
 import uuid
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, ConnectionClosedError, InvalidHandshake, InvalidURI
@@ -26,8 +26,11 @@ from evalkit.agents.base import AgentContext
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, Frame, ToolCallTuple
 from evalkit.records import AudioClip
-from evalkit.wire.twilio_ws import TwilioWsConfig, protocol
+from evalkit.wire.twilio_ws import protocol
 from evalkit.wire.twilio_ws.codec import MIME, decode, encode, level_dbfs, resample
+
+if TYPE_CHECKING:  # the kind's package builds this session: a run-time import back would be a module cycle
+    from evalkit.wire.twilio_ws import TwilioWsConfig
 
 
 class WireError(RuntimeError):
