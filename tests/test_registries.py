@@ -86,7 +86,7 @@ plugin: toy_agent
 
 # Every built-in plug-in group: (group, registry, base class, the built-in kinds).
 GROUPS = [
-    ("agent", AGENTS, AgentConfig, ["cascade_local"]),
+    ("agent", AGENTS, AgentConfig, ["cascade_local", "twilio_ws"]),
     ("simulator", SIMULATORS, SimulatorConfig, ["scripted"]),
     ("voice", VOICES, VoiceConfig, ["espeak"]),
     ("judge", JUDGES, BaseJudgeConfig, ["none", "openai_compatible"]),
@@ -133,7 +133,11 @@ def test_nested_engines_dispatch_through_their_registries() -> None:
 
 
 BAD_KINDS = [
-    ("agent", ("agent",), "agent.kind: unknown agent 'foo'; registered: cascade_local  [from conf/agent/foo.yaml]"),
+    (
+        "agent",
+        ("agent",),
+        "agent.kind: unknown agent 'foo'; registered: cascade_local, twilio_ws  [from conf/agent/foo.yaml]",
+    ),
     (
         "simulator",
         ("simulator",),
@@ -281,7 +285,7 @@ def test_an_installed_distribution_registers_an_agent_through_its_entry_point(tm
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), str(REPO)])}
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == f"['cascade_local', 'toy'] toy_pkg.toy_agent ToyAgentConfig {SENTENCE}"
+    assert done.stdout.strip() == f"['cascade_local', 'toy', 'twilio_ws'] toy_pkg.toy_agent ToyAgentConfig {SENTENCE}"
 
 
 def test_judge_config_kinds_build_none_offline() -> None:

@@ -32,6 +32,7 @@ class AgentContext:
     domain: str
     current_date_time: str
     tools: ToolBox
+    scenario_id: str = ""  # issue 13: a wire agent's call carries it (Twilio customParameters)
 
 
 @dataclass

@@ -43,5 +43,8 @@ class AgentConfig(KindConfig):
 
 
 AGENTS: Registry[type[AgentConfig]] = Registry(
-    "agent", "evalkit.agents", builtin_modules=("evalkit.agents.cascade_local",)
+    "agent",
+    "evalkit.agents",
+    # evalkit.wire.twilio_ws: a wire agent kind, outside this package (it is a call-loop session, see evalkit.wire)
+    builtin_modules=("evalkit.agents.cascade_local", "evalkit.wire.twilio_ws"),
 )

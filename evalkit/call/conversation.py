@@ -12,7 +12,7 @@ from typing import Any
 
 from evalkit.agents.base import AgentContext, ToolBox
 from evalkit.call.channel import AudioChannel, Perturb, Synthesize
-from evalkit.call.clock import Clock, VirtualClock
+from evalkit.call.clock import Clock, RealClock, VirtualClock
 from evalkit.call.loop import CallOutcome, CallSettings, Channel, ConversationAudio, run_call
 from evalkit.call.session import AgentSession, TurnBasedSession
 from evalkit.domains.base import ToolExecutor, ToolRegistry
@@ -61,7 +61,7 @@ def call_scenario(
     settings: CallSettings,
 ) -> CallOutcome:
     """Run the loop to the end (its own event loop: a cell runs conversations one after another)."""
-    context = AgentContext(scenario.domain, scenario.current_date_time, ToolBox(executor))
+    context = AgentContext(scenario.domain, scenario.current_date_time, ToolBox(executor), scenario_id=scenario.id)
     return asyncio.run(run_call(caller, session, channel, context, clock, settings))
 
 
@@ -88,17 +88,22 @@ def run_conversation(
     )
     voice = user_tts.for_scenario(scenario) if hasattr(user_tts, "for_scenario") else user_tts
     executor = ToolExecutor(registry, scenario.scenario_db)
-    clock = VirtualClock()
+    clock, session, settings = _agent_session(agent, settings or CallSettings())
     outcome = call_scenario(
-        scenario,
-        simulator,
-        TurnBasedSession(agent, clock),
-        AudioChannel(voice, perturb, cell_seed, keys),
-        executor,
-        clock,
-        settings or CallSettings(),
+        scenario, simulator, session, AudioChannel(voice, perturb, cell_seed, keys), executor, clock, settings
     )
     return conversation_record(scenario, trial, derive_seed(cell_seed, *keys), outcome, executor), outcome.audio
+
+
+def _agent_session(agent: Any, settings: CallSettings) -> tuple[Clock, AgentSession, CallSettings]:
+    """The call's clock, session and settings. An in-process agent: a turn-based session on a virtual clock. A wire
+    agent (``realtime``, issue 13): its own session per call on a real clock, with the settings it needs (20 ms
+    frames, a response timeout); the clock starts now, just before the call."""
+    if getattr(agent, "realtime", False):
+        clock: Clock = RealClock()
+        return clock, agent.session(clock), agent.call_settings(settings)
+    clock = VirtualClock()
+    return clock, TurnBasedSession(agent, clock), settings
 
 
 def run_text_conversation(

@@ -261,6 +261,13 @@ class Call:
         await self.session.end_of_turn()
 
 
+def _turn_taken_at(clock: Clock, agent_end_ms: float) -> float:
+    """When the caller may start reacting to the agent's turn. issue 13: on a real clock the caller knows the agent
+    has finished only once it has decided so (a silence window after the agent's audio), which is later than the
+    audio's end; a virtual clock is untouched (the turn-based agent's end is known at once)."""
+    return max(agent_end_ms, clock.now_ms) if clock.realtime else agent_end_ms
+
+
 async def run_call(
     caller: Caller,
     session: AgentSession,
@@ -276,6 +283,7 @@ async def run_call(
         await session.open(context)
         _greeting, now_ms = call.record_agent_turn(await call.agent_turn())
         await clock.advance_to(now_ms)
+        now_ms = _turn_taken_at(clock, now_ms)
         utterance = caller.first_utterance()
         for _ in range(settings.max_user_turns):
             start_ms = now_ms + settings.user_reaction_ms
@@ -294,6 +302,7 @@ async def run_call(
             if not reply.interrupted and any(e.type == "barge_in" for e in agent_turn.effects):
                 await session.interrupt()  # a turn-based agent is cut after the fact: tell it all the same
             await clock.advance_to(now_ms)
+            now_ms = _turn_taken_at(clock, now_ms)
             if reply.end_call:
                 end_reason = "agent_end_call"
                 break

@@ -1,0 +1,73 @@
+"""``python -m evalkit.serve [--host H] [--port P] [overrides...]``: serve an evalkit agent over the Twilio Media
+Streams protocol (the reference server, DESIGN decision 12), e.g. ``python -m evalkit.serve agent=cascade_local``.
+
+The overrides compose the run config exactly as ``python -m evalkit`` does; only its ``agent`` is used. Prints the
+ws:// URL to give a caller (``agent=twilio_ws agent.url=<it>``), serves many calls at once and shuts down cleanly
+on SIGINT / SIGTERM (exit status 0). Port 0 picks a free port.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from pathlib import Path
+
+from evalkit.config.schema import ConfigError, validate_config
+
+CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+EXIT_BAD_INPUT = 2
+
+
+def compose_agent(overrides: list[str]) -> object:
+    """The validated agent config of the composed run config."""
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=overrides)
+    raw = OmegaConf.to_container(cfg, resolve=True)
+    assert isinstance(raw, dict)
+    raw.pop("hydra", None)
+    return validate_config(raw).agent
+
+
+async def serve_agent(agent_config: object, host: str, port: int, silence_ms: float) -> int:
+    from evalkit.wire.twilio_ws.server import ReferenceServer
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    server = ReferenceServer(agent_config.build, host, port, silence_ms)  # type: ignore[attr-defined]
+    kind = getattr(agent_config, "kind", "?")
+
+    def ready(url: str) -> None:
+        print(f"evalkit.serve: agent {kind} on {url}", flush=True)
+
+    await server.serve_until(stop, ready)
+    print(f"evalkit.serve: stopped after {server.calls} call(s)", flush=True)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evalkit.serve", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--take-turn-after-silence-ms", type=float, default=700.0, dest="silence_ms")
+    parser.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. agent=cascade_local")
+    args = parser.parse_args(argv)
+    try:
+        agent_config = compose_agent(args.overrides)
+    except ConfigError as exc:
+        print(f"config error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if getattr(agent_config, "realtime", False) or getattr(agent_config, "kind", "") == "twilio_ws":
+        print("config error: evalkit.serve serves in-process agents, not a wire agent", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return asyncio.run(serve_agent(agent_config, args.host, args.port, args.silence_ms))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

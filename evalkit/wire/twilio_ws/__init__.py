@@ -1,0 +1,81 @@
+"""The agent kind ``twilio_ws``: a voice agent reached over a WebSocket speaking Twilio Media Streams (EVA-Bench's
+assistant contract). evalkit plays the caller; the call runs on a real clock with 20 ms frames.
+
+``conf/agent/twilio_ws.yaml``; ``agent=twilio_ws agent.url=ws://host:port``. The wire adapters live here:
+``client`` (the caller's session) and ``server`` (evalkit's own agents behind the same protocol, for
+``python -m evalkit.serve``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import Field
+
+from evalkit.agents.registry import AGENTS, AgentConfig
+from evalkit.call.loop import CallSettings
+from evalkit.wire.twilio_ws.codec import Encoding
+from evalkit.wire.twilio_ws.protocol import FRAME_MS
+
+if TYPE_CHECKING:
+    from evalkit.call.clock import Clock
+    from evalkit.call.session import AgentSession
+
+__all__ = ["TwilioWsAgent", "TwilioWsConfig"]
+
+
+@AGENTS.register("twilio_ws")
+class TwilioWsConfig(AgentConfig):
+    kind: Literal["twilio_ws"] = "twilio_ws"
+    url: str = "ws://127.0.0.1:8765"
+    path: str = ""  # appended to url (EVA-Bench servers listen on /ws and /)
+    headers: dict[str, str] = Field(default_factory=dict)  # plain headers; never put a secret here
+    # header -> environment variable holding its value (e.g. Authorization -> AGENT_AUTH): read when connecting,
+    # so a token never enters the config, its hash or the logs
+    headers_from_env: dict[str, str] = Field(default_factory=dict)
+    encoding: Encoding = "mulaw"
+    sample_rate: int = Field(default=8000, ge=8000, le=48000)
+    speech_events: bool = True  # send EVA-Bench's user_speech_start / user_speech_stop
+    take_turn_after_silence_ms: float = Field(default=800.0, gt=0)  # the agent's turn ends after this much silence
+    silence_dbfs: float = Field(default=-50.0, le=0)  # agent audio below this level counts as silence
+    connect_timeout_s: float = Field(default=10.0, gt=0)
+    response_timeout_s: float = Field(default=30.0, gt=0)  # no agent audio for this long: infrastructure failure
+    max_duration_s: float = Field(default=600.0, gt=0)  # EVA-Bench Table 7
+    max_message_bytes: int = Field(default=1 << 20, ge=1024)
+
+    @property
+    def endpoint(self) -> str:
+        return self.url.rstrip("/") + ("/" + self.path.lstrip("/") if self.path else "")
+
+    def resolved_headers(self) -> dict[str, str]:
+        missing = [var for var in self.headers_from_env.values() if var not in os.environ]
+        if missing:
+            raise RuntimeError(f"agent.headers_from_env: environment variable(s) not set: {', '.join(missing)}")
+        return {**self.headers, **{h: os.environ[var] for h, var in self.headers_from_env.items()}}
+
+    def build(self) -> TwilioWsAgent:  # type: ignore[override]
+        return TwilioWsAgent(self)
+
+
+@dataclasses.dataclass
+class TwilioWsAgent:
+    """Not an in-process agent: a factory of one wire session per call (``realtime``: the conversation runs it on
+    a real clock with 20 ms frames, see evalkit.call.conversation)."""
+
+    config: TwilioWsConfig
+    realtime = True
+
+    def session(self, clock: Clock) -> AgentSession:
+        from evalkit.wire.twilio_ws.client import TwilioCallerSession
+
+        return TwilioCallerSession(self.config, clock)
+
+    def call_settings(self, base: CallSettings) -> CallSettings:
+        return dataclasses.replace(
+            base,
+            frame_ms=FRAME_MS,
+            agent_timeout_s=self.config.response_timeout_s,
+            max_duration_s=min(base.max_duration_s, self.config.max_duration_s),
+        )

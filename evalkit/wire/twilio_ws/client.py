@@ -1,0 +1,295 @@
+"""The caller's side of a Twilio Media Streams call: the call loop's ``AgentSession`` over a WebSocket.
+
+The caller's frames go out as 20 ms media frames (paced by the loop's real clock). The agent's media frames come
+back as ``AgentSpeech`` chunks, one per voiced frame, stamped by the loop when it receives them. Silent frames
+only mark time: a pause inside the agent's turn is the gap between its chunks on the timeline (the loop places a
+chunk at its arrival), so it is not in the turn's clip, and trailing silence never lengthens the turn. The
+agent's turn ends when it has been silent for ``take_turn_after_silence_ms`` after its audio has played out: a
+live call has no end-of-turn message, the caller decides by silence. Any failure of the wire (refused, timed
+out, bad handshake, dropped, malformed JSON) raises ``WireError`` with the reason: the loop records it as an
+infrastructure failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import uuid
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, ConnectionClosedError, InvalidHandshake, InvalidURI
+
+from evalkit.agents.base import AgentContext
+from evalkit.call.clock import Clock
+from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, Frame, ToolCallTuple
+from evalkit.records import AudioClip
+from evalkit.wire.twilio_ws import protocol
+from evalkit.wire.twilio_ws.codec import MIME, decode, encode, level_dbfs, resample
+
+if TYPE_CHECKING:  # the kind's package builds this session: a run-time import back would be a module cycle
+    from evalkit.wire.twilio_ws import TwilioWsConfig
+
+
+class WireError(RuntimeError):
+    """The call's connection failed; the message says how (an infrastructure failure, not the agent's)."""
+
+
+PLAYOUT_SLACK_MS = 5.0  # a frame may be handed over this early: scheduling jitter, not a buffer
+Inbound = tuple[str, Any]  # ("msg", message) | ("closed", None) | ("error", WireError)
+
+
+class TwilioCallerSession:
+    def __init__(self, config: TwilioWsConfig, clock: Clock) -> None:
+        self.config = config
+        self.clock = clock
+        self._ws: ClientConnection | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._inbox: deque[Inbound] = deque()
+        self._wake = asyncio.Event()
+        self._ready: deque[AgentEvent] = deque()  # events made up locally, delivered before the inbox
+        self._tasks: set[asyncio.Task[None]] = set()  # mark echoes in flight
+        self._context: AgentContext | None = None
+        self._stream_sid = f"MZ{uuid.uuid4().hex}"
+        self._call_sid = f"CA{uuid.uuid4().hex}"
+        self._seq = 0
+        self._chunk = 0
+        self._t0 = 0.0
+        self._speaking = False  # the caller is mid-turn
+        self._hung_up = False
+        self._reset_agent_turn()
+
+    def _reset_agent_turn(self) -> None:
+        self._voiced = False  # the agent's current turn has had audio above the silence level
+        self._voice_end_ms = 0.0  # when its last voiced audio has played out
+        self._playback_end_ms = 0.0
+        self._text = ""
+        self._heard: str | None = None
+        self._tools: list[ToolCallTuple] = []
+        self._end_call = False
+
+    # -- the caller's side ---------------------------------------------------------------------------------
+
+    async def open(self, context: AgentContext) -> None:
+        self._context = context
+        endpoint = self.config.endpoint
+        try:
+            self._ws = await connect(
+                endpoint,
+                additional_headers=self.config.resolved_headers() or None,
+                open_timeout=self.config.connect_timeout_s,
+                max_size=self.config.max_message_bytes,
+            )
+        except TimeoutError:
+            raise WireError(f"connecting to {endpoint} timed out after {self.config.connect_timeout_s:g} s") from None
+        except (InvalidHandshake, InvalidURI) as exc:
+            raise WireError(f"handshake with {endpoint} failed: {exc}") from None
+        except OSError as exc:
+            raise WireError(f"could not connect to {endpoint}: {exc}") from None
+        self._t0 = self.clock.now_ms
+        await self._send(protocol.connected())
+        await self._send(self._start_message(context))
+        self._reader = asyncio.create_task(self._read())
+
+    def _start_message(self, context: AgentContext) -> dict[str, Any]:
+        # customParameters are strings (Twilio); the scenario DB rides along as JSON for agents that run tools
+        # on their own copy (evalkit's reference server: the interim contract in protocol.py)
+        custom = {
+            "scenario_id": context.scenario_id,
+            "domain": context.domain,
+            "current_date_time": context.current_date_time,
+            "session_id": self._call_sid,
+            "tool_endpoint": "",  # served by the harness in a later increment (MCP / HTTP)
+            "scenario_db": json.dumps(context.tools.executor.db),
+        }
+        mime = MIME[self.config.encoding]
+        return protocol.start(self._next_seq(), self._stream_sid, self._call_sid, custom, mime, self.config.sample_rate)
+
+    async def send(self, frame: Frame) -> None:
+        if frame.samples is None:
+            raise WireError("twilio_ws carries audio: the call needs an audio channel, not a text one")
+        if not self._speaking:
+            self._speaking = True
+            if self.config.speech_events:
+                await self._send(protocol.speech_event("user_speech_start"))
+        wire = resample(frame.samples, frame.sample_rate, self.config.sample_rate)
+        self._chunk += 1
+        message = protocol.media(
+            self._stream_sid,
+            encode(wire, self.config.encoding),
+            self._next_seq(),
+            self._chunk,
+            int(self.clock.now_ms - self._t0),
+        )
+        await self._send(message)
+
+    async def end_of_turn(self) -> None:
+        self._speaking = False
+        if self.config.speech_events:
+            await self._send(protocol.speech_event("user_speech_stop"))
+
+    async def interrupt(self) -> None:
+        """The caller talks over the agent: what it has not played yet is dropped and its turn ends here."""
+        if self._voiced:
+            self._drop_unplayed()
+            self._ready.append(self._end_turn())
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        if self._ws is not None:
+            with contextlib.suppress(Exception):
+                await self._send(protocol.stop(self._next_seq(), self._stream_sid, self._call_sid))
+            with contextlib.suppress(Exception):
+                await self._ws.close()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+
+    # -- the agent's side ----------------------------------------------------------------------------------
+
+    async def receive(self) -> AgentEvent:
+        while True:
+            if self._ready:
+                return self._ready.popleft()
+            timeout = self._playout_wait_ms() / 1000.0 if self._inbox else None
+            if self._inbox and timeout <= 0:
+                event = self._handle(self._inbox.popleft())
+                if event is not None:
+                    return event
+                continue
+            if self._hung_up and not self._inbox:
+                raise WireError("the agent closed the call")
+            if self._voiced and not self._inbox:  # the caller takes the turn once the agent has been quiet enough
+                remaining = self._voice_end_ms + self.config.take_turn_after_silence_ms - self.clock.now_ms
+                if remaining <= 0:
+                    return self._end_turn()
+                timeout = remaining / 1000.0
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout)
+
+    def _playout_wait_ms(self) -> float:
+        """How long the next media frame waits for its turn to play: the caller hears agent audio in real time
+        whatever pace it is sent at (a jitter buffer), so a ``clear`` still finds the unplayed part to drop."""
+        kind, value = self._inbox[0]
+        if kind != "msg" or value["event"] != "media":
+            return 0.0
+        return max(0.0, self._playback_end_ms - self.clock.now_ms - PLAYOUT_SLACK_MS)
+
+    def _handle(self, item: Inbound) -> AgentEvent | None:
+        kind, value = item
+        if kind == "error":
+            raise value
+        if kind == "closed":  # a clean close is the agent hanging up
+            self._hung_up = True
+            return self._end_turn(end_call=True)
+        event = value["event"]
+        if event == "media":
+            return self._on_media(value)
+        if event == "mark":
+            self._echo_mark(value.get("mark", {}).get("name", ""))
+        elif event == "clear":  # the queued media it cancels was purged by the reader already
+            self._drop_unplayed(purge_inbox=False)
+        elif event == protocol.TOOL_CALLS_EVENT:
+            self._replay_tools(value.get("tool_calls", []))
+        elif event == protocol.TRANSCRIPT_EVENT:
+            self._text = str(value.get("text") or "")
+            self._heard = value.get("heard_text")
+            self._end_call = bool(value.get("end_call"))
+        return None
+
+    def _on_media(self, message: dict[str, Any]) -> AgentSpeech | None:
+        try:
+            samples = decode(protocol.payload_of(message), self.config.encoding)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise WireError(f"the agent sent a malformed media frame: {exc!r}") from None
+        now = self.clock.now_ms
+        self._playback_end_ms = max(now, self._playback_end_ms) + samples.size / self.config.sample_rate * 1000.0
+        if level_dbfs(samples) < self.config.silence_dbfs:
+            return None
+        self._voiced = True
+        self._voice_end_ms = self._playback_end_ms
+        chunk = AgentSpeech(
+            text=self._text,
+            audio=AudioClip(samples=samples, sample_rate=self.config.sample_rate),
+            heard_text=self._heard,
+            tool_calls=self._tools,
+        )
+        self._text, self._heard, self._tools = "", None, []  # said once per turn, on its first chunk
+        return chunk
+
+    def _end_turn(self, end_call: bool = False) -> AgentEvent:
+        """The agent's turn is over; what it reported without audio still reaches the record first."""
+        done = AgentTurnEnd(end_call=end_call or self._end_call)
+        leftover = AgentSpeech(text=self._text, heard_text=self._heard, tool_calls=self._tools)
+        has_leftover = bool(self._text or self._tools or self._heard is not None)
+        self._reset_agent_turn()
+        if has_leftover:
+            self._ready.append(done)
+            return leftover
+        return done
+
+    def _drop_unplayed(self, purge_inbox: bool = True) -> None:
+        """Barge-in (the agent's ``clear`` or the caller cutting in): buffered agent audio is never heard."""
+        now = self.clock.now_ms
+        self._playback_end_ms = min(self._playback_end_ms, now)
+        self._voice_end_ms = min(self._voice_end_ms, now)
+        if purge_inbox:
+            self._inbox = deque(i for i in self._inbox if not (i[0] == "msg" and i[1]["event"] == "media"))
+
+    def _replay_tools(self, calls: list[dict[str, Any]]) -> None:
+        """The interim contract: the agent reports its tool calls; the harness runs them on its own DB copy (the
+        executor is deterministic), so the records and the end state are the harness's."""
+        assert self._context is not None
+        for call in calls:
+            self._context.tools.call(str(call.get("name")), **dict(call.get("arguments") or {}))
+        self._tools.extend(self._context.tools.drain())
+
+    def _echo_mark(self, name: str) -> None:
+        """Twilio echoes a mark once the audio sent before it has played: the agent learns what was heard."""
+
+        async def echo(delay_s: float) -> None:
+            await asyncio.sleep(delay_s)
+            with contextlib.suppress(Exception):
+                await self._send(protocol.mark(self._stream_sid, name, self._next_seq()))
+
+        task = asyncio.create_task(echo(max(0.0, self._playback_end_ms - self.clock.now_ms) / 1000.0))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- the wire ------------------------------------------------------------------------------------------
+
+    async def _read(self) -> None:
+        assert self._ws is not None
+        try:
+            async for raw in self._ws:
+                try:
+                    message = protocol.parse(raw)
+                except protocol.ProtocolError as exc:
+                    self._push(("error", WireError(f"the agent sent {exc}")))
+                    return
+                if message["event"] == "clear":  # the media queued before it was sent before it: never played
+                    self._drop_unplayed()
+                self._push(("msg", message))
+            self._push(("closed", None))
+        except ConnectionClosedError as exc:
+            self._push(("error", WireError(f"the agent disconnected mid-call: {exc}")))
+
+    def _push(self, item: Inbound) -> None:
+        self._inbox.append(item)
+        self._wake.set()
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        assert self._ws is not None
+        try:
+            await self._ws.send(protocol.dumps(message))
+        except ConnectionClosed as exc:
+            raise WireError(f"the agent disconnected mid-call: {exc}") from None
+
+    def _next_seq(self) -> int:
+        self._seq += 1
+        return self._seq

@@ -1,0 +1,201 @@
+"""evalkit's reference agent server: an in-process agent (the embedded cascade or any registered kind) behind the
+Twilio Media Streams protocol, one fresh agent per call, many calls at once (``python -m evalkit.serve``).
+
+Per call: the ``start`` message opens the agent (its greeting is spoken first); the caller's μ-law frames are
+decoded and buffered; the caller's turn ends at its ``user_speech_stop`` event or, for a caller that sends no
+speech events, after ``take_turn_after_silence_ms`` without media; the agent's ``respond`` runs in a thread (the
+server keeps serving other calls) and its reply streams back as 20 ms frames in real time, then a ``mark``. A
+``user_speech_start`` while the agent talks is a barge-in: the reply stops and a ``clear`` goes out. When the agent
+ends the call it closes the socket after its last frame.
+
+Tools (interim contract, see protocol.py): the agent runs its tools on its own executor over the scenario DB the
+caller sent in ``customParameters.scenario_db`` and reports each turn's calls in ``evalkit_tool_calls``; the
+harness replays them on its own copy. A malformed or oversize frame never takes the server down: a bad JSON frame
+is logged and skipped, an oversize one closes that call only (websockets' ``max_size``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+from evalkit.agents.base import AgentContext, AgentReply, ToolBox
+from evalkit.domains import tool_registry
+from evalkit.domains.base import ToolExecutor, ToolRegistry
+from evalkit.plugins import PluginError
+from evalkit.records import AudioClip
+from evalkit.wire.twilio_ws import protocol
+from evalkit.wire.twilio_ws.codec import decode, encode, resample
+
+log = logging.getLogger("evalkit.serve")
+FRAME_BYTES = int(protocol.SAMPLE_RATE * protocol.FRAME_MS / 1000)  # 160 μ-law bytes = 20 ms
+
+
+class ServedCall:
+    """One call: the agent, the caller's buffered audio, and the agent's reply in flight."""
+
+    def __init__(self, ws: ServerConnection, agent: Any, take_turn_after_silence_ms: float) -> None:
+        self.ws = ws
+        self.agent = agent
+        self.silence_s = take_turn_after_silence_ms / 1000.0
+        self.stream_sid = ""
+        self._audio: list[np.ndarray] = []
+        self._speech_events = False  # the caller marks its turns itself: no silence detection needed
+        self._reply: asyncio.Task[None] | None = None
+        self._turns = 0
+
+    async def run(self) -> None:
+        while True:
+            waiting_for_silence = self._audio and not self._speech_events
+            try:
+                raw = await asyncio.wait_for(self.ws.recv(), self.silence_s if waiting_for_silence else None)
+            except TimeoutError:  # recv() is cancellation-safe: nothing is lost
+                self._caller_turn_ended()
+                continue
+            try:
+                message = protocol.parse(raw)
+            except protocol.ProtocolError as exc:
+                log.warning("call %s: skipped a frame: %s", self.stream_sid or "?", exc)
+                continue
+            if message["event"] == "stop":
+                return
+            await self._on(message)
+
+    async def _on(self, message: dict[str, Any]) -> None:
+        event = message["event"]
+        if event == "start":
+            await self._start(message.get("start") or {})
+        elif event == "media":
+            try:
+                self._audio.append(decode(protocol.payload_of(message), "mulaw"))
+            except (KeyError, TypeError, ValueError) as exc:
+                log.warning("call %s: skipped a media frame: %r", self.stream_sid, exc)
+        elif event == "user_speech_start":
+            self._speech_events = True
+            await self._barge_in()
+        elif event == "user_speech_stop":
+            self._speech_events = True
+            self._caller_turn_ended()
+
+    async def _start(self, start: dict[str, Any]) -> None:
+        self.stream_sid = str(start.get("streamSid", ""))
+        custom = start.get("customParameters") or {}
+        domain = str(custom.get("domain", ""))
+        db = json.loads(custom.get("scenario_db") or "{}")
+        tools = ToolBox(ToolExecutor(_tools_of(domain), db))
+        context = AgentContext(domain, str(custom.get("current_date_time", "")), tools, str(custom.get("scenario_id")))
+        self._then(lambda: self.agent.start(context))
+
+    def _caller_turn_ended(self) -> None:
+        frames, self._audio = self._audio, []
+        samples = np.concatenate(frames) if frames else np.zeros(0, dtype=np.float32)
+        self._then(lambda: self.agent.respond(AudioClip(samples=samples, sample_rate=protocol.SAMPLE_RATE)))
+
+    def _then(self, compute: Callable[[], AgentReply]) -> None:
+        """Compute the agent's next reply (in a thread) and speak it after whatever it is saying now."""
+        previous = self._reply
+
+        async def reply() -> None:
+            if previous is not None:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await previous
+            await self._speak(await asyncio.to_thread(compute))
+
+        self._reply = asyncio.create_task(reply())
+
+    async def _speak(self, reply: AgentReply) -> None:
+        calls = [{"name": n, "arguments": a, "result": r} for n, a, r in reply.tool_calls]
+        await self._send({"event": protocol.TOOL_CALLS_EVENT, "streamSid": self.stream_sid, "tool_calls": calls})
+        transcript = {"text": reply.text, "heard_text": reply.heard_text, "end_call": reply.end_call}
+        await self._send({"event": protocol.TRANSCRIPT_EVENT, "streamSid": self.stream_sid, **transcript})
+        if reply.audio is not None:
+            wire = encode(resample(reply.audio.samples, reply.audio.sample_rate, protocol.SAMPLE_RATE), "mulaw")
+            await self._stream(wire)
+        self._turns += 1
+        await self._send(protocol.mark(self.stream_sid, f"agent-turn-{self._turns}"))
+        if reply.end_call:
+            await self.ws.close()  # the agent hangs up once its goodbye has been sent
+
+    async def _stream(self, wire: bytes) -> None:
+        """20 ms frames at real-time pace (a caller may take early audio for the end of a turn otherwise)."""
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        for i, at in enumerate(range(0, len(wire), FRAME_BYTES)):
+            await asyncio.sleep(max(0.0, t0 + i * protocol.FRAME_MS / 1000.0 - loop.time()))
+            await self._send(protocol.media(self.stream_sid, wire[at : at + FRAME_BYTES]))
+
+    async def _barge_in(self) -> None:
+        if self._reply is not None and not self._reply.done():
+            self._reply.cancel()
+            await self._send(protocol.clear(self.stream_sid))
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        await self.ws.send(json.dumps(message, default=str, separators=(",", ":")))
+
+    async def close(self) -> None:
+        if self._reply is not None:
+            self._reply.cancel()
+            with contextlib.suppress(BaseException):
+                await self._reply
+
+
+def _tools_of(domain: str) -> ToolRegistry:
+    """The domain's tools; none for a domain evalkit does not know (the agent then answers without tools)."""
+    try:
+        return tool_registry(domain)
+    except PluginError:
+        log.warning("unknown domain %r: the agent runs without tools", domain)
+        return ToolRegistry()
+
+
+class ReferenceServer:
+    """``make_agent`` builds a fresh in-process agent for every call."""
+
+    def __init__(
+        self,
+        make_agent: Callable[[], Any],
+        host: str = "127.0.0.1",
+        port: int = 8765,
+        take_turn_after_silence_ms: float = 700.0,
+        max_message_bytes: int = 1 << 22,  # the start message carries the scenario DB
+    ) -> None:
+        self.make_agent = make_agent
+        self.host = host
+        self.port = port
+        self.take_turn_after_silence_ms = take_turn_after_silence_ms
+        self.max_message_bytes = max_message_bytes
+        self.calls = 0
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        self.calls += 1
+        call = ServedCall(ws, self.make_agent(), self.take_turn_after_silence_ms)
+        try:
+            await call.run()
+        except ConnectionClosed:
+            pass  # the caller hung up (or its frame was oversize): this call only
+        except Exception:
+            log.exception("call %s failed", call.stream_sid or "?")
+        finally:
+            await call.close()
+
+    async def serve_until(self, stop: asyncio.Event, on_ready: Callable[[str], None] | None = None) -> None:
+        """Serve until ``stop`` is set, then close every call and return."""
+        async with serve(self._handle, self.host, self.port, max_size=self.max_message_bytes) as server:
+            if on_ready is not None:
+                on_ready(url_of(server))
+            await stop.wait()
+            server.close()
+            await server.wait_closed()
+
+
+def url_of(server: Server) -> str:
+    host, port = next(iter(server.sockets)).getsockname()[:2]
+    return f"ws://{host}:{port}"

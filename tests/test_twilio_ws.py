@@ -1,0 +1,365 @@
+"""The ``twilio_ws`` wire agent (issue 13): G.711 μ-law, a call to a third-party-shaped agent server over a real
+WebSocket on 127.0.0.1 with the call loop on a real clock, the wire faults as infrastructure failures, and evalkit's
+reference server (robust to bad frames)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import warnings
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosedError
+
+from evalkit.call import CallOutcome, CallSettings, RealClock, run_call
+from evalkit.cell import plan_cell, run_cell_conversations
+from evalkit.config.schema import validate_config
+from evalkit.wire.twilio_ws import TwilioWsConfig
+from evalkit.wire.twilio_ws.codec import decode, encode, mulaw_decode, mulaw_encode, resample
+from evalkit.wire.twilio_ws.server import ReferenceServer, url_of
+from tests.test_call_loop import EchoAgent, ScriptCaller, ToneChannel, context
+from tests.test_config import composed
+
+ROOT = Path(__file__).resolve().parent.parent
+
+RATE = 8000
+FRAME = 160  # 20 ms of μ-law at 8 kHz
+
+
+def test_mulaw_is_bit_exact_with_the_g711_reference() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        audioop = pytest.importorskip("audioop")  # gone in 3.13: the reference this codec replaces
+    pcm = np.arange(-32768, 32768, dtype=np.int16)
+    assert mulaw_encode(pcm / 32768.0) == audioop.lin2ulaw(pcm.tobytes(), 2)
+    codes = bytes(range(256))
+    expected = np.frombuffer(audioop.ulaw2lin(codes, 2), dtype=np.int16) / 32768.0
+    assert np.array_equal(mulaw_decode(codes), expected.astype(np.float32))
+
+
+def test_mulaw_round_trip_keeps_speech_within_its_quantisation_step() -> None:
+    t = np.arange(RATE) / RATE
+    x = (0.3 * np.sin(2 * np.pi * 300 * t)).astype(np.float32)
+    y = decode(encode(x, "mulaw"), "mulaw")
+    assert len(encode(x[:FRAME], "mulaw")) == FRAME  # one byte per sample: 20 ms = 160 bytes
+    assert np.max(np.abs(y - x)) < 0.3 * 2**-5  # μ-law keeps ~5 bits of relative precision
+    assert mulaw_encode(np.zeros(1)) == b"\xff"  # G.711 silence
+    assert np.allclose(decode(encode(x, "pcm16"), "pcm16"), x, atol=1 / 32768)
+
+
+def test_a_20ms_frame_stays_20ms_at_the_wire_rate() -> None:
+    for rate in (16_000, 22_050, 24_000):
+        assert resample(np.zeros(rate // 50, dtype=np.float32), rate, RATE).size == FRAME
+
+
+# -- a third-party-shaped agent server -----------------------------------------------------------------------
+
+
+def tone_bytes(ms: float, amplitude: float = 0.2) -> bytes:
+    t = np.arange(int(RATE * ms / 1000)) / RATE
+    return encode((amplitude * np.sin(2 * np.pi * 440 * t)).astype(np.float32), "mulaw")
+
+
+class ToneAgentServer:
+    """Written as an agent server would be (EVA-Bench's contract, Twilio framing), knowing nothing of evalkit:
+    greets with a tone, answers each ``user_speech_stop`` with tone, a 200 ms pause, tone, paced at 20 ms; keeps
+    everything it receives."""
+
+    def __init__(self) -> None:
+        self.received: list[dict[str, Any]] = []
+
+    async def speak(self, ws: ServerConnection, sid: str, audio: bytes) -> None:
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        for n, i in enumerate(range(0, len(audio), FRAME)):  # paced on a schedule, as the contract asks
+            await asyncio.sleep(max(0.0, t0 + n * 0.02 - loop.time()))
+            payload = base64.b64encode(audio[i : i + FRAME]).decode()
+            await ws.send(json.dumps({"event": "media", "streamSid": sid, "media": {"payload": payload}}))
+        await ws.send(json.dumps({"event": "mark", "streamSid": sid, "mark": {"name": "said"}}))
+
+    async def handler(self, ws: ServerConnection) -> None:
+        sid = ""
+        async for raw in ws:
+            message = json.loads(raw)
+            self.received.append(message)
+            if message["event"] == "start":
+                sid = message["start"]["streamSid"]
+                await self.speak(ws, sid, tone_bytes(400))
+            elif message["event"] == "user_speech_stop":
+                await self.speak(ws, sid, tone_bytes(300) + encode(np.zeros(1600), "mulaw") + tone_bytes(300))
+
+    def events(self, name: str) -> list[dict[str, Any]]:
+        return [m for m in self.received if m["event"] == name]
+
+
+Handler = Callable[[ServerConnection], Awaitable[None]]
+
+
+def call_through(handler: Handler, lines: list[str], **config: Any) -> CallOutcome:
+    """One call of the loop on a real clock through a twilio_ws session to a server running ``handler``."""
+
+    async def main() -> CallOutcome:
+        async with serve(handler, "127.0.0.1", 0) as server:
+            return await dial(url_of(server), lines, **config)
+
+    return asyncio.run(main())
+
+
+async def dial(url: str, lines: list[str], **config: Any) -> CallOutcome:
+    agent = TwilioWsConfig(name="wire", url=url, take_turn_after_silence_ms=300.0, **config).build()
+    clock = RealClock()
+    settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
+    ctx = context()
+    ctx.scenario_id = "AL-TEST"
+    return await run_call(ScriptCaller(lines), agent.session(clock), ToneChannel(), ctx, clock, settings)
+
+
+def test_a_call_to_a_third_party_agent_server_records_both_sides_on_the_call_clock() -> None:
+    server = ToneAgentServer()
+    outcome = call_through(server.handler, ["one two three"])
+    assert outcome.end_reason == "user_end_call", outcome.error
+    assert [t.role for t in outcome.turns] == ["assistant", "user", "assistant", "user"]
+    greeting, user, reply, _bye = outcome.turns
+    assert 0.0 < greeting.start_ms < 300.0  # the agent speaks first, as soon as the call is up
+    assert greeting.end_ms - greeting.start_ms == pytest.approx(400.0, abs=60.0)
+    # the caller reacts (100 ms) once it has decided the agent is done: 300 ms of silence after its audio
+    assert user.start_ms == pytest.approx(greeting.end_ms + 300.0 + 100.0, abs=40.0)
+    assert user.end_ms - user.start_ms == pytest.approx(300.0, abs=1.0)  # three words of tone
+    assert user.end_ms < reply.start_ms < user.end_ms + 300.0
+    # one turn across the 200 ms pause (shorter than take_turn_after_silence_ms): on the timeline, not in the clip
+    assert reply.end_ms - reply.start_ms == pytest.approx(800.0, abs=80.0)
+    assert len(outcome.audio.clips[(2, "assistant")].samples) == pytest.approx(0.6 * RATE, abs=2 * FRAME)
+    # what the agent server saw: Twilio's caller messages in order, 20 ms μ-law frames, EVA's speech events
+    kinds = [m["event"] for m in server.received if m["event"] not in ("media", "mark")]
+    assert kinds == ["connected", "start", "user_speech_start", "user_speech_stop", "stop"]
+    start = server.events("start")[0]["start"]
+    assert start["mediaFormat"] == {"encoding": "audio/x-mulaw", "sampleRate": 8000, "channels": 1}
+    assert start["customParameters"]["scenario_id"] == "AL-TEST" and start["customParameters"]["session_id"]
+    media = server.events("media")
+    assert len(media) == 15 and all(len(base64.b64decode(m["media"]["payload"])) == FRAME for m in media)
+    assert [int(m["media"]["chunk"]) for m in media] == list(range(1, 16))
+    stamps = [int(m["media"]["timestamp"]) for m in media]
+    assert stamps == sorted(stamps) and stamps[-1] - stamps[0] == pytest.approx(280, abs=40)  # paced in real time
+    assert [m["mark"]["name"] for m in server.events("mark")] == ["said", "said"]  # echoed once played
+
+
+def test_a_refused_connection_is_an_infrastructure_failure_with_its_reason() -> None:
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    outcome = asyncio.run(dial(f"ws://127.0.0.1:{port}", ["hi"]))
+    assert outcome.end_reason == "error" and outcome.turns == []
+    assert outcome.error.startswith("WireError: could not connect to ws://127.0.0.1:")
+
+
+async def malformed(ws: ServerConnection) -> None:
+    async for raw in ws:
+        if json.loads(raw)["event"] == "start":
+            await ws.send("{not json")
+
+
+async def hangs_up_abruptly(ws: ServerConnection) -> None:
+    async for raw in ws:
+        if json.loads(raw)["event"] == "start":
+            ws.transport.abort()  # no closing handshake: a dropped call
+
+
+async def silent(ws: ServerConnection) -> None:
+    async for _ in ws:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("handler", "reason"),
+    [
+        (malformed, "WireError: the agent sent malformed JSON"),
+        (hangs_up_abruptly, "WireError: the agent disconnected mid-call"),
+        (silent, "AgentTimeout: the agent sent nothing for 0.5 s"),
+    ],
+)
+def test_wire_faults_end_the_call_as_an_error_with_a_reason(handler: Handler, reason: str) -> None:
+    outcome = call_through(handler, ["hi"], response_timeout_s=0.5)
+    assert outcome.end_reason == "error"
+    assert outcome.error is not None and outcome.error.startswith(reason), outcome.error
+
+
+def test_auth_headers_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = TwilioWsConfig(name="wire", headers={"X-Client": "evalkit"}, headers_from_env={"Authorization": "TOK"})
+    with pytest.raises(RuntimeError, match="TOK"):
+        config.resolved_headers()
+    monkeypatch.setenv("TOK", "Bearer s3cret")
+    assert config.resolved_headers() == {"X-Client": "evalkit", "Authorization": "Bearer s3cret"}
+    assert "s3cret" not in config.model_dump_json()
+
+
+# -- evalkit's reference server -----------------------------------------------------------------------------
+
+
+def test_the_reference_server_survives_bad_frames_and_serves_the_next_call() -> None:
+    reference = ReferenceServer(lambda: EchoAgent(reply_ms=400.0), port=0, max_message_bytes=64 * 1024)
+
+    async def main() -> tuple[CallOutcome, list[str]]:
+        stop = asyncio.Event()
+        urls: list[str] = []
+        serving = asyncio.create_task(reference.serve_until(stop, urls.append))
+        while not urls:
+            await asyncio.sleep(0.01)
+        async with connect(urls[0]) as ws:  # garbage, then a real start: the call goes on
+            await ws.send("{not json")
+            await ws.send(b"\x00\x01binary")
+            await ws.send(json.dumps({"event": "start", "start": {"streamSid": "MZ1", "customParameters": {}}}))
+            seen = [json.loads(await ws.recv())["event"] for _ in range(3)]
+        async with connect(urls[0], max_size=None) as ws:  # an oversize frame closes that call only
+            await ws.send("x" * (128 * 1024))
+            with pytest.raises(ConnectionClosedError, match="1009"):  # message too big
+                await asyncio.wait_for(ws.recv(), 2.0)
+        outcome = await dial(urls[0], ["one two"])
+        stop.set()
+        await serving
+        return outcome, seen
+
+    outcome, seen = asyncio.run(main())
+    assert seen == ["evalkit_tool_calls", "evalkit_transcript", "media"]
+    assert outcome.end_reason == "user_end_call", outcome.error
+    assert [t.role for t in outcome.turns] == ["assistant", "user", "assistant", "user"]
+    assert outcome.turns[2].intended_text == "you said 1600 samples"  # 200 ms of caller audio at 8 kHz
+    assert outcome.turns[1].heard_text == "1600 samples"
+    assert reference.calls == 3
+
+
+def test_the_reference_server_takes_the_turn_by_silence_without_speech_events() -> None:
+    reference = ReferenceServer(lambda: EchoAgent(reply_ms=300.0), port=0, take_turn_after_silence_ms=300.0)
+
+    async def main() -> CallOutcome:
+        stop = asyncio.Event()
+        urls: list[str] = []
+        serving = asyncio.create_task(reference.serve_until(stop, urls.append))
+        while not urls:
+            await asyncio.sleep(0.01)
+        outcome = await dial(urls[0], ["one two three"], speech_events=False)
+        stop.set()
+        await serving
+        return outcome
+
+    outcome = asyncio.run(main())
+    assert outcome.end_reason == "user_end_call", outcome.error
+    assert outcome.turns[1].heard_text == "2400 samples"  # the whole turn, cut by 300 ms without media
+
+
+# -- the reference server with the embedded cascade, a real scenario through the cell ------------------------
+
+
+@pytest.fixture(scope="module")
+def served_cascade() -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``python -m evalkit.serve agent=cascade_local`` on a free port; its URL."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "evalkit.serve", "--port", "0", "agent=cascade_local"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert line.startswith("evalkit.serve: agent cascade_local on ws://127.0.0.1:"), line
+    yield process, line.split(" on ")[1].strip()
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+def test_a_scenario_through_the_wire_to_the_served_cascade(
+    served_cascade: tuple[subprocess.Popen[str], str], tmp_path: Path
+) -> None:
+    process, url = served_cascade
+    config = validate_config(
+        composed(
+            "agent=twilio_ws",
+            f"agent.url={url}",
+            "domain.scenarios=[AL-005]",
+            "trials=1",
+            "progress=false",
+            "metrics=[task_completion]",
+        )
+    )
+    [record] = run_cell_conversations(plan_cell(config), tmp_path, log_audio=False)
+    conversation = record.conversation
+    assert conversation.end_reason in ("agent_end_call", "user_end_call"), conversation.error
+    users = [t for t in conversation.turns if t.role == "user" and t.heard_text is not None]
+    agents = [t for t in conversation.turns if t.role == "assistant"]
+    assert users and all(t.heard_text for t in users)  # the served agent's ASR, reported over the wire
+    assert all(a.intended_text for a in agents)
+    calls = [c for t in agents for c in t.tool_calls]
+    assert calls and all(c.ok for c in calls)  # replayed on the harness's own DB copy
+    assert conversation.final_db != conversation.initial_db
+    starts = [t.start_ms for t in conversation.turns]
+    assert starts == sorted(starts)  # one real-clock timeline
+    # SIGTERM: the server closes its calls and exits cleanly
+    process.send_signal(signal.SIGTERM)
+    out, _ = process.communicate(timeout=30)
+    assert process.returncode == 0 and "stopped after 1 call(s)" in out
+
+
+def burst_then(after_s: float, then: str | None) -> Handler:
+    """An agent that answers with 2 s of audio sent at once (faster than real time), then ``then`` after_s later."""
+
+    async def handler(ws: ServerConnection) -> None:
+        sid = ""
+        async for raw in ws:
+            message = json.loads(raw)
+            if message["event"] == "start":
+                sid = message["start"]["streamSid"]
+                await ToneAgentServer().speak(ws, sid, tone_bytes(200))
+            elif message["event"] == "user_speech_stop":
+                audio = tone_bytes(2000)
+                for i in range(0, len(audio), FRAME):
+                    payload = base64.b64encode(audio[i : i + FRAME]).decode()
+                    await ws.send(json.dumps({"event": "media", "streamSid": sid, "media": {"payload": payload}}))
+                if then is not None:
+                    await asyncio.sleep(after_s)
+                    await ws.send(json.dumps({"event": then, "streamSid": sid}))
+
+    return handler
+
+
+def test_audio_sent_in_a_burst_plays_in_real_time_and_clear_drops_the_unplayed_rest() -> None:
+    whole = call_through(burst_then(0.0, None), ["hi"])
+    assert whole.turns[2].end_ms - whole.turns[2].start_ms == pytest.approx(2000.0, abs=60.0)
+    cleared = call_through(burst_then(0.5, "clear"), ["hi"])
+    assert cleared.end_reason == "user_end_call", cleared.error
+    reply = cleared.turns[2]
+    assert reply.end_ms - reply.start_ms == pytest.approx(500.0, abs=100.0)  # only what played before the clear
+    assert len(cleared.audio.clips[(2, "assistant")].samples) < 0.7 * RATE
+
+
+def test_the_caller_barges_in_on_a_wire_agent() -> None:
+    async def main() -> CallOutcome:
+        async with serve(burst_then(0.0, None), "127.0.0.1", 0) as server:
+            agent = TwilioWsConfig(name="wire", url=url_of(server), take_turn_after_silence_ms=300.0).build()
+            clock = RealClock()
+            settings = agent.call_settings(CallSettings(user_reaction_ms=100.0, barge_in_after_ms=400.0))
+            return await run_call(ScriptCaller(["hi"]), agent.session(clock), ToneChannel(), context(), clock, settings)
+
+    outcome = asyncio.run(main())
+    assert outcome.end_reason == "user_end_call", outcome.error
+    reply = outcome.turns[2]
+    assert reply.end_ms - reply.start_ms == pytest.approx(400.0, abs=40.0)
+    assert [e.type for e in reply.effects] == ["barge_in"]
+
+
+def test_serve_refuses_to_serve_a_wire_agent(capsys: pytest.CaptureFixture[str]) -> None:
+    from evalkit.serve import main
+
+    assert main(["--port", "0", "agent=twilio_ws"]) == 2
+    assert "serves in-process agents" in capsys.readouterr().err
