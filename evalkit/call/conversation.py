@@ -92,7 +92,7 @@ def run_conversation(
     outcome = call_scenario(
         scenario,
         simulator,
-        TurnBasedSession(agent, clock),
+        TurnBasedSession(agent, clock, settings.agent_timeout_s if settings else None),
         AudioChannel(voice, perturb, cell_seed, keys),
         executor,
         clock,
