@@ -185,9 +185,14 @@ def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run
         if config.judge.enabled:
             aggregates["judge_failures"] = float(failures)
         incomplete = [] if reason is None else [f"judge: {failures} judgment(s) failed: {reason}"]
-        incomplete += filter(None, [incomplete_reason(records, config.infra.max_retries)])
+        if reason is not None:
+            log.warning("cell %s (%s): %d judge failure(s), run marked FAILED: %s", plan.key, plan.run_name,
+                        failures, reason)  # fmt: skip
+        infra = incomplete_reason(records, config.infra.max_retries)
+        if infra is not None:
+            log.warning("cell %s (%s): run marked FAILED: %s", plan.key, plan.run_name, infra)
+            incomplete.append(infra)
         if incomplete:  # infrastructure failures, not scores: never reuse this cell as complete
-            log.warning("cell %s (%s): run marked FAILED: %s", plan.key, plan.run_name, "; ".join(incomplete))
             run.mark_incomplete("; ".join(incomplete))
         write_cell_files(out_dir, config.seed, records, aggregates)
         log_scored_cell(run, records, aggregates, out_dir)
