@@ -82,6 +82,12 @@ class Conversation(BaseModel):
     key_entities: dict[str, str] = Field(default_factory=dict)
     error: str | None = None
     validation: SimulationValidation | None = Field(default=None, description="None: validation was off")
+    infra_failures: list[str] = Field(
+        default_factory=list,
+        description="every try of this conversation that failed for infrastructure reasons, why (each was re-run "
+        "with the same seeds while retries were left; the last one is this record when end_reason is 'error')",
+    )
+    infra_retries: int = Field(default=0, ge=0, description="re-runs after an infrastructure failure (same seeds)")
 
     @property
     def user_turns(self) -> list[Turn]:

@@ -3,6 +3,8 @@
 python -m tests.tracking_worker hang <store_dir> <experiment> <cell_key>
     start a sweep and open a cell run for <cell_key>, print "ready <sweep id> <cell run id>", then sleep
     (the test kills it with SIGKILL mid-cell)
+python -m tests.tracking_worker half <store_dir> <experiment> <cell_key>
+    like hang, but log one record artifact into the cell run first (a run killed half-way through its artifacts)
 python -m tests.tracking_worker cells <store_dir> <experiment> <start_at> <work_s> <key>...
     wait until the epoch time <start_at> (so two workers start together), start a sweep, then for each key run
     the cell (a claimed run that "works" <work_s> seconds) or reuse it; print one JSON line of what it did
@@ -34,6 +36,17 @@ def _hang(store: Path, experiment: str, key: str) -> None:
         time.sleep(600)
 
 
+def _half(store: Path, experiment: str, key: str) -> None:
+    target = resolve_target(None, experiment, None, store)
+    with CellRun.open(target, key, {"cell_key": key, "evalkit.kind": "cell"}, None, claim=True) as run:
+        folder = store / "half" / "records"
+        folder.mkdir(parents=True)
+        (folder / "AL-005_t0.json").write_text("{}")
+        run.log_dir(folder.parent)
+        print("ready", "-", run.run_id, flush=True)
+        time.sleep(600)
+
+
 def _cell(target: object, key: str, parent: str, work_s: float) -> str:
     """Run or reuse one cell the way evalkit.cell.run_cell does (find, claim, wait on a holder)."""
     while True:
@@ -62,5 +75,7 @@ if __name__ == "__main__":
     mode, store_dir, experiment, *rest = sys.argv[1:]
     if mode == "hang":
         _hang(Path(store_dir), experiment, rest[0])
+    elif mode == "half":
+        _half(Path(store_dir), experiment, rest[0])
     else:
         _cells(Path(store_dir), experiment, float(rest[0]), float(rest[1]), rest[2:])

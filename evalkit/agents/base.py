@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -20,6 +21,18 @@ class ToolBox:
     def call(self, name: str, **arguments: Any) -> dict[str, Any]:
         result = self.executor.call(name, arguments)
         self.calls.append((name, arguments, result))
+        return result
+
+    def call_json(self, name: str, arguments: str) -> dict[str, Any]:
+        """A call whose arguments arrive as JSON text (what a wire agent sends). Malformed text is the agent's
+        mistake: the executor answers an ``invalid_arguments`` error and the call is recorded with the raw text
+        under ``_raw``, so tool-call metrics score it."""
+        result = self.executor.call(name, arguments)
+        try:
+            recorded = json.loads(arguments)
+        except ValueError:
+            recorded = None
+        self.calls.append((name, recorded if isinstance(recorded, dict) else {"_raw": arguments}, result))
         return result
 
     def drain(self) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:

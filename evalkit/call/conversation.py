@@ -103,7 +103,7 @@ def _agent_session(agent: Any, settings: CallSettings) -> tuple[Clock, AgentSess
         clock: Clock = RealClock()
         return clock, agent.session(clock), agent.call_settings(settings)
     clock = VirtualClock()
-    return clock, TurnBasedSession(agent, clock), settings
+    return clock, TurnBasedSession(agent, clock, settings.agent_timeout_s), settings
 
 
 def run_text_conversation(

@@ -22,7 +22,7 @@ from evalkit.agents.base import AgentContext
 from evalkit.call.channel import UserSpeech, text_duration_ms
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, ToolCallTuple
-from evalkit.call.session import AgentSession
+from evalkit.call.session import AgentSession, AgentTimeout
 from evalkit.domains.base import ToolRegistry
 from evalkit.records import AppliedEffect, AudioClip, ToolCall, Turn
 
@@ -34,11 +34,38 @@ class CallSettings:
     user_reaction_ms: float = 400.0
     frame_ms: float | None = None  # caller audio sent in frames of this length; None: the whole turn at once
     barge_in_after_ms: float | None = None  # the caller cuts in after the agent has spoken this long; None: never
-    agent_timeout_s: float | None = None  # real-time calls: agent silence this long is an infrastructure failure
+    # agent silence this long is an infrastructure failure: real-time calls wait this long for the next event,
+    # in-process turn-based agents get a wall-clock guard per start/respond (evalkit.call.session)
+    agent_timeout_s: float | None = None
 
 
-class AgentTimeout(RuntimeError):
-    """The agent did not answer within ``agent_timeout_s``: the call ends as an infrastructure failure."""
+MAX_AGENT_PEAK = 8.0  # float audio is nominally within [-1, 1]; beyond 18 dB over full scale it is not a signal
+
+
+class AgentSilence(RuntimeError):
+    """The agent's turn came with audio that holds nothing (no samples, or digital zero): infrastructure."""
+
+
+class AgentGarbageAudio(RuntimeError):
+    """The agent's audio is not a signal (NaN, inf, absurd amplitudes): infrastructure, before it reaches any
+    listener, mixer or file writer downstream."""
+
+
+def check_agent_audio(turn: _AgentTurn) -> None:
+    """Raise when the agent's turn carries unusable audio. A turn without any audio (a text channel) passes."""
+    clips = [s.audio for s in turn.speech if s.audio is not None]
+    if not clips:
+        return
+    samples = np.concatenate([np.asarray(c.samples, dtype=np.float64).ravel() for c in clips])
+    finite = np.isfinite(samples)
+    if not finite.all():
+        raise AgentGarbageAudio(f"{int((~finite).sum())} of {samples.size} agent audio samples are NaN or inf")
+    peak = float(np.abs(samples).max()) if samples.size else 0.0
+    if peak > MAX_AGENT_PEAK:
+        raise AgentGarbageAudio(f"agent audio peaks at {peak:.3g} (limit {MAX_AGENT_PEAK:g} full scale)")
+    if peak == 0.0:
+        what = "no samples" if samples.size == 0 else f"{samples.size} samples of digital silence"
+        raise AgentSilence(f"the agent's turn ({turn.text[:40]!r}) came with {what}")
 
 
 class Caller(Protocol):
@@ -177,7 +204,9 @@ class Call:
                     interrupted = True
                     continue
             if isinstance(event, AgentTurnEnd):
-                return _AgentTurn(chunks, event.end_call, interrupted, self.clock.now_ms)
+                turn = _AgentTurn(chunks, event.end_call, interrupted, self.clock.now_ms)
+                check_agent_audio(turn)  # unusable audio fails the call here, before it is recorded or heard
+                return turn
             chunks.append((at if at is not None else self.clock.now_ms, event))
             start_ms = chunks[0][0]
 

@@ -11,7 +11,10 @@ the call's clock on by the agent's measured compute time, so latencies stay hone
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
@@ -20,6 +23,10 @@ from evalkit.agents.base import AgentContext
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, Frame
 from evalkit.records import AudioClip
+
+
+class AgentTimeout(RuntimeError):
+    """The agent did not answer within its timeout: the call ends as an infrastructure failure."""
 
 
 class AgentSession(Protocol):
@@ -48,11 +55,17 @@ class AgentSession(Protocol):
 
 class TurnBasedSession:
     """An in-process agent with ``start(context)`` and ``respond(heard)`` behind the event protocol. ``respond``
-    receives the caller's whole turn: an ``AudioClip`` on an audio channel, the text on a text channel."""
+    receives the caller's whole turn: an ``AudioClip`` on an audio channel, the text on a text channel.
 
-    def __init__(self, agent: Any, clock: Clock) -> None:
+    ``timeout_s``: a wall-clock guard for agents that may hang. A virtual clock cannot time out a synchronous call,
+    so with a timeout each ``start`` / ``respond`` runs in a daemon thread and a call that has not returned in time
+    raises :class:`AgentTimeout` (the thread is abandoned: Python cannot stop it). None: called inline (no thread,
+    the default and the fast path)."""
+
+    def __init__(self, agent: Any, clock: Clock, timeout_s: float | None = None) -> None:
         self.agent = agent
         self.clock = clock
+        self.timeout_s = timeout_s
         self._frames: list[Frame] = []
         self._events: deque[AgentEvent] = deque()
         self._ready = asyncio.Event()
@@ -70,15 +83,21 @@ class TurnBasedSession:
         self._events.append(AgentTurnEnd(end_call=reply.end_call))
         self._ready.set()
 
+    async def _guarded(self, fn: Callable[[Any], Any], arg: Any) -> Any:
+        if self.timeout_s is None:
+            return fn(arg)
+        return await call_with_timeout(fn, arg, self.timeout_s)
+
     async def open(self, context: AgentContext) -> None:
-        self._emit(self.agent.start(context))  # the greeting opens the call: it starts at the call's time zero
+        # the greeting opens the call: it starts at the call's time zero
+        self._emit(await self._guarded(self.agent.start, context))
 
     async def send(self, frame: Frame) -> None:
         self._frames.append(frame)
 
     async def end_of_turn(self) -> None:
         frames, self._frames = self._frames, []
-        reply = self.agent.respond(_whole_turn(frames))
+        reply = await self._guarded(self.agent.respond, _whole_turn(frames))
         await self.clock.sleep(reply.compute_ms)  # the agent speaks once it has computed its answer
         self._emit(reply)
 
@@ -103,3 +122,29 @@ def _whole_turn(frames: list[Frame]) -> AudioClip | str:
         return AudioClip(samples=frames[0].samples, sample_rate=frames[0].sample_rate)
     samples = np.concatenate([f.samples for f in frames if f.samples is not None]) if frames else np.zeros(0)
     return AudioClip(samples=samples.astype(np.float32), sample_rate=frames[0].sample_rate if frames else 16_000)
+
+
+async def call_with_timeout(fn: Callable[[Any], Any], arg: Any, timeout_s: float) -> Any:
+    """``fn(arg)`` in a daemon thread, awaited up to ``timeout_s`` wall-clock seconds. Not the event loop's default
+    executor: ``asyncio.run`` joins its threads on exit, so one hung agent would hang the whole cell."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if not done.done():
+            done.set_result(value) if ok else done.set_exception(value)
+
+    def work() -> None:
+        try:
+            ok, value = True, fn(arg)
+        except BaseException as exc:  # handed to the awaiting call, which records it as the call's failure
+            ok, value = False, exc
+        # a timed-out call's loop may be closed by now: nobody waits for this answer any more
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(settle, ok, value)
+
+    threading.Thread(target=work, name="evalkit-agent-turn", daemon=True).start()
+    try:
+        return await asyncio.wait_for(done, timeout_s)
+    except TimeoutError:
+        raise AgentTimeout(f"the agent did not answer within {timeout_s:g} s") from None

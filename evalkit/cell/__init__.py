@@ -12,6 +12,7 @@ log stages.
 from __future__ import annotations
 
 import logging
+import shutil
 import time
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from evalkit.cell.log import (
     write_conversation,
 )
 from evalkit.cell.plan import CellPlan, axis_params, cell_tags, plan_cell
-from evalkit.cell.run import run_conversations, run_validated, validation_stats
+from evalkit.cell.run import infra_stats, run_conversations, run_validated, validation_stats
 from evalkit.cell.score import (
     CellJudge,
     build_cell_judge,
@@ -102,7 +103,35 @@ def run_cell_conversations(
             )
     if config.validation.enabled:
         stats.update(validation_stats([r.conversation for r in records]))
+    stats.update(infra_stats([r.conversation for r in records]))
     return records
+
+
+CELL_OUTPUTS = ("records", "audio", "seeds.json", "aggregates.json")
+
+
+def clear_cell_outputs(out_dir: Path) -> None:
+    """Remove what an earlier, killed run of this cell wrote into the same folder (a re-queued SLURM job, a fixed
+    ``hydra.run.dir``): the folder is logged whole, so a stale record would be published as this run's."""
+    for name in CELL_OUTPUTS:
+        path = out_dir / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+
+
+def incomplete_reason(records: list[ConversationRecord], max_retries: int) -> str | None:
+    """Why a cell's data is not whole: conversations that still failed for infrastructure reasons after every
+    retry are unscored, so the cell must not be reused as complete."""
+    failed = [r.conversation for r in records if r.conversation.end_reason == "error"]
+    if not failed:
+        return None
+    first = failed[0]
+    return (
+        f"infrastructure: {len(failed)} conversation(s) failed after {max_retries} retries "
+        f"(first {first.scenario_id} t{first.trial}: {first.error})"
+    )
 
 
 def _reuse(plan: CellPlan, target: TrackingTarget, previous: str, parent_run_id: str | None) -> CellResult:
@@ -159,6 +188,7 @@ def _report_progress(target: TrackingTarget, parent_run_id: str) -> None:
 def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run_id: str | None) -> CellResult:
     config = plan.config
     out_dir.mkdir(parents=True, exist_ok=True)
+    clear_cell_outputs(out_dir)
     # Redacted by value (URL user-info, secret env values): the key-name filter alone misses keys pasted elsewhere.
     (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
     tags = cell_tags(plan, "cell")
@@ -178,10 +208,16 @@ def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run
         failures, reason = judge_failures(records)
         if config.judge.enabled:
             aggregates["judge_failures"] = float(failures)
-        if reason is not None:  # an infrastructure failure, not a score: never reuse this cell as complete
+        incomplete = [] if reason is None else [f"judge: {failures} judgment(s) failed: {reason}"]
+        if reason is not None:
             log.warning("cell %s (%s): %d judge failure(s), run marked FAILED: %s", plan.key, plan.run_name,
                         failures, reason)  # fmt: skip
-            run.mark_incomplete(f"judge: {failures} judgment(s) failed: {reason}")
+        infra = incomplete_reason(records, config.infra.max_retries)
+        if infra is not None:
+            log.warning("cell %s (%s): run marked FAILED: %s", plan.key, plan.run_name, infra)
+            incomplete.append(infra)
+        if incomplete:  # infrastructure failures, not scores: never reuse this cell as complete
+            run.mark_incomplete("; ".join(incomplete))
         write_cell_files(out_dir, config.seed, records, aggregates)
         log_scored_cell(run, records, aggregates, out_dir)
         run_id = run.run_id

@@ -3,6 +3,7 @@ the cell's params, aggregates, per-conversation table and folder into its MLflow
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,11 @@ def write_conversation(out_dir: Path, record: ConversationRecord, tracks: dict[s
     audio_dir = out_dir / "audio" / stem
     for name, samples in tracks.items():
         audio_dir.mkdir(parents=True, exist_ok=True)
-        sf.write(audio_dir / f"{name}.wav", samples, ARTIFACT_SAMPLE_RATE, subtype="PCM_16")
+        # Encoded in memory, written by Python: a full disk is then an OSError naming ENOSPC (the run's failure
+        # reason), where libsndfile writing the file itself only says "System error".
+        wav = io.BytesIO()
+        sf.write(wav, samples, ARTIFACT_SAMPLE_RATE, subtype="PCM_16", format="WAV")
+        (audio_dir / f"{name}.wav").write_bytes(wav.getvalue())
     return stem
 
 

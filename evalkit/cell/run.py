@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from evalkit.call import CallSettings, ConversationAudio, run_conversation
 from evalkit.cell.plan import CellPlan
-from evalkit.config.schema import RunConfig
+from evalkit.config.schema import InfraConfig, RunConfig
 from evalkit.records import Conversation, SimulationValidation
 from evalkit.scenarios import Scenario
 from evalkit.validation import Flag, validate
@@ -52,12 +54,17 @@ class ConversationRunner:
             max_user_turns=config.simulator.max_user_turns,
             max_duration_s=config.simulator.max_duration_s,
             user_reaction_ms=config.simulator.user_reaction_ms,
+            agent_timeout_s=config.infra.agent_timeout_s,
         )
 
     def run(self, scenario: Scenario, trial: int) -> ConversationResult:
         config = self.config
+        tally = InfraTally()  # across validation attempts: every infrastructure failure of this job counts
 
         def attempt_at(attempt: int) -> tuple[Conversation, Any]:
+            return run_retrying(lambda: once(attempt), config.infra, tally)
+
+        def once(attempt: int) -> tuple[Conversation, Any]:
             return run_conversation(
                 scenario,
                 trial,
@@ -77,6 +84,9 @@ class ConversationRunner:
             )
         else:
             conversation, audio = attempt_at(0)
+        conversation = conversation.model_copy(
+            update={"infra_failures": tally.failures, "infra_retries": tally.retries}
+        )
         asr_s = 0.0
         if self.listener is not None:  # score-stage preparation, done where the audio and the model are
             from evalkit.cell.score import transcribe_assistant_turns
@@ -115,6 +125,39 @@ def run_conversations(plan: CellPlan, workers: int = 1) -> Iterator[Conversation
         yield from pool.map(_run_job, jobs)
 
 
+@dataclass
+class InfraTally:
+    """A job's infrastructure failures (reasons, in order) and how many of them were retried."""
+
+    failures: list[str] = field(default_factory=list)
+    retries: int = 0
+
+
+def run_retrying(
+    run_once: Callable[[], tuple[Conversation, Any]],
+    policy: InfraConfig,
+    tally: InfraTally,
+    sleep: Callable[[float], None] = time.sleep,
+) -> tuple[Conversation, Any]:
+    """Run a conversation; while it ends in an infrastructure failure (``end_reason == "error"``: the agent
+    crashed, hung, disconnected, sent silence or garbage audio) wait ``backoff_s * 2**retry`` and run it again, at
+    most ``max_retries`` times. A retry replays the same seeds: the failure was the pipeline's, not the simulated
+    user's, so a conversation that succeeds on a retry is the one an undisturbed run would have had. Failures and
+    retries are added to ``tally``; the last try is returned, failed or not."""
+    for retry in range(policy.max_retries + 1):
+        conversation, extra = run_once()
+        if conversation.end_reason != "error":
+            return conversation, extra
+        tally.failures.append(conversation.error or "unknown infrastructure failure")
+        if retry < policy.max_retries:
+            wait = policy.backoff_s * 2**retry
+            log.warning("%s t%d: infrastructure failure (%s): retry %d/%d in %.1f s", conversation.scenario_id,
+                        conversation.trial, tally.failures[-1], retry + 1, policy.max_retries, wait)  # fmt: skip
+            tally.retries += 1
+            sleep(wait)
+    return conversation, extra
+
+
 def run_validated(
     run_attempt: Callable[[int], tuple[Conversation, Any]],
     check: Callable[[Conversation], list[Flag]],
@@ -147,6 +190,43 @@ def run_validated(
     return conversation.model_copy(update={"validation": verdict}), extra
 
 
+FAULT_KINDS = {  # exception type (as recorded in ``Conversation.error``) -> the reason counted in the statistics
+    "AgentTimeout": "timeout",
+    "AgentSilence": "silence",
+    "AgentGarbageAudio": "garbage_audio",
+    "ConnectionError": "disconnect",
+    "ConnectionResetError": "disconnect",
+    "ConnectionAbortedError": "disconnect",
+    "ConnectionRefusedError": "disconnect",
+    "BrokenPipeError": "disconnect",
+    "EOFError": "disconnect",
+    "IncompleteReadError": "disconnect",
+    "ConnectionClosed": "disconnect",
+    "ConnectionClosedError": "disconnect",
+    "ConnectionClosedOK": "disconnect",
+}
+
+
+def fault_kind(error: str) -> str:
+    """The counted reason of an infrastructure failure from its recorded ``"Type: message"``; anything else an
+    agent raised is a crash."""
+    return FAULT_KINDS.get(error.split(":", 1)[0].strip(), "crash")
+
+
+def infra_stats(conversations: list[Conversation]) -> dict[str, float]:
+    """Infrastructure failures of a cell: ``infra_retries`` (re-runs with the same seeds), ``infra_failed`` (
+    conversations still failing after every retry: unscored, the cell is incomplete) and, per reason,
+    ``infra_failure_<reason>`` (failed tries)."""
+    failures = [f for c in conversations for f in c.infra_failures]
+    out = {
+        "infra_retries": float(sum(c.infra_retries for c in conversations)),
+        "infra_failed": float(sum(c.end_reason == "error" for c in conversations)),
+    }
+    for kind, count in sorted(Counter(fault_kind(f) for f in failures).items()):
+        out[f"infra_failure_{kind}"] = float(count)
+    return out
+
+
 def validation_stats(conversations: list[Conversation]) -> dict[str, float]:
     """Cell counts of regeneration, comparable with EVA-Bench's rates (24.1% of trials regenerated, about half for
     simulator error, 12.0%, the rest infrastructure failures and timeouts; its cost estimate treats 24.1% as reruns
@@ -156,14 +236,17 @@ def validation_stats(conversations: list[Conversation]) -> dict[str, float]:
     verdicts = [c.validation for c in conversations if c.validation is not None]
     n = len(verdicts)
     reruns = [flags for v in verdicts for flags in v.flags[:-1]]
-    infrastructure = sum(any(f["infrastructure"] for f in flags) for flags in reruns)
+    # infrastructure retries (evalkit.cell.run.run_retrying) are reruns too, counted as infrastructure
+    retried = sum(c.infra_retries for c in conversations if c.validation is not None)
+    infrastructure = sum(any(f["infrastructure"] for f in flags) for flags in reruns) + retried
+    total = len(reruns) + retried
     out = {
-        "sim_attempts": float(sum(v.attempts for v in verdicts)),
-        "sim_reruns": float(len(reruns)),
+        "sim_attempts": float(sum(v.attempts for v in verdicts) + retried),
+        "sim_reruns": float(total),
         "sim_invalid_kept": float(sum(not v.valid for v in verdicts)),
-        "sim_rerun_rate": len(reruns) / n if n else 0.0,
+        "sim_rerun_rate": total / n if n else 0.0,
         "sim_rerun_infrastructure": infrastructure / n if n else 0.0,
-        "sim_rerun_simulator": (len(reruns) - infrastructure) / n if n else 0.0,
+        "sim_rerun_simulator": (total - infrastructure) / n if n else 0.0,
         "sim_regenerated_share": sum(v.attempts > 1 for v in verdicts) / n if n else 0.0,
     }
     for gate in sorted({f["gate"] for flags in reruns for f in flags}):

@@ -22,7 +22,8 @@ from perturbations import Chain, PerturbationError
 
 SECRET_MARKERS = ("key", "token", "secret", "password")
 # Settings that do not change what a cell computes: excluded from its identity.
-NON_IDENTITY_KEYS = ("mlflow", "reuse", "twins", "progress", "workers")
+# ``infra`` is how failures are retried: a retried conversation replays its seeds, so the results never depend on it.
+NON_IDENTITY_KEYS = ("mlflow", "reuse", "twins", "progress", "workers", "infra")
 # Judge settings that change how a judgment is fetched, never what it says (the cache answers the same request).
 NON_IDENTITY_JUDGE_KEYS = (
     "cache_dir",
@@ -122,6 +123,19 @@ class ValidationConfig(_Group):
     )
 
 
+class InfraConfig(_Group):
+    """Infrastructure failures (the agent crashes, hangs, disconnects, sends silence or garbage audio): the
+    conversation is re-run with the same seeds after ``backoff_s * 2**retry`` seconds, at most ``max_retries``
+    times, and counted (``infra_retries``, ``infra_failure_<reason>``). Still failing: unscored, and the cell ends
+    FAILED so a later run computes it again. Not part of the cell's identity (a retry replays the same seeds)."""
+
+    max_retries: int = Field(default=2, ge=0, le=20, description="re-runs of a conversation after an infra failure")
+    backoff_s: float = Field(default=1.0, ge=0.0, le=600.0, description="first wait before a retry; doubles each time")
+    agent_timeout_s: float | None = Field(
+        default=None, gt=0.0, description="wall-clock limit per agent turn (null: none); a hung agent fails the call"
+    )
+
+
 class MlflowConfig(_Group):
     tracking_uri: str | None = Field(default=None, description="null: $MLFLOW_TRACKING_URI or ./mlflow.db")
     experiment: str = "evalkit"
@@ -146,6 +160,7 @@ class RunConfig(_Group):
     workers: int = Field(default=1, ge=1, le=256, description="processes running a cell's conversations")
     mlflow: MlflowConfig = MlflowConfig()
     validation: ValidationConfig = ValidationConfig()
+    infra: InfraConfig = InfraConfig()
     judge: kind_of(JUDGES, BaseJudgeConfig) = JudgeConfig()  # type: ignore[valid-type]
 
     @field_validator("metrics")

@@ -8,6 +8,7 @@ structured result: a tool error is information for the agent, never an exception
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -107,12 +108,18 @@ class ToolExecutor:
         self.db: dict[str, Any] = copy.deepcopy(dict(initial_db))
         self.db.setdefault("session", {})
 
-    def call(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    def call(self, name: str, arguments: Mapping[str, Any] | str) -> dict[str, Any]:
+        """``arguments``: a mapping, or the JSON text a wire agent sent. A malformed call (unknown tool, invalid
+        JSON, wrong arguments) is the agent's behaviour (issue 14): an error result it must cope with, recorded and
+        scored, never an exception that would end the call as an infrastructure failure."""
         if name not in self.registry:
             return _error("unknown_tool", f"no tool named {name!r}; available: {', '.join(self.registry.names)}")
         spec = self.registry[name]
+        parsed = _argument_object(arguments)
+        if isinstance(parsed, str):
+            return _error("invalid_arguments", parsed)
         try:
-            args = spec.args_model.model_validate(dict(arguments))
+            args = spec.args_model.model_validate(parsed)
         except ValidationError as exc:
             return _error("invalid_arguments", "; ".join(_describe(e) for e in exc.errors()))
         # Tools mutate only on success: work on a scratch copy and commit it afterwards, so a tool that
@@ -126,6 +133,18 @@ class ToolExecutor:
             raise RuntimeError(f"tool {name} returned a reserved 'status' key")
         self.db = scratch
         return {"status": "success", **result}
+
+
+def _argument_object(arguments: Mapping[str, Any] | str) -> dict[str, Any] | str:
+    """The arguments as a dict, or why they are not an object (a str)."""
+    if isinstance(arguments, str | bytes):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError as exc:
+            return f"arguments are not valid JSON: {exc}"
+    if not isinstance(arguments, Mapping):
+        return f"arguments must be an object, got {type(arguments).__name__}"
+    return dict(arguments)
 
 
 def _describe(error: Mapping[str, Any]) -> str:
