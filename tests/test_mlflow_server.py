@@ -87,3 +87,34 @@ def test_cells_and_analysis_go_to_the_server_named_by_the_environment(server, mo
     # artifacts went through the server into its --artifacts-destination, not into a local mlruns folder
     assert list((tmp_path / "server-artifacts").rglob("conversations_table.json"))
     assert not (tmp_path / "mlruns").exists() and not Path("mlruns").exists()
+
+
+@pytest.mark.slow
+def test_a_joblib_sweep_against_a_shared_server_logs_every_cell(server):
+    """The cluster set-up in miniature: parallel jobs (joblib, 2 processes) write to one `mlflow server`."""
+    from tests.test_end_to_end import run_evalkit
+
+    url, tmp_path = server
+    run = run_evalkit(
+        tmp_path,
+        "+experiment=smoke",
+        "domain.scenarios=[AL-005]",
+        "+perturb=noise_cafe",
+        "metrics=[task_completion]",
+        "progress=false",
+        f"mlflow.tracking_uri={url}",
+        "mlflow.experiment=shared",
+        "hydra/launcher=joblib",
+        "hydra.launcher.n_jobs=2",
+        "-m",
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    client = MlflowClient(url)
+    experiment = client.get_experiment_by_name("shared")
+    runs = client.search_runs([experiment.experiment_id])
+    cells = [r for r in runs if r.data.tags.get("evalkit.kind") == "cell"]
+    (parent,) = [r for r in runs if r.data.tags.get("evalkit.kind") == "sweep"]
+    assert sorted(r.data.params["perturb"] for r in cells) == ["clean", "noise_cafe"]
+    assert all(r.info.status == "FINISHED" and r.data.tags["mlflow.parentRunId"] == parent.info.run_id for r in cells)
+    assert parent.info.status == "FINISHED" and parent.data.metrics["sweep_cells_done"] == 2
+    assert not (tmp_path / "mlflow.db").exists()  # nothing went to a local store
