@@ -51,6 +51,11 @@ class Turn(BaseModel):
     effects: list[AppliedEffect] = Field(default_factory=list)
     seed: int | None = None
     audio: dict[str, str] = Field(default_factory=dict, description="artifact name per audio kind")
+    audio_sha256: dict[str, str] = Field(
+        default_factory=dict,
+        description="per audio kind, SHA-256 (16 hex) of the clip's samples: what was said and heard, comparable "
+        "across runs and launchers (the WAV tracks lay clips on the measured timeline, so their bytes are not)",
+    )
 
 
 EndReason = Literal["user_end_call", "agent_end_call", "max_turns", "agent_no_response", "error"]
@@ -113,6 +118,12 @@ class AudioClip(BaseModel):
     @property
     def duration_s(self) -> float:
         return len(self.samples) / self.sample_rate
+
+    def sha256(self) -> str:
+        import hashlib
+
+        data = np.ascontiguousarray(self.samples, dtype=np.float32).tobytes()
+        return hashlib.sha256(data + self.sample_rate.to_bytes(4, "little")).hexdigest()[:16]
 
 
 class MetricValue(BaseModel):

@@ -4,7 +4,9 @@
 
 Cells are matched by run name (domain|agent|persona|voice|condition|seed), not by cell key: a refactoring may
 change what enters the config hash (e.g. a new ``kind`` field) without changing a single conversation. For every
-matched cell the records (``records/*.json``) are compared field by field after dropping what measures wall time:
+matched cell the records (``records/*.json``: turns, heard text, tool calls, effects, end DB, scores and each
+turn's audio SHA-256, so the audio itself is compared) are compared field by field after dropping what measures
+wall time:
 turn start/end/compute times, tool-call times, effect positions on the call timeline (they move with the measured
 compute time) and the metrics computed from them (latency, turn-taking timing). Fields that exist only on one side
 (a new record field) are listed, not counted as differences. Exit status 1 when anything else differs.

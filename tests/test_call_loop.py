@@ -242,3 +242,21 @@ def test_text_channel_turns_last_as_long_as_their_words(words: int) -> None:
     speech = TextChannel(lambda t: t.upper()).say(" ".join(["word"] * words), 1, 1000.0)
     assert speech.end_ms - speech.start_ms == pytest.approx(words / 2.5 * 1000.0)
     assert speech.frames(None)[0].text == " ".join(["WORD"] * words)
+
+
+def test_each_turn_records_the_hash_of_its_audio() -> None:
+    def call() -> list:
+        clock = VirtualClock()
+        outcome = run(
+            run_call(ScriptCaller(["one two"]), TurnBasedSession(EchoAgent(), clock), ToneChannel(), context(), clock)
+        )
+        return outcome.turns
+
+    first, again = call(), call()
+    assert [t.audio_sha256 for t in first] == [t.audio_sha256 for t in again]
+    greeting, reply = first[0].audio_sha256["assistant"], first[2].audio_sha256["assistant"]
+    assert len(greeting) == 16 and greeting == reply  # both are the same 2 s tone
+    assert (
+        AudioClip(samples=tone(10.0), sample_rate=RATE).sha256()
+        != AudioClip(samples=tone(20.0), sample_rate=RATE).sha256()
+    )

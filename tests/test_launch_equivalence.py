@@ -1,5 +1,6 @@
 """The same sweep through Hydra's joblib and submitit_local launchers logs exactly what the sequential sweep logs:
-the same cells, seeds, records (heard text, tool calls, effects, end DB) and metrics, timing fields excepted."""
+the same cells, seeds, records (heard text, tool calls, effects, end DB, each turn's audio SHA-256) and metrics,
+timing fields excepted."""
 
 from __future__ import annotations
 

@@ -248,6 +248,7 @@ class Call:
             tool_calls=tool_call_records(calls, turn.start_ms - compute_ms, self.registry),
             effects=effects,
             audio={"assistant": "assistant.wav"} if clip is not None else {},
+            audio_sha256={"assistant": clip.sha256()} if clip is not None else {},
         )
         self.turns.append(record)
         return record, end_ms
@@ -265,6 +266,7 @@ class Call:
             effects=speech.effects,
             seed=speech.seed,
             audio=speech.audio_names,
+            audio_sha256={kind: clip.sha256() for kind, clip in speech.clips.items()},
         )
         self.turns.append(turn)
         return turn
