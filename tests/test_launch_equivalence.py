@@ -14,7 +14,7 @@ from mlflow.tracking import MlflowClient
 from tests.conftest import REPO
 from tests.test_end_to_end import run_evalkit
 
-SWEEP = ("+experiment=smoke", "domain.scenarios=[AL-005]", "+perturb=noise_cafe", "progress=false", "-m")
+SWEEP = ("+experiment=smoke", "domain.scenarios=[AL-005]", "+perturb=noise_cafe", "progress=false")
 LAUNCHERS = {
     "sequential": (),
     "joblib": ("hydra/launcher=joblib", "hydra.launcher.n_jobs=2"),
@@ -48,7 +48,7 @@ def test_joblib_and_submitit_local_log_what_the_sequential_sweep_logs(tmp_path: 
     for name, launcher in LAUNCHERS.items():
         cwd = tmp_path / name
         cwd.mkdir()
-        run = run_evalkit(cwd, *SWEEP, *launcher)
+        run = run_evalkit(cwd, *SWEEP, *launcher, "-m")  # overrides before the flag: argparse takes them once
         assert run.returncode == 0, run.stderr[-3000:]
         dirs[name] = cwd
     compare = _compare_module()

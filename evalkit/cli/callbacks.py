@@ -48,10 +48,12 @@ def _target(config: DictConfig) -> TrackingTarget:
     return resolve_target(m.get("tracking_uri"), m.get("experiment", "evalkit"), m.get("artifact_location"), Path.cwd())
 
 
-class TrackingCallback(Callback):
-    def __init__(self) -> None:
-        self._heartbeat: Heartbeat | None = None
+# The sweep's parent-run heartbeats, by sweep folder. Not on the callback: launchers (joblib, submitit, Ray) pickle
+# the Hydra context, callbacks included, to send jobs to their workers, and a thread cannot be pickled.
+_HEARTBEATS: dict[Path, Heartbeat] = {}
 
+
+class TrackingCallback(Callback):
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         target = _target(config)
         stale = mark_stale_runs(target)
@@ -62,14 +64,15 @@ class TrackingCallback(Callback):
         overrides = list(HydraConfig.get().overrides.task) if HydraConfig.initialized() else []
         run_id = start_sweep(target, sweep_dir, grid or {}, overrides)  # type: ignore[arg-type]
         os.environ[PARENT_RUN_ENV] = parent_run_env(sweep_dir, run_id)  # inherited by this sweep's job processes
-        self._heartbeat = beat(mlflow_client(target.tracking_uri), run_id)
+        _HEARTBEATS[sweep_dir] = beat(mlflow_client(target.tracking_uri), run_id)
         log.info("sweep parent run %s (store %s)", run_id, target.tracking_uri)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
-        if self._heartbeat is not None:
-            self._heartbeat.stop()
-            self._heartbeat = None
-        parent = read_parent_run(Path(config.hydra.sweep.dir).resolve())
+        sweep_dir = Path(config.hydra.sweep.dir).resolve()
+        heartbeat = _HEARTBEATS.pop(sweep_dir, None)
+        if heartbeat is not None:
+            heartbeat.stop()
+        parent = read_parent_run(sweep_dir)
         os.environ.pop(PARENT_RUN_ENV, None)
         if parent:
             log.info("%s (final)", log_sweep_progress(_target(config), parent).line())  # the parent ends with them
