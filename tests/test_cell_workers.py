@@ -7,16 +7,9 @@ from pathlib import Path
 from evalkit.cell import plan_cell, run_cell_conversations
 from evalkit.config.schema import cell_key, validate_config
 from tests.test_config import composed
+from tests.test_launch_equivalence import _compare_module
 
-TIMING = {"start_ms", "end_ms", "compute_ms", "t_ms"}
-
-
-def _strip(node: object) -> object:
-    if isinstance(node, dict):
-        return {k: _strip(v) for k, v in node.items() if k not in TIMING}
-    if isinstance(node, list):
-        return [_strip(v) for v in node]
-    return node
+_strip = _compare_module()._strip  # the record checker's own rule for timing fields (scripts/compare_records.py)
 
 
 def _records(tmp_path: Path, workers: int) -> list[dict]:
