@@ -28,7 +28,7 @@ from evalkit.records import Conversation
 from evalkit.scenarios.store import load_scenarios
 from evalkit.wire.tools.remote import RemoteExecutor, ToolEndpointError
 from evalkit.wire.tools.server import ToolServer, tool_server
-from evalkit.wire.tools.session import ToolSession, openai_tools
+from evalkit.wire.tools.session import ToolCrash, ToolSession, openai_tools
 from evalkit.wire.twilio_ws import TwilioWsConfig
 from evalkit.wire.twilio_ws.codec import encode
 from evalkit.wire.twilio_ws.server import url_of
@@ -97,6 +97,10 @@ def test_the_json_http_endpoint_lists_and_calls_the_tools_on_the_conversations_d
     ]
     assert [r for _, _, r in recorded] == [found, flight, wrong]
     assert session.drain() == []
+    # the reference server's agent sees the same tools through its ToolBox (a registry from the list, no DB)
+    remote = RemoteExecutor(base)
+    assert remote.registry.names == tool_registry("airline").names and "transfer_to_agent" in remote.registry
+    assert not hasattr(remote, "db")
 
 
 def test_an_mcp_client_lists_and_calls_the_tools_of_a_live_session(live) -> None:
@@ -146,6 +150,21 @@ def test_bad_session_ids_and_malformed_bodies_get_clear_errors(live) -> None:
     with pytest.raises(ToolEndpointError, match="answered 404: tool session"):
         RemoteExecutor(base).call("get_reservation", AUTH)
     assert http("GET", server.base_url("CAnext") + "/tools")[0] == 404  # the server goes on serving
+
+
+def test_a_tool_that_crashes_in_the_harness_is_a_500_and_ends_the_call() -> None:
+    server = tool_server()
+    session = ToolSession("CAcrash", ToolBox(ToolExecutor(tool_registry("airline"), {})))  # a DB with no tables
+    server.register(session)
+    try:
+        status, body = http(
+            "POST", server.base_url("CAcrash") + "/call", {"name": "get_flight_status", "arguments": STATUS}
+        )
+        assert status == 500 and body == {"error": "tool server error: KeyError: 'journeys'"}
+        with pytest.raises(ToolCrash, match="tool 'get_flight_status' crashed in the harness: KeyError"):
+            session.drain()  # the caller session's next drain: the call ends as a failure with this reason
+    finally:
+        server.unregister("CAcrash")
 
 
 def test_two_sessions_at_once_stay_isolated() -> None:

@@ -125,7 +125,9 @@ class ToolServer:
         return self._thread is not None and self._thread.is_alive()
 
     def start(self) -> None:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # proto IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and without it
+        # Nagle holds the response body (written after its headers) for the client's delayed ACK: 40 ms a call
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.bind((self.host, 0))
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
@@ -192,6 +194,9 @@ class ToolServer:
                 return JSONResponse({"error": str(exc)}, status_code=409)
             except HttpError as exc:
                 return JSONResponse({"error": str(exc)}, status_code=exc.status)
+            except Exception as exc:  # a harness bug (a tool that crashed): the agent gets a clear 500
+                log.exception("tool server: %s %s failed", request.method, request.url.path)
+                return JSONResponse({"error": f"tool server error: {type(exc).__name__}: {exc}"}, status_code=500)
 
         return endpoint
 

@@ -22,6 +22,10 @@ class SessionEnded(LookupError):
     """The session's call is over (or it was never registered): the tool server answers 404."""
 
 
+class ToolCrash(RuntimeError):
+    """A tool raised in the harness (a harness bug, not the agent's mistake): the call ends with this reason."""
+
+
 class ModeError(RuntimeError):
     """A request the session's ``tools`` mode does not serve (e.g. a final DB while the harness owns the DB)."""
 
@@ -45,17 +49,25 @@ class ToolSession:
         self.tools = openai_tools(toolbox.executor.registry)
         self._scenario_db = copy.deepcopy(toolbox.executor.db) if mode == "agent_side" else None
         self.final_db_posted = threading.Event()
+        self.crash: str | None = None  # why a tool crashed; the caller session ends the call with it
 
     def call(self, name: str, arguments: Any) -> dict[str, Any]:
         """Execute one call on the conversation's DB and record it (a bad name or bad arguments is an error result
         for the agent, recorded and scored as its behaviour)."""
         with self._lock:
             self._check_open()
-            return self._toolbox.call_json(name, arguments)
+            try:
+                return self._toolbox.call_json(name, arguments)
+            except Exception as exc:  # the executor turns the agent's mistakes into results: this is the harness's
+                self.crash = f"tool {name!r} crashed in the harness: {type(exc).__name__}: {exc}"
+                raise
 
     def drain(self) -> list[ToolCallTuple]:
-        """The calls recorded since the last drain (the caller session puts them in the agent turn it emits)."""
+        """The calls recorded since the last drain (the caller session puts them in the agent turn it emits);
+        ``ToolCrash`` once a tool has crashed."""
         with self._lock:
+            if self.crash is not None:
+                raise ToolCrash(self.crash)
             return self._toolbox.drain()
 
     def scenario_db(self) -> dict[str, Any]:
