@@ -23,6 +23,7 @@ from evalkit.call import CallOutcome, CallSettings, RealClock, run_call
 from evalkit.call.conversation import conversation_record
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolExecutor
+from evalkit.metrics.authentication import authentication_success
 from evalkit.metrics.task_completion import task_completion
 from evalkit.records import Conversation
 from evalkit.scenarios.store import load_scenarios
@@ -314,6 +315,8 @@ def test_without_a_final_db_task_completion_is_unscored_with_the_reason_never_0(
     verdict = task_completion(conversation)
     assert verdict.score is None and verdict.passed is None
     assert verdict.details["reason"].startswith("agent.tools=agent_side: the agent posted no final DB to http://")
+    assert conversation.final_db_missing == verdict.details["reason"]  # in the record, for rescoring
+    assert authentication_success(conversation).score is None  # the same DB's session: unscored too
     agent = ToolUsingAgent()
     _, served_none = call_agent(agent, tools="none")
     assert "tool_endpoint" not in agent.custom and "mcp_url" not in agent.custom
