@@ -283,8 +283,10 @@ def call_agent(agent: ToolUsingAgent, **config: Any) -> tuple[CallOutcome, Conve
 
 def test_a_third_party_agent_calls_the_tools_from_custom_parameters_and_they_are_recorded() -> None:
     agent = ToolUsingAgent()
+    before = tool_server().active
     outcome, conversation = call_agent(agent)
     assert outcome.end_reason == "user_end_call", outcome.error
+    assert tool_server().active == before  # the call's session is gone with it
     custom = agent.custom
     assert set(custom) >= {"session_id", "tool_endpoint", "mcp_url"} and "scenario_db" not in custom
     assert custom["tool_endpoint"] == tool_server().base_url(custom["session_id"])

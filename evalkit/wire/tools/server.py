@@ -74,7 +74,6 @@ class ToolServer:
         self._sessions: dict[str, ToolSession] = {}
         self._ended: OrderedDict[str, None] = OrderedDict()
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
 
     # -- sessions ------------------------------------------------------------------------------------------
@@ -109,6 +108,7 @@ class ToolServer:
 
     @property
     def active(self) -> int:
+        """Sessions registered now (calls in progress)."""
         with self._lock:
             return len(self._sessions)
 
@@ -134,7 +134,6 @@ class ToolServer:
             self._app(), log_config=None, access_log=False, log_level="warning", timeout_keep_alive=120
         )
         server = uvicorn.Server(config)
-        self._server = server
         # its own event loop in its own thread: it outlives each conversation's asyncio.run
         self._thread = threading.Thread(
             target=lambda: asyncio.run(server.serve(sockets=[sock])), name="evalkit-tool-server", daemon=True
@@ -145,11 +144,6 @@ class ToolServer:
             if not self._thread.is_alive() or time.monotonic() > deadline:
                 raise RuntimeError(f"the tool server did not start on {self.host}:{self.port}")
             time.sleep(0.005)
-
-    def stop(self) -> None:
-        if self._server is not None and self._thread is not None:
-            self._server.should_exit = True
-            self._thread.join(timeout=5.0)
 
     # -- the app -------------------------------------------------------------------------------------------
 
