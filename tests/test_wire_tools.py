@@ -139,6 +139,12 @@ def test_bad_session_ids_and_malformed_bodies_get_clear_errors(live) -> None:
     status, body = http("POST", base + "/call", {"arguments": AUTH})
     assert status == 400 and body["error"] == 'the body names no tool: "name" must be a non-empty string'
     assert http("POST", base + "/call", ["get_reservation"])[0] == 400
+    mcp_request = urllib.request.Request(
+        base + "/mcp", b"{not json", {"Content-Type": "application/json", "Accept": "application/json"}, method="POST"
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:  # the SDK's own answer: a JSON-RPC parse error
+        urllib.request.urlopen(mcp_request, timeout=10)
+    assert refused.value.code == 400 and json.loads(refused.value.read())["error"]["code"] == -32700
     status, body = http("POST", base + "/final_db", {"reservations": {}})  # the harness owns the DB here
     assert status == 409 and "harness owns the DB" in body["error"]
     assert http("GET", base + "/scenario_db")[0] == 409
