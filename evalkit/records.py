@@ -84,6 +84,11 @@ class Conversation(BaseModel):
     initial_db: dict[str, Any]
     final_db: dict[str, Any]
     expected_db: dict[str, Any]
+    final_db_missing: str | None = Field(
+        default=None,
+        description="why final_db is not the conversation's end state (tools ran on the agent's side and it posted "
+        "no final DB back): task completion is then unscored with this reason; None: final_db is the end state",
+    )
     key_entities: dict[str, str] = Field(default_factory=dict)
     error: str | None = None
     validation: SimulationValidation | None = Field(default=None, description="None: validation was off")

@@ -26,6 +26,8 @@ from websockets.exceptions import ConnectionClosedError
 from evalkit.call import CallOutcome, CallSettings, RealClock, run_call
 from evalkit.cell import plan_cell, run_cell_conversations
 from evalkit.config.schema import validate_config
+from evalkit.domains import tool_registry
+from evalkit.domains.base import ToolExecutor
 from evalkit.wire.twilio_ws import TwilioWsConfig
 from evalkit.wire.twilio_ws.codec import decode, encode, mulaw_decode, mulaw_encode, resample
 from evalkit.wire.twilio_ws.server import ReferenceServer, url_of
@@ -231,7 +233,7 @@ def test_the_reference_server_survives_bad_frames_and_serves_the_next_call() -> 
         return outcome, seen
 
     outcome, seen = asyncio.run(main())
-    assert seen == ["evalkit_tool_calls", "evalkit_transcript", "media"]
+    assert seen == ["evalkit_transcript", "media", "media"]  # no tool endpoint: the agent runs without tools
     assert outcome.end_reason == "user_end_call", outcome.error
     assert [t.role for t in outcome.turns] == ["assistant", "user", "assistant", "user"]
     assert outcome.turns[2].intended_text == "you said 1600 samples"  # 200 ms of caller audio at 8 kHz
@@ -301,8 +303,14 @@ def test_a_scenario_through_the_wire_to_the_served_cascade(
     assert users and all(t.heard_text for t in users)  # the served agent's ASR, reported over the wire
     assert all(a.intended_text for a in agents)
     calls = [c for t in agents for c in t.tool_calls]
-    assert calls and all(c.ok for c in calls)  # replayed on the harness's own DB copy
+    assert calls and all(c.ok for c in calls)  # made at the harness's tool endpoint, recorded by the harness
     assert conversation.final_db != conversation.initial_db
+    # the harness's DB is exactly what the recorded calls did to it, and task completion is scored on it (AL-005 scores
+    # 0 over the wire, as it did when the server ran the tools itself: μ-law ASR mishears the confirmation code)
+    replayed = ToolExecutor(tool_registry("airline"), conversation.initial_db)
+    assert [replayed.call(c.name, c.arguments) for c in calls] == [c.result for c in calls]
+    assert replayed.db == conversation.final_db
+    assert record.metrics["task_completion"].score is not None
     starts = [t.start_ms for t in conversation.turns]
     assert starts == sorted(starts)  # one real-clock timeline
     # SIGTERM: the server closes its calls and exits cleanly

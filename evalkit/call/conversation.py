@@ -45,6 +45,7 @@ def conversation_record(
         end_reason=outcome.end_reason,  # type: ignore[arg-type]
         initial_db=scenario.scenario_db,
         final_db=executor.db,
+        final_db_missing=executor.final_db_missing,
         expected_db=scenario.expected_scenario_db,
         key_entities=scenario.key_entities,
         error=outcome.error,

@@ -110,6 +110,9 @@ class ToolExecutor:
         self.registry = registry
         self.db: dict[str, Any] = copy.deepcopy(dict(initial_db))
         self.db.setdefault("session", {})
+        # Why ``db`` is not the conversation's end state, when it is not (issue 13: an agent that ran its tools on
+        # its own side and posted no final DB back); task completion is then unscored with this reason.
+        self.final_db_missing: str | None = None
 
     def call(self, name: str, arguments: Mapping[str, Any] | str) -> dict[str, Any]:
         """``arguments``: a mapping, or the JSON text a wire agent sent. A malformed call (unknown tool, invalid

@@ -3,7 +3,8 @@ assistant contract). evalkit plays the caller; the call runs on a real clock wit
 
 ``conf/agent/twilio_ws.yaml``; ``agent=twilio_ws agent.url=ws://host:port``. The wire adapters live here:
 ``client`` (the caller's session) and ``server`` (evalkit's own agents behind the same protocol, for
-``python -m evalkit.serve``).
+``python -m evalkit.serve``). The call's tools are the harness's (``evalkit.wire.tools``): the ``start`` message
+tells the agent where they are served (``agent.tools``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ class TwilioWsConfig(AgentConfig):
     response_timeout_s: float = Field(default=30.0, gt=0)  # no agent audio for this long: infrastructure failure
     max_duration_s: float = Field(default=600.0, gt=0)  # EVA-Bench Table 7
     max_message_bytes: int = Field(default=1 << 20, ge=1024)
+    # Who runs the tools (issue 13 point 3). harness: the agent calls the harness's tool endpoint (customParameters
+    # tool_endpoint / mcp_url), executed on the conversation's DB and recorded. agent_side: the agent runs its tools
+    # itself (scenario DB from GET <tool_endpoint>/scenario_db) and posts its final DB to <tool_endpoint>/final_db;
+    # without one, task completion is unscored. none: no tools are served and no DB comes back (unscored).
+    tools: Literal["harness", "agent_side", "none"] = "harness"
+    final_db_timeout_s: float = Field(default=5.0, ge=0)  # agent_side: how long the final DB may come after `stop`
 
     @property
     def endpoint(self) -> str:
@@ -56,6 +63,10 @@ class TwilioWsConfig(AgentConfig):
         return {**self.headers, **{h: os.environ[var] for h, var in self.headers_from_env.items()}}
 
     def build(self) -> TwilioWsAgent:  # type: ignore[override]
+        if self.tools != "none":  # the process's tool server starts here, not on the first call's clock (~1 s)
+            from evalkit.wire.tools.server import tool_server
+
+            tool_server()
         return TwilioWsAgent(self)
 
 
