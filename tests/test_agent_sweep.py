@@ -46,7 +46,11 @@ def test_one_sweep_compares_the_in_process_agent_with_the_same_agent_over_the_wi
     option_dir = tmp_path / "my_conf" / "agent"
     option_dir.mkdir(parents=True)
     (option_dir / "served_cascade.yaml").write_text(
-        f"defaults:\n  - twilio_ws\n  - _self_\nname: served_cascade\narchitecture: cascade\nurl: {served_cascade}\n"
+        "defaults:\n  - twilio_ws\n  - _self_\nname: served_cascade\narchitecture: cascade\n"
+        f"url: {served_cascade}\n"
+        # linear PCM at the caller voice's own rate: the wire carries what the in-process agent hears, so equal
+        # task completion shows the transport adds nothing (μ-law 8 kHz, the default, changes what Whisper hears)
+        "encoding: pcm16\nsample_rate: 22050\n"
     )
     sweep = run_evalkit(
         tmp_path,

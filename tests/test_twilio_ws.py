@@ -371,3 +371,52 @@ def test_serve_refuses_to_serve_a_wire_agent(capsys: pytest.CaptureFixture[str])
 
     assert main(["--port", "0", "agent=twilio_ws"]) == 2
     assert "serves in-process agents" in capsys.readouterr().err
+
+
+def serve_and_dial(reference: ReferenceServer, lines: list[str], **config: Any) -> CallOutcome:
+    async def main() -> CallOutcome:
+        stop = asyncio.Event()
+        urls: list[str] = []
+        serving = asyncio.create_task(reference.serve_until(stop, urls.append))
+        while not urls:
+            await asyncio.sleep(0.01)
+        try:
+            return await dial(urls[0], lines, **config)
+        finally:
+            stop.set()
+            await serving
+
+    return asyncio.run(main())
+
+
+def test_the_reference_server_speaks_the_callers_declared_format() -> None:
+    """``agent.encoding=pcm16 agent.sample_rate=16000``: the served agent hears 16 kHz linear PCM, and answers in it."""
+    outcome = serve_and_dial(
+        ReferenceServer(lambda: EchoAgent(reply_ms=300.0), port=0), ["one two"], encoding="pcm16", sample_rate=16000
+    )
+    assert outcome.end_reason == "user_end_call", outcome.error
+    assert outcome.turns[1].heard_text == "3200 samples"  # 200 ms at 16 kHz, not 8 kHz μ-law
+    assert outcome.audio.clips[(2, "assistant")].sample_rate == 16000
+
+
+def test_a_call_in_a_format_the_server_does_not_speak_ends_with_the_reason() -> None:
+    reference = ReferenceServer(lambda: EchoAgent(reply_ms=300.0), port=0)
+
+    async def main() -> str:
+        stop = asyncio.Event()
+        urls: list[str] = []
+        serving = asyncio.create_task(reference.serve_until(stop, urls.append))
+        while not urls:
+            await asyncio.sleep(0.01)
+        async with connect(urls[0]) as ws:
+            start = {"streamSid": "MZ1", "mediaFormat": {"encoding": "audio/ogg", "sampleRate": 8000, "channels": 1}}
+            await ws.send(json.dumps({"event": "start", "start": start}))
+            with pytest.raises(ConnectionClosedError) as closed:
+                await asyncio.wait_for(ws.recv(), 5.0)
+        outcome = await dial(urls[0], ["one"])  # the server goes on serving
+        stop.set()
+        await serving
+        assert outcome.end_reason == "user_end_call", outcome.error
+        return str(closed.value)
+
+    assert "unsupported audio encoding 'audio/ogg'" in asyncio.run(main())

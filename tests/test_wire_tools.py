@@ -22,7 +22,7 @@ from evalkit.agents.base import AgentContext, ToolBox
 from evalkit.call import CallOutcome, CallSettings, RealClock, run_call
 from evalkit.call.conversation import conversation_record
 from evalkit.domains import tool_registry
-from evalkit.domains.base import ToolExecutor
+from evalkit.domains.base import ToolArgs, ToolExecutor, ToolRegistry
 from evalkit.metrics.authentication import authentication_success
 from evalkit.metrics.task_completion import task_completion
 from evalkit.records import Conversation
@@ -159,18 +159,35 @@ def test_bad_session_ids_and_malformed_bodies_get_clear_errors(live) -> None:
     assert http("GET", server.base_url("CAnext") + "/tools")[0] == 404  # the server goes on serving
 
 
-def test_a_tool_that_crashes_in_the_harness_is_a_500_and_ends_the_call() -> None:
+def test_a_tool_that_raises_is_an_error_result_and_a_harness_bug_is_a_500_that_ends_the_call() -> None:
     server = tool_server()
-    session = ToolSession("CAcrash", ToolBox(ToolExecutor(tool_registry("airline"), {})))  # a DB with no tables
-    server.register(session)
+    # a tool raising on a DB it did not expect (a KeyError) is a structured error for the agent (issue 15 point 4)
+    odd = ToolSession("CAodd", ToolBox(ToolExecutor(tool_registry("airline"), {})))  # a DB with no tables
+    # the executor itself refusing a tool's result (a reserved "status" key) is the harness's bug
+    registry = ToolRegistry()
+
+    @registry.tool(ToolArgs, writes=False)
+    def broken(db: dict[str, Any], args: ToolArgs) -> dict[str, Any]:
+        """A tool that breaks the executor's envelope."""
+        return {"status": "mine"}
+
+    buggy = ToolSession("CAcrash", ToolBox(ToolExecutor(registry, {})))
+    server.register(odd)
+    server.register(buggy)
     try:
         status, body = http(
-            "POST", server.base_url("CAcrash") + "/call", {"name": "get_flight_status", "arguments": STATUS}
+            "POST", server.base_url("CAodd") + "/call", {"name": "get_flight_status", "arguments": STATUS}
         )
-        assert status == 500 and body == {"error": "tool server error: KeyError: 'journeys'"}
-        with pytest.raises(ToolCrash, match="tool 'get_flight_status' crashed in the harness: KeyError"):
-            session.drain()  # the caller session's next drain: the call ends as a failure with this reason
+        assert status == 200 and body["error_type"] == "tool_exception" and "KeyError" in body["message"]
+        assert [name for name, _, _ in odd.drain()] == ["get_flight_status"]  # recorded like any call
+        status, body = http("POST", server.base_url("CAcrash") + "/call", {"name": "broken", "arguments": {}})
+        assert status == 500 and body == {
+            "error": "tool server error: RuntimeError: tool broken returned a reserved 'status' key"
+        }
+        with pytest.raises(ToolCrash, match="tool 'broken' crashed in the harness: RuntimeError"):
+            buggy.drain()  # the caller session's next drain: the call ends as a failure with this reason
     finally:
+        server.unregister("CAodd")
         server.unregister("CAcrash")
 
 

@@ -34,10 +34,30 @@ from evalkit.domains.base import ToolExecutor, ToolRegistry
 from evalkit.records import AudioClip
 from evalkit.wire.tools.remote import RemoteExecutor
 from evalkit.wire.twilio_ws import protocol
-from evalkit.wire.twilio_ws.codec import decode, encode, resample
+from evalkit.wire.twilio_ws.codec import MIME, Encoding, decode, encode, resample
 
 log = logging.getLogger("evalkit.serve")
-FRAME_BYTES = int(protocol.SAMPLE_RATE * protocol.FRAME_MS / 1000)  # 160 μ-law bytes = 20 ms
+ENCODING_OF_MIME = {mime: encoding for encoding, mime in MIME.items()}
+
+
+class UnsupportedFormat(ValueError):
+    """The caller's ``start`` asks for an audio format this server does not speak: the call is refused."""
+
+
+def call_format(start: dict[str, Any]) -> tuple[Encoding, int]:
+    """(encoding, sample rate) of a call from its ``start.mediaFormat``: μ-law 8 kHz when absent (Twilio's only
+    format), PCM16 (audio/x-l16) at the declared rate otherwise (the caller's ``agent.encoding=pcm16`` option)."""
+    media_format = start.get("mediaFormat") or {}
+    mime = str(media_format.get("encoding", MIME["mulaw"]))
+    if mime not in ENCODING_OF_MIME:
+        raise UnsupportedFormat(f"unsupported audio encoding {mime!r}; this server speaks {sorted(ENCODING_OF_MIME)}")
+    try:
+        rate = int(media_format.get("sampleRate", protocol.SAMPLE_RATE))
+    except (TypeError, ValueError):
+        raise UnsupportedFormat(f"sampleRate {media_format.get('sampleRate')!r} is not a number") from None
+    if not 8000 <= rate <= 48000 or int(media_format.get("channels", 1)) != 1:
+        raise UnsupportedFormat(f"unsupported format {media_format}: mono, 8000-48000 Hz")
+    return ENCODING_OF_MIME[mime], rate
 
 
 class ServedCall:
@@ -53,6 +73,8 @@ class ServedCall:
         self._reply: asyncio.Task[None] | None = None
         self._turns = 0
         self._remote: RemoteExecutor | None = None  # the HTTP client of the call's tool endpoint
+        self.encoding: Encoding = "mulaw"  # the call's audio format, from its start message
+        self.sample_rate = protocol.SAMPLE_RATE
 
     async def run(self) -> None:
         while True:
@@ -77,7 +99,7 @@ class ServedCall:
             await self._start(message.get("start") or {})
         elif event == "media":
             try:
-                self._audio.append(decode(protocol.payload_of(message), "mulaw"))
+                self._audio.append(decode(protocol.payload_of(message), self.encoding))
             except (KeyError, TypeError, ValueError) as exc:
                 log.warning("call %s: skipped a media frame: %r", self.stream_sid, exc)
         elif event == "user_speech_start":
@@ -89,6 +111,12 @@ class ServedCall:
 
     async def _start(self, start: dict[str, Any]) -> None:
         self.stream_sid = str(start.get("streamSid", ""))
+        try:
+            self.encoding, self.sample_rate = call_format(start)
+        except UnsupportedFormat as exc:  # a wrong sample format ends this call with the reason, never the server
+            log.warning("call %s: %s", self.stream_sid or "?", exc)
+            await self.ws.close(1003, str(exc)[:120])
+            return
         custom = start.get("customParameters") or {}
         domain = str(custom.get("domain", ""))
         endpoint = str(custom.get("tool_endpoint") or "")
@@ -104,7 +132,7 @@ class ServedCall:
     def _caller_turn_ended(self) -> None:
         frames, self._audio = self._audio, []
         samples = np.concatenate(frames) if frames else np.zeros(0, dtype=np.float32)
-        self._then(lambda: self.agent.respond(AudioClip(samples=samples, sample_rate=protocol.SAMPLE_RATE)))
+        self._then(lambda: self.agent.respond(AudioClip(samples=samples, sample_rate=self.sample_rate)))
 
     def _then(self, compute: Callable[[], AgentReply]) -> None:
         """Compute the agent's next reply (in a thread) and speak it after whatever it is saying now."""
@@ -129,7 +157,7 @@ class ServedCall:
         transcript = {"text": reply.text, "heard_text": reply.heard_text, "end_call": reply.end_call}
         await self._send({"event": protocol.TRANSCRIPT_EVENT, "streamSid": self.stream_sid, **transcript})
         if reply.audio is not None:
-            wire = encode(resample(reply.audio.samples, reply.audio.sample_rate, protocol.SAMPLE_RATE), "mulaw")
+            wire = encode(resample(reply.audio.samples, reply.audio.sample_rate, self.sample_rate), self.encoding)
             await self._stream(wire)
         self._turns += 1
         await self._send(protocol.mark(self.stream_sid, f"agent-turn-{self._turns}"))
@@ -140,9 +168,10 @@ class ServedCall:
         """20 ms frames at real-time pace (a caller may take early audio for the end of a turn otherwise)."""
         loop = asyncio.get_running_loop()
         t0 = loop.time()
-        for i, at in enumerate(range(0, len(wire), FRAME_BYTES)):
+        frame_bytes = int(self.sample_rate * protocol.FRAME_MS / 1000) * (1 if self.encoding == "mulaw" else 2)
+        for i, at in enumerate(range(0, len(wire), frame_bytes)):
             await asyncio.sleep(max(0.0, t0 + i * protocol.FRAME_MS / 1000.0 - loop.time()))
-            await self._send(protocol.media(self.stream_sid, wire[at : at + FRAME_BYTES]))
+            await self._send(protocol.media(self.stream_sid, wire[at : at + frame_bytes]))
 
     async def _barge_in(self) -> None:
         if self._reply is not None and not self._reply.done():
