@@ -28,7 +28,8 @@ class CellPlan:
 
 
 def plan_cell(config: RunConfig) -> CellPlan:
-    scenarios = load_scenarios(config.domain.name, config.domain.scenarios, config.domain.limit)
+    domain = config.domain
+    scenarios = load_scenarios(domain.name, domain.scenarios, domain.limit, domain.scenario_dir)
     return CellPlan(config, cell_key(config), scenarios)
 
 

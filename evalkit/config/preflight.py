@@ -66,10 +66,16 @@ def config_problems(config: RunConfig, base_dir: Path, source: Source) -> list[s
 
 
 @functools.cache
-def _domain_scenarios(domain: str) -> tuple[tuple[str, ...], str | None]:
-    """(ids, first problem) of a domain's scenario files: one unreadable file is named, not a crash in every cell."""
-    from evalkit.scenarios.store import ScenarioError, load_scenario, scenario_dir
+def _domain_scenarios(domain: str, folder: str | None = None) -> tuple[tuple[str, ...], str | None]:
+    """(ids, first problem) of a domain's scenario files (``folder``: ``domain.scenario_dir``): one unreadable file is
+    named, not a crash in every cell."""
+    from evalkit.scenarios.store import ScenarioError, folder_scenarios, load_scenario, scenario_dir
 
+    if folder is not None:
+        try:
+            return tuple(s.id for s in folder_scenarios(domain, folder)), None
+        except ScenarioError as exc:
+            return (), f"domain.scenario_dir: {str(exc).splitlines()[0]}"
     try:
         files = sorted(scenario_dir(domain).glob("*.json"))
     except ScenarioError as exc:
@@ -86,12 +92,13 @@ def _domain_scenarios(domain: str) -> tuple[tuple[str, ...], str | None]:
 
 def scenario_problems(config: RunConfig, source: Source) -> list[str]:
     domain = config.domain
-    ids, problem = _domain_scenarios(domain.name)
+    ids, problem = _domain_scenarios(domain.name, domain.scenario_dir)
     if problem:
         return [problem]
     wanted = domain.scenarios or []
+    where = f"domain {domain.name!r}" + (f" folder {domain.scenario_dir}" if domain.scenario_dir else "")
     problems = [
-        f"domain.scenarios: unknown scenario id {i!r} in domain {domain.name!r} (list from {source.text}); "
+        f"domain.scenarios: unknown scenario id {i!r} in {where} (list from {source.text}); "
         f"{len(ids)} known, e.g. {', '.join(ids[:3])}"
         for i in dict.fromkeys(wanted)
         if i not in ids

@@ -45,6 +45,25 @@ class DomainConfig(_Group):
     name: str = Field(description="a registered domain (evalkit.domains.DOMAINS)")
     scenarios: list[str] | None = Field(default=None, description="scenario ids to run; null = all")
     limit: int | None = Field(default=None, ge=1, description="run only the first N scenarios")
+    scenario_dir: str | None = Field(
+        default=None,
+        description="a folder of scenario files to run instead of the domain's own (e.g. imported EVA-Bench records); "
+        "stored as an absolute path, so the cell key names the folder",
+    )
+
+    @field_validator("scenarios", mode="before")
+    @classmethod
+    def _ids_as_text(cls, ids: Any) -> Any:
+        # Imported EVA-Bench ids look like numbers ("12", "1.1"), which the command line parses as such: take the
+        # text back (quote ids whose digits matter, e.g. domain.scenarios=['1.10']).
+        if isinstance(ids, list):
+            return [str(i) if isinstance(i, int | float) and not isinstance(i, bool) else i for i in ids]
+        return ids
+
+    @field_validator("scenario_dir")
+    @classmethod
+    def _absolute(cls, folder: str | None) -> str | None:
+        return None if folder in (None, "") else str(Path(folder).expanduser().resolve())
 
     @field_validator("name")
     @classmethod

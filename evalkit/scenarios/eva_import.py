@@ -37,8 +37,9 @@ Field mapping (EVA record -> Scenario), derived from all 213 published records:
 - ``ground_truth.expected_trace.trace`` events of type ``tool_call`` -> ``reference_calls`` (``tool_name`` ->
   ``name``, ``params`` -> ``arguments``); a tool the domain does not have fails the record.
 - ``expected_flow`` (airline only) -> ``expected_flow``.
-- key entities -> ``key_entities``: the caller's first and last name (answers) and every answer that is a single
-  value (not a structure, not yes/no, at least 3 characters) found as a whole value in the initial or expected DB:
+- key entities -> ``key_entities``: the caller's first and last name (answers) and every other answer that is a
+  single value (not a structure, not yes/no, at least 3 characters), each found as a whole value in the initial or
+  expected DB:
   what the backend knows and the agent must hear right (EVA-Bench extracts them with a judge; this is a
   deterministic stand-in).
 - placeholders and culture: ``culture_overrides`` and ``romanized_culture_overrides`` fill every placeholder of the
@@ -191,7 +192,7 @@ def _key_entities(answers: Mapping[str, str], dbs: list[Any]) -> dict[str, str]:
     known: set[str] = set()
     for db in dbs:
         _collect(db, known)
-    entities = {k: answers[k] for k in ("first_name", "last_name") if k in answers}
+    entities = {k: answers[k] for k in ("first_name", "last_name") if answers.get(k, "").lower() in known}
     for name, value in answers.items():
         plain = not value.startswith(("{", "[")) and value.lower() not in ("yes", "no")
         if plain and len(value) >= 3 and value.lower() in known:
@@ -293,7 +294,7 @@ def import_record(
 ) -> Scenario:
     """Check and convert one record; ScenarioError says which field of the record is wrong and why."""
     check_shape(record)
-    check_layout(scenario_db, dataset.eva_domain, f"initial DB {dataset.db_dir.name}/{record['id']}.json")
+    check_layout(scenario_db, dataset.eva_domain, "scenario_db", f"{dataset.db_dir.name}/{record['id']}.json")
     check_layout(
         record["ground_truth"]["expected_scenario_db"], dataset.eva_domain, "ground_truth.expected_scenario_db"
     )
@@ -373,6 +374,7 @@ def iter_dataset(
         try:
             if isinstance(record, Exception):
                 raise record
+            check_shape(record)  # before its DB is looked for: a record without an id has none
             if rid in seen:
                 raise ScenarioError(f"field id: {rid!r} is used by {seen[rid]} already")
             seen[rid] = where

@@ -134,17 +134,19 @@ def check_shape(record: Any) -> None:
         raise ScenarioError(f"field user_config.gender: {gender!r} is not one of {', '.join(sorted(GENDERS))}")
 
 
-def check_layout(db: Any, eva_domain: str, field: str) -> None:
-    """ScenarioError naming the first table ``db`` lacks (or holds with the wrong JSON type) for ``eva_domain``."""
+def check_layout(db: Any, eva_domain: str, field: str, source: str = "") -> None:
+    """ScenarioError naming the first table ``db`` lacks (or holds with the wrong JSON type) for ``eva_domain``;
+    ``source`` (a file) is named after the field."""
+    at = f" ({source})" if source else ""
     if not isinstance(db, Mapping):
-        raise ScenarioError(f"field {field}: the scenario DB must be a JSON object, got {type(db).__name__}")
+        raise ScenarioError(f"field {field}{at}: the scenario DB must be a JSON object, got {type(db).__name__}")
     for table, kind in DB_LAYOUTS.get(eva_domain, {}).items():
         if table not in db:
-            raise ScenarioError(f"field {field}.{table}: missing (EVA-Bench's {eva_domain} DB layout has it)")
+            raise ScenarioError(f"field {field}.{table}{at}: missing (EVA-Bench's {eva_domain} DB layout has it)")
         if not isinstance(db[table], kind):
             raise ScenarioError(
-                f"field {field}.{table}: expected a JSON {_json_type(kind)} in EVA-Bench's {eva_domain} layout, got "
-                f"{_short(db[table])}"
+                f"field {field}.{table}{at}: expected a JSON {_json_type(kind)} in EVA-Bench's {eva_domain} layout, "
+                f"got {_short(db[table])}"
             )
 
 

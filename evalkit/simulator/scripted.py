@@ -25,6 +25,7 @@ from evalkit.domains import get_domain
 from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Slot, Workflow, parse_slot
 from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios import Scenario
+from evalkit.simulator.field_answers import FieldAnswers
 from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code
 from evalkit.spoken import ORDINAL_WORDS, nato_code, parse_flight_numbers, say_correction
 
@@ -123,6 +124,10 @@ class ScriptedSimulator:
         self.confirmations = fixed_wording(self.workflows, Confirm)
         self.followups_said = 0
         self.today = date.fromisoformat(scenario.current_date_time[:10])
+        # A workflow evalkit does not know (an imported EVA-Bench record): answer from the scenario's fields.
+        self.fallback = FieldAnswers.for_scenario(scenario, known)
+        if self.fallback is not None:
+            self.plan = self.plan.model_copy(update={"answers": self.fallback.fields})
 
     def first_utterance(self) -> UserUtterance:
         return self._say(self.style.opening(self.goal.starting_utterance))
@@ -177,6 +182,8 @@ class ScriptedSimulator:
             return self._styled("Bye.", end_call=True)
         if self.workflows:
             return self._respond_workflow(agent_text, low)
+        if self.fallback is not None and (reply := self._fallback(agent_text, low)) is not None:
+            return reply
         if "anything else" in low:
             refused = "not able to" in low or "can't issue" in low
             if refused and self.push_backs < self.plan.push_back_times and self.plan.push_back_say:
@@ -357,3 +364,25 @@ class ScriptedSimulator:
         if heard is not None and heard == parse_slot(slot, truth, self.today):
             return self._styled("Yes, that's right.")
         return self._say(self.style.answer(slot.name, f"No, it's {truth}.", self.stalled))
+
+    # -- scenarios of a workflow evalkit does not know (evalkit.simulator.field_answers) ----------------------------
+    def _fallback(self, agent_text: str, low: str) -> UserUtterance | None:
+        """The record's further requests, its opening request again, or the fields the agent asks for; None: the
+        cue-based script answers (read-backs, confirmations, offers, closing)."""
+        assert self.fallback is not None
+        if "anything else" in low and self.followups_said < len(self.plan.followups):
+            self.followups_said += 1
+            self.no_progress = 0
+            return self._styled(self.plan.followups[self.followups_said - 1])
+        if "is that right" in low or any(c in low for c in CONFIRM_CUES):
+            return None
+        fields = self.fallback.asked(agent_text)
+        if fields:
+            self.no_progress = 0
+            return self._say(" ".join(self._answer_field(f).text for f in fields))
+        if any(c in low for c in REQUEST_CUES):
+            self.no_progress += 1
+            if self.no_progress >= NO_PROGRESS_LIMIT:
+                return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
+            return self._styled(self.goal.starting_utterance)
+        return None
