@@ -257,15 +257,18 @@ def _strip_secrets(node: Any) -> Any:
 
 
 def identity_payload(config: RunConfig) -> dict[str, Any]:
-    """What defines a cell's results. ``judge=none`` is left out entirely, so offline cells keep the keys they had
-    before the judge group existed; an enabled judge contributes only what can change a score (endpoint, model,
-    sampling), not its cache folder or retry policy."""
+    """What defines a cell's results. ``judge=none`` (and a null ``domain.scenario_dir``) is left out entirely, so
+    offline cells keep the keys they had before the judge group (the scenario folder option) existed; an enabled
+    judge contributes only what can change a score (endpoint, model, sampling), not its cache folder or retry
+    policy."""
     data = config.model_dump(mode="json", exclude=set(NON_IDENTITY_KEYS))
     if config.judge.enabled:
         data["judge"] = {k: v for k, v in data["judge"].items() if k not in NON_IDENTITY_JUDGE_KEYS}
         data["judge"]["prompt_hashes"] = _judge_prompt_hashes()  # an edited prompt is a different judge
     else:
         data.pop("judge", None)
+    if config.domain.scenario_dir is None:  # the domain's own scenarios: cells keep the keys they had before
+        data["domain"].pop("scenario_dir", None)
     return _strip_secrets(data)
 
 
