@@ -120,10 +120,6 @@ class ImportReport:
     scenarios: list[Scenario] = field(default_factory=list)
     failures: list[tuple[str, str]] = field(default_factory=list)  # (record id, reason)
 
-    def summary(self) -> str:
-        lines = [f"imported {len(self.scenarios)}, failed {len(self.failures)}"]
-        return "\n".join(lines + [f"{rid}: {reason}" for rid, reason in self.failures])
-
 
 def field_name(label: str) -> str:
     """EVA's ``information_required`` key -> the answer's field name (exact; see the module docstring)."""
