@@ -2,20 +2,23 @@
 
 EVA-Bench App. G's "connection degradation" starts with codec compression; the paper names no codec, EVA's code
 uses a μ-law round trip. Telephone codecs run at 8 kHz (G.722 at 16 kHz, Opus at 48 kHz, MP3 at an MPEG rate that
-allows the bitrate): the clip is resampled in and back out with libsoxr (``perturbations.ops.channel.resample``:
-linear phase, delay removed, so it adds no shift), so the codec's band limit is part of the effect, as on a real
-phone line.
+allows the bitrate): a clip at another rate is resampled in and back out with libsoxr
+(``perturbations.ops.channel.resample``: linear phase, delay removed, so it adds no shift), so the codec's band
+limit is part of the effect, as on a real phone line; a clip already at the codec's rate is not resampled.
 
 Backends (the fastest that works, measured on a 10 s 8 kHz clip, one thread; see the module's tests/report):
-- soundfile (libsndfile) for G.711 μ-law/A-law (WAV, ~1 ms) and GSM 06.10 (WAV49, the only GSM encoder we have:
-  PyAV's FFmpeg build decodes GSM but cannot encode it);
+- numpy for G.711 μ-law/A-law (``perturbations.g711``): exact (bit-exact with the ITU-T G.191 reference), no
+  codec delay, one table lookup per sample; the WAV round trip through libsndfile it replaces cost ~30x more;
+- soundfile (libsndfile) for GSM 06.10 (WAV49, the only GSM encoder we have: PyAV's FFmpeg build decodes GSM but
+  cannot encode it);
 - PyAV for MP3 (libmp3lame: an exact CBR bitrate, which libsndfile's ``compression_level`` cannot give), Opus
   (libopus, ~2x faster than libsndfile's Ogg/Opus), AMR-NB (libopencore_amrnb), G.722 and G.726.
 
 Alignment: codecs delay the signal (MP3 priming + decoder delay, AMR look-ahead, G.722 QMF filters). Rather than
 hard-code per-version constants, the delay of each (codec, rate, bitrate) is *measured* once per process by a
 cross-correlation on a fixed calibration signal and cached; the decoded stream is shifted by it and cut/padded to
-exactly the input length. The shift applied is reported (``delay_compensated_samples`` at the codec rate).
+exactly the input length. The shift applied is reported (``delay_compensated_samples`` at the codec rate). G.711
+is memoryless (one code per sample), so its delay is 0 by construction and is not measured.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from pydantic.dataclasses import dataclass
 from scipy import signal as sps
 
+from perturbations import g711
 from perturbations.audio import effect
 from perturbations.ops.channel import resample
 from perturbations.registry import OP_CONFIG, Number, Op, register_op
@@ -66,12 +70,12 @@ class CodecInfo:
     rate: int | None
     default_kbps: float
     allowed_kbps: tuple[float, ...] | None  # None: fixed bitrate (any other value is an error) or a range
-    backend: Literal["soundfile", "pyav"]
+    backend: Literal["numpy", "soundfile", "pyav"]
 
 
 CODECS: dict[str, CodecInfo] = {
-    "g711_mulaw": CodecInfo(8000, 64.0, (64.0,), "soundfile"),
-    "g711_alaw": CodecInfo(8000, 64.0, (64.0,), "soundfile"),
+    "g711_mulaw": CodecInfo(8000, 64.0, (64.0,), "numpy"),
+    "g711_alaw": CodecInfo(8000, 64.0, (64.0,), "numpy"),
     "g722": CodecInfo(16000, 64.0, (64.0,), "pyav"),  # FFmpeg's G.722 encoder has the 64 kbit/s mode only
     "g726": CodecInfo(8000, 32.0, tuple(float(k) for k in G726_KBPS), "pyav"),
     "gsm": CodecInfo(8000, 13.0, (13.0,), "soundfile"),  # GSM 06.10 full rate
@@ -113,11 +117,8 @@ def codec_rate(codec: str, sample_rate: int, kbps: float) -> int:
 
 # ---- backends: float32 mono at the codec rate in, the decoder's raw float32 stream out (not aligned) ----------
 
-_SOUNDFILE_FORMATS = {
-    "g711_mulaw": ("WAV", "ULAW"),
-    "g711_alaw": ("WAV", "ALAW"),
-    "gsm": ("WAV", "GSM610"),
-}
+_SOUNDFILE_FORMATS = {"gsm": ("WAV", "GSM610")}
+_G711_LAWS: dict[str, g711.Law] = {"g711_mulaw": "mulaw", "g711_alaw": "alaw"}
 
 # (encoder, decoder) names in FFmpeg; G.726 goes through a WAV container (see _g726_roundtrip)
 _PYAV_CODECS: dict[str, tuple[str, str]] = {
@@ -209,6 +210,8 @@ def _g726_roundtrip(x: np.ndarray, rate: int, kbps: float) -> np.ndarray:
 
 def raw_roundtrip(codec: str, x: np.ndarray, rate: int, kbps: float) -> np.ndarray:
     """Encode and decode ``x`` (float32 at ``rate``) with the codec's backend; the stream is not aligned."""
+    if codec in _G711_LAWS:
+        return g711.roundtrip(x, _G711_LAWS[codec])
     if CODECS[codec].backend == "soundfile":
         return _soundfile_roundtrip(codec, x, rate)
     if codec == "g726":
@@ -224,7 +227,10 @@ def codec_delay(codec: str, rate: int, kbps: float) -> int:
     """The codec's end-to-end delay in samples at ``rate``, measured by cross-correlation (cached per process).
 
     Calibration signal: 1 s of 300-3400 Hz band-limited noise from a fixed local seed (deterministic, never the
-    global RNG). Encoders are deterministic, so the measurement is too; tests check lag 0 after compensation."""
+    global RNG). Encoders are deterministic, so the measurement is too; tests check lag 0 after compensation.
+    G.711 is memoryless: 0 without measuring."""
+    if codec in _G711_LAWS:
+        return 0
     n = rate
     sos = sps.butter(4, [300.0, min(3400.0, 0.45 * rate)], btype="bandpass", fs=rate, output="sos")
     probe = sps.sosfilt(sos, np.random.default_rng(20240611).standard_normal(n))
@@ -257,14 +263,22 @@ def codec_roundtrip(audio: np.ndarray, sample_rate: int, codec: str, kbps: float
     """(aligned, same-length float32 output at ``sample_rate``, applied params); see the module docstring."""
     n = audio.shape[0]
     rate = codec_rate(codec, sample_rate, kbps)
-    over_full_scale = int(np.count_nonzero(np.abs(audio) > 1.0))
-    x = resample(np.clip(audio, -1.0, 1.0), sample_rate, rate)
+    over_full_scale = 0
+    if float(audio.min()) < -1.0 or float(audio.max()) > 1.0:  # two reductions instead of abs + compare + count
+        over_full_scale = int(np.count_nonzero(np.abs(audio) > 1.0))
+        audio_in = np.clip(audio, -1.0, 1.0)
+    else:
+        audio_in = audio
+    x = resample(audio_in, sample_rate, rate)
     delay = codec_delay(codec, rate, kbps)
-    # Trailing zeros push the last real samples through the encoder's look-ahead/priming before the flush.
-    padded = np.concatenate([x, np.zeros(delay + 1, np.float32)])
-    decoded = _fit(raw_roundtrip(codec, padded, rate, kbps)[delay:], x.shape[0])
-    out = _fit(resample(decoded, rate, sample_rate), n).astype(np.float32)
-    peak = float(np.max(np.abs(out)))
+    if codec in _G711_LAWS:  # memoryless: nothing to flush, nothing to shift
+        decoded = raw_roundtrip(codec, x, rate, kbps)
+    else:
+        # Trailing zeros push the last real samples through the encoder's look-ahead/priming before the flush.
+        padded = np.concatenate([x, np.zeros(delay + 1, np.float32)])
+        decoded = _fit(raw_roundtrip(codec, padded, rate, kbps)[delay:], x.shape[0])
+    out = _fit(resample(decoded, rate, sample_rate), n).astype(np.float32, copy=False)
+    peak = max(float(out.max()), -float(out.min()))
     limiter = PEAK_LIMIT / peak if peak > PEAK_LIMIT else 1.0
     if limiter != 1.0:
         out = (out * limiter).astype(np.float32)
