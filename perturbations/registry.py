@@ -126,9 +126,7 @@ def available_ops() -> list[str]:
 def build_op(spec: Any, where: str = "perturb") -> Op:
     """The factory: a plain dict spec -> a validated op; ``where`` prefixes messages ("perturb chain[2]")."""
     if not isinstance(spec, Mapping):
-        raise PerturbationError(
-            f"{where}: each op spec must be a mapping like {{op: noise, ...}}, got {spec!r}"
-        )
+        raise PerturbationError(f"{where}: each op spec must be a mapping like {{op: noise, ...}}, got {spec!r}")
     fields = dict(spec)
     name = fields.pop("op", None)
     if name is None:

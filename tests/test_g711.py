@@ -149,3 +149,25 @@ def test_g711_op_stays_close_to_libsndfile(codec: str, law: str) -> None:
     assert np.array_equal(levels[rank_ours], ours) and np.array_equal(levels[rank_theirs], theirs)
     assert np.abs(rank_ours - rank_theirs).max() == 1  # adjacent levels at most
     assert (rank_ours != rank_theirs).mean() < 0.1
+
+
+@pytest.mark.parametrize("rate", [16000, 22050])
+def test_at_clip_rate_compands_without_resampling(rate: int) -> None:
+    """``at_clip_rate``: EVA-Bench's μ-law on the clip as it is: the law sample for sample at the clip's rate."""
+    x = (0.4 * np.sin(np.arange(rate) * 0.05)).astype(np.float32)
+    chain = Chain.from_specs([{"op": "codec", "codec": "g711_alaw", "at_clip_rate": True}])
+    out, entries = chain(x, rate, np.random.default_rng(0))
+    np.testing.assert_array_equal(out, g711.roundtrip(x, "alaw"))
+    params = entries[0]["params"]
+    assert params["codec_sample_rate"] == rate and params["at_clip_rate"] is True
+    assert params["bitrate_kbps"] == 8 * rate / 1000
+    assert chain.to_specs()[0]["at_clip_rate"] is True
+    # off (the default): the spec is what it was before the field existed, so configs keep their cell keys
+    assert "at_clip_rate" not in Chain.from_specs([{"op": "codec", "codec": "g711_alaw"}]).to_specs()[0]
+
+
+def test_at_clip_rate_is_for_g711_only() -> None:
+    from perturbations import PerturbationError
+
+    with pytest.raises(PerturbationError, match=r"at_clip_rate applies to the G\.711 codecs only"):
+        Chain.from_specs([{"op": "codec", "codec": "mp3", "at_clip_rate": True}])

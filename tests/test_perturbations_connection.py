@@ -454,3 +454,15 @@ def test_bad_specs_name_the_field(spec: dict[str, Any], fragments: list[str]) ->
         Chain.from_specs([spec])
     for fragment in fragments:
         assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize("sample_rate", [8000, 16000, 22050])
+@pytest.mark.parametrize("n", [1, 2, 79, 80, 81, 1000, 48000])
+def test_gain_range_from_ramp_ends_equals_the_full_scan(sample_rate: int, n: int) -> None:
+    """volume_fluctuation reports min/max from the ramp ends only; the rounding of a + (b - a)·f is monotone in f,
+    so that is exactly the min/max over every sample."""
+    from perturbations.ops.channel import control_step, gain_curve_db, gain_per_sample, gain_range
+
+    for seed in range(20):
+        gain = gain_per_sample(gain_curve_db(n, sample_rate, 12.0, 4.0, np.random.default_rng(seed)), n, sample_rate)
+        assert gain_range(gain, control_step(sample_rate)) == (float(gain.min()), float(gain.max()))

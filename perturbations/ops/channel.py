@@ -87,8 +87,19 @@ def gain_per_sample(g_db_ctrl: np.ndarray, n: int, sample_rate: int) -> np.ndarr
     step = control_step(sample_rate)
     g = (10.0 ** (g_db_ctrl / 20.0)).astype(np.float32)
     frac = np.arange(step, dtype=np.float32) / np.float32(step)
-    ramps = g[:-1, None] + (g[1:] - g[:-1])[:, None] * frac[None, :]
-    return np.append(ramps.ravel(), g[-1])[:n]
+    out = np.empty((g.shape[0] - 1) * step + 1, np.float32)
+    ramps = out[:-1].reshape(g.shape[0] - 1, step)  # written in place: no temporaries, no final append
+    np.multiply((g[1:] - g[:-1])[:, None], frac[None, :], out=ramps)
+    ramps += g[:-1, None]
+    out[-1] = g[-1]
+    return out[:n]
+
+
+def gain_range(gain: np.ndarray, step: int) -> tuple[float, float]:
+    """(min, max) of a ``gain_per_sample`` curve from its ramp ends only: each ramp a + (b - a)·f is computed with
+    rounding, which is monotone in f, so its extremes are its first and last samples (exact, ~n/step reads)."""
+    ends = (gain[::step], gain[step - 1 :: step], gain[-1:])
+    return min(float(e.min()) for e in ends if e.size), max(float(e.max()) for e in ends if e.size)
 
 
 @register_op("volume_fluctuation")
@@ -108,8 +119,8 @@ class VolumeFluctuation(Op):
         gain = gain_per_sample(
             gain_curve_db(audio.shape[0], sample_rate, self.depth_db, self.rate_hz, rng), audio.shape[0], sample_rate
         )
-        out = audio * gain
-        lowest, highest = (20.0 * math.log10(float(v)) for v in (gain.min(), gain.max()))
+        lowest, highest = (20.0 * math.log10(v) for v in gain_range(gain, control_step(sample_rate)))
+        out = np.multiply(audio, gain, out=gain)  # the gain curve is ours: reuse its buffer
         params = {
             "depth_db": self.depth_db,
             "rate_hz": self.rate_hz,

@@ -33,7 +33,7 @@ from typing import Any, Literal
 import av
 import numpy as np
 import soundfile as sf
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 from pydantic.dataclasses import dataclass
 from scipy import signal as sps
 
@@ -252,17 +252,22 @@ def _fit(x: np.ndarray, n: int) -> np.ndarray:
 
 def _snr_db(reference: np.ndarray, test: np.ndarray) -> float | None:
     ref = reference.astype(np.float64)
-    err = test.astype(np.float64) - ref
+    err = np.subtract(test, ref)  # float64, the test clip cast on the fly (one pass, no float64 copy of it)
     p_ref, p_err = float(np.dot(ref, ref)), float(np.dot(err, err))  # BLAS: ~5x faster than mean(x * x)
     if p_ref <= 0.0:
         return None
     return 10.0 * math.log10(p_ref / p_err) if p_err > 0.0 else math.inf
 
 
-def codec_roundtrip(audio: np.ndarray, sample_rate: int, codec: str, kbps: float) -> tuple[np.ndarray, dict[str, Any]]:
-    """(aligned, same-length float32 output at ``sample_rate``, applied params); see the module docstring."""
+def codec_roundtrip(
+    audio: np.ndarray, sample_rate: int, codec: str, kbps: float, at_clip_rate: bool = False
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """(aligned, same-length float32 output at ``sample_rate``, applied params); see the module docstring.
+    ``at_clip_rate`` (G.711 only): code at the clip's own rate, no resampling (``Codec.at_clip_rate``)."""
     n = audio.shape[0]
-    rate = codec_rate(codec, sample_rate, kbps)
+    if at_clip_rate and codec not in _G711_LAWS:
+        raise ValueError(f"at_clip_rate applies to the G.711 codecs only, not {codec}")
+    rate = sample_rate if at_clip_rate else codec_rate(codec, sample_rate, kbps)
     over_full_scale = 0
     if float(audio.min()) < -1.0 or float(audio.max()) > 1.0:  # two reductions instead of abs + compare + count
         over_full_scale = int(np.count_nonzero(np.abs(audio) > 1.0))
@@ -278,8 +283,11 @@ def codec_roundtrip(audio: np.ndarray, sample_rate: int, codec: str, kbps: float
         padded = np.concatenate([x, np.zeros(delay + 1, np.float32)])
         decoded = _fit(raw_roundtrip(codec, padded, rate, kbps)[delay:], x.shape[0])
     out = _fit(resample(decoded, rate, sample_rate), n).astype(np.float32, copy=False)
-    peak = max(float(out.max()), -float(out.min()))
-    limiter = PEAK_LIMIT / peak if peak > PEAK_LIMIT else 1.0
+    if codec in _G711_LAWS and rate == sample_rate:
+        limiter = 1.0  # G.711 values only, all below PEAK_LIMIT (the largest is 32256/32768): nothing to measure
+    else:
+        peak = max(float(out.max()), -float(out.min()))
+        limiter = PEAK_LIMIT / peak if peak > PEAK_LIMIT else 1.0
     if limiter != 1.0:
         out = (out * limiter).astype(np.float32)
     params = {
@@ -294,6 +302,8 @@ def codec_roundtrip(audio: np.ndarray, sample_rate: int, codec: str, kbps: float
         "limiter_gain_db": 20.0 * math.log10(limiter),
         "input_samples_over_full_scale": over_full_scale,
     }
+    if at_clip_rate:  # 8 bits per sample at the clip's rate
+        params.update(at_clip_rate=True, bitrate_kbps=8.0 * rate / 1000.0)
     if params["snr_db"] == math.inf:
         params["snr_db"] = None
     return out, params
@@ -304,10 +314,27 @@ def codec_roundtrip(audio: np.ndarray, sample_rate: int, codec: str, kbps: float
 class Codec(Op):
     """Round-trip the clip through ``codec`` at ``bitrate_kbps`` (None = the codec's default: G.711 64, G.722 64,
     G.726 32, GSM 13, MP3 32, Opus 16, AMR-NB 12.2). One effect entry over the whole clip with the codec, bitrate,
-    codec sample rate, backend, the delay compensated, the decoded clip's SNR and any peak limiting."""
+    codec sample rate, backend, the delay compensated, the decoded clip's SNR and any peak limiting.
+
+    ``at_clip_rate`` (G.711 only; default false): apply the companding law at the clip's own rate instead of on an
+    8 kHz leg, i.e. quantisation without the telephone band limit and without resampling, as EVA-Bench's code
+    does to its 16 kHz user audio. Left out of the spec when false, so existing configs keep their identity."""
 
     codec: CodecName = "g711_mulaw"
     bitrate_kbps: Number | None = Field(default=None, gt=0.0)
+    at_clip_rate: bool = False
+
+    @model_validator(mode="after")
+    def _clip_rate_for_g711_only(self) -> Codec:
+        if self.at_clip_rate and self.codec not in _G711_LAWS:
+            raise ValueError("at_clip_rate applies to the G.711 codecs only (g711_mulaw, g711_alaw)")
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        spec = super().to_dict()
+        if not self.at_clip_rate:
+            del spec["at_clip_rate"]
+        return spec
 
     @field_validator("bitrate_kbps")
     @classmethod
@@ -324,5 +351,5 @@ class Codec(Op):
     def apply(
         self, audio: np.ndarray, sample_rate: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, list[dict[str, Any]]]:
-        out, params = codec_roundtrip(audio, sample_rate, self.codec, self.kbps)
+        out, params = codec_roundtrip(audio, sample_rate, self.codec, self.kbps, self.at_clip_rate)
         return out, [effect("codec", audio.shape[0], sample_rate, params)]
