@@ -41,6 +41,11 @@ class AgentConfig(KindConfig):
         """A fresh agent for one cell (it is started once per conversation)."""
         raise NotImplementedError(f"agent kind {self.kind!r} does not implement build()")
 
+    def preflight_problems(self) -> list[str]:
+        """What is wrong with this agent's environment (a missing env var, ...), one line each, checked before any
+        cell starts; a kind overrides it. Not validation: the config itself is valid."""
+        return []
+
 
 AGENTS: Registry[type[AgentConfig]] = Registry(
     "agent",

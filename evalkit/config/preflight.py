@@ -57,6 +57,7 @@ def config_problems(config: RunConfig, base_dir: Path, source: Source) -> list[s
     problems = config_secret_problems(config.model_dump(mode="json"))
     problems += scenario_problems(config, source)
     problems += asr_problems(config)
+    problems += config.agent.preflight_problems()
     problems += judge_problems(config)
     problems += tracking_problems(config, base_dir)
     return problems
