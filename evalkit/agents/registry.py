@@ -41,10 +41,15 @@ class AgentConfig(KindConfig):
         """A fresh agent for one cell (it is started once per conversation)."""
         raise NotImplementedError(f"agent kind {self.kind!r} does not implement build()")
 
+    def params(self) -> dict[str, str]:
+        """MLflow params that say what the agent is, beside the ``agent`` display name: its architecture, and for
+        model-backed kinds the model ids (``agent_llm_model`` ...), so cells can be compared by them."""
+        return {"architecture": self.architecture}
+
 
 AGENTS: Registry[type[AgentConfig]] = Registry(
     "agent",
     "evalkit.agents",
     # evalkit.wire.twilio_ws: a wire agent kind, outside this package (it is a call-loop session, see evalkit.wire)
-    builtin_modules=("evalkit.agents.cascade_local", "evalkit.wire.twilio_ws"),
+    builtin_modules=("evalkit.agents.cascade_local", "evalkit.wire.twilio_ws", "evalkit.wire.openai_http.config"),
 )
