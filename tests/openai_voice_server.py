@@ -15,7 +15,8 @@ exactly as with a hosted model.
 Test hooks: ``models`` (a model the server does not know gets OpenAI's 404 ``model_not_found``), ``api_key`` (every
 request must carry it as a Bearer token, else 401), ``fail_next[route]`` (statuses answered before serving, e.g.
 [429]), ``fail_always[route]`` (a status answered forever), ``mangled[user_turn]`` (tool calls the first chat request
-of that user turn answers with instead of the policy's: an unknown tool, arguments that are not JSON). Every request is
+of that user turn answers with instead of the policy's: an unknown tool, arguments that are not JSON),
+``tools_forever`` (a tool call every chat request answers with: a model stuck in its tool loop). Every request is
 counted per route with its server-side time.
 """
 
@@ -94,6 +95,8 @@ class VoiceServerState:
     fail_next: dict[str, list[int]] = field(default_factory=dict)
     fail_always: dict[str, int] = field(default_factory=dict)
     mangled: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
+    tools_forever: tuple[str, str] | None = None  # every chat request answers this (name, arguments) tool call
+    audio_parts: int = 0  # input_audio content parts received (a hybrid agent's caller turns, history included)
     stats: dict[str, RouteStats] = field(default_factory=lambda: defaultdict(RouteStats))
     statuses: list[tuple[str, int]] = field(default_factory=list)  # (route, status) of every answer, in order
     authorization: list[str | None] = field(default_factory=list)
@@ -163,6 +166,7 @@ class VoiceAgentServer:
             if part.get("type") == "text":
                 texts.append(part["text"])
             elif part.get("type") == "input_audio":
+                self.state.audio_parts += 1
                 data = part["input_audio"]["data"]
                 digest = hashlib.sha256(data.encode()).hexdigest()
                 if digest not in self._heard:
@@ -174,13 +178,18 @@ class VoiceAgentServer:
     def policy_message(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         users = [i for i, m in enumerate(messages) if m["role"] == "user"]
         turn = len(users)
-        if turn in self.state.mangled and messages[-1]["role"] == "user":
-            calls = self.state.mangled[turn]
+        forever = [self.state.tools_forever] if self.state.tools_forever else None
+        if forever or (turn in self.state.mangled and messages[-1]["role"] == "user"):
+            calls = forever or self.state.mangled[turn]
             return {
                 "role": "assistant",
                 "content": None,
                 "tool_calls": [
-                    {"id": f"{MANGLED_ID}{n}", "type": "function", "function": {"name": name, "arguments": args}}
+                    {
+                        "id": f"{MANGLED_ID}{len(messages)}_{n}",
+                        "type": "function",
+                        "function": {"name": name, "arguments": args},
+                    }
                     for n, (name, args) in enumerate(calls)
                 ],
             }

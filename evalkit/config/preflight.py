@@ -158,7 +158,7 @@ def key_env_problems(config: RunConfig) -> list[str]:
                 missing.setdefault(var, []).append(key)
     return [
         f"{', '.join(keys)}: ${var} is not set ({keys[0].split('.')[0]}={_option(config, keys[0])} needs a key); "
-        f"export it, or set {keys[0]}=null for a keyless server"
+        f"export it, or set {'it' if len(keys) == 1 else 'each'} to null for a keyless server"
         for var, keys in missing.items()
     ]
 
