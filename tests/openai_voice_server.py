@@ -33,12 +33,14 @@ import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import soundfile as sf
 import soxr
+import yaml
 
 from evalkit.agents.dialogue import make_policy
 from evalkit.domains import tool_registry
@@ -126,6 +128,17 @@ class VoiceAgentServer:
             out += [f"agent.{stage}.base_url={self.base_url}", f"agent.{stage}.model={models[stage]}"]
             out += [f"agent.{stage}.api_key_env={key}"]
         return [*out, "agent.retry.backoff_base_s=0.01", "agent.retry.backoff_max_s=0.05"]
+
+    def write_agent_option(self, conf_dir: Path, agent: str, name: str) -> None:
+        """``<conf_dir>/agent/<name>.yaml``: the agent kind's option pointed at this server, the way a user writes
+        an option for their own servers (``defaults: [cascade_openai]`` + the endpoints), for ``hydra.searchpath``."""
+        option: dict[str, Any] = {"defaults": [agent, "_self_"], "name": name}
+        for override in self.overrides(agent)[1:]:
+            key, value = override.removeprefix("agent.").split("=", 1)
+            stage, field_name = key.split(".")
+            option.setdefault(stage, {})[field_name] = yaml.safe_load(value)
+        (conf_dir / "agent").mkdir(parents=True, exist_ok=True)
+        (conf_dir / "agent" / f"{name}.yaml").write_text(yaml.safe_dump(option, sort_keys=False))
 
     # -- the routes ----------------------------------------------------------------------------------------------
     def transcriptions(self, fields: dict[str, bytes]) -> tuple[int, str, bytes]:

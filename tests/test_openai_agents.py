@@ -14,7 +14,7 @@ from mlflow.tracking import MlflowClient
 
 from evalkit.agents.base import AgentContext, ToolBox
 from evalkit.cell import run_cell
-from evalkit.config.schema import RunConfig, validate_config
+from evalkit.config.schema import RunConfig, cell_key, validate_config
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolExecutor
 from evalkit.records import CellResult
@@ -257,6 +257,15 @@ def test_a_planted_key_is_sent_but_never_written_anywhere_by_a_sweep(tmp_path: P
         assert PLANTED.encode() not in path.read_bytes(), path
 
 
+def test_the_cell_key_holds_the_models_but_not_the_retry_plumbing_or_the_key_variable() -> None:
+    base = cell_key(validate_config(composed("agent=cascade_openai")))
+    plumbing = ("agent.retry.max_retries=9", "agent.stt.timeout_s=5", "agent.llm.api_key_env=OTHER_KEY")
+    assert cell_key(validate_config(composed("agent=cascade_openai", *plumbing))) == base
+    changes = ("agent.llm.model=other", "agent.tts.voice=nova", "agent.llm.max_length=64", "agent.stt.language=fr")
+    for changed in changes:
+        assert cell_key(validate_config(composed("agent=cascade_openai", changed))) != base, changed
+
+
 # -- the client ------------------------------------------------------------------------------------------------------
 
 
@@ -267,3 +276,42 @@ def test_pcm_speech_decodes_at_its_rate() -> None:
         wav, wav_rate, _ = speech(endpoint, "Hello there.", "alloy", "wav")
     assert rate == PCM_SAMPLE_RATE and retries == 0 and samples.dtype.name == "float32"
     assert abs(len(samples) / rate - len(wav) / wav_rate) < 0.01 and 0.1 < abs(samples).max() <= 1.0
+
+
+# -- one sweep over the architectures ----------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_one_sweep_crosses_the_local_cascade_and_both_openai_agents(tmp_path: Path) -> None:
+    """``agent=cascade_local,<cascade_openai option>,<hybrid_openai option> -m``: options a user writes for their own
+    servers (``defaults: [cascade_openai]`` + endpoints, on ``hydra.searchpath``); the same policy behind all three,
+    so the same task is completed and only the architecture and its timings differ."""
+    conf = tmp_path / "conf"
+    with VoiceAgentServer() as server:
+        server.write_agent_option(conf, "cascade_openai", "cascade_openai_test")
+        server.write_agent_option(conf, "hybrid_openai", "hybrid_openai_test")
+        proc = evalkit_cli(
+            tmp_path,
+            f"hydra.searchpath=[file://{conf}]",
+            "agent=cascade_local,cascade_openai_test,hybrid_openai_test",
+            "+experiment=smoke",
+            "domain.scenarios=[AL-002]",
+            "validation.enabled=false",
+            "metrics=[task_completion,tool_call_validity,response_latency]",
+            "-m",
+        )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    runs = MlflowClient(f"sqlite:///{tmp_path}/mlflow.db").search_runs(["1"])
+    cells = {r.data.params["agent"]: r for r in runs if r.data.tags.get("evalkit.kind") == "cell"}
+    assert set(cells) == {"cascade_local", "cascade_openai_test", "hybrid_openai_test"}
+    architectures = {name: run.data.params["architecture"] for name, run in cells.items()}
+    assert architectures == {
+        "cascade_local": "cascade",
+        "cascade_openai_test": "cascade",
+        "hybrid_openai_test": "hybrid",
+    }
+    for name, run in cells.items():
+        assert run.info.status == "FINISHED" and run.data.metrics["task_completion_mean"] == 1.0, name
+        assert run.data.metrics["agent_llm_ms_mean"] > 0 and run.data.metrics["agent_tts_ms_mean"] > 0
+    assert "agent_stt_ms_mean" not in cells["hybrid_openai_test"].data.metrics
+    assert cells["cascade_openai_test"].data.params["agent_stt_model"] == STT_MODEL

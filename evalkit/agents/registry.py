@@ -19,7 +19,7 @@ here (README, "Plug-ins").
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from evalkit.kinds import KindConfig
 from evalkit.plugins import Registry
@@ -36,6 +36,9 @@ class AgentConfig(KindConfig):
 
     name: str
     architecture: Literal["cascade", "hybrid", "s2s"] = "cascade"
+    # Dotted keys of this kind that change how a result is fetched, never what it is (retry policy, timeouts): left
+    # out of the cell's identity, so tuning them reuses finished cells.
+    NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ()
 
     def build(self) -> Agent:
         """A fresh agent for one cell (it is started once per conversation)."""

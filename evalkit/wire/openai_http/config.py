@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import random
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -118,6 +118,8 @@ class RetrySettings(BaseModel):
 
 
 class _OpenAIAgentConfig(AgentConfig):
+    NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("retry", "stt.timeout_s", "llm.timeout_s", "tts.timeout_s")
+
     llm: LlmSettings
     tts: TtsSettings
     greeting: str | None = Field(default=None, description="the agent's first words; null: the domain's greeting")
