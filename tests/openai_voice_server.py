@@ -110,7 +110,9 @@ class VoiceAgentServer:
         self._lock = threading.Lock()  # one request at a time: Whisper and the counters are shared
         self._asr = WhisperASR("bundled:tiny.en", "int8", 2, 1, 96)
         self._tts: dict[str, EspeakTTS] = {}
-        self._heard: dict[str, str] = {}  # sha256 of an input_audio part -> its transcript
+        # (user turn, sha256 of an input_audio part) -> its transcript: each caller turn is heard once (a repeated
+        # clip in a later turn is heard again), the history and the tool rounds of a turn are not re-transcribed
+        self._heard: dict[tuple[int, str], str] = {}
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
@@ -171,7 +173,7 @@ class VoiceAgentServer:
         return 200, "application/json", json.dumps(payload).encode()
 
     # -- the policy ----------------------------------------------------------------------------------------------
-    def _user_text(self, content: Any) -> str:
+    def _user_text(self, content: Any, turn: int) -> str:
         if isinstance(content, str):
             return content
         texts = []
@@ -181,16 +183,18 @@ class VoiceAgentServer:
             elif part.get("type") == "input_audio":
                 self.state.audio_parts += 1
                 data = part["input_audio"]["data"]
-                digest = hashlib.sha256(data.encode()).hexdigest()
-                if digest not in self._heard:
+                key = (turn, hashlib.sha256(data.encode()).hexdigest())
+                if key not in self._heard:
                     samples, rate = sf.read(io.BytesIO(base64.b64decode(data)), dtype="float32")
-                    self._heard[digest] = self._asr.transcribe(samples, rate).text
-                texts.append(self._heard[digest])
+                    self._heard[key] = self._asr.transcribe(samples, rate).text
+                texts.append(self._heard[key])
         return " ".join(texts)
 
     def policy_message(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         users = [i for i, m in enumerate(messages) if m["role"] == "user"]
         turn = len(users)
+        if turn == 1 and messages[-1]["role"] == "user":
+            self._heard.clear()  # a new conversation: nothing of it has been heard yet
         forever = [self.state.tools_forever] if self.state.tools_forever else None
         if forever or (turn in self.state.mangled and messages[-1]["role"] == "user"):
             calls = forever or self.state.mangled[turn]
@@ -221,7 +225,7 @@ class VoiceAgentServer:
         policy.greet()
         for n, index in enumerate(users, start=1):
             try:
-                reply = policy.step(self._user_text(messages[index]["content"]))
+                reply = policy.step(self._user_text(messages[index]["content"], n))
             except NeedTool as need:
                 if n != turn:
                     raise RuntimeError(f"user turn {n} needs a tool result the history lacks ({need.name})") from None
