@@ -45,9 +45,9 @@ class AgentConfig(KindConfig):
         raise NotImplementedError(f"agent kind {self.kind!r} does not implement build()")
 
     def params(self) -> dict[str, str]:
-        """MLflow params that say what the agent is, beside the ``agent`` display name: its architecture, and for
+        """MLflow params beyond the agent axis's ``agent`` and ``architecture`` (evalkit.config.axes): for
         model-backed kinds the model ids (``agent_llm_model`` ...), so cells can be compared by them."""
-        return {"architecture": self.architecture}
+        return {}
 
 
 AGENTS: Registry[type[AgentConfig]] = Registry(

@@ -67,6 +67,9 @@ class _Turn:
 def tool_schemas(context: AgentContext) -> list[dict[str, Any]]:
     """The domain's tools as OpenAI function tools (EVA-Bench gives the agent the domain's whole flat list)."""
     registry = context.tools.executor.registry
+    served = getattr(registry, "schemas", None)  # a remote registry (evalkit.wire.tools.remote) holds them as served
+    if isinstance(served, dict):
+        return [{"type": "function", "function": served[name]} for name in registry.names]
     return [{"type": "function", "function": registry[name].json_schema()} for name in registry.names]
 
 
