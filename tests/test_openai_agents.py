@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -20,8 +21,10 @@ from evalkit.domains.base import ToolExecutor
 from evalkit.records import CellResult
 from evalkit.scenarios import load_scenarios
 from evalkit.tracking.store import FAILURE_TAG, resolve_target
+from evalkit.wire.openai_http.agent import tool_schemas
 from evalkit.wire.openai_http.client import PCM_SAMPLE_RATE, Endpoint, speech
 from evalkit.wire.openai_http.config import CascadeOpenAIConfig
+from evalkit.wire.tools.remote import RemoteRegistry
 from tests.openai_voice_server import CHAT_MODEL, STT_MODEL, TTS_MODEL, VoiceAgentServer
 from tests.test_config import composed
 from tests.test_preflight import assert_no_cell_started, assert_one_line_refusal, evalkit_cli
@@ -315,3 +318,13 @@ def test_one_sweep_crosses_the_local_cascade_and_both_openai_agents(tmp_path: Pa
         assert run.data.metrics["agent_llm_ms_mean"] > 0 and run.data.metrics["agent_tts_ms_mean"] > 0
     assert "agent_stt_ms_mean" not in cells["hybrid_openai_test"].data.metrics
     assert cells["cascade_openai_test"].data.params["agent_stt_model"] == STT_MODEL
+
+
+def test_tool_schemas_come_from_the_local_registry_or_as_a_remote_tool_endpoint_serves_them() -> None:
+    local = ToolBox(ToolExecutor(tool_registry("airline"), {}))
+    schemas = tool_schemas(AgentContext("airline", "2026-06-18 10:50 PDT", local))
+    assert [s["function"]["name"] for s in schemas] == tool_registry("airline").names
+    assert all(s["type"] == "function" and s["function"]["parameters"]["type"] == "object" for s in schemas)
+    served = RemoteRegistry(schemas)  # what GET <tool_endpoint>/tools answers, as evalkit.serve's agents see it
+    remote = ToolBox(SimpleNamespace(registry=served))  # type: ignore[arg-type]
+    assert tool_schemas(AgentContext("airline", "2026-06-18 10:50 PDT", remote)) == schemas
