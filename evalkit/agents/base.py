@@ -62,7 +62,12 @@ class AgentReply:
     tool_calls: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
     end_call: bool = False
     asr_ms: float = 0.0
-    compute_ms: float = 0.0
+    compute_ms: float = 0.0  # the whole turn's wall time: the call's clock moves on by it before the agent speaks
+    # the stages of compute_ms, where the agent has them (None: no such stage, or not measured); see records.Turn
+    stt_ms: float | None = None
+    llm_ms: float | None = None
+    tts_ms: float | None = None
+    http_retries: int = 0  # requests of this turn the agent retried (HTTP 429/5xx, timeouts)
 
 
 class Agent(Protocol):

@@ -22,17 +22,23 @@ class CascadeLocalAgent:
         self._policy: DialoguePolicy | None = None
         self._context: AgentContext | None = None
 
-    def _speak(self, text: str, heard: str | None, asr_ms: float, started: float, end_call: bool) -> AgentReply:
+    def _speak(self, text: str, heard: str | None, asr_ms: float | None, started: float, end_call: bool) -> AgentReply:
         assert self._context is not None
+        policy_done = time.perf_counter()
         samples, rate = self.tts.synthesize(text)
+        done = time.perf_counter()
         return AgentReply(
             text=text,
             audio=AudioClip(samples=samples, sample_rate=rate),
             heard_text=heard,
             tool_calls=self._context.tools.drain(),
             end_call=end_call,
-            asr_ms=asr_ms,
-            compute_ms=(time.perf_counter() - started) * 1000.0,
+            asr_ms=asr_ms or 0.0,
+            compute_ms=(done - started) * 1000.0,
+            stt_ms=asr_ms,
+            # the dialogue policy is this cascade's "LLM": its time is what is left before TTS once ASR is done
+            llm_ms=(policy_done - started) * 1000.0 - (asr_ms or 0.0),
+            tts_ms=(done - policy_done) * 1000.0,
         )
 
     def start(self, context: AgentContext) -> AgentReply:
@@ -40,7 +46,7 @@ class CascadeLocalAgent:
         self._context = context
         self._policy = make_policy(context.domain, context.tools, context.current_date_time)
         greeting = self._policy.greet()
-        return self._speak(greeting.text, None, 0.0, started, greeting.end_call)
+        return self._speak(greeting.text, None, None, started, greeting.end_call)
 
     def respond(self, user_audio: AudioClip) -> AgentReply:
         assert self._policy is not None, "start() must be called first"

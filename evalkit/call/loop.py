@@ -245,6 +245,10 @@ class Call:
             start_ms=turn.start_ms,
             end_ms=end_ms,
             compute_ms=compute_ms,
+            stt_ms=_stage_ms(turn.speech, "stt_ms"),
+            llm_ms=_stage_ms(turn.speech, "llm_ms"),
+            tts_ms=_stage_ms(turn.speech, "tts_ms"),
+            http_retries=sum(s.http_retries for s in turn.speech),
             tool_calls=tool_call_records(calls, turn.start_ms - compute_ms, self.registry),
             effects=effects,
             audio={"assistant": "assistant.wav"} if clip is not None else {},
@@ -290,6 +294,12 @@ class Call:
             if not receiving.done():
                 receiving.cancel()
         await self.session.end_of_turn()
+
+
+def _stage_ms(speech: list[AgentSpeech], stage: str) -> float | None:
+    """A stage's time over a turn's chunks; None when no chunk reports it."""
+    values = [v for v in (getattr(s, stage) for s in speech) if v is not None]
+    return sum(values) if values else None
 
 
 def _turn_taken_at(clock: Clock, agent_end_ms: float) -> float:

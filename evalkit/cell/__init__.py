@@ -29,7 +29,7 @@ from evalkit.cell.log import (
     write_conversation,
 )
 from evalkit.cell.plan import CellPlan, axis_params, cell_tags, plan_cell
-from evalkit.cell.run import infra_stats, run_conversations, run_validated, validation_stats
+from evalkit.cell.run import agent_stage_stats, infra_stats, run_conversations, run_validated, validation_stats
 from evalkit.cell.score import (
     CellJudge,
     build_cell_judge,
@@ -104,6 +104,7 @@ def run_cell_conversations(
     if config.validation.enabled:
         stats.update(validation_stats([r.conversation for r in records]))
     stats.update(infra_stats([r.conversation for r in records]))
+    stats.update(agent_stage_stats([r.conversation for r in records]))
     return records
 
 
@@ -193,7 +194,7 @@ def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run
     (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
     tags = cell_tags(plan, "cell")
     with CellRun.open(target, plan.run_name, tags, parent_run_id, claim=config.reuse) as run:
-        params = redact(axis_params(config) | flatten(identity_payload(config), "cfg"))
+        params = redact(axis_params(config) | config.agent.params() | flatten(identity_payload(config), "cfg"))
         params |= judge_params(build_cell_judge(config))
         run.log_params(params)
         started = time.perf_counter()

@@ -204,6 +204,10 @@ FAULT_KINDS = {  # exception type (as recorded in ``Conversation.error``) -> the
     "ConnectionClosed": "disconnect",
     "ConnectionClosedError": "disconnect",
     "ConnectionClosedOK": "disconnect",
+    # an OpenAI-compatible agent's server (evalkit.wire.openai_http): retries ran out, a 4xx (key, model), junk
+    "EndpointUnavailable": "endpoint_unavailable",
+    "EndpointRefused": "endpoint_refused",
+    "EndpointAnswerInvalid": "endpoint_invalid_answer",
 }
 
 
@@ -224,6 +228,19 @@ def infra_stats(conversations: list[Conversation]) -> dict[str, float]:
     }
     for kind, count in sorted(Counter(fault_kind(f) for f in failures).items()):
         out[f"infra_failure_{kind}"] = float(count)
+    return out
+
+
+def agent_stage_stats(conversations: list[Conversation]) -> dict[str, float]:
+    """The agent's per-turn stage times over a cell (``agent_stt_ms_mean``, ``agent_llm_ms_mean``,
+    ``agent_tts_ms_mean``: means over the assistant turns that report the stage; only the stages some turn
+    reports) and ``agent_http_retries`` (requests the agent retried, in the kept conversations)."""
+    turns = [t for c in conversations for t in c.turns if t.role == "assistant"]
+    out = {"agent_http_retries": float(sum(t.http_retries for t in turns))}
+    for stage in ("stt_ms", "llm_ms", "tts_ms"):
+        values = [v for v in (getattr(t, stage) for t in turns) if v is not None]
+        if values:
+            out[f"agent_{stage}_mean"] = sum(values) / len(values)
     return out
 
 

@@ -269,7 +269,16 @@ def identity_payload(config: RunConfig) -> dict[str, Any]:
         data.pop("judge", None)
     if config.domain.scenario_dir is None:  # the domain's own scenarios: cells keep the keys they had before
         data["domain"].pop("scenario_dir", None)
+    for path in getattr(type(config.agent), "NON_IDENTITY_KEYS", ()):  # e.g. an HTTP agent's retry policy
+        _drop(data["agent"], path.split("."))
     return _strip_secrets(data)
+
+
+def _drop(node: dict[str, Any], path: list[str]) -> None:
+    if len(path) == 1:
+        node.pop(path[0], None)
+    elif isinstance(node.get(path[0]), dict):
+        _drop(node[path[0]], path[1:])
 
 
 def _judge_prompt_hashes() -> dict[str, str]:
