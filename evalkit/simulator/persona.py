@@ -148,11 +148,12 @@ class PersonaStyle:
         """A code answer: spelled (with pauses, searched for, slipped and corrected) per the persona."""
         spec = self.spec
         spelled = spell_code(value) if attempt == 1 else ", ".join(value.upper())
-        label = self.words.code_label("it's")
         if spec.level == "easy":
             label = f"the {field.replace('_', ' ')} is"
         elif spec.level == "hard":
             label = "I think it's"
+        else:  # the levels' own labels are part of what a level is: only the plain "it's" is reworded
+            label = self.words.code_label("it's")
         if spec.pauses:
             return f"Let me see... {label}... " + "... ".join(value.upper()) + "..."
         parts: list[str] = []
