@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import socket
 import threading
 import urllib.error
 import urllib.request
@@ -71,6 +72,30 @@ def live() -> Iterator[tuple[ToolServer, ToolSession, ToolExecutor]]:
 def test_one_tool_server_per_process_serves_every_session() -> None:
     assert tool_server() is tool_server()
     assert tool_server().base_url("X").startswith("http://127.0.0.1:")
+    # every call of a process shares it: a call asking for another address is refused, not silently re-pointed
+    with pytest.raises(RuntimeError, match="must be the same for every call"):
+        tool_server(public_url="https://tunnel.example")
+
+
+def test_a_deployed_agent_is_told_the_public_url_and_reaches_the_tools_by_it() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # the agent reaches this machine as "localhost" (standing in for a LAN name or a tunnel)
+    server = ToolServer("0.0.0.0", port, public_url=f"http://localhost:{port}/")
+    server.start()
+    session = ToolSession("CApublic", ToolBox(executor()))
+    server.register(session)
+    assert server.base_url("CApublic") == f"http://localhost:{port}/sessions/CApublic"
+    status, listed = http("GET", server.base_url("CApublic") + "/tools")
+    assert status == 200 and listed == openai_tools(tool_registry("airline"))
+
+    async def over_mcp() -> Any:  # MCP's DNS-rebinding guard accepts the public host
+        async with Client(server.mcp_url("CApublic")) as client:
+            return await client.call_tool("get_reservation", AUTH)
+
+    assert not asyncio.run(over_mcp()).is_error
+    assert [n for n, _, _ in session.drain()] == ["get_reservation"]
 
 
 def test_the_json_http_endpoint_lists_and_calls_the_tools_on_the_conversations_db(live) -> None:

@@ -52,6 +52,7 @@ class AgentContext:
     current_date_time: str
     tools: ToolBox
     scenario_id: str = ""  # issue 13: a wire agent's call carries it (Twilio customParameters)
+    seed: int | None = None  # issue 17: the call's agent seed (cell seed, scenario, trial): for an agent that samples
 
 
 @dataclass
@@ -62,7 +63,12 @@ class AgentReply:
     tool_calls: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
     end_call: bool = False
     asr_ms: float = 0.0
-    compute_ms: float = 0.0
+    compute_ms: float = 0.0  # the whole turn's wall time: the call's clock moves on by it before the agent speaks
+    # the stages of compute_ms, where the agent has them (None: no such stage, or not measured); see records.Turn
+    stt_ms: float | None = None
+    llm_ms: float | None = None
+    tts_ms: float | None = None
+    http_retries: int = 0  # requests of this turn the agent retried (HTTP 429/5xx, timeouts)
 
 
 class Agent(Protocol):

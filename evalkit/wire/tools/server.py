@@ -37,6 +37,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import mcp.types as mt
 import uvicorn
@@ -67,9 +68,12 @@ class HttpError(Exception):
 class ToolServer:
     """The sessions of this process's calls and the HTTP server that serves them (``start`` once)."""
 
-    def __init__(self, host: str = HOST) -> None:
-        self.host = host
-        self.port = 0
+    def __init__(self, host: str = HOST, port: int = 0, public_url: str | None = None) -> None:
+        self.host = host  # the address it binds; 0.0.0.0 for an agent on another machine
+        self.port = port  # 0: a free port
+        # what the agent is told (e.g. a tunnel's https URL, or http://<this host's LAN address>:<port>); None: the
+        # bound address itself
+        self.public_url = public_url.rstrip("/") if public_url else None
         self.pid = os.getpid()
         self._sessions: dict[str, ToolSession] = {}
         self._ended: OrderedDict[str, None] = OrderedDict()
@@ -113,7 +117,11 @@ class ToolServer:
             return len(self._sessions)
 
     def base_url(self, session_id: str) -> str:
-        return f"http://{self.host}:{self.port}/sessions/{session_id}"
+        root = self.public_url or f"http://{self.host}:{self.port}"
+        return f"{root}/sessions/{session_id}"
+
+    def settings(self) -> tuple[str, int, str | None]:
+        return self.host, self.port, self.public_url
 
     def mcp_url(self, session_id: str) -> str:
         return self.base_url(session_id) + "/mcp"
@@ -128,7 +136,7 @@ class ToolServer:
         # proto IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and without it
         # Nagle holds the response body (written after its headers) for the client's delayed ACK: 40 ms a call
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        sock.bind((self.host, 0))
+        sock.bind((self.host, self.port))
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
             self._app(), log_config=None, access_log=False, log_level="warning", timeout_keep_alive=120
@@ -151,7 +159,9 @@ class ToolServer:
         mcp_server: McpServer[Any] = McpServer(
             "evalkit-tools", on_list_tools=self._mcp_list, on_call_tool=self._mcp_call
         )
-        local = [f"{self.host}:*", "localhost:*"]
+        local = [f"{self.host}:*", "localhost:*", "127.0.0.1:*"]
+        if self.public_url:  # MCP's DNS-rebinding guard must accept the Host header the agent will send
+            local.append(urlsplit(self.public_url).netloc)
         manager = StreamableHTTPSessionManager(
             mcp_server,
             json_response=True,
@@ -278,12 +288,19 @@ _server: ToolServer | None = None
 _server_lock = threading.Lock()
 
 
-def tool_server() -> ToolServer:
-    """This process's tool server, started on first use (again in a forked child: threads do not survive a fork)."""
+def tool_server(host: str = HOST, port: int = 0, public_url: str | None = None) -> ToolServer:
+    """This process's tool server, started on first use (again in a forked child: threads do not survive a fork).
+    Every call of a process shares it, so every call must ask for the same address."""
     global _server
     with _server_lock:
         if _server is None or _server.pid != os.getpid() or not _server.alive:
-            server = ToolServer()
+            server = ToolServer(host, port, public_url)
             server.start()
             _server = server
+        wanted = (host, port or _server.port, public_url.rstrip("/") if public_url else None)
+        if wanted != _server.settings():
+            raise RuntimeError(
+                f"the tool server of this process serves {_server.settings()}; a call asked for {wanted} "
+                "(agent.tool_host, agent.tool_port, agent.tool_public_url must be the same for every call)"
+            )
         return _server

@@ -112,7 +112,8 @@ class TwilioCallerSession:
             return
         from evalkit.wire.tools.server import tool_server  # loads the web stack only for calls that serve tools
 
-        server = await asyncio.to_thread(tool_server)
+        config = self.config
+        server = await asyncio.to_thread(tool_server, config.tool_host, config.tool_port, config.tool_public_url)
         self._tools = ToolSession(self._call_sid, context.tools, self.config.tools)
         server.register(self._tools)
         self._tool_urls = {"tool_endpoint": server.base_url(self._call_sid), "mcp_url": server.mcp_url(self._call_sid)}
