@@ -32,6 +32,7 @@ class ConversationResult:
     conversation: Conversation
     audio: ConversationAudio
     asr_s: float = 0.0
+    asr_cache: tuple[int, int] = (0, 0)  # transcript-cache (hits, lookups) of this conversation's ASR calls
 
 
 class ConversationRunner:
@@ -57,8 +58,15 @@ class ConversationRunner:
             agent_timeout_s=config.infra.agent_timeout_s,
         )
 
+    def _cache_counts(self) -> tuple[int, int]:
+        """(hits, lookups) so far of the transcript caches of the agent's ASR and the listener (once if shared)."""
+        recognisers = (getattr(self.agent, "asr", None), self.listener)
+        caches = {id(c): c for r in recognisers if (c := getattr(r, "cache", None)) is not None}
+        return sum(c.hits for c in caches.values()), sum(c.hits + c.misses for c in caches.values())
+
     def run(self, scenario: Scenario, trial: int) -> ConversationResult:
         config = self.config
+        hits_before, lookups_before = self._cache_counts()
         tally = InfraTally()  # across validation attempts: every infrastructure failure of this job counts
 
         def attempt_at(attempt: int) -> tuple[Conversation, Any]:
@@ -94,7 +102,10 @@ class ConversationRunner:
             asr_s = transcribe_assistant_turns(
                 conversation, audio, self.listener, entity_turns_only=self.entity_turns_only
             )
-        return ConversationResult(scenario, trial, conversation, audio, asr_s)
+        hits, lookups = self._cache_counts()
+        return ConversationResult(
+            scenario, trial, conversation, audio, asr_s, (hits - hits_before, lookups - lookups_before)
+        )
 
 
 _RUNNER: ConversationRunner | None = None  # the worker process's runner (built by its initializer)
