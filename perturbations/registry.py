@@ -43,6 +43,9 @@ class Op:
     ``apply_in_context`` instead, which also receives the clip's ``ClipContext``."""
 
     name: ClassVar[str] = ""
+    # False for ops that use no randomness: the chain then gives them no generator of their own (building one from
+    # its seed costs ~8 us); any use of the stand-in it passes raises.
+    draws: ClassVar[bool] = True
 
     def apply(
         self, audio: np.ndarray, sample_rate: int, rng: np.random.Generator

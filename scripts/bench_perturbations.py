@@ -95,10 +95,11 @@ EVA_RATE = 16000  # EVA-Bench perturbs its simulator's 16 kHz PCM
 EVA_RATES = (8000, 16000, 22050)
 EVA_LOSS = 0.03  # of 20 ms segments
 EVA_GAIN = (0.5, 1.2)  # linear, one draw per clip
-# EVA-Bench's steps with evalkit's ops: "bad connection static" at 15 dB, μ-law on the clip as it is, 3 % of 20 ms
-# frames lost and zeroed, a level change (a smooth -6..0 dB fluctuation: evalkit's stand-in for the random gain).
+# EVA-Bench's steps with evalkit's ops: "bad connection static" at 15 dB against the whole clip's power (EVA's RMS),
+# μ-law on the clip as it is, 3 % of 20 ms frames lost and zeroed, a level change (a smooth -6..0 dB fluctuation:
+# evalkit's stand-in for the random gain).
 EVA_EQUIVALENT: list[dict[str, Any]] = [
-    {"op": "noise", "environment": "static", "snr_db": SNR_DB},
+    {"op": "noise", "environment": "static", "snr_db": SNR_DB, "signal_power": "whole"},
     {"op": "codec", "codec": "g711_mulaw", "at_clip_rate": True},
     {"op": "packet_loss", "model": "random", "loss_rate": EVA_LOSS, "frame_ms": 20.0, "concealment": "silence"},
     {"op": "volume_fluctuation", "depth_db": 6.0, "rate_hz": 0.5},

@@ -171,3 +171,14 @@ def test_at_clip_rate_is_for_g711_only() -> None:
 
     with pytest.raises(PerturbationError, match=r"at_clip_rate applies to the G\.711 codecs only"):
         Chain.from_specs([{"op": "codec", "codec": "mp3", "at_clip_rate": True}])
+
+
+def test_in_range_skips_only_a_clip_that_changes_nothing() -> None:
+    """The codec op passes in_range when the clip's min/max lie in [-1, IN_RANGE_MAX): same PCM as with the clip."""
+    top = np.float32(g711.IN_RANGE_MAX)
+    edge = np.nextafter(top, np.float32(0)) if top >= g711.IN_RANGE_MAX else top
+    grid = (np.arange(-32768, 32767) / 32768.0).astype(np.float32)
+    x = np.concatenate([grid, grid + np.float32(0.5 / 32768), [np.float32(-1.0), edge]]).astype(np.float32)
+    x = x[(x >= -1.0) & (x < g711.IN_RANGE_MAX)]
+    np.testing.assert_array_equal(g711.to_pcm16(x, in_range=True), g711.to_pcm16(x))
+    assert g711.to_pcm16(x, in_range=True).max() == 32767

@@ -466,3 +466,23 @@ def test_gain_range_from_ramp_ends_equals_the_full_scan(sample_rate: int, n: int
     for seed in range(20):
         gain = gain_per_sample(gain_curve_db(n, sample_rate, 12.0, 4.0, np.random.default_rng(seed)), n, sample_rate)
         assert gain_range(gain, control_step(sample_rate)) == (float(gain.min()), float(gain.max()))
+
+
+def test_ops_without_randomness_get_no_generator_and_keep_the_others_streams() -> None:
+    """Deterministic ops (codec, band_limit, resample, clipping) declare draws = False: the chain builds them no
+    generator, every op's seed is still drawn up front (the ops after them draw what they drew before), and an op
+    that would draw anyway fails loudly."""
+    from perturbations.chain import NO_DRAWS
+
+    x = speech_like(SR, 1.0)
+    specs = [{"op": "clipping", "threshold": 0.2}, {"op": "packet_loss", "loss_rate": 0.3}]
+    out, _ = Chain.from_specs(specs)(x, SR, np.random.default_rng(5))
+    seeds = np.random.default_rng(5).integers(0, 2**63, size=2)
+    clipped, _ = Chain.from_specs(specs[:1])(x, SR, np.random.default_rng(0))
+    expected, _ = Chain.from_specs(specs[1:]).ops[0].run_checked(clipped, SR, np.random.default_rng(int(seeds[1])))
+    np.testing.assert_array_equal(out, expected)
+    for name in ("codec", "band_limit", "resample", "clipping"):
+        assert Chain.from_specs([{"op": name}]).ops[0].draws is False
+    assert all(Chain.from_specs(RANDOM_SPECS).ops[i].draws for i in range(len(RANDOM_SPECS)))
+    with pytest.raises(PerturbationError, match="draws = False"):
+        NO_DRAWS.random(3)

@@ -28,7 +28,7 @@ import io
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass as plain_dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import av
 import numpy as np
@@ -251,9 +251,10 @@ def _fit(x: np.ndarray, n: int) -> np.ndarray:
 
 
 def _snr_db(reference: np.ndarray, test: np.ndarray) -> float | None:
-    ref = reference.astype(np.float64)
-    err = np.subtract(test, ref)  # float64, the test clip cast on the fly (one pass, no float64 copy of it)
-    p_ref, p_err = float(np.dot(ref, ref)), float(np.dot(err, err))  # BLAS: ~5x faster than mean(x * x)
+    """Waveform SNR of ``test`` against ``reference`` (float32 clips) in dB. float32 BLAS dots: ~7x cheaper than
+    converting both clips to float64, and within ~1e-6 dB of the float64 figure (tests check 1e-3 dB)."""
+    err = np.subtract(test, reference, dtype=np.float32)
+    p_ref, p_err = float(np.dot(reference, reference)), float(np.dot(err, err))
     if p_ref <= 0.0:
         return None
     return 10.0 * math.log10(p_ref / p_err) if p_err > 0.0 else math.inf
@@ -269,7 +270,8 @@ def codec_roundtrip(
         raise ValueError(f"at_clip_rate applies to the G.711 codecs only, not {codec}")
     rate = sample_rate if at_clip_rate else codec_rate(codec, sample_rate, kbps)
     over_full_scale = 0
-    if float(audio.min()) < -1.0 or float(audio.max()) > 1.0:  # two reductions instead of abs + compare + count
+    lo, hi = float(audio.min()), float(audio.max())  # two reductions instead of abs + compare + count
+    if lo < -1.0 or hi > 1.0:
         over_full_scale = int(np.count_nonzero(np.abs(audio) > 1.0))
         audio_in = np.clip(audio, -1.0, 1.0)
     else:
@@ -277,7 +279,8 @@ def codec_roundtrip(
     x = resample(audio_in, sample_rate, rate)
     delay = codec_delay(codec, rate, kbps)
     if codec in _G711_LAWS:  # memoryless: nothing to flush, nothing to shift
-        decoded = raw_roundtrip(codec, x, rate, kbps)
+        in_range = rate == sample_rate and lo >= -1.0 and hi < g711.IN_RANGE_MAX  # x is audio: its range is known
+        decoded = g711.roundtrip(x, _G711_LAWS[codec], in_range)
     else:
         # Trailing zeros push the last real samples through the encoder's look-ahead/priming before the flush.
         padded = np.concatenate([x, np.zeros(delay + 1, np.float32)])
@@ -319,6 +322,8 @@ class Codec(Op):
     ``at_clip_rate`` (G.711 only; default false): apply the companding law at the clip's own rate instead of on an
     8 kHz leg, i.e. quantisation without the telephone band limit and without resampling, as EVA-Bench's code
     does to its 16 kHz user audio. Left out of the spec when false, so existing configs keep their identity."""
+
+    draws: ClassVar[bool] = False
 
     codec: CodecName = "g711_mulaw"
     bitrate_kbps: Number | None = Field(default=None, gt=0.0)
