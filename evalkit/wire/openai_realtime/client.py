@@ -38,7 +38,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, ConnectionClosedError, InvalidHandshake, InvalidURI
+from websockets.exceptions import (
+    ConnectionClosed,
+    ConnectionClosedError,
+    ConnectionClosedOK,
+    InvalidHandshake,
+    InvalidURI,
+)
 
 from evalkit.agents.base import AgentContext
 from evalkit.call.clock import Clock
@@ -417,6 +423,8 @@ class RealtimeCallerSession:
         assert self._ws is not None
         try:
             await self._ws.send(protocol.dumps(event))
+        except ConnectionClosedOK:
+            raise WireError("the Realtime server closed the session") from None
         except ConnectionClosed as exc:
             raise WireError(f"the Realtime server disconnected mid-call: {exc}") from None
 
