@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import itertools
 import json
 import re
@@ -218,7 +219,9 @@ class ServedSession:
         return f"{prefix}_{next(self._ids):04d}"
 
     async def send(self, kind: str, **fields: Any) -> None:
-        await self.ws.send(json.dumps({"type": kind, "event_id": self.new_id("event"), **fields}))
+        """A server event; once the client has closed, nothing (what it sent before closing is still handled)."""
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.send(json.dumps({"type": kind, "event_id": self.new_id("event"), **fields}))
 
     async def error(self, code: str | None, message: str, kind: str = "invalid_request_error", **extra: Any) -> None:
         await self.send("error", error={"type": kind, "code": code, "message": message, "param": None, **extra})
@@ -487,7 +490,7 @@ class ServedSession:
             audio = base64.b64encode(encode(chunk, codec)).decode("ascii")
             await self.send(names["audio"], **where, delta=audio)
             self.items_ms[item_id] += chunk.size / rate * 1000.0
-            said = words[len(words) * n // len(chunks) : len(words) * (n + 1) // len(chunks)]
+            said = [w for i, w in enumerate(words) if i * len(chunks) // len(words) == n]  # words lead their audio
             if said:
                 await self.send(names["transcript"], **where, delta=(" " if n else "") + " ".join(said))
         if response in self.cancelled:

@@ -228,7 +228,7 @@ class RealtimeCallerSession:
                 del self._partial[item]
                 self._texts += [text.strip()] if text.strip() else []
         self._playback_end_ms = min(self._playback_end_ms, now)
-        self._ready.append(self._end_turn())
+        self._ready.appendleft(self._end_turn())  # a leftover chunk first, then the AgentTurnEnd it queued
 
     async def close(self) -> None:
         for task in (self._pump, self._reader):
@@ -423,10 +423,21 @@ class RealtimeCallerSession:
         assert self._ws is not None
         try:
             await self._ws.send(protocol.dumps(event))
-        except ConnectionClosedOK:
-            raise WireError("the Realtime server closed the session") from None
         except ConnectionClosed as exc:
-            raise WireError(f"the Realtime server disconnected mid-call: {exc}") from None
+            raise await self._closed_reason(exc) from None
+
+    async def _closed_reason(self, exc: ConnectionClosed) -> WireError:
+        """Why a send found the connection closed: the server's own error event when it sent one first (e.g. an
+        unknown model: ``error``, then the close), else how it closed."""
+        if self._reader is not None and asyncio.current_task() is not self._reader:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._reader), 1.0)  # it reads what came before the close
+        reason = next((value for kind, value in self._inbox if kind == "error"), None)
+        if reason is not None:
+            return reason
+        if isinstance(exc, ConnectionClosedOK):
+            return WireError("the Realtime server closed the session")
+        return WireError(f"the Realtime server disconnected mid-call: {exc}")
 
 
 def _domain_greeting(domain: str) -> str:
