@@ -20,6 +20,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from evalkit.agents.base import AgentContext, AgentReply, ToolBox
 from evalkit.call import CallOutcome, CallSettings, RealClock, run_call
 from evalkit.cell import run_cell
+from evalkit.cell.run import fault_kind
 from evalkit.config.schema import cell_key, validate_config
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolExecutor
@@ -191,6 +192,7 @@ def test_an_error_event_is_an_infrastructure_failure_with_the_servers_message() 
         "RealtimeServerError: the Realtime server sent an error: server_error: The server had an error while "
         "processing input_audio_buffer.commit (injected)."
     )
+    assert fault_kind(outcome.error) == "realtime_server_error"  # counted as infra_failure_realtime_server_error
 
 
 def test_barge_in_after_the_response_was_all_sent_truncates_without_a_cancel() -> None:
@@ -254,6 +256,7 @@ def test_connection_faults_are_infrastructure_failures_with_their_reason(
             outcome = dial(server.url, ["hi"], **options)
     assert outcome.end_reason == "error" and outcome.turns == []
     assert outcome.error is not None and outcome.error.startswith(reason), outcome.error
+    assert fault_kind(outcome.error) in ("wire", "realtime_server_error")  # infrastructure, never a crash
     if case == "bad key":
         assert "HTTP 401" in outcome.error and "sk-wrong-key-123" not in outcome.error
     if case == "unknown model":
