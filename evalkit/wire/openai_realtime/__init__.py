@@ -37,6 +37,7 @@ class OpenAIRealtimeConfig(AgentConfig):
     kind: Literal["openai_realtime"] = "openai_realtime"
     architecture: Literal["cascade", "hybrid", "s2s"] = "s2s"  # a Realtime-compatible server may be a cascade
     NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("connect_timeout_s", "response_timeout_s", "max_message_bytes")
+    realtime: ClassVar[bool] = True  # a wire agent: evalkit.serve refuses to serve it as an in-process one
 
     url: str = "wss://api.openai.com/v1/realtime"
     model: str | None = Field(default="gpt-realtime-1.5", description="sent as ?model= (null: no model in the URL)")
