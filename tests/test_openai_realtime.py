@@ -281,6 +281,13 @@ def test_the_cell_key_holds_the_model_and_voice_but_not_timeouts_or_the_key_vari
         assert cell_key(validate_config(composed("agent=openai_realtime", changed))) != base, changed
 
 
+def test_evalkit_serve_refuses_it_as_an_in_process_agent(capsys: pytest.CaptureFixture[str]) -> None:
+    from evalkit.serve import main
+
+    assert main(["agent=openai_realtime"]) == 2
+    assert "serves in-process agents, not a wire agent" in capsys.readouterr().err
+
+
 def test_the_url_must_be_a_websocket() -> None:
     with pytest.raises(ValueError, match="must be a ws:// or wss:// URL"):
         OpenAIRealtimeConfig(name="x", url="https://api.openai.com/v1/realtime")
