@@ -304,6 +304,7 @@ def cell(tmp_path: Path, server: RealtimeTestServer, *extra: str) -> tuple[Any, 
             "+experiment=smoke",
             f"domain.scenarios=[{SCENARIO.id}]",
             "validation.enabled=false",
+            "persona.variation.enabled=false",  # one fixed caller: the test pins the conversation's first turn
             "progress=false",
             "infra.max_retries=0",
             "metrics=[task_completion,tool_call_validity,response_latency]",
