@@ -123,6 +123,21 @@ def test_a_manual_turn_is_committed_then_answered_in_the_beta_dialect() -> None:
     assert update["input_audio_format"] == "g711_ulaw" and update["turn_detection"] is None
 
 
+class HangingUpAgent(EchoAgent):
+    def respond(self, clip: AudioClip) -> AgentReply:
+        reply = super().respond(clip)
+        reply.end_call = True  # the server closes the session after this reply
+        return reply
+
+
+def test_the_server_closing_after_its_last_response_is_the_agent_hanging_up() -> None:
+    with RealtimeTestServer(make_agent=lambda heard: HangingUpAgent(reply_ms=400.0)) as server:
+        outcome = dial(server.url, ["one two three", "anything else"])
+    assert outcome.end_reason == "agent_end_call", outcome.error
+    assert [t.role for t in outcome.turns] == ["assistant", "user", "assistant"]
+    assert outcome.turns[-1].intended_text.startswith("you said")  # the goodbye turn itself ends the call
+
+
 class ToolCallingAgent:
     """Runs in the server: on the caller's turn it makes a good call, an unknown tool and a call with broken JSON
     arguments, the way a model can; each goes out as a function call and comes back from the harness."""

@@ -278,7 +278,13 @@ class RealtimeCallerSession:
             self._hung_up = True
             return self._end_turn(end_call=True)
         if kind == "done":
-            return None if value in self._dropped else self._end_turn()
+            if value in self._dropped:
+                return None
+            # the server closing right after its last response (its audio has played out by now): a hang-up
+            hang_up = any(k == "closed" for k, _ in self._inbox)
+            self._hung_up = self._hung_up or hang_up
+            self._inbox = deque(i for i in self._inbox if i[0] != "closed")
+            return self._end_turn(end_call=hang_up)
         response, item_id, samples = value
         if response in self._dropped:
             return None
