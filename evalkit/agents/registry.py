@@ -19,7 +19,7 @@ here (README, "Plug-ins").
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from evalkit.kinds import KindConfig
 from evalkit.plugins import Registry
@@ -36,6 +36,9 @@ class AgentConfig(KindConfig):
 
     name: str
     architecture: Literal["cascade", "hybrid", "s2s"] = "cascade"
+    # a wire agent that streams in real time (its calls run on a real clock, several at once with ``concurrency``);
+    # False: an in-process turn-based agent on a virtual clock, one conversation at a time
+    realtime: ClassVar[bool] = False
 
     def build(self) -> Agent:
         """A fresh agent for one cell (it is started once per conversation)."""

@@ -33,13 +33,15 @@ class Frame:
 @dataclass
 class AgentSpeech:
     """A chunk of the agent's speech: the text it means to say, its audio (None on a text channel), what it heard of
-    the caller's last turn, the tool calls it made before speaking and its compute time."""
+    the caller's last turn, the tool calls it made before speaking and its compute time. ``text_source``:
+    ``"caller_asr"`` when the text is the caller's transcript of the agent's audio (the agent sent none)."""
 
     text: str
     audio: AudioClip | None = None
     heard_text: str | None = None
     tool_calls: list[ToolCallTuple] = field(default_factory=list)
     compute_ms: float = 0.0
+    text_source: str | None = None
 
 
 @dataclass(frozen=True)

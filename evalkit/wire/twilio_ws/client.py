@@ -17,8 +17,10 @@ import contextlib
 import json
 import uuid
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, ConnectionClosedError, InvalidHandshake, InvalidURI
 
@@ -26,8 +28,9 @@ from evalkit.agents.base import AgentContext
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, Frame, ToolCallTuple
 from evalkit.records import AudioClip
+from evalkit.speech.vad import frame_vad
 from evalkit.wire.twilio_ws import protocol
-from evalkit.wire.twilio_ws.codec import MIME, decode, encode, level_dbfs, resample
+from evalkit.wire.twilio_ws.codec import MIME, decode, encode, resample
 
 if TYPE_CHECKING:  # the kind's package builds this session: a run-time import back would be a module cycle
     from evalkit.wire.twilio_ws import TwilioWsConfig
@@ -42,9 +45,12 @@ Inbound = tuple[str, Any]  # ("msg", message) | ("closed", None) | ("error", Wir
 
 
 class TwilioCallerSession:
-    def __init__(self, config: TwilioWsConfig, clock: Clock) -> None:
+    def __init__(self, config: TwilioWsConfig, clock: Clock, hearing: Callable[[], Any] | None = None) -> None:
         self.config = config
         self.clock = clock
+        self._hearing = hearing  # the listener ASR, for agent turns that come without a transcript
+        self._vad = frame_vad(config.end_of_turn_vad, config.silence_dbfs)
+        self._unheard: np.ndarray | None = None  # the audio of a turn that just ended and needs transcribing
         self._ws: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
         self._inbox: deque[Inbound] = deque()
@@ -66,6 +72,8 @@ class TwilioCallerSession:
         self._voice_end_ms = 0.0  # when its last voiced audio has played out
         self._playback_end_ms = 0.0
         self._text = ""
+        self._transcribed = False  # the agent sent its turn's text
+        self._audio: list[np.ndarray] = []  # the turn's voiced audio, as heard
         self._heard: str | None = None
         self._tools: list[ToolCallTuple] = []
         self._end_call = False
@@ -152,6 +160,22 @@ class TwilioCallerSession:
     # -- the agent's side ----------------------------------------------------------------------------------
 
     async def receive(self) -> AgentEvent:
+        event = await self._receive()
+        if self._unheard is not None:  # the turn just ended: its text, heard by the caller, comes before its end
+            audio, self._unheard = self._unheard, None
+            self._ready.appendleft(event)
+            return AgentSpeech(text=await self._transcribe(audio), text_source="caller_asr")
+        return event
+
+    async def _transcribe(self, audio: np.ndarray) -> str:
+        """The caller's ASR of the agent's turn, off the event loop (the other calls keep their pacing)."""
+        if self._hearing is None:
+            raise WireError("the agent sent no transcript and the caller has no listener ASR to hear it with")
+        asr = await asyncio.to_thread(self._hearing)
+        transcript = await asyncio.to_thread(asr.transcribe, audio, self.config.sample_rate)
+        return str(transcript.text)
+
+    async def _receive(self) -> AgentEvent:
         while True:
             if self._ready:
                 return self._ready.popleft()
@@ -197,7 +221,9 @@ class TwilioCallerSession:
         elif event == protocol.TOOL_CALLS_EVENT:
             self._replay_tools(value.get("tool_calls", []))
         elif event == protocol.TRANSCRIPT_EVENT:
-            self._text = str(value.get("text") or "")
+            if self.config.transcribe_agent != "always":
+                self._text = str(value.get("text") or "")
+                self._transcribed = True
             self._heard = value.get("heard_text")
             self._end_call = bool(value.get("end_call"))
         return None
@@ -209,9 +235,10 @@ class TwilioCallerSession:
             raise WireError(f"the agent sent a malformed media frame: {exc!r}") from None
         now = self.clock.now_ms
         self._playback_end_ms = max(now, self._playback_end_ms) + samples.size / self.config.sample_rate * 1000.0
-        if level_dbfs(samples) < self.config.silence_dbfs:
+        if not self._vad.is_speech(samples, self.config.sample_rate):
             return None
         self._voiced = True
+        self._audio.append(samples)
         self._voice_end_ms = self._playback_end_ms
         chunk = AgentSpeech(
             text=self._text,
@@ -227,6 +254,9 @@ class TwilioCallerSession:
         done = AgentTurnEnd(end_call=end_call or self._end_call)
         leftover = AgentSpeech(text=self._text, heard_text=self._heard, tool_calls=self._tools)
         has_leftover = bool(self._text or self._tools or self._heard is not None)
+        mode = self.config.transcribe_agent
+        if self._audio and (mode == "always" or (mode == "auto" and not self._transcribed)):
+            self._unheard = np.concatenate(self._audio)
         self._reset_agent_turn()
         if has_leftover:
             self._ready.append(done)

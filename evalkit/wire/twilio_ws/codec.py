@@ -54,11 +54,3 @@ def resample(samples: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:
     n_out = max(1, round(samples.size * to_rate / from_rate))
     positions = np.arange(n_out) * (from_rate / to_rate)
     return np.interp(positions, np.arange(samples.size), samples).astype(np.float32)
-
-
-def level_dbfs(samples: np.ndarray) -> float:
-    """RMS level in dB relative to full scale (-inf for digital silence): the energy VAD's measure."""
-    if samples.size == 0:
-        return float("-inf")
-    rms = float(np.sqrt(np.mean(np.square(samples, dtype=np.float64))))
-    return 20.0 * np.log10(rms) if rms > 0 else float("-inf")
