@@ -1,8 +1,8 @@
 """Scenario files from the command line.
 
-python -m evalkit.scenarios check [--domain D ...] [FILE ...]     # validate (exit 1 on problems)
-python -m evalkit.scenarios import-eva DATASET.jsonl DB_DIR --domain D --out DIR
-                                                                 # EVA-Bench records -> our scenario files
+    python -m evalkit.scenarios check [--domain D ...] [FILE ...]     # validate (exit 1 on problems)
+    python -m evalkit.scenarios import-eva DATASET.jsonl DB_DIR --domain D --out DIR
+                                                                     # EVA-Bench records -> our scenario files
 """
 
 from __future__ import annotations
