@@ -50,7 +50,7 @@ class TwilioCallerSession:
         self.clock = clock
         self._hearing = hearing  # the listener ASR, for agent turns that come without a transcript
         self._vad = frame_vad(config.end_of_turn_vad, config.silence_dbfs)
-        self._unheard: np.ndarray | None = None  # the audio of a turn that just ended and needs transcribing
+        self._unheard: asyncio.Future[str] | None = None  # the caller's transcript of the turn that just ended
         self._ws: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
         self._inbox: deque[Inbound] = deque()
@@ -74,6 +74,7 @@ class TwilioCallerSession:
         self._text = ""
         self._transcribed = False  # the agent sent its turn's text
         self._audio: list[np.ndarray] = []  # the turn's voiced audio, as heard
+        self._hearing_early: tuple[int, asyncio.Future[str]] | None = None  # (frames heard, their transcript)
         self._heard: str | None = None
         self._tools: list[ToolCallTuple] = []
         self._end_call = False
@@ -147,6 +148,9 @@ class TwilioCallerSession:
     async def close(self) -> None:
         for task in self._tasks:
             task.cancel()
+        for heard in (self._unheard, self._hearing_early[1] if self._hearing_early else None):
+            if heard is not None:
+                heard.cancel()
         if self._ws is not None:
             with contextlib.suppress(Exception):
                 await self._send(protocol.stop(self._next_seq(), self._stream_sid, self._call_sid))
@@ -162,10 +166,29 @@ class TwilioCallerSession:
     async def receive(self) -> AgentEvent:
         event = await self._receive()
         if self._unheard is not None:  # the turn just ended: its text, heard by the caller, comes before its end
-            audio, self._unheard = self._unheard, None
+            heard, self._unheard = self._unheard, None
             self._ready.appendleft(event)
-            return AgentSpeech(text=await self._transcribe(audio), text_source="caller_asr")
+            return AgentSpeech(text=await heard, text_source="caller_asr")
         return event
+
+    def _needs_transcript(self) -> bool:
+        mode = self.config.transcribe_agent
+        return bool(self._audio) and (mode == "always" or (mode == "auto" and not self._transcribed))
+
+    def _hearing_in_flight(self) -> bool:
+        return self._hearing_early is not None and not self._hearing_early[1].done()
+
+    def _hear(self) -> asyncio.Future[str]:
+        """The transcript of the turn's audio so far: the one started early if no audio came since, else a new one.
+        Started once the agent has been silent for half the take-turn window, it is mostly ready when the turn
+        ends; a pause that long inside a turn costs one transcription thrown away (one at a time: the next early
+        start waits until it is done)."""
+        if self._hearing_early is not None and self._hearing_early[0] == len(self._audio):
+            return self._hearing_early[1]
+        heard = asyncio.ensure_future(self._transcribe(np.concatenate(self._audio)))
+        heard.add_done_callback(lambda f: f.cancelled() or f.exception())  # a stale one's failure is not an error
+        self._hearing_early = (len(self._audio), heard)
+        return heard
 
     async def _transcribe(self, audio: np.ndarray) -> str:
         """The caller's ASR of the agent's turn, off the event loop (the other calls keep their pacing)."""
@@ -191,7 +214,10 @@ class TwilioCallerSession:
                 remaining = self._voice_end_ms + self.config.take_turn_after_silence_ms - self.clock.now_ms
                 if remaining <= 0:
                     return self._end_turn()
-                timeout = remaining / 1000.0
+                hear_in = remaining - self.config.take_turn_after_silence_ms / 2
+                if hear_in <= 0 and self._needs_transcript() and not self._hearing_in_flight():
+                    self._hear()
+                timeout = (remaining if hear_in <= 0 else hear_in) / 1000.0
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
@@ -254,9 +280,8 @@ class TwilioCallerSession:
         done = AgentTurnEnd(end_call=end_call or self._end_call)
         leftover = AgentSpeech(text=self._text, heard_text=self._heard, tool_calls=self._tools)
         has_leftover = bool(self._text or self._tools or self._heard is not None)
-        mode = self.config.transcribe_agent
-        if self._audio and (mode == "always" or (mode == "auto" and not self._transcribed)):
-            self._unheard = np.concatenate(self._audio)
+        if self._needs_transcript():
+            self._unheard = self._hear()
         self._reset_agent_turn()
         if has_leftover:
             self._ready.append(done)
