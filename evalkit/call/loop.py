@@ -335,6 +335,8 @@ async def run_call(
         for _ in range(settings.max_user_turns):
             start_ms = now_ms + settings.user_reaction_ms
             speech = await _off_loop(clock, channel.say, utterance.text, len(call.turns), start_ms)
+            if clock.realtime and clock.now_ms > speech.start_ms:  # the voice was not ready in time (a busy
+                speech = speech.delayed(clock.now_ms - speech.start_ms)  # machine): it starts now, not in a burst
             user_turn = call.record_user_turn(utterance.text, speech)
             now_ms = speech.end_ms
             if utterance.end_call:
