@@ -89,9 +89,16 @@ def echo_server() -> Iterator[str]:
     loop.close()
 
 
-def test_concurrent_wire_calls_give_the_records_of_one_at_a_time(echo_server: str, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def one_at_a_time(echo_server: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict], float]:
+    return records(tmp_path_factory.mktemp("c1"), wire_cell(echo_server, "concurrency=1"), "c1")
+
+
+def test_concurrent_wire_calls_give_the_records_of_one_at_a_time(
+    echo_server: str, one_at_a_time: tuple[list[dict], float], tmp_path: Path
+) -> None:
     """The fast check (~20 s): 3 calls at once vs one at a time through the reference server."""
-    one, one_s = records(tmp_path, wire_cell(echo_server, "concurrency=1"), "c1")
+    one, one_s = one_at_a_time
     three, three_s = records(tmp_path, wire_cell(echo_server, "concurrency=3"), "c3")
     assert [r["conversation"]["scenario_id"] for r in three] == ["AL-001", "AL-002", "AL-003"]  # plan order
     for record in one + three:
@@ -101,6 +108,14 @@ def test_concurrent_wire_calls_give_the_records_of_one_at_a_time(echo_server: st
     assert all(t["audio_sha256"].get("user_heard") for t in turns if t["role"] == "user")  # what was sent
     assert all(t["audio_sha256"].get("assistant") for t in turns if t["role"] == "assistant")  # what was heard
     assert three_s < 0.75 * one_s, (one_s, three_s)  # the calls overlapped
+
+
+def test_workers_and_concurrency_compose(
+    echo_server: str, one_at_a_time: tuple[list[dict], float], tmp_path: Path
+) -> None:
+    """2 processes × 2 calls: each worker takes 2 consecutive jobs at a time; results in plan order, unchanged."""
+    both, _ = records(tmp_path, wire_cell(echo_server, "workers=2", "concurrency=2"), "w2c2")
+    assert [_strip(r) for r in both] == [_strip(r) for r in one_at_a_time[0]]
 
 
 @pytest.mark.slow
