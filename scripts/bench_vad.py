@@ -19,6 +19,7 @@ heard ``take-turn-ms`` of non-speech after its last speech frame. Reported per V
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import statistics
 import time
 
@@ -108,7 +109,11 @@ def main() -> None:
     header = "VAD     SNR  end err ms (median/max)  early  never  speech recall  silence recall   CPU µs/s     x RT"
     print(header)
     print("-" * len(header))
-    for kind in args.kinds.split(","):
+    kinds = args.kinds.split(",")
+    if "webrtc" in kinds and importlib.util.find_spec("webrtcvad") is None:
+        print("webrtc skipped: pip install webrtcvad-wheels (measured here only, not an evalkit dependency)")
+        kinds.remove("webrtc")
+    for kind in kinds:
         for snr in (float(s) for s in args.snr.split(",")):
             errors: list[float] = []
             early = never = 0
