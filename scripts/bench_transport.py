@@ -32,8 +32,8 @@ import os
 import pstats
 import statistics
 import sys
-import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +41,7 @@ import numpy as np
 
 from evalkit.agents.base import AgentContext, ToolBox
 from evalkit.call import AudioChannel, CallOutcome, CallSettings, RealClock, run_call
+from evalkit.call.host import CallHost, quiet_collector
 from evalkit.call.loop import Call
 from evalkit.domains.base import ToolExecutor, ToolRegistry
 from evalkit.speech.tts import EspeakTTS
@@ -223,24 +224,13 @@ def run_calls(url: str, n: int, mode: str, n_lines: int) -> tuple[Pacing, list[C
     pacing = Pacing()
     delays = [i / n for i in range(n)]
     wall, cpu = time.perf_counter(), time.process_time()
-    if mode == "loop":
-
-        async def all_calls() -> list[CallOutcome]:
-            return await asyncio.gather(*(one_call(url, i, n_lines, pacing, d) for i, d in enumerate(delays)))
-
-        outcomes = asyncio.run(all_calls())
-    else:
-        outcomes = [None] * n
-
-        def worker(i: int) -> None:
-            outcomes[i] = asyncio.run(one_call(url, i, n_lines, pacing, delays[i]))
-
-        threads = [threading.Thread(target=worker, args=(i,)) for i in range(n)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    return pacing, outcomes, time.perf_counter() - wall, time.process_time() - cpu  # type: ignore[return-value]
+    if mode == "loop":  # as a cell with concurrency=n runs them (evalkit.cell.run.ConversationRunner.run_all)
+        with CallHost(threads=2 * n) as host, ThreadPoolExecutor(n) as pool:
+            outcomes = list(pool.map(lambda i: host.run(one_call(url, i, n_lines, pacing, delays[i])), range(n)))
+    else:  # a thread per call, each with an event loop of its own (the same collector settings)
+        with quiet_collector(), ThreadPoolExecutor(n) as pool:
+            outcomes = list(pool.map(lambda i: asyncio.run(one_call(url, i, n_lines, pacing, delays[i])), range(n)))
+    return pacing, outcomes, time.perf_counter() - wall, time.process_time() - cpu
 
 
 def pct(values: list[float], q: float) -> float:
