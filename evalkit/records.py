@@ -52,9 +52,20 @@ class Turn(BaseModel):
     start_ms: float
     end_ms: float
     compute_ms: float = 0.0
+    # Assistant turns: the stages of compute_ms the agent reports (None: no such stage, or not measured). stt_ms: its
+    # speech-to-text of the caller's turn; llm_ms: its language model (every request of its tool loop); tts_ms: its
+    # speech synthesis. Tool execution and the rest are compute_ms minus these.
+    stt_ms: float | None = None
+    llm_ms: float | None = None
+    tts_ms: float | None = None
+    http_retries: int = Field(default=0, ge=0, description="agent requests retried in this turn (HTTP 429/5xx)")
     tool_calls: list[ToolCall] = Field(default_factory=list)
     effects: list[AppliedEffect] = Field(default_factory=list)
     seed: int | None = None
+    variation: dict[str, float] = Field(
+        default_factory=dict,
+        description="user turns: what this trial drew for the utterance (reaction_ms, rate_wpm, pitch; issue 17)",
+    )
     audio: dict[str, str] = Field(default_factory=dict, description="artifact name per audio kind")
     audio_sha256: dict[str, str] = Field(
         default_factory=dict,
@@ -89,6 +100,11 @@ class Conversation(BaseModel):
     initial_db: dict[str, Any]
     final_db: dict[str, Any]
     expected_db: dict[str, Any]
+    final_db_missing: str | None = Field(
+        default=None,
+        description="why final_db is not the conversation's end state (tools ran on the agent's side and it posted "
+        "no final DB back): task completion is then unscored with this reason; None: final_db is the end state",
+    )
     key_entities: dict[str, str] = Field(default_factory=dict)
     error: str | None = None
     validation: SimulationValidation | None = Field(default=None, description="None: validation was off")

@@ -73,6 +73,9 @@ def test_the_declaration_matches_what_cells_log():
         and params["trials"] == str(config.trials)
     )
     assert axes.axis_params(composed())["snr_db"] == "none"
+    # the agent axis logs what the agent is, so one sweep compares architectures (issue 13 point 6)
+    assert (params["agent"], params["architecture"]) == (config.agent.name, "cascade")
+    assert axes.axis_params(composed("agent=twilio_ws", "agent.architecture=s2s"))["architecture"] == "s2s"
     assert {a.name for a in axes.perturbation_axes()} == {"voice", "persona", "perturb"}
     # the clean params of every perturbation axis are exactly what a clean cell logs
     clean = axes.axis_params(composed())

@@ -37,8 +37,9 @@ def _seeds_and_metrics(cwd: Path) -> dict[str, tuple[dict, dict]]:
         local = client.download_artifacts(run_id, "seeds.json", str(cwd / "dl" / run_id))
         metrics = client.get_run(run_id).data.metrics
         # measured from the clock: wall times, and simulated_audio_s, a sum of (end - start) over turns whose start
-        # moves with the measured compute time (equal durations, different float rounding)
+        # moves with the measured compute time (equal durations, different float rounding); the agent's stage times
         timing = ("wall_s", "audio_s_per_wall_s", "assistant_asr_s", "simulated_audio_s", *compare.TIMING_METRICS)
+        timing += ("agent_stt_ms", "agent_llm_ms", "agent_tts_ms")
         kept = {k: v for k, v in metrics.items() if not k.startswith(timing)}
         out[name] = (json.loads(Path(local).read_text()), kept)
     return out

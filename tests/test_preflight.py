@@ -80,6 +80,12 @@ CLI_CASES = {
         ["judge=openai_compatible", "judge.api_key_env=EVALKIT_TEST_UNSET_KEY"],
         ["judge.api_key_env", "EVALKIT_TEST_UNSET_KEY"],
     ),
+    "agent url not a websocket": (["agent=twilio_ws", "agent.url=http://127.0.0.1:9"], ["agent.url", "ws://"]),
+    "unset agent header env": (
+        ["agent=twilio_ws", "+agent.headers_from_env={Authorization:EVALKIT_TEST_UNSET_TOKEN}"],
+        ["agent.headers_from_env", "EVALKIT_TEST_UNSET_TOKEN"],
+    ),
+    "tool url not http": (["agent=twilio_ws", "agent.tool_public_url=ftp://x"], ["agent.tool_public_url"]),
     "noise_files without folder": (["+perturb=noise_files"], ["perturb.folder"]),
     "garbage tracking uri": (["mlflow.tracking_uri=garbage"], ["garbage", "not a tracking URI"]),
     "empty experiment name": (["mlflow.experiment=''"], ["mlflow.experiment"]),
@@ -181,7 +187,8 @@ def composed_config(*overrides: str):
 
 
 def test_valid_configs_pass_preflight_unchanged(tmp_path: Path) -> None:
-    for overrides in [(), ("+perturb=noise_cafe", "perturb.snr_db=5"), ("voice=accent_french",)]:
+    # a wire agent has no ASR of its own on the harness's side: nothing to check, no crash (was an AttributeError)
+    for overrides in [(), ("+perturb=noise_cafe", "perturb.snr_db=5"), ("voice=accent_french",), ("agent=twilio_ws",)]:
         config = composed_config(*overrides, f"mlflow.tracking_uri=sqlite:///{tmp_path}/m.db")
         key = cell_key(config)
         pf.preflight(config, tmp_path)

@@ -86,7 +86,7 @@ plugin: toy_agent
 
 # Every built-in plug-in group: (group, registry, base class, the built-in kinds).
 GROUPS = [
-    ("agent", AGENTS, AgentConfig, ["cascade_local", "twilio_ws"]),
+    ("agent", AGENTS, AgentConfig, ["cascade_local", "cascade_openai", "hybrid_openai", "twilio_ws"]),
     ("simulator", SIMULATORS, SimulatorConfig, ["scripted"]),
     ("voice", VOICES, VoiceConfig, ["espeak"]),
     ("judge", JUDGES, BaseJudgeConfig, ["none", "openai_compatible"]),
@@ -136,7 +136,8 @@ BAD_KINDS = [
     (
         "agent",
         ("agent",),
-        "agent.kind: unknown agent 'foo'; registered: cascade_local, twilio_ws  [from conf/agent/foo.yaml]",
+        "agent.kind: unknown agent 'foo'; registered: cascade_local, cascade_openai, hybrid_openai, twilio_ws  "
+        "[from conf/agent/foo.yaml]",
     ),
     (
         "simulator",
@@ -285,7 +286,8 @@ def test_an_installed_distribution_registers_an_agent_through_its_entry_point(tm
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), str(REPO)])}
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == f"['cascade_local', 'toy', 'twilio_ws'] toy_pkg.toy_agent ToyAgentConfig {SENTENCE}"
+    kinds = ["cascade_local", "cascade_openai", "hybrid_openai", "toy", "twilio_ws"]
+    assert done.stdout.strip() == f"{kinds} toy_pkg.toy_agent ToyAgentConfig {SENTENCE}"
 
 
 def test_judge_config_kinds_build_none_offline() -> None:

@@ -23,21 +23,27 @@ class ToolBox:
         self.calls.append((name, arguments, result))
         return result
 
-    def call_json(self, name: str, arguments: str) -> dict[str, Any]:
-        """A call whose arguments arrive as JSON text (what a wire agent sends). Malformed text is the agent's
-        mistake: the executor answers an ``invalid_arguments`` error and the call is recorded with the raw text
-        under ``_raw``, so tool-call metrics score it."""
+    def call_json(self, name: str, arguments: Any) -> dict[str, Any]:
+        """A call as a wire agent sends it: ``arguments`` as JSON text or already decoded (an object, or whatever
+        the agent sent). Malformed arguments are the agent's mistake: the executor answers an ``invalid_arguments``
+        error and the call is recorded with the raw arguments under ``_raw``, so tool-call metrics score it."""
         result = self.executor.call(name, arguments)
-        try:
-            recorded = json.loads(arguments)
-        except ValueError:
-            recorded = None
-        self.calls.append((name, recorded if isinstance(recorded, dict) else {"_raw": arguments}, result))
+        self.calls.append((name, _recorded_arguments(arguments), result))
         return result
 
     def drain(self) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
         calls, self.calls = self.calls, []
         return calls
+
+
+def _recorded_arguments(arguments: Any) -> dict[str, Any]:
+    if isinstance(arguments, str):
+        try:
+            decoded = json.loads(arguments)
+        except ValueError:
+            decoded = None
+        return decoded if isinstance(decoded, dict) else {"_raw": arguments}
+    return dict(arguments) if isinstance(arguments, dict) else {"_raw": arguments}
 
 
 @dataclass
@@ -46,6 +52,7 @@ class AgentContext:
     current_date_time: str
     tools: ToolBox
     scenario_id: str = ""  # issue 13: a wire agent's call carries it (Twilio customParameters)
+    seed: int | None = None  # issue 17: the call's agent seed (cell seed, scenario, trial): for an agent that samples
 
 
 @dataclass
@@ -56,7 +63,12 @@ class AgentReply:
     tool_calls: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
     end_call: bool = False
     asr_ms: float = 0.0
-    compute_ms: float = 0.0
+    compute_ms: float = 0.0  # the whole turn's wall time: the call's clock moves on by it before the agent speaks
+    # the stages of compute_ms, where the agent has them (None: no such stage, or not measured); see records.Turn
+    stt_ms: float | None = None
+    llm_ms: float | None = None
+    tts_ms: float | None = None
+    http_retries: int = 0  # requests of this turn the agent retried (HTTP 429/5xx, timeouts)
 
 
 class Agent(Protocol):

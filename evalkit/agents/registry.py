@@ -39,15 +39,28 @@ class AgentConfig(KindConfig):
     # a wire agent that streams in real time (its calls run on a real clock, several at once with ``concurrency``);
     # False: an in-process turn-based agent on a virtual clock, one conversation at a time
     realtime: ClassVar[bool] = False
+    # Dotted keys of this kind that change how a result is fetched, never what it is (retry policy, timeouts): left
+    # out of the cell's identity, so tuning them reuses finished cells.
+    NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ()
 
     def build(self) -> Agent:
         """A fresh agent for one cell (it is started once per conversation)."""
         raise NotImplementedError(f"agent kind {self.kind!r} does not implement build()")
+
+    def preflight_problems(self) -> list[str]:
+        """What is wrong with this agent's environment (a missing env var, ...), one line each, checked before any
+        cell starts; a kind overrides it. Not validation: the config itself is valid."""
+        return []
+
+    def params(self) -> dict[str, str]:
+        """MLflow params beyond the agent axis's ``agent`` and ``architecture`` (evalkit.config.axes): for
+        model-backed kinds the model ids (``agent_llm_model`` ...), so cells can be compared by them."""
+        return {}
 
 
 AGENTS: Registry[type[AgentConfig]] = Registry(
     "agent",
     "evalkit.agents",
     # evalkit.wire.twilio_ws: a wire agent kind, outside this package (it is a call-loop session, see evalkit.wire)
-    builtin_modules=("evalkit.agents.cascade_local", "evalkit.wire.twilio_ws"),
+    builtin_modules=("evalkit.agents.cascade_local", "evalkit.wire.twilio_ws", "evalkit.wire.openai_http.config"),
 )

@@ -46,6 +46,7 @@ def conversation_record(
         end_reason=outcome.end_reason,  # type: ignore[arg-type]
         initial_db=scenario.scenario_db,
         final_db=executor.db,
+        final_db_missing=executor.final_db_missing,
         expected_db=scenario.expected_scenario_db,
         key_entities=scenario.key_entities,
         error=outcome.error,
@@ -60,11 +61,14 @@ def call_scenario(
     executor: ToolExecutor,
     clock: Clock,
     settings: CallSettings,
+    agent_seed: int | None = None,
     host: CallHost | None = None,
 ) -> CallOutcome:
     """Run the loop to the end: on ``host``'s shared event loop (real-time calls of a cell run at once, see
     evalkit.call.host), else on an event loop of its own."""
-    context = AgentContext(scenario.domain, scenario.current_date_time, ToolBox(executor), scenario_id=scenario.id)
+    context = AgentContext(
+        scenario.domain, scenario.current_date_time, ToolBox(executor), scenario_id=scenario.id, seed=agent_seed
+    )
     call = run_call(caller, session, channel, context, clock, settings)
     return host.run(call) if host is not None else asyncio.run(call)
 
@@ -96,7 +100,8 @@ def run_conversation(
     executor = ToolExecutor(registry, scenario.scenario_db)
     clock, session, settings = _agent_session(agent, settings or CallSettings())
     channel = AudioChannel(voice, perturb, cell_seed, keys)
-    outcome = call_scenario(scenario, simulator, session, channel, executor, clock, settings, host)
+    agent_seed = derive_seed(cell_seed, *keys, "agent")
+    outcome = call_scenario(scenario, simulator, session, channel, executor, clock, settings, agent_seed, host)
     return conversation_record(scenario, trial, derive_seed(cell_seed, *keys), outcome, executor), outcome.audio
 
 

@@ -41,6 +41,10 @@ class AgentSpeech:
     heard_text: str | None = None
     tool_calls: list[ToolCallTuple] = field(default_factory=list)
     compute_ms: float = 0.0
+    stt_ms: float | None = None  # the stages of compute_ms where the agent reports them (records.Turn)
+    llm_ms: float | None = None
+    tts_ms: float | None = None
+    http_retries: int = 0
     text_source: str | None = None
 
 

@@ -252,6 +252,10 @@ class Call:
             start_ms=turn.start_ms,
             end_ms=end_ms,
             compute_ms=compute_ms,
+            stt_ms=_stage_ms(turn.speech, "stt_ms"),
+            llm_ms=_stage_ms(turn.speech, "llm_ms"),
+            tts_ms=_stage_ms(turn.speech, "tts_ms"),
+            http_retries=sum(s.http_retries for s in turn.speech),
             tool_calls=tool_call_records(calls, turn.start_ms - compute_ms, self.registry),
             effects=effects,
             audio={"assistant": "assistant.wav"} if clip is not None else {},
@@ -272,6 +276,7 @@ class Call:
             end_ms=speech.end_ms,
             effects=speech.effects,
             seed=speech.seed,
+            variation=speech.variation,
             audio=speech.audio_names,
             audio_sha256={kind: clip.sha256() for kind, clip in speech.clips.items()},
         )
@@ -308,6 +313,18 @@ async def _off_loop(clock: Clock, fn: Callable[..., T], *args: Any) -> T:
     return fn(*args)
 
 
+def _stage_ms(speech: list[AgentSpeech], stage: str) -> float | None:
+    """A stage's time over a turn's chunks; None when no chunk reports it."""
+    values = [v for v in (getattr(s, stage) for s in speech) if v is not None]
+    return sum(values) if values else None
+
+
+def reaction_time_ms(utterance: Any, settings: CallSettings) -> float:
+    """How long the caller waits after the agent before speaking: ``user_reaction_ms`` plus the jitter the
+    simulator drew for this utterance (``reaction_jitter_ms``: a persona's variation; simulators without it: 0)."""
+    return max(0.0, settings.user_reaction_ms + float(getattr(utterance, "reaction_jitter_ms", None) or 0.0))
+
+
 def _turn_taken_at(clock: Clock, agent_end_ms: float) -> float:
     """When the caller may start reacting to the agent's turn. issue 13: on a real clock the caller knows the agent
     has finished only once it has decided so (a silence window after the agent's audio), which is later than the
@@ -333,8 +350,10 @@ async def run_call(
         now_ms = _turn_taken_at(clock, now_ms)
         utterance = await _off_loop(clock, caller.first_utterance)
         for _ in range(settings.max_user_turns):
-            start_ms = now_ms + settings.user_reaction_ms
-            speech = await _off_loop(clock, channel.say, utterance.text, len(call.turns), start_ms)
+            reaction_ms = reaction_time_ms(utterance, settings)
+            speech = await _off_loop(clock, channel.say, utterance.text, len(call.turns), now_ms + reaction_ms)
+            if getattr(utterance, "reaction_jitter_ms", None) is not None:  # drawn (issue 17): kept with the turn
+                speech.variation = {"reaction_ms": reaction_ms, **speech.variation}
             if clock.realtime and clock.now_ms > speech.start_ms:  # the voice was not ready in time (a busy
                 speech = speech.delayed(clock.now_ms - speech.start_ms)  # machine): it starts now, not in a burst
             user_turn = call.record_user_turn(utterance.text, speech)

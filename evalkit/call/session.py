@@ -78,6 +78,10 @@ class TurnBasedSession:
                 heard_text=reply.heard_text,
                 tool_calls=list(reply.tool_calls),
                 compute_ms=reply.compute_ms,
+                stt_ms=getattr(reply, "stt_ms", None),
+                llm_ms=getattr(reply, "llm_ms", None),
+                tts_ms=getattr(reply, "tts_ms", None),
+                http_retries=getattr(reply, "http_retries", 0),
             )
         )
         self._events.append(AgentTurnEnd(end_call=reply.end_call))

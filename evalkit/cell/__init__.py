@@ -29,7 +29,7 @@ from evalkit.cell.log import (
     write_conversation,
 )
 from evalkit.cell.plan import CellPlan, axis_params, cell_tags, plan_cell
-from evalkit.cell.run import infra_stats, run_conversations, run_validated, validation_stats
+from evalkit.cell.run import agent_stage_stats, infra_stats, run_conversations, run_validated, validation_stats
 from evalkit.cell.score import (
     CellJudge,
     build_cell_judge,
@@ -86,7 +86,7 @@ def run_cell_conversations(
     stats = stats if stats is not None else {}
     needs_asr = "assistant_asr" in required_preparation(config.metrics, judge=config.judge.enabled)
     records: list[ConversationRecord] = []
-    total = len(plan.scenarios) * config.trials
+    total = len(plan.scenarios) * plan.trials
     with tqdm(total=total, desc=plan.run_name, unit="conv", disable=not config.progress) as bar:
         for done in run_conversations(plan, config.workers, config.concurrency):
             conversation = done.conversation
@@ -104,10 +104,14 @@ def run_cell_conversations(
     if config.validation.enabled:
         stats.update(validation_stats([r.conversation for r in records]))
     stats.update(infra_stats([r.conversation for r in records]))
+    stats.update(agent_stage_stats([r.conversation for r in records]))
     return records
 
 
 CELL_OUTPUTS = ("records", "audio", "seeds.json", "aggregates.json")
+NO_RANDOMNESS = (
+    "persona variation off, no random persona behaviour, deterministic simulator, agent and voice, no perturbation"
+)
 
 
 def clear_cell_outputs(out_dir: Path) -> None:
@@ -191,10 +195,13 @@ def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run
     clear_cell_outputs(out_dir)
     # Redacted by value (URL user-info, secret env values): the key-name filter alone misses keys pasted elsewhere.
     (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
-    tags = cell_tags(plan, "cell")
+    tags = cell_tags(plan, "cell") | {"evalkit.deterministic": str(plan.trials < config.trials).lower()}
+    if plan.trials < config.trials:
+        log.info("cell %s (%s): nothing in it is random (%s): running 1 trial per scenario instead of k=%d identical "
+                 "copies", plan.key, plan.run_name, NO_RANDOMNESS, config.trials)  # fmt: skip
     with CellRun.open(target, plan.run_name, tags, parent_run_id, claim=config.reuse) as run:
-        params = redact(axis_params(config) | flatten(identity_payload(config), "cfg"))
-        params |= judge_params(build_cell_judge(config))
+        params = redact(axis_params(config) | config.agent.params() | flatten(identity_payload(config), "cfg"))
+        params |= judge_params(build_cell_judge(config)) | plan.trial_params()
         run.log_params(params)
         started = time.perf_counter()
         stats: dict[str, float] = {}

@@ -129,12 +129,13 @@ def _run_batch(jobs: list[tuple[Scenario, int]]) -> list[ConversationResult]:
 def run_conversations(plan: CellPlan, workers: int = 1, concurrency: int = 1) -> Iterator[ConversationResult]:
     """Every (scenario, trial) job of the plan, yielded in plan order as each finishes. Every seed derives from
     (cell seed, scenario, trial), so ``workers`` processes × ``concurrency`` calls give exactly the results of
-    one. With both, each worker process takes ``concurrency`` consecutive jobs at a time.
+    one. With both, each worker process takes ``concurrency`` consecutive jobs at a time. A cell with nothing
+    random runs one trial per scenario (``CellPlan.trials``).
 
     An in-process agent runs one conversation at a time whatever ``concurrency`` says: its calls never wait (a
     virtual clock), so overlapping them would only share the same cores (``workers`` is the knob for that), and
     the agent object holds one conversation's state."""
-    jobs = [(s, t) for s in plan.scenarios for t in range(plan.config.trials)]
+    jobs = [(s, t) for s in plan.scenarios for t in range(plan.trials)]
     if concurrency > 1 and not getattr(plan.config.agent, "realtime", False):
         log.info("concurrency=%d: %s is an in-process agent, its conversations run one at a time (use workers)",
                  concurrency, plan.config.agent.kind)  # fmt: skip
@@ -229,6 +230,10 @@ FAULT_KINDS = {  # exception type (as recorded in ``Conversation.error``) -> the
     "ConnectionClosed": "disconnect",
     "ConnectionClosedError": "disconnect",
     "ConnectionClosedOK": "disconnect",
+    # an OpenAI-compatible agent's server (evalkit.wire.openai_http): retries ran out, a 4xx (key, model), junk
+    "EndpointUnavailable": "endpoint_unavailable",
+    "EndpointRefused": "endpoint_refused",
+    "EndpointAnswerInvalid": "endpoint_invalid_answer",
 }
 
 
@@ -249,6 +254,19 @@ def infra_stats(conversations: list[Conversation]) -> dict[str, float]:
     }
     for kind, count in sorted(Counter(fault_kind(f) for f in failures).items()):
         out[f"infra_failure_{kind}"] = float(count)
+    return out
+
+
+def agent_stage_stats(conversations: list[Conversation]) -> dict[str, float]:
+    """The agent's per-turn stage times over a cell (``agent_stt_ms_mean``, ``agent_llm_ms_mean``,
+    ``agent_tts_ms_mean``: means over the assistant turns that report the stage; only the stages some turn
+    reports) and ``agent_http_retries`` (requests the agent retried, in the kept conversations)."""
+    turns = [t for c in conversations for t in c.turns if t.role == "assistant"]
+    out = {"agent_http_retries": float(sum(t.http_retries for t in turns))}
+    for stage in ("stt_ms", "llm_ms", "tts_ms"):
+        values = [v for v in (getattr(t, stage) for t in turns) if v is not None]
+        if values:
+            out[f"agent_{stage}_mean"] = sum(values) / len(values)
     return out
 
 

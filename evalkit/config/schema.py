@@ -9,10 +9,20 @@ import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.config import axes
+from evalkit.config.variation import PersonaBoundsConfig, PersonaVariationConfig, bounds_errors, random_sources
 from evalkit.judges.config import JudgeConfig
 from evalkit.judges.registry import JUDGES, BaseJudgeConfig
 from evalkit.kinds import kind_of
@@ -45,6 +55,25 @@ class DomainConfig(_Group):
     name: str = Field(description="a registered domain (evalkit.domains.DOMAINS)")
     scenarios: list[str] | None = Field(default=None, description="scenario ids to run; null = all")
     limit: int | None = Field(default=None, ge=1, description="run only the first N scenarios")
+    scenario_dir: str | None = Field(
+        default=None,
+        description="a folder of scenario files to run instead of the domain's own (e.g. imported EVA-Bench records); "
+        "stored as an absolute path, so the cell key names the folder",
+    )
+
+    @field_validator("scenarios", mode="before")
+    @classmethod
+    def _ids_as_text(cls, ids: Any) -> Any:
+        # Imported EVA-Bench ids look like numbers ("12", "1.1"), which the command line parses as such: take the
+        # text back (quote ids whose digits matter, e.g. domain.scenarios=['1.10']).
+        if isinstance(ids, list):
+            return [str(i) if isinstance(i, int | float) and not isinstance(i, bool) else i for i in ids]
+        return ids
+
+    @field_validator("scenario_dir")
+    @classmethod
+    def _absolute(cls, folder: str | None) -> str | None:
+        return None if folder in (None, "") else str(Path(folder).expanduser().resolve())
 
     @field_validator("name")
     @classmethod
@@ -81,6 +110,8 @@ class PersonaConfig(_Group):
     pitch_shift: int = Field(default=0, ge=-50, le=50)
     word_gap_ms: int = Field(default=0, ge=0, le=1000, description="eSpeak NG gap between words")
     pause_ms: int = Field(default=0, ge=0, le=5000, description="extra silence at each '...' of the caller's text")
+    variation: PersonaVariationConfig = PersonaVariationConfig()  # what differs between trials (issue 17)
+    bounds: PersonaBoundsConfig = PersonaBoundsConfig()  # the range the persona's caller stays in
 
     @property
     def is_behavioural(self) -> bool:
@@ -148,8 +179,8 @@ class RunConfig(_Group):
     # Plug-in groups: the option's `kind` picks the registered config class (evalkit.kinds).
     agent: kind_of(AGENTS, AgentConfig)  # type: ignore[valid-type]
     simulator: kind_of(SIMULATORS, SimulatorConfig)  # type: ignore[valid-type]
-    persona: PersonaConfig
     voice: kind_of(VOICES, VoiceConfig)  # type: ignore[valid-type]
+    persona: PersonaConfig  # after voice and simulator: its bounds are checked against their nominal values
     perturb: PerturbConfig | None = None
     seed: int = Field(ge=0)
     trials: int = Field(ge=1, le=100, description="k: trials per scenario")
@@ -168,6 +199,17 @@ class RunConfig(_Group):
     validation: ValidationConfig = ValidationConfig()
     infra: InfraConfig = InfraConfig()
     judge: kind_of(JUDGES, BaseJudgeConfig) = JudgeConfig()  # type: ignore[valid-type]
+
+    @field_validator("persona")
+    @classmethod
+    def _variation_inside_bounds(cls, persona: PersonaConfig, info: ValidationInfo) -> PersonaConfig:
+        """A jitter that would take the caller outside the persona's bounds is one error, at ``persona`` (so it
+        names the persona's file), listing the speakers and the nominal values it leaves them from."""
+        if "voice" in info.data and "simulator" in info.data:
+            errors = bounds_errors(persona, info.data["voice"], info.data["simulator"])
+            if errors:
+                raise ValueError("; ".join(errors))
+        return persona
 
     @field_validator("metrics")
     @classmethod
@@ -204,6 +246,16 @@ class RunConfig(_Group):
     @property
     def condition(self) -> str:
         return self.perturb.name if self.perturb else "clean"
+
+    def random_sources(self) -> list[str]:
+        """What varies from one trial of a scenario to the next (evalkit.config.variation); none: one trial."""
+        return random_sources(self)
+
+    @property
+    def trials_to_run(self) -> int:
+        """k, or 1 when nothing in the cell is random (k copies of one deterministic conversation measure nothing
+        pass^k could use: pass^k = pass@1 either way)."""
+        return self.trials if self.random_sources() else 1
 
 
 class ConfigError(ValueError):
@@ -244,16 +296,28 @@ def _strip_secrets(node: Any) -> Any:
 
 
 def identity_payload(config: RunConfig) -> dict[str, Any]:
-    """What defines a cell's results. ``judge=none`` is left out entirely, so offline cells keep the keys they had
-    before the judge group existed; an enabled judge contributes only what can change a score (endpoint, model,
-    sampling), not its cache folder or retry policy."""
+    """What defines a cell's results. ``judge=none`` (and a null ``domain.scenario_dir``) is left out entirely, so
+    offline cells keep the keys they had before the judge group (the scenario folder option) existed; an enabled
+    judge contributes only what can change a score (endpoint, model, sampling), not its cache folder or retry
+    policy."""
     data = config.model_dump(mode="json", exclude=set(NON_IDENTITY_KEYS))
     if config.judge.enabled:
         data["judge"] = {k: v for k, v in data["judge"].items() if k not in NON_IDENTITY_JUDGE_KEYS}
         data["judge"]["prompt_hashes"] = _judge_prompt_hashes()  # an edited prompt is a different judge
     else:
         data.pop("judge", None)
+    if config.domain.scenario_dir is None:  # the domain's own scenarios: cells keep the keys they had before
+        data["domain"].pop("scenario_dir", None)
+    for path in getattr(type(config.agent), "NON_IDENTITY_KEYS", ()):  # e.g. an HTTP agent's retry policy
+        _drop(data["agent"], path.split("."))
     return _strip_secrets(data)
+
+
+def _drop(node: dict[str, Any], path: list[str]) -> None:
+    if len(path) == 1:
+        node.pop(path[0], None)
+    elif isinstance(node.get(path[0]), dict):
+        _drop(node[path[0]], path[1:])
 
 
 def _judge_prompt_hashes() -> dict[str, str]:

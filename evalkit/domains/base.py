@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+log = logging.getLogger("evalkit.tools")
 
 
 class ToolError(Exception):
@@ -107,6 +110,9 @@ class ToolExecutor:
         self.registry = registry
         self.db: dict[str, Any] = copy.deepcopy(dict(initial_db))
         self.db.setdefault("session", {})
+        # Why ``db`` is not the conversation's end state, when it is not (issue 13: an agent that ran its tools on
+        # its own side and posted no final DB back); task completion is then unscored with this reason.
+        self.final_db_missing: str | None = None
 
     def call(self, name: str, arguments: Mapping[str, Any] | str) -> dict[str, Any]:
         """``arguments``: a mapping, or the JSON text a wire agent sent. A malformed call (unknown tool, invalid
@@ -129,6 +135,9 @@ class ToolExecutor:
             result = spec.fn(scratch, args)
         except ToolError as exc:
             return _error(exc.error_type, exc.message)
+        except Exception as exc:  # a tool bug (a KeyError on an odd DB): the agent sees an error, the call goes on
+            log.warning("tool %s raised %r", name, exc)
+            return _error("tool_exception", f"the tool failed: {type(exc).__name__}: {exc}")
         if "status" in result:  # the envelope owns "status"; a tool must name its own status fields
             raise RuntimeError(f"tool {name} returned a reserved 'status' key")
         self.db = scratch

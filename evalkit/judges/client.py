@@ -1,7 +1,8 @@
 """A small OpenAI-compatible chat-completions client: retries, backoff, JSON mode, and errors that name the URL.
 
-Hand-written on top of `requests` (already installed with mlflow) because the official `openai` SDK is not a
-dependency and we need only one endpoint; what we add is the retry/error policy the judge layer relies on:
+Hand-written on top of `requests` (already installed with mlflow) because we need only one endpoint; the retry policy
+is the one every OpenAI-compatible request of evalkit shares (``evalkit.wire.openai_http.retry``, also used by the
+``cascade_openai`` / ``hybrid_openai`` agents):
 
 - 429, 408 and 5xx answers, timeouts and refused connections are retried with exponential backoff (seeded jitter);
   when retries run out the endpoint is *unavailable* (`JudgeUnavailable`, naming the URL);
@@ -22,7 +23,27 @@ from typing import Any
 
 import requests
 
-RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+from evalkit.wire.openai_http.retry import (
+    RETRYABLE_STATUS,
+    EndpointRefused,
+    EndpointUnavailable,
+    RetryPolicy,
+    backoff_delay,
+    bearer_headers,
+    post_with_retries,
+)
+
+__all__ = [
+    "RETRYABLE_STATUS",
+    "ChatClient",
+    "ChatCompletion",
+    "InvalidOutput",
+    "JudgeConfigError",
+    "JudgeError",
+    "JudgeRequestError",
+    "JudgeUnavailable",
+    "backoff_delay",
+]
 
 
 class JudgeError(Exception):
@@ -62,20 +83,6 @@ class ChatCompletion:
     attempts: int = 1
 
 
-def backoff_delay(attempt: int, base_s: float, max_s: float, rng: random.Random | None) -> float:
-    """Delay before retry number ``attempt`` (0-based): base·2^attempt capped at max, times uniform(0.5, 1) jitter."""
-    delay = min(max_s, base_s * (2.0**attempt))
-    return delay * rng.uniform(0.5, 1.0) if rng is not None else delay
-
-
-def _retry_after_s(response: requests.Response) -> float | None:
-    value = response.headers.get("Retry-After")
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:  # an HTTP date: rare from LLM gateways, fall back to our own backoff
-        return None
-
-
 class ChatClient:
     """POST {base_url}/chat/completions with retries. One instance per judge; safe to share across threads."""
 
@@ -106,10 +113,7 @@ class ChatClient:
         return text.replace(self._api_key, "***") if self._api_key else text
 
     def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        return headers
+        return bearer_headers(self._api_key)
 
     def complete(
         self,
@@ -124,33 +128,22 @@ class ChatClient:
             body["max_tokens"] = max_tokens
         if json_mode:
             body["response_format"] = {"type": "json_object"}
-        last_problem = ""
-        for attempt in range(self.max_retries + 1):
-            wait: float | None = None
-            try:
-                response = requests.post(self.url, json=body, headers=self._headers(), timeout=self.timeout_s)
-            except requests.Timeout as exc:
-                last_problem = f"timed out after {self.timeout_s:g} s ({type(exc).__name__})"
-            except requests.ConnectionError as exc:
-                last_problem = f"connection failed ({type(exc).__name__}: {self._scrub(str(exc))[:300]})"
-            else:
-                if response.status_code == 200:
-                    return self._parse(response, attempt + 1)
-                snippet = self._scrub(response.text[:300])
-                if response.status_code in RETRYABLE_STATUS or response.status_code >= 500:
-                    last_problem = f"HTTP {response.status_code}: {snippet}"
-                    wait = _retry_after_s(response)
-                else:
-                    raise JudgeRequestError(
-                        f"judge endpoint {self.url} refused the request with HTTP {response.status_code}: {snippet}",
-                        status=response.status_code,
-                    )
-            if attempt < self.max_retries:
-                delay = backoff_delay(attempt, self.backoff_base_s, self.backoff_max_s, self._rng)
-                self._sleep(min(self.backoff_max_s, wait) if wait is not None else delay)
-        raise JudgeUnavailable(
-            f"judge endpoint {self.url} is unavailable after {self.max_retries + 1} attempt(s): {last_problem}"
-        )
+        policy = RetryPolicy(self.max_retries, self.backoff_base_s, self.backoff_max_s, self._rng, self._sleep)
+        try:
+            answered = post_with_retries(
+                self.url,
+                what="judge endpoint",
+                policy=policy,
+                timeout_s=self.timeout_s,
+                headers=self._headers(),
+                scrub=self._scrub,
+                json=body,
+            )
+        except EndpointRefused as exc:
+            raise JudgeRequestError(str(exc), status=exc.status) from None
+        except EndpointUnavailable as exc:
+            raise JudgeUnavailable(str(exc)) from None
+        return self._parse(answered.response, answered.retries + 1)
 
     def _parse(self, response: requests.Response, attempts: int) -> ChatCompletion:
         try:

@@ -2,7 +2,7 @@
 
 The same superset check as task completion's authentication gate (E.4.1): every key/value of the expected
 ``session`` is in the final session (case-insensitive). 1 when it holds, 0 otherwise; unscored when the scenario
-needs no authentication (empty expected session).
+needs no authentication (empty expected session) or the end state is unknown (``final_db_missing``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ def authentication_success(conversation: Conversation) -> MetricValue:
     expected = conversation.expected_db.get("session") or {}
     if not expected:
         return unscored(NAME, "the scenario expects no authentication")
+    if conversation.final_db_missing:
+        return unscored(NAME, conversation.final_db_missing)
     missing = session_superset(expected, conversation.final_db.get("session") or {})
     return value(NAME, float(not missing), None, session_keys_not_matched=missing)
 

@@ -3,6 +3,8 @@
 1. strip the ``session`` key from both DBs; 2. every key/value of the expected session must be in the actual
 session (case-insensitive string compare; extra keys allowed) or the metric fails at once; 3. canonical JSON
 (sorted keys, no whitespace) of both remaining DBs, SHA-256, pass iff equal; 4. on failure, a structured diff.
+Unscored (never 0) when the conversation's end state is unknown (``final_db_missing``: an agent that ran its tools
+on its own side posted no final DB back, issue 13).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import hashlib
 import json
 from typing import Any
 
-from evalkit.metrics.base import Metric
+from evalkit.metrics.base import Metric, unscored
 from evalkit.metrics.registry import register_all
 from evalkit.records import Conversation, MetricValue
 
@@ -51,6 +53,8 @@ def db_diff(expected: Any, actual: Any, path: str = "") -> list[dict[str, Any]]:
 
 
 def task_completion(conversation: Conversation) -> MetricValue:
+    if conversation.final_db_missing:  # the end state is unknown (tools ran on the agent's side): never a silent 0
+        return unscored("task_completion", conversation.final_db_missing)
     expected = dict(conversation.expected_db)
     actual = dict(conversation.final_db)
     expected_session = expected.pop("session", {}) or {}

@@ -1,8 +1,12 @@
 """Scenario files from the command line.
 
-    python -m evalkit.scenarios check [--domain D ...] [FILE ...]     # validate (exit 1 on problems)
-    python -m evalkit.scenarios import-eva DATASET.jsonl DB_DIR --domain D --out DIR
-                                                                     # EVA-Bench records -> our scenario files
+python -m evalkit.scenarios check [--domain D ...] [FILE ...]     # validate (exit 1 on problems)
+python -m evalkit.scenarios import-eva PATH --out DIR [--culture en] [--names native|romanized] [--domain D ...]
+    # EVA-Bench's records -> scenario files in DIR/<domain>/; PATH: an EVA checkout, its data folder or one
+    # <domain>_dataset.json. Prints "imported N, failed M" and "<id>: <reason>" per failed record.
+python -m evalkit.scenarios replay PATH [--culture en] [--names native|romanized]
+    # ground-truth tool calls through evalkit's tools vs the expected DB, per domain (PATH: as above, or a
+    # folder of scenario files)
 """
 
 from __future__ import annotations
@@ -11,14 +15,25 @@ import argparse
 import sys
 from pathlib import Path
 
-from evalkit.domains import DOMAINS
+from evalkit.domains import DOMAINS, tool_registry
 from evalkit.scenarios.check import check_file, scenario_files, summarise
-from evalkit.scenarios.eva_import import import_dataset
+from evalkit.scenarios.eva_import import ImportOptions, import_eva
+from evalkit.scenarios.replay import render, replay
 from evalkit.scenarios.store import ScenarioError, scenario_dir
 
 
 def known_domains() -> list[str]:
     return DOMAINS.names()
+
+
+def _culture_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--culture", default="en", help="EVA-Bench culture whose names and opening line are used")
+    parser.add_argument(
+        "--names",
+        choices=("native", "romanized"),
+        default="native",
+        help="name placeholders in the culture's own script (EVA-Bench's runtime) or romanized",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,13 +43,18 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--domain", action="append", help="only this domain (repeatable)")
     check.add_argument("files", nargs="*", type=Path, help="scenario JSON files (default: every domain's folder)")
     eva = sub.add_parser("import-eva", help="convert EVA-Bench's published records into scenario files")
-    eva.add_argument("dataset", type=Path, help="<domain>_dataset.jsonl (or .json list)")
-    eva.add_argument("db_dir", type=Path, help="folder with one initial DB <id>.json per record")
-    eva.add_argument("--domain", required=True)
-    eva.add_argument("--out", type=Path, required=True, help="folder to write <id>.json scenario files to")
+    eva.add_argument("path", type=Path, help="an EVA-Bench checkout, its data folder, or one <domain>_dataset.json")
+    eva.add_argument("--out", type=Path, required=True, help="folder to write <domain>/<id>.json scenario files to")
+    eva.add_argument("--domain", action="append", help="only this domain (EVA's or evalkit's name; repeatable)")
+    _culture_options(eva)
+    rep = sub.add_parser("replay", help="replay each record's ground-truth tool calls and compare the end state")
+    rep.add_argument("path", type=Path, help="an EVA-Bench checkout / data folder, or a folder of scenario files")
+    _culture_options(rep)
     args = parser.parse_args(argv)
     if args.command == "import-eva":
-        return import_eva(args.dataset, args.db_dir, args.domain, args.out)
+        return import_eva_command(args.path, args.out, ImportOptions(args.culture, args.names), args.domain)
+    if args.command == "replay":
+        return replay_command(args.path, ImportOptions(args.culture, args.names))
 
     targets: list[tuple[Path, str | None]] = [(f, None) for f in args.files]
     if not args.files:
@@ -52,17 +72,43 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if any(results.values()) else 0
 
 
-def import_eva(dataset: Path, db_dir: Path, domain: str, out: Path) -> int:
+def _tool_names(domain: str) -> list[str]:
+    return tool_registry(domain).names
+
+
+def import_eva_command(path: Path, out: Path, options: ImportOptions, domains: list[str] | None = None) -> int:
+    """Exit 0: every record imported; 1: some failed (each named); 2: nothing to import."""
     try:
-        scenarios = import_dataset(dataset, db_dir, domain)
+        reports = import_eva(path, options, domains, _tool_names)
     except (ScenarioError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    out.mkdir(parents=True, exist_ok=True)
-    for scenario in scenarios:
-        (out / f"{scenario.id}.json").write_text(scenario.model_dump_json(indent=1) + "\n")
-    print(f"imported {len(scenarios)} EVA-Bench records into {out}")
-    return 0
+    for domain, report in reports.items():
+        folder = out / domain
+        folder.mkdir(parents=True, exist_ok=True)
+        for scenario in report.scenarios:
+            (folder / f"{scenario.id}.json").write_text(scenario.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    imported = sum(len(r.scenarios) for r in reports.values())
+    failures = [f for r in reports.values() for f in r.failures]
+    per_domain = ", ".join(f"{d} {len(r.scenarios)}/{len(r.scenarios) + len(r.failures)}" for d, r in reports.items())
+    print(f"imported {imported}, failed {len(failures)} ({per_domain}) into {out}")
+    for record_id, reason in failures:
+        print(f"{record_id}: {reason}")
+    return 1 if failures else 0
+
+
+def replay_command(path: Path, options: ImportOptions) -> int:
+    """Exit 0: every record reproduces its expected DB; 1: some do not; 2: nothing to replay."""
+    try:
+        reports = replay(path, options)
+    except (ScenarioError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not reports:
+        print(f"error: {path}: no EVA-Bench dataset and no scenario files found", file=sys.stderr)
+        return 2
+    print(render(reports))
+    return 0 if all(r.count("equal") == len(r.records) for r in reports) else 1
 
 
 if __name__ == "__main__":

@@ -1,186 +1,414 @@
-"""Import EVA-Bench's published records (ServiceNow/eva ``data/<domain>_dataset.jsonl`` + ``<domain>_scenarios/
-<id>.json``) into our Scenario schema, so they run, check and score like generated ones.
+"""Import EVA-Bench's published records (ServiceNow/eva ``data/<domain>_dataset.json`` + one initial DB per record in
+``data/<domain>_scenarios/<id>.json``) into evalkit's Scenario schema, record by record.
 
-The published layout (App. J) is one JSON record per scenario:
-``{id, current_date_time, user_goal: {high_level_user_goal, decision_tree: {must_have_criteria,
-nice_to_have_criteria, negotiation_behavior, resolution_condition, failure_condition, escalation_behavior,
-edge_cases}, information_required, starting_utterance}, user_config: {name, gender, user_persona_id,
-user_persona}, expected_flow, ground_truth: {expected_scenario_db}, starting_utterances: {en: ...},
-culture_overrides: {en: {first_name, ...}}, romanized_culture_overrides: {...}}``; the initial DB is a separate
-file named after the id. Placeholders like ``<FIRST_NAME>`` are filled from the English culture overrides
-(romanized ones for ``<..._ROMANIZED>``), in the record and both DBs.
+``import_eva(path)`` finds the three datasets under an EVA checkout or its ``data`` folder (or takes one dataset
+file), and returns every record's result: a Scenario, or the reason it failed (the record's field, then why). A bad
+record never stops the others. EVA's ``medical_hr`` is evalkit's ``hr`` (``EVA_DOMAINS``).
 
-What the record lacks and we derive (documented, deterministic): the scripted plan's answers (from
-``information_required``, with EVA's prose field names mapped to our field names where one matches), key
-entities (confirmation-code-like values and names from the answers), and no reference path (the expected DB
-is EVA's ground truth; the checker skips reachability for ``source: eva_import``).
+Field mapping (EVA record -> Scenario), derived from all 213 published records:
+
+- ``id`` -> ``id`` (as text); ``current_date_time`` -> ``current_date_time`` (the record's own, never replaced).
+- ``user_goal.high_level_user_goal`` -> ``user_goal.high_level_user_goal``.
+- ``user_goal.decision_tree.{must_have_criteria, nice_to_have_criteria, resolution_condition, failure_condition,
+  escalation_behavior, edge_cases}`` -> the ``user_goal`` field of the same name.
+- ``user_goal.decision_tree.negotiation_behavior[i]`` -> ``user_goal.decision_tree[i]`` = ``{id: i + 1, text}`` (a
+  leading "3. " that repeats the number is dropped from the text).
+- ``user_goal.information_required`` -> ``user_goal.information_required`` and ``user_goal.scripted.answers``, one
+  field per key, by **exact** name (``field_name``): the key in snake case; a trailing condition ("_if_asked",
+  "(if requested for contact)", ...) is dropped (the scripted caller only answers when asked anyway); the airline
+  prose labels of the caller's identity map through ``FIELD_ALIASES`` (``Passenger last name`` -> ``last_name``).
+  No substring match: ``dependent_first_name``, ``colleague_employee_id`` or ``Husband's name`` keep their own
+  names. A name that is taken already keeps its full snake-case key. Values: text as is, numbers as text, a list of
+  texts joined with ", ", an ordered preference (``{first_choice, second_choice, ...}``) as "window, then aisle",
+  any other structure as compact JSON.
+- the caller's own ``first_name`` / ``last_name`` (from the culture overrides) are added to the answers when
+  ``information_required`` does not list them: the caller always knows their name.
+- ``user_config.{name, gender, user_persona_id, user_persona}`` -> ``persona.{name, gender, id, text}`` (gender
+  woman/man -> female/male; the record's own persona, never replaced by evalkit's).
+- ``starting_utterances[<culture>]`` (else ``user_goal.starting_utterance``) -> ``user_goal.starting_utterance``.
+- ``scenario_context.category`` -> ``type`` (single_intent; double/triple/quadruple_intent -> multi_intent;
+  adversarial(_intent), or an ``adversarial_vector`` / ``adversarial_tactic`` -> adversarial) and ``workflow``
+  (``eva_<category>``, else ``eva_<first two parts of the id>``: never one of evalkit's workflow names).
+- ``scenario_context.intents[1:]`` -> ``user_goal.scripted.followups`` ("I also need to <intent>."), the further
+  tasks of a multi-intent record, said when the agent asks whether there is anything else.
+- ``user_goal.information_required`` maximum-cost keys (``MAX_FEE_FIELDS``) -> ``user_goal.scripted.max_fee``.
+- ``ground_truth.expected_scenario_db`` -> ``expected_scenario_db``; ``data/<domain>_scenarios/<id>.json`` ->
+  ``scenario_db`` (both checked against EVA-Bench's layout of the domain, ``eva_record.DB_LAYOUTS``).
+- ``ground_truth.expected_trace.trace`` events of type ``tool_call`` -> ``reference_calls`` (``tool_name`` ->
+  ``name``, ``params`` -> ``arguments``); a tool the domain does not have fails the record.
+- ``expected_flow`` (airline only) -> ``expected_flow``.
+- key entities -> ``key_entities``: the caller's first and last name (answers) and every other answer that is a
+  single value (not a structure, not yes/no, at least 3 characters), each found as a whole value in the initial or
+  expected DB:
+  what the backend knows and the agent must hear right (EVA-Bench extracts them with a judge; this is a
+  deterministic stand-in).
+- placeholders and culture: ``culture_overrides`` and ``romanized_culture_overrides`` fill every placeholder of the
+  record and both DBs for the chosen culture (``eva_culture``; ``ImportOptions.culture`` / ``names``).
+
+Dropped, and why:
+- ``scenario_context.premise``, ``user_priorities``, ``adversarial_vector`` / ``adversarial_tactic``,
+  ``escalate_to_live_agent``, ``intents[0]``, ``satisfiable``: the generator's notes on the scenario; the goal and
+  decision tree already say what the caller wants and does (EVA-Bench's simulator does not read them either).
+- ``seed_data``: the generator's input; its values are in ``information_required`` and the DB.
+- ``subflow_in_depth``: empty in every published record.
+- ``ground_truth.expected_trace`` utterances and tool responses: one reference conversation, not the scenario; the
+  tool calls are kept (``reference_calls``), responses are EVA's outputs, which a replay compares by their effect on
+  the DB.
+- ``starting_utterances`` and overrides of the other cultures: one culture per import.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from evalkit.scenarios.eva_culture import Culture, CultureError, Names, culture_for, load_aliases
+from evalkit.scenarios.eva_record import GENDERS, check_layout, check_shape, get, ground_truth_calls
 from evalkit.scenarios.schema import Scenario
 from evalkit.scenarios.store import ScenarioError
 
-# Substrings of EVA's prose field names -> our answer field names (first match wins).
-FIELD_ALIASES = (
-    ("confirmation", "confirmation_number"),
-    ("last name", "last_name"),
-    ("first name", "first_name"),
-    ("employee id", "employee_id"),
-    ("date of birth", "date_of_birth"),
-    ("seat_preference", "seat_preference"),
-)
-CODE_LIKE = re.compile(r"^(?=.*\d)(?=.*[A-Z])[A-Z0-9]{5,10}$")  # e.g. ZK3FFW, 6VORJU
-PLACEHOLDER = re.compile(r"<([A-Z_]+)>")
-GENDERS = {"woman": "female", "female": "female", "man": "male", "male": "male"}
+EVA_DOMAINS = {"airline": "airline", "itsm": "itsm", "medical_hr": "hr"}  # EVA-Bench's name -> evalkit's
+FIELD_ALIASES = {  # snake-case EVA label -> the scripted caller's field (exact keys only)
+    "booking_confirmation_number": "confirmation_number",
+    "booking_confirmation_code": "confirmation_number",
+    "confirmation_code": "confirmation_number",
+    "your_confirmation_number": "confirmation_number",
+    "passenger_first_name": "first_name",
+    "passenger_last_name": "last_name",
+    "your_last_name": "last_name",
+    "desired_new_departure_date": "new_date",
+}
+CONDITION = re.compile(r"(?:[\s_]+\(?|\s*\()if[\s_]+(?:asked|requested|eventually[\s_]+provided)\b[^)]*\)?\s*$", re.I)
+MAX_FEE_FIELDS = {"maximum_total_rebooking_cost": 0.0, "max_total_additional_cost_usd": 0.0}
+MAX_FEE_EXCLUSIVE = {"maximum_additional_cost_usd_exclusive": 0.01}  # "less than $X": the most is X - 1 cent
+TYPES = {"single_intent": "single_intent", "adversarial": "adversarial", "adversarial_intent": "adversarial"}
+NUMBERING = re.compile(r"^\s*(\d+)\.\s+")
 
 
-def _require(record: Mapping[str, Any], dotted: str) -> Any:
-    node: Any = record
-    for part in dotted.split("."):
-        if not isinstance(node, Mapping) or part not in node:
-            raise KeyError(dotted)
-        node = node[part]
-    return node
+@dataclass(frozen=True)
+class ImportOptions:
+    """``culture``: EVA-Bench's language key whose overrides and opening line are used (en, fr, fr-CA, es, de, hi,
+    ko); ``names``: ``native`` (EVA-Bench's runtime) or ``romanized`` (name placeholders in ASCII)."""
+
+    culture: str = "en"
+    names: Names = "native"
 
 
-def _fill(node: Any, values: Mapping[str, str]) -> Any:
-    """Replace ``<NAME>`` placeholders everywhere (unknown placeholders are left as they are)."""
-    if isinstance(node, str):
-        return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), node)
-    if isinstance(node, list):
-        return [_fill(v, values) for v in node]
-    if isinstance(node, dict):
-        return {k: _fill(v, values) for k, v in node.items()}
-    return node
+DEFAULT_OPTIONS = ImportOptions()
 
 
-def _placeholder_values(record: Mapping[str, Any]) -> dict[str, str]:
-    values = {k.upper(): str(v) for k, v in (record.get("culture_overrides") or {}).get("en", {}).items()}
-    romanized = (record.get("romanized_culture_overrides") or {}).get("en", {})
-    values |= {f"{k.upper()}_ROMANIZED": str(v) for k, v in romanized.items()}
-    return values
+@dataclass(frozen=True)
+class Dataset:
+    eva_domain: str
+    path: Path
+    db_dir: Path
+    aliases_dir: Path
+
+    @property
+    def domain(self) -> str:
+        return EVA_DOMAINS[self.eva_domain]
 
 
-def _field_name(label: str) -> str:
-    lowered = label.lower().replace("_", " ")
-    for fragment, name in FIELD_ALIASES:
-        if fragment.replace("_", " ") in lowered:
-            return name
-    return re.sub(r"[^a-z0-9]+", "_", lowered).strip("_")
+@dataclass
+class ImportReport:
+    scenarios: list[Scenario] = field(default_factory=list)
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (record id, reason)
 
 
-def _as_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+def field_name(label: str) -> str:
+    """EVA's ``information_required`` key -> the answer's field name (exact; see the module docstring)."""
+    snake = re.sub(r"[^a-z0-9]+", "_", CONDITION.sub("", label).replace("'", "").replace("’", "").lower()).strip("_")
+    return FIELD_ALIASES.get(snake, snake)
 
 
-def _key_entities(answers: Mapping[str, str]) -> dict[str, str]:
-    entities = {k: v for k, v in answers.items() if CODE_LIKE.match(v)}
-    entities |= {k: answers[k] for k in ("last_name", "first_name") if k in answers}
+def _full_name(label: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", label.replace("'", "").replace("’", "").lower()).strip("_")
+
+
+def answer_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str | int | float):
+        return str(value)
+    if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
+        return ", ".join(str(v) for v in value)
+    if (
+        isinstance(value, dict)
+        and value
+        and all(k.endswith("_choice") and isinstance(v, str) for k, v in value.items())
+    ):
+        return ", then ".join(value.values())
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def map_answers(information: Mapping[str, Any]) -> dict[str, str]:
+    """Exact field names; a label whose short name is taken keeps its full snake-case name (never overwrites)."""
+    exact = {_full_name(label) for label in information}
+    answers: dict[str, str] = {}
+    for label, value in information.items():
+        name = field_name(label)
+        if name in answers or (name != _full_name(label) and name in exact):
+            name = _full_name(label)
+        answers[name] = answer_text(value)
+    return answers
+
+
+def _max_fee(information: Mapping[str, Any]) -> float | None:
+    for label, value in information.items():
+        key = _full_name(label)
+        below = MAX_FEE_FIELDS.get(key, MAX_FEE_EXCLUSIVE.get(key))
+        amount = re.search(r"\d+(?:\.\d+)?", str(value)) if below is not None else None
+        if amount:
+            return round(float(amount.group(0)) - below, 2)
+    return None
+
+
+def _type_and_workflow(record: Mapping[str, Any]) -> tuple[str, str]:
+    context = record.get("scenario_context") or {}
+    category = context.get("category")
+    if isinstance(category, str) and category:
+        kind = TYPES.get(category, "multi_intent" if category.endswith("_intent") else "single_intent")
+        return kind, f"eva_{category}"
+    adversarial = "adversarial_vector" in context or "adversarial_tactic" in context
+    return ("adversarial" if adversarial else "single_intent"), f"eva_{'.'.join(str(record['id']).split('.')[:2])}"
+
+
+def _followups(intents: Any) -> list[str]:
+    texts = [i.get("intent") for i in intents[1:] if isinstance(i, Mapping)] if isinstance(intents, list) else []
+    return [f"I also need to {t[:1].lower()}{t[1:].rstrip('.')}." for t in texts if isinstance(t, str) and t]
+
+
+def _key_entities(answers: Mapping[str, str], dbs: list[Any]) -> dict[str, str]:
+    known: set[str] = set()
+    for db in dbs:
+        _collect(db, known)
+    entities = {k: answers[k] for k in ("first_name", "last_name") if answers.get(k, "").lower() in known}
+    for name, value in answers.items():
+        plain = not value.startswith(("{", "[")) and value.lower() not in ("yes", "no")
+        if plain and len(value) >= 3 and value.lower() in known:
+            entities.setdefault(name, value)
     return entities
 
 
-def convert_record(record: Mapping[str, Any], scenario_db: Mapping[str, Any], domain: str) -> dict[str, Any]:
-    """One EVA record + its initial DB -> a dict in our Scenario layout (validate with ``Scenario``)."""
-    values = _placeholder_values(record)
-    record = _fill(dict(record), values)
-    goal, tree, user = record["user_goal"], record["user_goal"]["decision_tree"], record["user_config"]
-    information = {label: _as_text(v) for label, v in goal["information_required"].items()}
-    answers = {_field_name(label): text for label, text in information.items()}
-    starting = goal.get("starting_utterance") or (record.get("starting_utterances") or {}).get("en")
-    scenario_id = str(record["id"])
+def _collect(node: Any, into: set[str]) -> None:
+    if isinstance(node, Mapping):
+        for v in node.values():
+            _collect(v, into)
+    elif isinstance(node, list):
+        for v in node:
+            _collect(v, into)
+    elif isinstance(node, str | int | float) and not isinstance(node, bool):
+        into.add(str(node).lower())
+
+
+def convert_record(
+    record: Mapping[str, Any],
+    scenario_db: Mapping[str, Any],
+    domain: str,
+    culture: Culture,
+    calls: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """One checked EVA record + its initial DB -> a dict in the Scenario layout (validate with ``Scenario``)."""
+    language = culture.language
+    utterances = record.get("starting_utterances") or {}
+    if language in utterances:
+        starting = culture.fill(utterances[language], f"starting_utterances.{language}")
+    elif get(record, "user_goal.starting_utterance"):
+        starting = culture.fill(get(record, "user_goal.starting_utterance"), "user_goal.starting_utterance")
+    else:
+        raise ScenarioError(f"field starting_utterances.{language}: missing (no opening line for the culture)")
+    goal = culture.fill(record["user_goal"], "user_goal")
+    tree, user = goal["decision_tree"], culture.fill(record["user_config"], "user_config")
+    information = goal["information_required"]
+    answered = map_answers(information)
+    answers = dict(answered)
+    for name in ("first_name", "last_name"):
+        if name not in answers and name.upper() in culture.values:
+            answers[name] = culture.values[name.upper()]
+    db = culture.add_name_aliases(culture.fill(scenario_db, "scenario_db"))
+    expected = culture.add_name_aliases(
+        culture.fill(record["ground_truth"]["expected_scenario_db"], "ground_truth.expected_scenario_db")
+    )
+    kind, workflow = _type_and_workflow(record)
+    rules = [
+        NUMBERING.sub("", t) if NUMBERING.match(t) and int(NUMBERING.match(t).group(1)) == i + 1 else t
+        for i, t in enumerate(tree["negotiation_behavior"])
+    ]
     return {
-        "id": scenario_id,
+        "id": str(record["id"]),
         "domain": domain,
-        "workflow": record.get("workflow") or f"eva_{'.'.join(scenario_id.split('.')[:2])}",
-        "type": record.get("type", "single_intent"),
+        "workflow": workflow,
+        "type": kind,
         "current_date_time": record["current_date_time"],
         "persona": {
             "id": str(user.get("user_persona_id", "default")),
             "name": user["name"],
-            "gender": GENDERS.get(str(user["gender"]).lower(), user["gender"]),
+            "gender": GENDERS[str(user["gender"]).lower()],
             "text": user["user_persona"],
         },
         "user_goal": {
             "high_level_user_goal": goal["high_level_user_goal"],
             "must_have_criteria": tree["must_have_criteria"],
-            "nice_to_have_criteria": tree.get("nice_to_have_criteria", []),
+            "nice_to_have_criteria": tree.get("nice_to_have_criteria") or [],
             "starting_utterance": starting,
-            "information_required": answers,
-            "decision_tree": [{"id": i + 1, "text": t} for i, t in enumerate(tree["negotiation_behavior"])],
+            "information_required": answered,
+            "decision_tree": [{"id": i + 1, "text": t} for i, t in enumerate(rules)],
             "resolution_condition": tree["resolution_condition"],
             "failure_condition": tree["failure_condition"],
             "escalation_behavior": tree["escalation_behavior"],
-            "edge_cases": tree.get("edge_cases", []),
-            "scripted": {"answers": answers},
+            "edge_cases": tree.get("edge_cases") or [],
+            "scripted": {
+                "answers": answers,
+                "max_fee": _max_fee(information),
+                "followups": _followups(culture.fill(get(record, "scenario_context.intents") or [], "intents")),
+            },
         },
-        "key_entities": _key_entities(answers),
-        "scenario_db": _fill(dict(scenario_db), values),
-        "expected_scenario_db": record["ground_truth"]["expected_scenario_db"],
-        "expected_flow": record.get("expected_flow", ""),
+        "key_entities": _key_entities(answers, [db, expected]),
+        "scenario_db": db,
+        "reference_calls": [
+            {"name": c["name"], "arguments": culture.fill(c["arguments"], "ground_truth.expected_trace")} for c in calls
+        ],
+        "expected_scenario_db": expected,
+        "expected_flow": record.get("expected_flow") if isinstance(record.get("expected_flow"), str) else "",
         "source": "eva_import",
     }
 
 
-REQUIRED = (
-    "id",
-    "current_date_time",
-    "user_goal.high_level_user_goal",
-    "user_goal.decision_tree.must_have_criteria",
-    "user_goal.decision_tree.negotiation_behavior",
-    "user_goal.decision_tree.resolution_condition",
-    "user_goal.decision_tree.failure_condition",
-    "user_goal.decision_tree.escalation_behavior",
-    "user_goal.information_required",
-    "user_config.name",
-    "user_config.gender",
-    "user_config.user_persona",
-    "ground_truth.expected_scenario_db",
-)
-
-
-def import_record(record: Any, scenario_db: Any, domain: str, where: str) -> Scenario:
-    """Validate and convert; ScenarioError names ``where`` (file and line), the field and the reason."""
-    if not isinstance(record, Mapping):
-        raise ScenarioError(f"{where}: an EVA record must be a JSON object, got {type(record).__name__}")
-    for dotted in REQUIRED:
-        try:
-            _require(record, dotted)
-        except KeyError:
-            raise ScenarioError(f"{where}: field {dotted}: missing from the EVA record") from None
-    if not isinstance(scenario_db, Mapping):
-        raise ScenarioError(f"{where}: the initial scenario DB must be a JSON object")
+def import_record(
+    record: Any,
+    scenario_db: Any,
+    dataset: Dataset,
+    options: ImportOptions = DEFAULT_OPTIONS,
+    tools: Collection[str] | None = None,
+    aliases: Mapping[str, Any] | None = None,
+) -> Scenario:
+    """Check and convert one record; ScenarioError says which field of the record is wrong and why."""
+    check_shape(record)
+    check_layout(scenario_db, dataset.eva_domain, "scenario_db", f"{dataset.db_dir.name}/{record['id']}.json")
+    check_layout(
+        record["ground_truth"]["expected_scenario_db"], dataset.eva_domain, "ground_truth.expected_scenario_db"
+    )
+    calls = ground_truth_calls(record, tools)
     try:
-        return Scenario.model_validate(convert_record(record, scenario_db, domain))
+        culture = culture_for(record, options.culture, options.names, aliases)
+        raw = convert_record(record, scenario_db, dataset.domain, culture, calls)
+    except CultureError as exc:
+        raise ScenarioError(str(exc)) from None
+    try:
+        return Scenario.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(f"field {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
-        raise ScenarioError(f"{where}: {problems}") from None
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:3])
+        raise ScenarioError(f"the converted scenario is invalid: {problems}") from None
 
 
-def import_dataset(dataset: Path, db_dir: Path, domain: str) -> list[Scenario]:
-    """Every record of an EVA ``*_dataset.jsonl`` (or ``.json`` list) with its ``<db_dir>/<id>.json`` DB."""
-    text = dataset.read_text()
-    if dataset.suffix == ".jsonl":
-        lines = [(i + 1, line) for i, line in enumerate(text.splitlines()) if line.strip()]
-        try:
-            records = [(f"{dataset}:{n}", json.loads(line)) for n, line in lines]
-        except json.JSONDecodeError as exc:
-            raise ScenarioError(f"{dataset}: invalid JSON line: {exc}") from exc
+# -- finding and reading EVA's files ------------------------------------------------------------------------------
+
+
+def find_datasets(path: Path, domains: Collection[str] | None = None) -> list[Dataset]:
+    """The datasets under an EVA checkout (``<path>/data``), its data folder, or one ``<domain>_dataset.json[l]``;
+    ``domains`` (EVA's or evalkit's names) keeps some. ScenarioError when there is none."""
+    if path.is_file():
+        candidates = [path]
     else:
-        records = [(f"{dataset}[{i}]", r) for i, r in enumerate(json.loads(text))]
-    scenarios = []
-    for where, record in records:
-        record_id = record.get("id") if isinstance(record, Mapping) else None
-        db_path = db_dir / f"{record_id}.json"
-        if not db_path.is_file():
-            raise ScenarioError(f"{where}: no initial scenario DB {db_path} for record {record_id!r}")
-        scenarios.append(import_record(record, json.loads(db_path.read_text()), domain, where))
-    return scenarios
+        folder = path / "data" if (path / "data").is_dir() and not _datasets_in(path) else path
+        candidates = _datasets_in(folder)
+    found = []
+    for dataset in candidates:
+        eva_domain = dataset.name.split("_dataset.")[0]
+        if eva_domain not in EVA_DOMAINS:
+            raise ScenarioError(f"{dataset}: not an EVA-Bench dataset (known: {', '.join(EVA_DOMAINS)})")
+        if domains and eva_domain not in domains and EVA_DOMAINS[eva_domain] not in domains:
+            continue
+        folder = dataset.parent
+        found.append(Dataset(eva_domain, dataset, folder / f"{eva_domain}_scenarios", folder / f"{eva_domain}_aliases"))
+    if not found:
+        names = ", ".join(f"{d}_dataset.json" for d in EVA_DOMAINS)
+        raise ScenarioError(f"{path}: no EVA-Bench dataset found (looked for {names} in it and in its data/ folder)")
+    return found
+
+
+def _datasets_in(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("*_dataset.json*") if p.suffix in (".json", ".jsonl"))
+
+
+def read_records(dataset: Path) -> list[tuple[str, Any]]:
+    """(where, record) per record of a ``.json`` list or ``.jsonl`` file; a bad line is its own entry (an
+    exception object in place of the record), so the other records still import."""
+    text = dataset.read_text(encoding="utf-8")
+    if dataset.suffix == ".jsonl":
+        entries: list[tuple[str, Any]] = []
+        for n, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    entries.append((f"{dataset.name}:{n}", json.loads(line)))
+                except json.JSONDecodeError as exc:
+                    entries.append((f"{dataset.name}:{n}", ScenarioError(f"invalid JSON: {exc}")))
+        return entries
+    try:
+        records = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScenarioError(f"{dataset}: invalid JSON: {exc}") from None
+    if not isinstance(records, list):
+        raise ScenarioError(f"{dataset}: expected a JSON list of records, got {type(records).__name__}")
+    return [(f"{dataset.name}[{i}]", r) for i, r in enumerate(records)]
+
+
+def iter_dataset(
+    dataset: Dataset, options: ImportOptions = DEFAULT_OPTIONS, tools: Collection[str] | None = None
+) -> Iterator[tuple[str, Any, Scenario | ScenarioError]]:
+    """(id, raw record, its Scenario or why it failed) per record, each on its own: one bad record stops nothing."""
+    aliases = load_aliases(dataset.aliases_dir)
+    seen: dict[str, str] = {}
+    for where, record in read_records(dataset.path):
+        rid = str(record.get("id")) if isinstance(record, Mapping) and "id" in record else where
+        try:
+            if isinstance(record, Exception):
+                raise record
+            check_shape(record)  # before its DB is looked for: a record without an id has none
+            if rid in seen:
+                raise ScenarioError(f"field id: {rid!r} is used by {seen[rid]} already")
+            seen[rid] = where
+            db_path = dataset.db_dir / f"{rid}.json"
+            try:
+                db = json.loads(db_path.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                raise ScenarioError(f"no initial DB {dataset.db_dir.name}/{rid}.json") from None
+            except (OSError, ValueError) as exc:
+                raise ScenarioError(f"initial DB {dataset.db_dir.name}/{rid}.json unreadable: {exc}") from None
+            yield rid, record, import_record(record, db, dataset, options, tools, aliases)
+        except ScenarioError as exc:
+            yield rid, record, ScenarioError(f"{dataset.eva_domain} {where}: {exc}")
+
+
+def import_dataset(
+    dataset: Dataset, options: ImportOptions = DEFAULT_OPTIONS, tools: Collection[str] | None = None
+) -> ImportReport:
+    """Every record of one dataset: a failure names the record and why, the rest import."""
+    report = ImportReport()
+    for rid, _, result in iter_dataset(dataset, options, tools):
+        if isinstance(result, Scenario):
+            report.scenarios.append(result)
+        else:
+            report.failures.append((rid, str(result)))
+    return report
+
+
+def import_eva(
+    path: Path,
+    options: ImportOptions = DEFAULT_OPTIONS,
+    domains: Collection[str] | None = None,
+    tools_of: Callable[[str], Collection[str]] | None = None,
+) -> dict[str, ImportReport]:
+    """evalkit domain -> its report, for every dataset found at ``path``; ``tools_of(domain)`` names the domain's
+    tools for the ground-truth check (None: not checked)."""
+    reports: dict[str, ImportReport] = {}
+    for dataset in find_datasets(path, domains):
+        tools = tools_of(dataset.domain) if tools_of else None
+        reports[dataset.domain] = import_dataset(dataset, options, tools)
+    return reports

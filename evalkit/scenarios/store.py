@@ -42,9 +42,41 @@ def load_scenario(path: Path) -> Scenario:
         raise ScenarioError(f"{path}: invalid scenario: {problems}") from None
 
 
-def load_scenarios(domain: str, ids: list[str] | None = None, limit: int | None = None) -> list[Scenario]:
-    """Scenarios of a domain sorted by id; ``ids`` selects a subset (unknown ids are an error)."""
-    scenarios = [load_scenario(p) for p in sorted(scenario_dir(domain).glob("*.json"))]
+def scenario_folder(domain: str, folder: str | Path | None = None) -> Path:
+    """The folder a run reads: ``folder`` (``domain.scenario_dir``: any folder of scenario files, e.g. an EVA-Bench
+    import) or the registered domain's own."""
+    if folder is None:
+        return scenario_dir(domain)
+    path = Path(folder).expanduser()
+    if not path.is_dir():
+        raise ScenarioError(f"domain {domain!r}: scenario folder {path} does not exist")
+    return path
+
+
+def folder_scenarios(domain: str, folder: str | Path | None = None) -> list[Scenario]:
+    """Every scenario file of the folder, sorted by file name; one that is for another domain is an error (its
+    tools would not be the run's)."""
+    path = scenario_folder(domain, folder)
+    files = sorted(path.glob("*.json"))
+    if not files:
+        raise ScenarioError(f"domain {domain!r}: scenario folder {path} holds no scenario files (*.json)")
+    scenarios = [load_scenario(p) for p in files]
+    for file, scenario in zip(files, scenarios, strict=True):
+        if scenario.domain != domain:
+            raise ScenarioError(f"{file}: a scenario of domain {scenario.domain!r}, but the run's domain is {domain!r}")
+    return scenarios
+
+
+def load_scenarios(
+    domain: str, ids: list[str] | None = None, limit: int | None = None, folder: str | Path | None = None
+) -> list[Scenario]:
+    """Scenarios of a domain sorted by id (from ``folder`` when given); ``ids`` selects a subset (unknown ids are an
+    error)."""
+    scenarios = (
+        folder_scenarios(domain, folder)
+        if folder is not None
+        else [load_scenario(p) for p in sorted(scenario_dir(domain).glob("*.json"))]
+    )
     if ids:
         by_id = {s.id: s for s in scenarios}
         missing = [i for i in ids if i not in by_id]

@@ -25,6 +25,7 @@ from evalkit.domains import get_domain
 from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Slot, Workflow, parse_slot
 from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios import Scenario
+from evalkit.simulator.field_answers import FieldAnswers
 from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code
 from evalkit.spoken import ORDINAL_WORDS, nato_code, parse_flight_numbers, say_correction
 
@@ -45,6 +46,8 @@ STALL_CUES = ("sorry", "didn't get", "still didn't", "again")
 REFUSAL_CUES = ("not able to", "can't issue")  # the airline policy's refusals
 SPELLED_KINDS = ("code", "digits", "name")
 TRANSFER_OFFER = "would you like me to transfer you"  # slots whose read-back is spelled character by character
+# Slot kinds a paraphrase may put words before (and whether the value's first letter is then lower-cased).
+REPHRASED_KINDS = {"name": "keep", "date": "keep", "time": "keep", "number": "keep", "choice": "lower"}
 
 
 def domain_workflows(domain: str) -> Mapping[str, Workflow] | None:
@@ -77,6 +80,7 @@ def fixed_wording(workflows: list[Workflow], kind: type[Call] | type[Confirm]) -
 class UserUtterance:
     text: str
     end_call: bool = False
+    reaction_jitter_ms: float | None = None  # drawn offset from the simulator's reaction time (None: not varied)
 
 
 def _quoted_total(agent_text: str) -> float | None:
@@ -123,13 +127,17 @@ class ScriptedSimulator:
         self.confirmations = fixed_wording(self.workflows, Confirm)
         self.followups_said = 0
         self.today = date.fromisoformat(scenario.current_date_time[:10])
+        # A workflow evalkit does not know (an imported EVA-Bench record): answer from the scenario's fields.
+        self.fallback = FieldAnswers.for_scenario(scenario, known)
+        if self.fallback is not None:
+            self.plan = self.plan.model_copy(update={"answers": self.fallback.fields})
 
     def first_utterance(self) -> UserUtterance:
         return self._say(self.style.opening(self.goal.starting_utterance))
 
     def _say(self, text: str, end_call: bool = False) -> UserUtterance:
         self.last = text
-        return UserUtterance(text, end_call)
+        return UserUtterance(text, end_call, self.style.reaction_jitter())
 
     def _answer_field(self, field: str) -> UserUtterance:
         self.asked[field] = self.asked.get(field, 0) + 1
@@ -148,10 +156,11 @@ class ScriptedSimulator:
             return self._say(self.style.code(field, value, self.asked[field], self.stalled))
         if field == "last_name":
             text = f"{value}." if self.asked[field] == 1 else f"{value}, {' '.join(value.upper())}."
-            return self._say(self.style.answer(field, text, self.stalled))
+            return self._say(self.style.answer(field, text, self.stalled, rephrase="keep"))
         if field == "seat_preference":
-            return self._say(self.style.answer(field, f"{value.capitalize()}, please.", self.stalled))
-        return self._say(self.style.answer(field, f"{value}.", self.stalled))
+            text = f"{value.capitalize()}, please."
+            return self._say(self.style.answer(field, text, self.stalled, rephrase="lower"))
+        return self._say(self.style.answer(field, f"{value}.", self.stalled, rephrase="keep"))
 
     def _styled(self, text: str, end_call: bool = False) -> UserUtterance:
         return self._say(self.style.reply(text, self.stalled), end_call)
@@ -177,6 +186,8 @@ class ScriptedSimulator:
             return self._styled("Bye.", end_call=True)
         if self.workflows:
             return self._respond_workflow(agent_text, low)
+        if self.fallback is not None and (reply := self._fallback(agent_text, low)) is not None:
+            return reply
         if "anything else" in low:
             refused = "not able to" in low or "can't issue" in low
             if refused and self.push_backs < self.plan.push_back_times and self.plan.push_back_say:
@@ -307,7 +318,7 @@ class ScriptedSimulator:
             # Asked to restate the request (after "sorry, I didn't catch that" got the same words again): say it
             # in the plainest words, the task's name, as a caller does when not understood.
             current = self.workflows[min(self.followups_said, len(self.workflows) - 1)]
-            return self._styled(f"I need help with {current.name.replace('_', ' ')}.")
+            return self._styled(self.style.words.request(current.name.replace("_", " ")))
         if "what else" in low and self.followups_said:
             return self._say(self.last)
         if "sorry" in low and ("catch" in low or "again" in low or "repeat" in low):
@@ -342,7 +353,8 @@ class ScriptedSimulator:
             value = value.replace("_", " ")  # "read_only" is said "read only" (the agent's parser takes both)
         if slot.kind != "text":  # free text is said as written: the agent writes it down verbatim
             value = f"{value[:1].upper()}{value[1:]}"
-        return self._say(self.style.answer(field, f"{value}.", self.stalled))
+        rephrase = REPHRASED_KINDS.get(slot.kind)  # free text and email addresses get no words around them
+        return self._say(self.style.answer(field, f"{value}.", self.stalled, rephrase=rephrase))
 
     def _check_workflow_read_back(self, agent_text: str) -> UserUtterance:
         """Spelled values are checked character by character (as for airline); others (a date, an email) by
@@ -357,3 +369,25 @@ class ScriptedSimulator:
         if heard is not None and heard == parse_slot(slot, truth, self.today):
             return self._styled("Yes, that's right.")
         return self._say(self.style.answer(slot.name, f"No, it's {truth}.", self.stalled))
+
+    # -- scenarios of a workflow evalkit does not know (evalkit.simulator.field_answers) ----------------------------
+    def _fallback(self, agent_text: str, low: str) -> UserUtterance | None:
+        """The record's further requests, its opening request again, or the fields the agent asks for; None: the
+        cue-based script answers (read-backs, confirmations, offers, closing)."""
+        assert self.fallback is not None
+        if "anything else" in low and self.followups_said < len(self.plan.followups):
+            self.followups_said += 1
+            self.no_progress = 0
+            return self._styled(self.plan.followups[self.followups_said - 1])
+        if "is that right" in low or any(c in low for c in CONFIRM_CUES):
+            return None
+        fields = self.fallback.asked(agent_text)
+        if fields:
+            self.no_progress = 0
+            return self._say(" ".join(self._answer_field(f).text for f in fields))
+        if any(c in low for c in REQUEST_CUES):
+            self.no_progress += 1
+            if self.no_progress >= NO_PROGRESS_LIMIT:
+                return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
+            return self._styled(self.goal.starting_utterance)
+        return None

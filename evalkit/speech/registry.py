@@ -55,6 +55,11 @@ class VoiceConfig(KindConfig):
         and ``persona`` (optional) is handed to the simulator (see ``evalkit.speech.voices.UserVoice``)."""
         raise NotImplementedError(f"voice kind {self.kind!r} does not implement build()")
 
+    def nominal_prosody(self, persona: Any) -> dict[str, tuple[int, int]]:
+        """Per speaker id, the (rate in wpm, pitch 0-99) it speaks at with ``persona`` before any per-trial jitter:
+        what the persona's bounds are checked against. Empty: the kind has no such knobs (nothing to check)."""
+        return {}
+
 
 TTS_ENGINES: Registry[type[TtsConfig]] = Registry(
     "TTS engine", "evalkit.tts", builtin_modules=("evalkit.speech.espeak",)

@@ -3,7 +3,8 @@ assistant contract). evalkit plays the caller; the call runs on a real clock wit
 
 ``conf/agent/twilio_ws.yaml``; ``agent=twilio_ws agent.url=ws://host:port``. The wire adapters live here:
 ``client`` (the caller's session) and ``server`` (evalkit's own agents behind the same protocol, for
-``python -m evalkit.serve``).
+``python -m evalkit.serve``). The call's tools are the harness's (``evalkit.wire.tools``): the ``start`` message
+tells the agent where they are served (``agent.tools``).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import os
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.call.loop import CallSettings
@@ -55,6 +57,36 @@ class TwilioWsConfig(AgentConfig):
     response_timeout_s: float = Field(default=30.0, gt=0)  # no agent audio for this long: infrastructure failure
     max_duration_s: float = Field(default=600.0, gt=0)  # EVA-Bench Table 7
     max_message_bytes: int = Field(default=1 << 20, ge=1024)
+    # Who runs the tools (issue 13 point 3). harness: the agent calls the harness's tool endpoint (customParameters
+    # tool_endpoint / mcp_url), executed on the conversation's DB and recorded. agent_side: the agent runs its tools
+    # itself (scenario DB from GET <tool_endpoint>/scenario_db) and posts its final DB to <tool_endpoint>/final_db;
+    # without one, task completion is unscored. none: no tools are served and no DB comes back (unscored).
+    tools: Literal["harness", "agent_side", "none"] = "harness"
+    # where the harness serves the tools: the bound address and port (0: free), and the URL the agent is told (a
+    # deployed agent on another machine needs tool_host 0.0.0.0 and the address it reaches this machine by)
+    tool_host: str = "127.0.0.1"
+    tool_port: int = Field(default=0, ge=0, le=65535)
+    tool_public_url: str | None = None
+    final_db_timeout_s: float = Field(default=5.0, ge=0)  # agent_side: how long the final DB may come after `stop`
+
+    @field_validator("url")
+    @classmethod
+    def _websocket_url(cls, url: str) -> str:
+        if urlsplit(url).scheme not in ("ws", "wss") or not urlsplit(url).netloc:
+            raise ValueError(f"must be a ws:// or wss:// URL with a host, got {url!r}")
+        return url
+
+    @field_validator("tool_public_url")
+    @classmethod
+    def _http_url(cls, url: str | None) -> str | None:
+        if url is not None and (urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc):
+            raise ValueError(f"must be an http:// or https:// URL with a host, got {url!r}")
+        return url
+
+    def preflight_problems(self) -> list[str]:
+        """Checked before any cell starts: a header's environment variable that is not set."""
+        missing = [f"{header} <- ${var}" for header, var in self.headers_from_env.items() if var not in os.environ]
+        return [f"agent.headers_from_env: environment variable not set: {', '.join(missing)}"] if missing else []
 
     @property
     def endpoint(self) -> str:
@@ -67,6 +99,10 @@ class TwilioWsConfig(AgentConfig):
         return {**self.headers, **{h: os.environ[var] for h, var in self.headers_from_env.items()}}
 
     def build(self) -> TwilioWsAgent:  # type: ignore[override]
+        if self.tools != "none":  # the process's tool server starts here, not on the first call's clock (~1 s)
+            from evalkit.wire.tools.server import tool_server
+
+            tool_server(self.tool_host, self.tool_port, self.tool_public_url)
         return TwilioWsAgent(self)
 
 

@@ -8,13 +8,20 @@ agent's turn ends when it has been silent for ``take_turn_after_silence_ms`` aft
 live call has no end-of-turn message, the caller decides by silence. Any failure of the wire (refused, timed
 out, bad handshake, dropped, malformed JSON) raises ``WireError`` with the reason: the loop records it as an
 infrastructure failure.
+
+Tools stay in the harness (``agent.tools``, see evalkit.wire.tools): the session registers the conversation's
+ToolBox with this process's tool server before it dials and tells the agent where its tools are in the ``start``
+message's ``customParameters`` (``session_id``, ``tool_endpoint``, ``mcp_url``). The calls the agent makes there
+run on the conversation's DB; each AgentSpeech carries the calls recorded since the previous one, so a call lands
+in the agent turn in which it happened. The session is unregistered when the call ends (an ``agent_side`` agent
+may post its final DB until ``final_db_timeout_s`` after the ``stop``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
+import time
 import uuid
 from collections import deque
 from collections.abc import Callable
@@ -29,6 +36,7 @@ from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, Frame, ToolCallTuple
 from evalkit.records import AudioClip
 from evalkit.speech.vad import frame_vad
+from evalkit.wire.tools.session import ToolSession
 from evalkit.wire.twilio_ws import protocol
 from evalkit.wire.twilio_ws.codec import MIME, decode, encode, resample
 
@@ -59,6 +67,8 @@ class TwilioCallerSession:
         self._ready: deque[AgentEvent] = deque()  # events made up locally, delivered before the inbox
         self._tasks: set[asyncio.Task[None]] = set()  # mark echoes in flight
         self._context: AgentContext | None = None
+        self._tools: ToolSession | None = None  # the call's session on the tool server (agent.tools != none)
+        self._tool_urls: dict[str, str] = {}  # where the agent finds them: tool_endpoint, mcp_url
         self._stream_sid = f"MZ{uuid.uuid4().hex}"
         self._call_sid = f"CA{uuid.uuid4().hex}"
         self._seq = 0
@@ -77,13 +87,13 @@ class TwilioCallerSession:
         self._audio: list[np.ndarray] = []  # the turn's voiced audio, as heard
         self._hearing_early: tuple[int, asyncio.Future[str]] | None = None  # (frames heard, their transcript)
         self._heard: str | None = None
-        self._tools: list[ToolCallTuple] = []
         self._end_call = False
 
     # -- the caller's side ---------------------------------------------------------------------------------
 
     async def open(self, context: AgentContext) -> None:
         self._context = context
+        await self._serve_tools(context)
         endpoint = self.config.endpoint
         try:
             self._ws = await connect(
@@ -104,16 +114,30 @@ class TwilioCallerSession:
         await self._send(self._start_message(context))
         self._reader = asyncio.create_task(self._read())
 
+    async def _serve_tools(self, context: AgentContext) -> None:
+        """Register the conversation's tools with the tool server (started on first use, off the event loop)."""
+        if self.config.tools == "none":
+            context.tools.executor.final_db_missing = (
+                "agent.tools=none: the harness served no tools and got no final DB, so the end state is unknown"
+            )
+            return
+        from evalkit.wire.tools.server import tool_server  # loads the web stack only for calls that serve tools
+
+        config = self.config
+        server = await asyncio.to_thread(tool_server, config.tool_host, config.tool_port, config.tool_public_url)
+        self._tools = ToolSession(self._call_sid, context.tools, self.config.tools)
+        server.register(self._tools)
+        self._tool_urls = {"tool_endpoint": server.base_url(self._call_sid), "mcp_url": server.mcp_url(self._call_sid)}
+
     def _start_message(self, context: AgentContext) -> dict[str, Any]:
-        # customParameters are strings (Twilio); the scenario DB rides along as JSON for agents that run tools
-        # on their own copy (evalkit's reference server: the interim contract in protocol.py)
+        # customParameters are strings (Twilio): where the call's tools are served (the harness owns the DB)
         custom = {
             "scenario_id": context.scenario_id,
             "domain": context.domain,
             "current_date_time": context.current_date_time,
             "session_id": self._call_sid,
-            "tool_endpoint": "",  # served by the harness in a later increment (MCP / HTTP)
-            "scenario_db": json.dumps(context.tools.executor.db),
+            "tools": self.config.tools,
+            **self._tool_urls,
         }
         mime = MIME[self.config.encoding]
         return protocol.start(self._next_seq(), self._stream_sid, self._call_sid, custom, mime, self.config.sample_rate)
@@ -162,6 +186,24 @@ class TwilioCallerSession:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._reader
+        if self._tools is not None:
+            await self._end_tools(self._tools)
+
+    async def _end_tools(self, tools: ToolSession) -> None:
+        """Unregister the call's tools; an agent_side agent gets ``final_db_timeout_s`` to post its final DB."""
+        from evalkit.wire.tools.server import tool_server
+
+        # only a call that got through can have an agent that posts a final DB
+        deadline = time.monotonic() + (self.config.final_db_timeout_s if self._ws is not None else 0.0)
+        while tools.mode == "agent_side" and not tools.final_db_posted.is_set() and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        tool_server().unregister(tools.session_id)
+        if tools.mode == "agent_side" and not tools.final_db_posted.is_set():
+            assert self._context is not None
+            self._context.tools.executor.final_db_missing = (
+                f"agent.tools=agent_side: the agent posted no final DB to {self._tool_urls['tool_endpoint']}"
+                f"/final_db within {self.config.final_db_timeout_s:g} s of the call's end, so the end state is unknown"
+            )
 
     # -- the agent's side ----------------------------------------------------------------------------------
 
@@ -247,8 +289,6 @@ class TwilioCallerSession:
             self._echo_mark(value.get("mark", {}).get("name", ""))
         elif event == "clear":  # the queued media it cancels was purged by the reader already
             self._drop_unplayed(purge_inbox=False)
-        elif event == protocol.TOOL_CALLS_EVENT:
-            self._replay_tools(value.get("tool_calls", []))
         elif event == protocol.TRANSCRIPT_EVENT:
             if self.config.transcribe_agent != "always":
                 self._text = str(value.get("text") or "")
@@ -273,16 +313,17 @@ class TwilioCallerSession:
             text=self._text,
             audio=AudioClip(samples=samples, sample_rate=self.config.sample_rate),
             heard_text=self._heard,
-            tool_calls=self._tools,
+            tool_calls=self._drain_tools(),
         )
-        self._text, self._heard, self._tools = "", None, []  # said once per turn, on its first chunk
+        self._text, self._heard = "", None  # said once per turn, on its first chunk
         return chunk
 
     def _end_turn(self, end_call: bool = False) -> AgentEvent:
         """The agent's turn is over; what it reported without audio still reaches the record first."""
         done = AgentTurnEnd(end_call=end_call or self._end_call)
-        leftover = AgentSpeech(text=self._text, heard_text=self._heard, tool_calls=self._tools)
-        has_leftover = bool(self._text or self._tools or self._heard is not None)
+        calls = self._drain_tools()
+        leftover = AgentSpeech(text=self._text, heard_text=self._heard, tool_calls=calls)
+        has_leftover = bool(self._text or calls or self._heard is not None)
         if self._needs_transcript():
             self._unheard = self._hear()
         self._reset_agent_turn()
@@ -299,13 +340,9 @@ class TwilioCallerSession:
         if purge_inbox:
             self._inbox = deque(i for i in self._inbox if not (i[0] == "msg" and i[1]["event"] == "media"))
 
-    def _replay_tools(self, calls: list[dict[str, Any]]) -> None:
-        """The interim contract: the agent reports its tool calls; the harness runs them on its own DB copy (the
-        executor is deterministic), so the records and the end state are the harness's."""
-        assert self._context is not None
-        for call in calls:
-            self._context.tools.call(str(call.get("name")), **dict(call.get("arguments") or {}))
-        self._tools.extend(self._context.tools.drain())
+    def _drain_tools(self) -> list[ToolCallTuple]:
+        """The tool calls the agent made at the harness's endpoint since the last AgentSpeech."""
+        return self._tools.drain() if self._tools is not None else []
 
     def _echo_mark(self, name: str) -> None:
         """Twilio echoes a mark once the audio sent before it has played: the agent learns what was heard."""

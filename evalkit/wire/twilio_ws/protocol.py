@@ -5,11 +5,14 @@ The caller (Twilio's side; evalkit's ``twilio_ws`` client) sends ``connected``, 
 ``user_speech_stop`` (wall-clock ``timestamp_ms``). The agent sends ``media``, ``mark`` and ``clear`` (drop the
 agent audio the caller has buffered: barge-in).
 
-Interim evalkit extension (issue 13), sent by evalkit's reference server (``python -m evalkit.serve``) only and
-ignored by any other caller: before the audio of each turn, ``evalkit_tool_calls`` (the tool calls the agent made
-for it, ``[{name, arguments, result}]``) and ``evalkit_transcript`` (``text``, ``heard_text``, ``end_call``). The
-harness replays the tool calls on its own copy of the scenario DB (the executor is deterministic), so task
-completion stays the harness's DB comparison. It goes once tools are served from the harness (MCP / HTTP).
+The ``start`` message's ``customParameters`` (strings, as Twilio's are) carry ``scenario_id``, ``domain``,
+``current_date_time``, ``session_id`` and ``tools`` (``harness`` | ``agent_side`` | ``none``); unless tools are
+``none``, also ``tool_endpoint`` (the JSON HTTP base URL of this call's tools) and ``mcp_url`` (the same tools over
+MCP, streamable HTTP). The endpoints are described in evalkit.wire.tools.server.
+
+evalkit extension, sent by evalkit's reference server (``python -m evalkit.serve``) only and ignored by any other
+caller: before the audio of each turn, ``evalkit_transcript`` (``text``, ``heard_text``, ``end_call``), so the
+records hold what the served agent meant and heard.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ from typing import Any
 SAMPLE_RATE = 8000
 FRAME_MS = 20.0  # Twilio's media frame: 20 ms (160 μ-law bytes at 8 kHz)
 
-TOOL_CALLS_EVENT = "evalkit_tool_calls"
 TRANSCRIPT_EVENT = "evalkit_transcript"
 
 

@@ -8,10 +8,12 @@ server keeps serving other calls) and its reply streams back as 20 ms frames in 
 ``user_speech_start`` while the agent talks is a barge-in: the reply stops and a ``clear`` goes out. When the agent
 ends the call it closes the socket after its last frame.
 
-Tools (interim contract, see protocol.py): the agent runs its tools on its own executor over the scenario DB the
-caller sent in ``customParameters.scenario_db`` and reports each turn's calls in ``evalkit_tool_calls``; the
-harness replays them on its own copy. A malformed or oversize frame never takes the server down: a bad JSON frame
-is logged and skipped, an oversize one closes that call only (websockets' ``max_size``).
+Tools: the agent calls its tools through the harness's tool endpoint (``customParameters.tool_endpoint``, see
+evalkit.wire.tools): its ToolBox's executor is an HTTP client of that endpoint, so the calls run on the caller's
+DB and the caller records them; the server never holds the scenario DB. Without a ``tool_endpoint`` the agent runs
+without tools. A failing tool endpoint (unreachable, the session gone) ends that call (close code 1011). A
+malformed or oversize frame never takes the server down: a bad JSON frame is logged and skipped, an oversize one
+closes that call only (websockets' ``max_size``).
 """
 
 from __future__ import annotations
@@ -28,15 +30,34 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
 from evalkit.agents.base import AgentContext, AgentReply, ToolBox
-from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolExecutor, ToolRegistry
-from evalkit.plugins import PluginError
 from evalkit.records import AudioClip
+from evalkit.wire.tools.remote import RemoteExecutor
 from evalkit.wire.twilio_ws import protocol
-from evalkit.wire.twilio_ws.codec import decode, encode, resample
+from evalkit.wire.twilio_ws.codec import MIME, Encoding, decode, encode, resample
 
 log = logging.getLogger("evalkit.serve")
-FRAME_BYTES = int(protocol.SAMPLE_RATE * protocol.FRAME_MS / 1000)  # 160 μ-law bytes = 20 ms
+ENCODING_OF_MIME = {mime: encoding for encoding, mime in MIME.items()}
+
+
+class UnsupportedFormat(ValueError):
+    """The caller's ``start`` asks for an audio format this server does not speak: the call is refused."""
+
+
+def call_format(start: dict[str, Any]) -> tuple[Encoding, int]:
+    """(encoding, sample rate) of a call from its ``start.mediaFormat``: μ-law 8 kHz when absent (Twilio's only
+    format), PCM16 (audio/x-l16) at the declared rate otherwise (the caller's ``agent.encoding=pcm16`` option)."""
+    media_format = start.get("mediaFormat") or {}
+    mime = str(media_format.get("encoding", MIME["mulaw"]))
+    if mime not in ENCODING_OF_MIME:
+        raise UnsupportedFormat(f"unsupported audio encoding {mime!r}; this server speaks {sorted(ENCODING_OF_MIME)}")
+    try:
+        rate = int(media_format.get("sampleRate", protocol.SAMPLE_RATE))
+    except (TypeError, ValueError):
+        raise UnsupportedFormat(f"sampleRate {media_format.get('sampleRate')!r} is not a number") from None
+    if not 8000 <= rate <= 48000 or int(media_format.get("channels", 1)) != 1:
+        raise UnsupportedFormat(f"unsupported format {media_format}: mono, 8000-48000 Hz")
+    return ENCODING_OF_MIME[mime], rate
 
 
 class ServedCall:
@@ -51,6 +72,9 @@ class ServedCall:
         self._speech_events = False  # the caller marks its turns itself: no silence detection needed
         self._reply: asyncio.Task[None] | None = None
         self._turns = 0
+        self._remote: RemoteExecutor | None = None  # the HTTP client of the call's tool endpoint
+        self.encoding: Encoding = "mulaw"  # the call's audio format, from its start message
+        self.sample_rate = protocol.SAMPLE_RATE
 
     async def run(self) -> None:
         while True:
@@ -75,7 +99,7 @@ class ServedCall:
             await self._start(message.get("start") or {})
         elif event == "media":
             try:
-                self._audio.append(decode(protocol.payload_of(message), "mulaw"))
+                self._audio.append(decode(protocol.payload_of(message), self.encoding))
             except (KeyError, TypeError, ValueError) as exc:
                 log.warning("call %s: skipped a media frame: %r", self.stream_sid, exc)
         elif event == "user_speech_start":
@@ -87,17 +111,28 @@ class ServedCall:
 
     async def _start(self, start: dict[str, Any]) -> None:
         self.stream_sid = str(start.get("streamSid", ""))
+        try:
+            self.encoding, self.sample_rate = call_format(start)
+        except UnsupportedFormat as exc:  # a wrong sample format ends this call with the reason, never the server
+            log.warning("call %s: %s", self.stream_sid or "?", exc)
+            await self.ws.close(1003, str(exc)[:120])
+            return
         custom = start.get("customParameters") or {}
         domain = str(custom.get("domain", ""))
-        db = json.loads(custom.get("scenario_db") or "{}")
-        tools = ToolBox(ToolExecutor(_tools_of(domain), db))
-        context = AgentContext(domain, str(custom.get("current_date_time", "")), tools, str(custom.get("scenario_id")))
+        endpoint = str(custom.get("tool_endpoint") or "")
+        if not endpoint:
+            log.warning("call %s: no tool_endpoint in customParameters: the agent runs without tools", self.stream_sid)
+        executor = RemoteExecutor(endpoint) if endpoint else ToolExecutor(ToolRegistry(), {})
+        self._remote = executor if isinstance(executor, RemoteExecutor) else None
+        context = AgentContext(
+            domain, str(custom.get("current_date_time", "")), ToolBox(executor), str(custom.get("scenario_id"))
+        )
         self._then(lambda: self.agent.start(context))
 
     def _caller_turn_ended(self) -> None:
         frames, self._audio = self._audio, []
         samples = np.concatenate(frames) if frames else np.zeros(0, dtype=np.float32)
-        self._then(lambda: self.agent.respond(AudioClip(samples=samples, sample_rate=protocol.SAMPLE_RATE)))
+        self._then(lambda: self.agent.respond(AudioClip(samples=samples, sample_rate=self.sample_rate)))
 
     def _then(self, compute: Callable[[], AgentReply]) -> None:
         """Compute the agent's next reply (in a thread) and speak it after whatever it is saying now."""
@@ -107,17 +142,22 @@ class ServedCall:
             if previous is not None:
                 with contextlib.suppress(asyncio.CancelledError):
                     await previous
-            await self._speak(await asyncio.to_thread(compute))
+            try:
+                answer = await asyncio.to_thread(compute)
+            except Exception as exc:  # the agent (or its tool endpoint) failed: this call ends, the server goes on
+                log.error("call %s: the agent failed: %s: %s", self.stream_sid or "?", type(exc).__name__, exc)
+                await self.ws.close(1011, f"agent failed: {type(exc).__name__}"[:120])
+                return
+            await self._speak(answer)
 
         self._reply = asyncio.create_task(reply())
 
     async def _speak(self, reply: AgentReply) -> None:
-        calls = [{"name": n, "arguments": a, "result": r} for n, a, r in reply.tool_calls]
-        await self._send({"event": protocol.TOOL_CALLS_EVENT, "streamSid": self.stream_sid, "tool_calls": calls})
+        # reply.tool_calls went through the harness's tool endpoint, which recorded them: nothing to report
         transcript = {"text": reply.text, "heard_text": reply.heard_text, "end_call": reply.end_call}
         await self._send({"event": protocol.TRANSCRIPT_EVENT, "streamSid": self.stream_sid, **transcript})
         if reply.audio is not None:
-            wire = encode(resample(reply.audio.samples, reply.audio.sample_rate, protocol.SAMPLE_RATE), "mulaw")
+            wire = encode(resample(reply.audio.samples, reply.audio.sample_rate, self.sample_rate), self.encoding)
             await self._stream(wire)
         self._turns += 1
         await self._send(protocol.mark(self.stream_sid, f"agent-turn-{self._turns}"))
@@ -128,9 +168,10 @@ class ServedCall:
         """20 ms frames at real-time pace (a caller may take early audio for the end of a turn otherwise)."""
         loop = asyncio.get_running_loop()
         t0 = loop.time()
-        for i, at in enumerate(range(0, len(wire), FRAME_BYTES)):
+        frame_bytes = int(self.sample_rate * protocol.FRAME_MS / 1000) * (1 if self.encoding == "mulaw" else 2)
+        for i, at in enumerate(range(0, len(wire), frame_bytes)):
             await asyncio.sleep(max(0.0, t0 + i * protocol.FRAME_MS / 1000.0 - loop.time()))
-            await self._send(protocol.media(self.stream_sid, wire[at : at + FRAME_BYTES]))
+            await self._send(protocol.media(self.stream_sid, wire[at : at + frame_bytes]))
 
     async def _barge_in(self) -> None:
         if self._reply is not None and not self._reply.done():
@@ -145,15 +186,8 @@ class ServedCall:
             self._reply.cancel()
             with contextlib.suppress(BaseException):
                 await self._reply
-
-
-def _tools_of(domain: str) -> ToolRegistry:
-    """The domain's tools; none for a domain evalkit does not know (the agent then answers without tools)."""
-    try:
-        return tool_registry(domain)
-    except PluginError:
-        log.warning("unknown domain %r: the agent runs without tools", domain)
-        return ToolRegistry()
+        if self._remote is not None:
+            self._remote.close()
 
 
 class ReferenceServer:
@@ -165,7 +199,7 @@ class ReferenceServer:
         host: str = "127.0.0.1",
         port: int = 8765,
         take_turn_after_silence_ms: float = 700.0,
-        max_message_bytes: int = 1 << 22,  # the start message carries the scenario DB
+        max_message_bytes: int = 1 << 20,
     ) -> None:
         self.make_agent = make_agent
         self.host = host

@@ -1,0 +1,145 @@
+"""Replay: does a record's ground-truth tool path, run through evalkit's tools, reproduce its expected final DB?
+
+For every record (an EVA-Bench checkout or data folder, imported on the fly; or a folder of scenario files), its
+reference calls — EVA-Bench's ``ground_truth.expected_trace`` tool calls, or a generated scenario's reference path —
+run in order on its initial DB through the domain's ``ToolExecutor``; the end state is compared with the expected DB
+by task completion's rule (``session`` keys of the expected DB must be in the actual one, the rest equal by canonical
+hash). Each record is:
+
+- ``equal``: the expected DB is reproduced;
+- ``differ``: it is not; the first difference is reported (the first call whose outcome is not the one EVA-Bench
+  recorded, when there is one: usually the cause; then the first DB path that differs);
+- ``error``: the record cannot be replayed (it does not import, or a call names a tool the domain does not have).
+
+This is the equivalence check of issue 15 point 4: a tool API identical to EVA-Bench's makes every record ``equal``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit.domains import tool_registry
+from evalkit.domains.base import ToolExecutor, ToolRegistry
+from evalkit.metrics.task_completion import canonical_hash, db_diff, session_superset
+from evalkit.scenarios.eva_import import DEFAULT_OPTIONS, Dataset, ImportOptions, find_datasets, iter_dataset
+from evalkit.scenarios.eva_record import ground_truth_calls
+from evalkit.scenarios.schema import Scenario
+from evalkit.scenarios.store import ScenarioError, load_scenario
+
+OUTCOMES = ("equal", "differ", "error")
+
+
+@dataclass(frozen=True)
+class Replayed:
+    record_id: str
+    outcome: str  # one of OUTCOMES
+    detail: str = ""
+
+
+@dataclass
+class DomainReplay:
+    domain: str
+    records: list[Replayed] = field(default_factory=list)
+
+    def count(self, outcome: str) -> int:
+        return sum(r.outcome == outcome for r in self.records)
+
+    def summary(self) -> str:
+        counts = ", ".join(f"{o} {self.count(o)}" for o in OUTCOMES)
+        lines = [f"{self.domain}: replayed {len(self.records)}: {counts}"]
+        return "\n".join(lines + [f"  {r.record_id}: {r.outcome}: {r.detail}" for r in self.records if r.detail])
+
+
+def _short(value: Any, limit: int = 70) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= limit else f"{text[:limit]}..."
+
+
+def first_db_difference(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> str | None:
+    """Task completion's rule: None when ``actual`` passes, else its first difference from ``expected``."""
+    expected, actual = dict(expected), dict(actual)
+    expected_session, actual_session = expected.pop("session", {}) or {}, actual.pop("session", {}) or {}
+    missing = session_superset(expected_session, actual_session)
+    if missing:
+        key = missing[0]
+        return f"session.{key}: expected {_short(expected_session[key])}, got {_short(actual_session.get(key))}"
+    if canonical_hash(expected) == canonical_hash(actual):
+        return None
+    change = db_diff(expected, actual)[0]
+    shown = {k: _short(v) for k, v in change.items() if k in ("expected", "actual")}
+    return f"{change['path']}: {change['change']} " + ", ".join(f"{k} {v}" for k, v in shown.items())
+
+
+def replay_scenario(scenario: Scenario, registry: ToolRegistry, recorded: list[str | None] | None = None) -> Replayed:
+    """``recorded``: the status EVA-Bench's trace gives each call's response (None: unknown)."""
+    executor = ToolExecutor(registry, scenario.scenario_db)
+    first_call = ""
+    for i, call in enumerate(scenario.reference_calls):
+        if call.name not in registry:
+            return Replayed(
+                scenario.id, "error", f"call {i + 1}: unknown tool {call.name!r} in domain {scenario.domain}"
+            )
+        result = executor.call(call.name, call.arguments)
+        wanted = recorded[i] if recorded and i < len(recorded) and recorded[i] else "success"
+        if not first_call and result.get("status") != wanted:
+            why = f"{result.get('error_type')}: {result.get('message')}" if result.get("status") == "error" else ""
+            first_call = f"call {i + 1} {call.name}: {result.get('status')} ({_short(why, 110)}), recorded {wanted}"
+    difference = first_db_difference(scenario.expected_scenario_db, executor.db)
+    if difference is None:
+        return Replayed(scenario.id, "equal")
+    return Replayed(scenario.id, "differ", f"{difference}" + (f"; first: {first_call}" if first_call else ""))
+
+
+def replay_eva(datasets: list[Dataset], options: ImportOptions = DEFAULT_OPTIONS) -> list[DomainReplay]:
+    """Every record of EVA-Bench datasets (``eva_import.find_datasets``)."""
+    results = []
+    for dataset in datasets:
+        registry = tool_registry(dataset.domain)
+        report = DomainReplay(dataset.domain)
+        for rid, record, scenario in iter_dataset(dataset, options, tools=None):
+            if isinstance(scenario, ScenarioError):
+                report.records.append(Replayed(rid, "error", str(scenario)))
+                continue
+            statuses = [c["status"] for c in ground_truth_calls(record, None)]
+            report.records.append(replay_scenario(scenario, registry, statuses))
+        results.append(report)
+    return results
+
+
+def replay_folder(folder: Path) -> list[DomainReplay]:
+    """Every scenario file in ``folder`` (and in its sub-folders: an import's ``<out>/<domain>/``), by domain."""
+    by_domain: dict[str, DomainReplay] = {}
+    for path in sorted(folder.rglob("*.json")):
+        try:
+            scenario = load_scenario(path)
+        except ScenarioError as exc:
+            report = by_domain.setdefault(path.parent.name, DomainReplay(path.parent.name))
+            report.records.append(Replayed(path.stem, "error", str(exc)))
+            continue
+        report = by_domain.setdefault(scenario.domain, DomainReplay(scenario.domain))
+        try:
+            registry = tool_registry(scenario.domain)
+        except ValueError as exc:
+            report.records.append(Replayed(scenario.id, "error", str(exc)))
+            continue
+        report.records.append(replay_scenario(scenario, registry))
+    return [by_domain[d] for d in sorted(by_domain)]
+
+
+def replay(path: Path, options: ImportOptions = DEFAULT_OPTIONS) -> list[DomainReplay]:
+    """An EVA-Bench checkout / data folder / dataset file, or a folder of scenario files."""
+    try:
+        datasets = find_datasets(path)
+    except ScenarioError:
+        if path.is_dir():
+            return replay_folder(path)
+        raise
+    return replay_eva(datasets, options)
+
+
+def render(reports: Iterable[DomainReplay]) -> str:
+    return "\n".join(r.summary() for r in reports)

@@ -1,0 +1,68 @@
+"""The scripted caller's fallback for a scenario whose workflow is not one of evalkit's own (an imported EVA-Bench
+record: ``eva_double_intent``, ``eva_1.2``): it cannot follow workflow slots it does not know, so it answers identity
+and entity questions from the scenario's structured fields instead of going mute.
+
+The fields it knows: ``user_goal.scripted.answers`` (the record's ``information_required``), ``key_entities`` and the
+persona's own name (``name``, ``first_name``, ``last_name``). A field is asked for when the agent's text names it: by
+its own words (``employee_id`` -> "employee id", ``date_of_birth`` -> "date of birth"), or by the label or question
+of a domain slot of the same name (``phone_last_four`` -> "last four", ``otp_code`` -> "passcode"). The field named
+last in the agent's turn is answered (the turn may start with what the agent did and end with its question), with
+every other field it names before it. Nothing is invented: a question about anything else gets the usual answers.
+The caller also restates its request when asked what it needs, and makes the record's further requests (its
+``followups``) when asked whether there is anything else (``ScriptedSimulator._fallback``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from evalkit.domains.workflow import Slot, Workflow
+from evalkit.scenarios import Scenario
+
+NAME_LABELS = ("your name", "your full name", "full name")
+
+
+class FieldAnswers:
+    def __init__(self, scenario: Scenario, slots: Iterable[Slot] = ()) -> None:
+        first, _, last = scenario.persona.name.partition(" ")
+        own = {"name": scenario.persona.name, "first_name": first, "last_name": last} if last else {}
+        self.fields: dict[str, str] = {**own, **scenario.key_entities, **scenario.user_goal.scripted.answers}
+        labels: dict[str, str] = {label: "name" for label in NAME_LABELS if "name" in self.fields}
+        for name in self.fields:
+            labels[name.replace("_", " ")] = name
+        for slot in slots:
+            if slot.name in self.fields:
+                labels.setdefault(slot.label.lower(), slot.name)
+                labels.setdefault(slot.question.lower().rstrip("?. "), slot.name)
+        self.labels = {label: name for label, name in labels.items() if label.strip()}
+        self._patterns = {label: re.compile(rf"(?<![a-z0-9]){re.escape(label)}(?![a-z0-9])") for label in self.labels}
+
+    @classmethod
+    def for_scenario(cls, scenario: Scenario, workflows: Mapping[str, Workflow] | None) -> FieldAnswers | None:
+        """The fallback when evalkit knows no workflow of ``scenario`` (None: the caller's own script answers it).
+        A domain without workflows (airline's cue-based script) uses it for imported records only."""
+        names = scenario.workflow.split("+")
+        if workflows and all(n in workflows for n in names):
+            return None
+        if not workflows and scenario.source != "eva_import":
+            return None
+        return cls(scenario, [slot for w in (workflows or {}).values() for slot in w.slots])
+
+    def asked(self, agent_text: str) -> list[str]:
+        """The fields the agent's text names, in the order it names them (each once). A label inside a longer one
+        that also matched names the longer one's field only ("last name" in "the dependent's last name")."""
+        low = agent_text.lower()
+        matches = sorted(
+            (m.start(), -len(label), m.end(), self.labels[label])
+            for label, pattern in self._patterns.items()
+            for m in pattern.finditer(low)
+        )
+        taken_until, names = -1, []
+        for start, _, end, name in matches:
+            if start < taken_until:
+                continue
+            taken_until = end
+            if name not in names:
+                names.append(name)
+        return names

@@ -1,0 +1,194 @@
+"""Issue 15 point 3: any scenario folder runs (``domain=<d> domain.scenario_dir=<folder>``) through the same cell
+pipeline, with the records' own dates, times and personas; a folder that does not exist or holds no valid scenario
+is one config error. And the scripted caller, given a scenario whose workflow evalkit does not know (an imported
+EVA-Bench record), answers identity and entity questions from its structured fields instead of going mute."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from evalkit.agents.base import AgentReply
+from evalkit.agents.registry import AGENTS, AgentConfig
+from evalkit.cell import run_cell
+from evalkit.config import preflight as pf
+from evalkit.config.schema import ConfigError, identity_payload, validate_config
+from evalkit.plugins import Registry
+from evalkit.records import AudioClip
+from evalkit.scenarios import load_scenario
+from evalkit.scenarios.__main__ import main as scenarios_cli
+from evalkit.simulator.field_answers import FieldAnswers
+from evalkit.simulator.scripted import ScriptedSimulator
+from evalkit.speech import EspeakTTS
+from evalkit.text_dialogue import run_text_dialogue
+from evalkit.tracking.store import resolve_target
+from tests.eva_fixtures import AIRLINE_DB, EMPLOYEE, HR_DB, airline_record, hr_record, write_checkout
+from tests.test_preflight import assert_one_line_refusal, evalkit_cli
+from tests.test_registries import agents_restored, compose_with  # noqa: F401  (a fixture)
+
+QUESTION = "What is your full name?"
+
+
+class DateEchoAgent:
+    """Says the date and time it was given, then asks the caller's name (answered from the persona)."""
+
+    def __init__(self) -> None:
+        self.tts = EspeakTTS("en-us")
+
+    def _say(self, text: str) -> AgentReply:
+        samples, rate = self.tts.synthesize(text)
+        return AgentReply(text=text, audio=AudioClip(samples=samples, sample_rate=rate))
+
+    def start(self, context: object) -> AgentReply:
+        return self._say(f"It is {context.current_date_time}. {QUESTION}")
+
+    def respond(self, user_audio: object) -> AgentReply:
+        return self._say(QUESTION)
+
+
+class DateEchoConfig(AgentConfig):
+    kind: Literal["date_echo"] = "date_echo"
+
+    def build(self) -> DateEchoAgent:
+        return DateEchoAgent()
+
+
+@pytest.fixture
+def imported(tmp_path: Path) -> Path:
+    """evalkit's fixtures in EVA-Bench's layout, imported: ``<out>/hr``, ``<out>/airline``."""
+    root = write_checkout(
+        tmp_path / "eva", {"medical_hr": [(hr_record(), HR_DB)], "airline": [(airline_record(), AIRLINE_DB)]}
+    )
+    assert scenarios_cli(["import-eva", str(root), "--out", str(tmp_path / "imported")]) == 0
+    pf._domain_scenarios.cache_clear()
+    return tmp_path / "imported"
+
+
+def test_a_scenario_folder_runs_a_cell_with_its_own_dates_and_personas(
+    tmp_path: Path,
+    imported: Path,
+    agents_restored: Registry,  # noqa: F811
+) -> None:
+    AGENTS.register("date_echo")(DateEchoConfig)
+    conf = tmp_path / "conf" / "agent"
+    conf.mkdir(parents=True)
+    (conf / "date_echo.yaml").write_text("kind: date_echo\nname: date_echo\n")
+    raw = compose_with(
+        tmp_path / "conf",
+        "agent=date_echo",
+        "domain=hr",
+        f"domain.scenario_dir={imported / 'hr'}",
+        "trials=1",
+        "simulator.max_user_turns=2",
+        "validation.enabled=false",
+        "progress=false",
+        "metrics=[task_completion]",
+        f"mlflow.tracking_uri=sqlite:///{tmp_path / 'mlflow.db'}",
+        "mlflow.log_audio=false",
+    )
+    config = validate_config(raw, {"agent": "date_echo", "domain": "hr"})
+    assert config.domain.scenario_dir == str((imported / "hr").resolve())
+    target = resolve_target(config.mlflow.tracking_uri, config.mlflow.experiment, None, tmp_path)
+    result = run_cell(config, target, tmp_path / "cell")
+
+    assert result.n_conversations == 1
+    record = json.loads((tmp_path / "cell" / "records" / "9.1_t0.json").read_text())
+    turns = record["conversation"]["turns"]
+    assert turns[0]["intended_text"].startswith("It is 2031-02-03 08:05 EST.")  # the record's own date and time
+    users = [t["intended_text"] for t in turns if t["role"] == "user"]
+    assert users[0] == "Hi, this is Wilhelmina. I need to add my daughter to my benefits."
+    assert "Wilhelmina Quarrie" in users[1]  # the record's persona answers, not evalkit's
+    assert record["conversation"]["initial_db"]["employees"][EMPLOYEE]["first_name"] == "Wilhelmina"
+    params = MlflowClient(target.tracking_uri).get_run(result.run_id).data.params
+    assert params["cfg.domain.scenario_dir"] == str((imported / "hr").resolve())
+    # the folder is part of the cell's identity; without one, cells keep the keys they had before the option
+    assert identity_payload(config)["domain"]["scenario_dir"] == config.domain.scenario_dir
+    assert "scenario_dir" not in identity_payload(validate_config(compose_with(None)))["domain"]
+
+
+def test_a_missing_scenario_folder_is_one_line_before_any_cell(tmp_path: Path) -> None:
+    proc = evalkit_cli(tmp_path, "domain=hr", f"domain.scenario_dir={tmp_path / 'nowhere'}")
+    assert_one_line_refusal(proc, "domain.scenario_dir", str(tmp_path / "nowhere"), "does not exist")
+
+
+@pytest.mark.parametrize(
+    ("setup", "fragment"),
+    [
+        (lambda folder: None, "holds no scenario files"),
+        (lambda folder: (folder / "x.json").write_text("{not json"), "x.json: cannot read scenario JSON"),
+        (lambda folder: (folder / "x.json").write_text('{"id": "x"}'), "x.json: invalid scenario"),
+    ],
+    ids=["empty", "unreadable", "not a scenario"],
+)
+def test_a_folder_without_valid_scenarios_is_one_config_error(tmp_path: Path, setup: object, fragment: str) -> None:
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    setup(folder)
+    pf._domain_scenarios.cache_clear()
+    config = validate_config(compose_with(None, "domain=hr", f"domain.scenario_dir={folder}"))
+    with pytest.raises(ConfigError) as info:
+        pf.preflight(config, tmp_path)
+    assert str(info.value).startswith("domain.scenario_dir: ") and fragment in str(info.value)
+    assert len(str(info.value).splitlines()) == 1
+
+
+def test_a_folder_of_another_domain_is_refused(tmp_path: Path, imported: Path) -> None:
+    config = validate_config(compose_with(None, "domain=itsm", f"domain.scenario_dir={imported / 'hr'}"))
+    with pytest.raises(ConfigError, match=r"domain.scenario_dir: .*9\.1\.json: a scenario of domain 'hr'"):
+        pf.preflight(config, tmp_path)
+
+
+def test_numeric_ids_of_a_folder_select_scenarios(tmp_path: Path, imported: Path) -> None:
+    # EVA-Bench ids look like numbers ("9.1", "12"): the command line's number is taken back as the id
+    raw = compose_with(
+        None,
+        "domain=hr",
+        f"domain.scenario_dir={imported / 'hr'}",
+        "domain.scenarios=[9.1]",
+        f"mlflow.tracking_uri=sqlite:///{tmp_path}/m.db",
+    )
+    config = validate_config(raw)
+    assert config.domain.scenarios == ["9.1"]
+    pf.preflight(config, tmp_path)
+
+
+# -- the scripted caller on a workflow evalkit does not know -------------------------------------------------------
+
+
+def test_the_caller_answers_identity_and_entity_questions_from_the_records_fields(imported: Path) -> None:
+    scenario = load_scenario(imported / "hr" / "9.1.json")
+    caller = ScriptedSimulator(scenario)
+    assert caller.fallback is not None
+    assert caller.first_utterance().text == "Hi, this is Wilhelmina. I need to add my daughter to my benefits."
+    assert caller.respond("Could I have your employee ID, please?").text == "It's E M P 7 0 0 0 0 1."
+    assert caller.respond("And the dependent's last name?").text == "Brandvold."  # not the caller's own
+    assert caller.respond("What is your last name?").text == "Quarrie."
+    assert "Wilhelmina Quarrie" in caller.respond("May I have your full name?").text
+    both = caller.respond("Please give me your NPI and your facility code.").text
+    assert both.startswith("It's 1 2 3 4") and "K Q F 2 2 B" in both
+    assert (
+        caller.respond("Is there anything else I can help with?").text
+        == "I also need to swap a shift with a colleague."
+    )
+    assert caller.respond("What do you need help with?").text == scenario.user_goal.starting_utterance
+    assert caller.respond("Is there anything else I can help with?").end_call  # no further request: the closing
+
+
+def test_an_imported_record_runs_in_text_mode_without_crashing(imported: Path) -> None:
+    for path in (imported / "hr" / "9.1.json", imported / "airline" / "8.1.1.json"):
+        conversation = run_text_dialogue(load_scenario(path))
+        assert conversation.end_reason in ("agent_end_call", "user_end_call", "max_turns", "error")
+        assert len(conversation.user_turns) >= 2
+
+
+def test_evalkits_own_scenarios_keep_their_script() -> None:
+    from evalkit.scenarios.store import scenario_dir
+
+    for domain, name in (("hr", "HR-001.json"), ("airline", "AL-001.json")):
+        scenario = load_scenario(scenario_dir(domain) / name)
+        assert ScriptedSimulator(scenario).fallback is None
+        assert FieldAnswers.for_scenario(scenario, None) is None
