@@ -58,7 +58,6 @@ def wire_cell(url: str, *overrides: str) -> list[str]:
         "metrics=[task_completion]",
         "validation.enabled=false",
         "simulator.max_user_turns=1",
-        "simulator.user_reaction_ms=200",
         "+perturb=noise_cafe",
         *overrides,
     ]
