@@ -1,6 +1,6 @@
 """The harness's own cost on a live call (issue 13 point 9), against a loopback echo agent, in one run:
 
-    python scripts/bench_transport.py [--calls 1,8,16,32,48,64] [--modes loop,threads] [--lines 3]
+    python scripts/bench_transport.py [--calls 1,8,16,32,48,64] [--modes loop,threads] [--lines 3] [--repeat 2]
 
 The echo agent is a tiny websockets server in a child process (so its work is not the caller's): it greets with
 200 ms of tone and, at each ``user_speech_stop``, sends the caller's audio of that turn straight back (a burst: the
@@ -11,10 +11,11 @@ session (μ-law 8 kHz, 20 ms frames, speech events), the caller's voice (eSpeak 
    the turn back, minus the two audio durations (its turn and the echo) and minus the configured take-turn
    silence: what the harness adds (scheduling, encoding, the socket, the silence timer). Target ≤ 5 ms.
 2. Concurrent calls: N calls at once in this process; each frame's send time (handed to the socket) minus its
-   scheduled time (turn start + k × 20 ms); the curve of p50 / p99 / max over N. Sustained: the largest N whose
-   p99 is within 10 ms (target ≥ 32). Two ways to host N calls are compared: ``loop`` (every call a task of one
-   event loop: what ``concurrency=N`` does, evalkit.call.host) and ``threads`` (a thread per call, each with its
-   own event loop).
+   scheduled time (turn start + k × 20 ms); the curve of p50 / p99 / max over N. Sustained: the largest N up to
+   which every p99 is within 10 ms (target ≥ 32). The machine is shared: a bare timer loop in another process
+   measures its own jitter meanwhile, and each row is the best of ``--repeat`` runs. Two ways to host N calls are
+   compared: ``loop`` (every call a task of one event loop, as ``concurrency=N`` runs them: evalkit.call.host)
+   and ``threads`` (a thread per call, each with its own event loop).
 
 ``--profile N`` runs N calls in one loop under cProfile and prints the top functions instead.
 """
@@ -242,6 +243,7 @@ def main() -> None:
     parser.add_argument("--calls", default="1,8,16,32,48,64")
     parser.add_argument("--modes", default="loop,threads")
     parser.add_argument("--lines", type=int, default=3, help="caller turns per call")
+    parser.add_argument("--repeat", type=int, default=2, help="runs per (mode, N); the best is kept")
     parser.add_argument("--profile", type=int, default=0, help="profile N calls in one loop instead")
     args = parser.parse_args()
 
@@ -279,27 +281,38 @@ def main() -> None:
         f"machine p99 {max(machines):.2f} ms"
     )
 
-    # 2. the pacing curve
+    # 2. the pacing curve: modes interleaved at each N, each run --repeat times; the run with the lowest p99 is
+    # shown (the machine's other load only ever adds lateness), with every run's p99 after it
     print("\n2. frame pacing of N concurrent calls in one process (send time - scheduled time)")
-    print("(machine p99: a bare 20 ms timer loop in another process meanwhile: the machine's own jitter)")
+    print("(machine p99: a bare 20 ms timer loop in another process meanwhile: the machine's own jitter;")
+    print(f" best of {args.repeat} runs per row, all runs' p99 in brackets)")
     print("mode       N   calls ok   frames    p50 ms   p99 ms   max ms   turn overhead p50/p99 ms   CPU  machine p99")
-    sustained: dict[str, int] = {}
-    for mode in args.modes.split(","):
-        for n in (int(x) for x in args.calls.split(",")):
-            (pacing, outcomes, wall, cpu), machine = with_probe(lambda: run_calls(url, n, mode, args.lines))  # noqa: B023
-            ok = sum(o.end_reason == "user_end_call" for o in outcomes)
-            turn = [x for o in outcomes if o.end_reason == "user_end_call" for x in turn_overheads(o)]
-            p99 = pct(pacing.lateness_ms, 99)
-            print(
-                f"{mode:<8} {n:>3}   {ok:>4}/{n:<4} {len(pacing.lateness_ms):>7}  {pct(pacing.lateness_ms, 50):>7.2f}"
-                f"  {p99:>7.2f}  {max(pacing.lateness_ms):>7.1f}   {pct(turn, 50):>10.1f} / {pct(turn, 99):<8.1f}"
-                f"  {cpu / wall:>5.0%}  {machine:>8.2f}",
-                flush=True,
-            )
-            if ok == n and p99 <= 10.0:
-                sustained[mode] = max(sustained.get(mode, 0), n)
-    for mode in args.modes.split(","):
-        print(f"sustained with p99 <= 10 ms ({mode}): {sustained.get(mode, 0)} calls (target >= 32)")
+    modes = args.modes.split(",")
+    sustained = dict.fromkeys(modes, 0)
+    failed: set[str] = set()
+    for n in (int(x) for x in args.calls.split(",")):
+        runs: dict[str, list[tuple[float, str]]] = {mode: [] for mode in modes}
+        for _ in range(args.repeat):
+            for mode in modes:
+                (pacing, outcomes, wall, cpu), machine = with_probe(lambda: run_calls(url, n, mode, args.lines))  # noqa: B023
+                ok = sum(o.end_reason == "user_end_call" for o in outcomes)
+                turn = [x for o in outcomes if o.end_reason == "user_end_call" for x in turn_overheads(o)]
+                p99 = pct(pacing.lateness_ms, 99) if ok == n else float("inf")
+                row = (
+                    f"{mode:<8} {n:>3}   {ok:>4}/{n:<4} {len(pacing.lateness_ms):>7}"
+                    f"  {pct(pacing.lateness_ms, 50):>7.2f}  {p99:>7.2f}  {max(pacing.lateness_ms):>7.1f}"
+                    f"   {pct(turn, 50):>10.1f} / {pct(turn, 99):<8.1f}  {cpu / wall:>5.0%}  {machine:>8.2f}"
+                )
+                runs[mode].append((p99, row))
+        for mode in modes:
+            best = min(runs[mode])
+            print(f"{best[1]}   [{', '.join(f'{p:.1f}' for p, _ in runs[mode])}]", flush=True)
+            if best[0] <= 10.0 and mode not in failed:
+                sustained[mode] = n
+            else:
+                failed.add(mode)
+    for mode in modes:
+        print(f"sustained with p99 <= 10 ms ({mode}): {sustained[mode]} calls (target >= 32)")
     server.kill()
     sys.exit(0)
 
