@@ -417,3 +417,22 @@ def test_a_call_in_a_format_the_server_does_not_speak_ends_with_the_reason() -> 
         return str(closed.value)
 
     assert "unsupported audio encoding 'audio/ogg'" in asyncio.run(main())
+
+
+def test_a_barge_in_delivers_what_the_agent_said_without_audio_before_its_turn_ends() -> None:
+    """The agent reported its words (a transcript event) and the caller cut in before any more audio: the words
+    belong to this turn, so they come out before the turn's end, not after it in the next turn."""
+    from evalkit.call.events import AgentSpeech, AgentTurnEnd
+    from evalkit.wire.twilio_ws.client import TwilioCallerSession
+
+    config = TwilioWsConfig(name="wire", transcribe_agent="never", tools="none")
+    session = TwilioCallerSession(config, RealClock())
+    session._voiced, session._text = True, "let me check that"  # mid-turn: audio played, words reported
+
+    async def main() -> list[object]:
+        await session.interrupt()
+        return [await session.receive(), await session.receive()]
+
+    said, ended = asyncio.run(main())
+    assert isinstance(said, AgentSpeech) and said.text == "let me check that"
+    assert isinstance(ended, AgentTurnEnd)

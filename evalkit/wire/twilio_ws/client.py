@@ -168,7 +168,9 @@ class TwilioCallerSession:
         """The caller talks over the agent: what it has not played yet is dropped and its turn ends here."""
         if self._voiced:
             self._drop_unplayed()
-            self._ready.append(self._end_turn())
+            queued = len(self._ready)
+            first = self._end_turn()  # it may queue the turn's end behind what it returns: keep them in that order
+            self._ready.insert(queued, first)
 
     async def close(self) -> None:
         for task in self._tasks:
