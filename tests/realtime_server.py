@@ -62,7 +62,8 @@ from evalkit.agents.cascade_local import CascadeLocalAgent, CascadeLocalConfig
 from evalkit.domains import DOMAINS, tool_registry
 from evalkit.domains.base import ToolRegistry
 from evalkit.records import AudioClip
-from evalkit.wire.twilio_ws.codec import decode, encode, level_dbfs, resample
+from evalkit.speech.vad import level_dbfs
+from evalkit.wire.twilio_ws.codec import decode, encode, resample
 
 MODEL = "evalkit-cascade-realtime"
 SPEECH_DBFS = -45.0

@@ -51,10 +51,11 @@ from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, Frame
 from evalkit.prompts import render_agent_prompt
 from evalkit.records import AudioClip
+from evalkit.speech.vad import level_dbfs
 from evalkit.wire.errors import WireError
 from evalkit.wire.openai_realtime import protocol
 from evalkit.wire.tools.session import openai_tools
-from evalkit.wire.twilio_ws.codec import decode, encode, level_dbfs, resample
+from evalkit.wire.twilio_ws.codec import decode, encode, resample
 
 if TYPE_CHECKING:  # the kind's package builds this session: a run-time import back would be a module cycle
     from evalkit.wire.openai_realtime import OpenAIRealtimeConfig
