@@ -92,6 +92,8 @@ def run_cell_conversations(
             conversation = done.conversation
             if needs_asr:
                 stats["assistant_asr_s"] = stats.get("assistant_asr_s", 0.0) + done.asr_s
+            for name, value in done.usage.items():  # an LLM simulator's or a remote voice's requests
+                stats[name] = stats.get(name, 0.0) + value
             record = score_record(conversation, config.metrics, judge)
             tracks = render_tracks(conversation, done.audio, ARTIFACT_SAMPLE_RATE) if log_audio else {}
             write_conversation(out_dir, record, tracks)
@@ -194,7 +196,8 @@ def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run
     (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
     tags = cell_tags(plan, "cell")
     with CellRun.open(target, plan.run_name, tags, parent_run_id, claim=config.reuse) as run:
-        params = redact(axis_params(config) | config.agent.params() | flatten(identity_payload(config), "cfg"))
+        components = config.agent.params() | config.simulator.params() | config.voice.params()
+        params = redact(axis_params(config) | components | flatten(identity_payload(config), "cfg"))
         params |= judge_params(build_cell_judge(config))
         run.log_params(params)
         started = time.perf_counter()

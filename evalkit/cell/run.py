@@ -13,6 +13,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from evalkit import usage
 from evalkit.call import CallSettings, ConversationAudio, run_conversation
 from evalkit.cell.plan import CellPlan
 from evalkit.config.schema import InfraConfig, RunConfig
@@ -25,13 +26,15 @@ log = logging.getLogger("evalkit")
 
 @dataclass
 class ConversationResult:
-    """A finished conversation with its audio, ready to score; ``asr_s``: listener ASR seconds spent on it."""
+    """A finished conversation with its audio, ready to score; ``asr_s``: listener ASR seconds spent on it;
+    ``usage``: requests, cache hits and HTTP retries of an LLM simulator or a remote voice during it."""
 
     scenario: Scenario
     trial: int
     conversation: Conversation
     audio: ConversationAudio
     asr_s: float = 0.0
+    usage: dict[str, float] = field(default_factory=dict)  # caller-side remote requests (evalkit.usage)
 
 
 class ConversationRunner:
@@ -59,6 +62,7 @@ class ConversationRunner:
 
     def run(self, scenario: Scenario, trial: int) -> ConversationResult:
         config = self.config
+        before = usage.snapshot()  # the caller's remote requests of this job, whatever attempts it takes
         tally = InfraTally()  # across validation attempts: every infrastructure failure of this job counts
 
         def attempt_at(attempt: int) -> tuple[Conversation, Any]:
@@ -94,7 +98,7 @@ class ConversationRunner:
             asr_s = transcribe_assistant_turns(
                 conversation, audio, self.listener, entity_turns_only=self.entity_turns_only
             )
-        return ConversationResult(scenario, trial, conversation, audio, asr_s)
+        return ConversationResult(scenario, trial, conversation, audio, asr_s, usage.since(before))
 
 
 _RUNNER: ConversationRunner | None = None  # the worker process's runner (built by its initializer)
@@ -211,10 +215,19 @@ FAULT_KINDS = {  # exception type (as recorded in ``Conversation.error``) -> the
 }
 
 
+# Endpoints on the caller's side (evalkit.wire.openai_http: simulator=llm, voice=openai_tts) name themselves first in
+# their messages ("simulator endpoint (model ...)"): their failures are counted apart from the agent's.
+CALLER_ENDPOINTS = ("simulator", "voice")
+
+
 def fault_kind(error: str) -> str:
     """The counted reason of an infrastructure failure from its recorded ``"Type: message"``; anything else an
-    agent raised is a crash."""
-    return FAULT_KINDS.get(error.split(":", 1)[0].strip(), "crash")
+    agent raised is a crash. A failed endpoint of the caller's side is ``simulator_endpoint_*`` / ``voice_endpoint_*``
+    (the pipeline failed, as for the agent's, but the reason says whose)."""
+    kind, _, message = error.partition(":")
+    reason = FAULT_KINDS.get(kind.strip(), "crash")
+    side = message.strip().split(" ", 1)[0]
+    return f"{side}_{reason}" if reason.startswith("endpoint_") and side in CALLER_ENDPOINTS else reason
 
 
 def infra_stats(conversations: list[Conversation]) -> dict[str, float]:

@@ -62,11 +62,13 @@ class PersonaSpec:
     max_repeat_requests: int = 2
     disfluency: float = 0.0
     self_correct: float = 0.0
+    prompt: str | None = None  # the persona's {user_persona} text for an LLM simulator (App. K, G.2)
 
     @classmethod
     def from_config(cls, persona: Any) -> PersonaSpec:
         """From a ``PersonaConfig`` (duck-typed: the simulator does not import the config package)."""
-        return cls(name=persona.name, level=persona.level, **persona.behaviour.model_dump())
+        prompt = getattr(persona, "prompt", None)
+        return cls(name=persona.name, level=persona.level, prompt=prompt, **persona.behaviour.model_dump())
 
 
 def is_code(value: str) -> bool:

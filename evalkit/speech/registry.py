@@ -55,11 +55,24 @@ class VoiceConfig(KindConfig):
         and ``persona`` (optional) is handed to the simulator (see ``evalkit.speech.voices.UserVoice``)."""
         raise NotImplementedError(f"voice kind {self.kind!r} does not implement build()")
 
+    def params(self) -> dict[str, str]:
+        """MLflow params beyond the ``voice`` axis param: a remote voice's endpoint and model."""
+        return {}
+
+    def identity_extras(self) -> dict[str, str]:
+        """What decides the voice beyond its config: part of the cell key (none for the built-in kinds)."""
+        return {}
+
 
 TTS_ENGINES: Registry[type[TtsConfig]] = Registry(
     "TTS engine", "evalkit.tts", builtin_modules=("evalkit.speech.espeak",)
 )
-VOICES: Registry[type[VoiceConfig]] = Registry("voice", "evalkit.tts", builtin_modules=("evalkit.speech.espeak",))
+VOICES: Registry[type[VoiceConfig]] = Registry(
+    "voice",
+    "evalkit.tts",
+    # evalkit.wire.openai_http.voice: voice=openai_tts, a caller voice behind an OpenAI-compatible speech endpoint
+    builtin_modules=("evalkit.speech.espeak", "evalkit.wire.openai_http.voice"),
+)
 ASR_ENGINES: Registry[type[AsrConfig]] = Registry(
     "ASR engine", "evalkit.asr", builtin_modules=("evalkit.speech.whisper",)
 )
