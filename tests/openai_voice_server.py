@@ -1,7 +1,8 @@
 """A real OpenAI-compatible voice-agent server on 127.0.0.1 for tests, offline (stdlib HTTP + evalkit's engines):
 
 - ``POST /v1/audio/transcriptions`` (multipart ``file``, ``model``): Whisper tiny.en through evalkit.speech;
-- ``POST /v1/audio/speech`` (``model``, ``input``, ``voice``, ``response_format`` wav|pcm): eSpeak NG;
+- ``POST /v1/audio/speech`` (``model``, ``input``, ``voice``, ``response_format`` wav|pcm, ``speed``): eSpeak NG, the
+  ``voice`` an eSpeak voice name (``alloy``: en-gb), 185 words per minute times ``speed``;
 - ``POST /v1/chat/completions`` (``messages``, ``tools``): a deterministic policy that emits REAL tool calls; or,
   for a request that offers the ``end_call`` tool (the LLM user simulator's, App. K), a deterministic caller.
 
@@ -130,7 +131,7 @@ class VoiceAgentServer:
         self.state = VoiceServerState(domain=domain, api_key=api_key)
         self._lock = threading.Lock()  # one request at a time: Whisper and the counters are shared
         self._asr = WhisperASR("bundled:tiny.en", "int8", 2, 1, 96)
-        self._tts: dict[str, EspeakTTS] = {}
+        self._tts: dict[tuple[str, float], EspeakTTS] = {}
         # (user turn, sha256 of an input_audio part) -> its transcript: each caller turn is heard once (a repeated
         # clip in a later turn is heard again), the history and the tool rounds of a turn are not re-transcribed
         self._heard: dict[tuple[int, str], str] = {}
@@ -172,6 +173,7 @@ class VoiceAgentServer:
             f"voice.model={TTS_MODEL}",
             f"voice.api_key_env={key_env or 'null'}",
             f"voice.speakers={CALLER_VOICES}",
+            "voice.speed=0.9",  # 167 words per minute, about the neutral eSpeak caller's 165
             "voice.retry.backoff_base_s=0.01",
             "voice.retry.backoff_max_s=0.05",
         ]
@@ -193,8 +195,9 @@ class VoiceAgentServer:
         return 200, "application/json", json.dumps({"text": self._asr.transcribe(samples, rate).text}).encode()
 
     def speech(self, body: dict[str, Any]) -> tuple[int, str, bytes]:
-        voice = body.get("voice", "alloy")
-        tts = self._tts.setdefault(voice, EspeakTTS("en-gb" if voice == "alloy" else voice, rate_wpm=185, pitch=40))
+        voice, speed = body.get("voice", "alloy"), float(body.get("speed") or 1.0)  # speed: OpenAI's 0.25-4 factor
+        espeak_voice = "en-gb" if voice == "alloy" else voice
+        tts = self._tts.setdefault((voice, speed), EspeakTTS(espeak_voice, rate_wpm=round(185 * speed), pitch=40))
         samples, rate = tts.synthesize(str(body["input"]))
         if body.get("response_format", "mp3") == "pcm":
             pcm = soxr.resample(samples, rate, 24_000)
