@@ -87,8 +87,8 @@ plugin: toy_agent
 # Every built-in plug-in group: (group, registry, base class, the built-in kinds).
 GROUPS = [
     ("agent", AGENTS, AgentConfig, ["cascade_local", "cascade_openai", "hybrid_openai", "twilio_ws"]),
-    ("simulator", SIMULATORS, SimulatorConfig, ["scripted"]),
-    ("voice", VOICES, VoiceConfig, ["espeak"]),
+    ("simulator", SIMULATORS, SimulatorConfig, ["llm", "scripted"]),
+    ("voice", VOICES, VoiceConfig, ["espeak", "openai_tts"]),
     ("judge", JUDGES, BaseJudgeConfig, ["none", "openai_compatible"]),
 ]
 
@@ -142,9 +142,13 @@ BAD_KINDS = [
     (
         "simulator",
         ("simulator",),
-        "simulator.kind: unknown simulator 'foo'; registered: scripted  [from conf/simulator/foo.yaml]",
+        "simulator.kind: unknown simulator 'foo'; registered: llm, scripted  [from conf/simulator/foo.yaml]",
     ),
-    ("voice", ("voice",), "voice.kind: unknown voice 'foo'; registered: espeak  [from conf/voice/foo.yaml]"),
+    (
+        "voice",
+        ("voice",),
+        "voice.kind: unknown voice 'foo'; registered: espeak, openai_tts  [from conf/voice/foo.yaml]",
+    ),
     (
         "judge",
         ("judge",),
