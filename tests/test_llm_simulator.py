@@ -163,6 +163,8 @@ def test_a_premature_hang_up_is_regenerated_with_a_new_seed_and_the_rerun_is_cou
     metrics = ran.stored.data.metrics
     assert metrics["sim_reruns"] == 1.0 and metrics["sim_rerun_gate_premature_ending"] == 1.0
     assert metrics["sim_rerun_simulator"] == 1.0 and metrics["sim_rerun_infrastructure"] == 0.0
+    for gate in ("valid_end", "outside_goal", "duplicate_modification"):  # every gate's count is logged, 0 included
+        assert metrics[f"sim_rerun_gate_{gate}"] == 0.0
 
 
 # -- failures of the simulator's server --------------------------------------------------------------------------------

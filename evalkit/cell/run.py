@@ -19,7 +19,7 @@ from evalkit.cell.plan import CellPlan
 from evalkit.config.schema import InfraConfig, RunConfig
 from evalkit.records import Conversation, SimulationValidation
 from evalkit.scenarios import Scenario
-from evalkit.validation import Flag, validate
+from evalkit.validation import GATES, Flag, validate
 
 log = logging.getLogger("evalkit")
 
@@ -261,8 +261,8 @@ def validation_stats(conversations: list[Conversation]) -> dict[str, float]:
     """Cell counts of regeneration, comparable with EVA-Bench's rates (24.1% of trials regenerated, about half for
     simulator error, 12.0%, the rest infrastructure failures and timeouts; its cost estimate treats 24.1% as reruns
     per trial). Every attempt but the kept one failed a gate and was rerun; a rerun counts as infrastructure when
-    one of its flags is (crash, turn or duration limit), else as simulator error. Per gate: the reruns it flagged
-    (an attempt can fail several gates). ``sim_invalid_kept``: conversations still invalid at the limit."""
+    one of its flags is (crash, turn or duration limit), else as simulator error. Per gate (every gate, 0 when it
+    flagged none): the reruns it flagged (an attempt can fail several gates). ``sim_invalid_kept``: conversations still invalid at the limit."""
     verdicts = [c.validation for c in conversations if c.validation is not None]
     n = len(verdicts)
     reruns = [flags for v in verdicts for flags in v.flags[:-1]]
@@ -279,6 +279,7 @@ def validation_stats(conversations: list[Conversation]) -> dict[str, float]:
         "sim_rerun_simulator": (total - infrastructure) / n if n else 0.0,
         "sim_regenerated_share": sum(v.attempts > 1 for v in verdicts) / n if n else 0.0,
     }
-    for gate in sorted({f["gate"] for flags in reruns for f in flags}):
+    # every gate, a 0 included: the rerun counts by reason of every cell line up (EVA-Bench's per-check breakdown)
+    for gate in sorted(set(GATES) | {f["gate"] for flags in reruns for f in flags}):
         out[f"sim_rerun_gate_{gate}"] = float(sum(any(f["gate"] == gate for f in flags) for flags in reruns))
     return out
