@@ -18,6 +18,7 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from evalkit.cell import run_cell
+from evalkit.cell.run import fault_kind
 from evalkit.config.schema import RunConfig, cell_key, validate_config
 from evalkit.prompts import simulator_prompt_id
 from evalkit.records import CellResult
@@ -198,6 +199,15 @@ def test_a_simulator_server_that_keeps_failing_is_an_infrastructure_failure_coun
     assert metrics["infra_failure_simulator_endpoint_unavailable"] == 1.0
     assert "infra_failure_endpoint_unavailable" not in metrics  # not counted as the agent's endpoint
     assert ran.stored.info.status == "FAILED" and "simulator endpoint" in ran.stored.data.tags[FAILURE_TAG]
+
+
+def test_caller_side_endpoint_failures_are_counted_apart_from_the_agents() -> None:
+    assert fault_kind("EndpointUnavailable: simulator endpoint (model 'm') http://x is unavailable") == (
+        "simulator_endpoint_unavailable"
+    )
+    assert fault_kind("EndpointRefused: voice endpoint (model 'tts') http://x refused") == "voice_endpoint_refused"
+    assert fault_kind("EndpointRefused: agent.llm endpoint (model 'm') http://x refused") == "endpoint_refused"
+    assert fault_kind("RuntimeError: simulator exploded") == "crash"
 
 
 def test_a_missing_key_env_is_one_preflight_line(tmp_path: Path) -> None:

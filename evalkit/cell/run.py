@@ -262,7 +262,8 @@ def validation_stats(conversations: list[Conversation]) -> dict[str, float]:
     simulator error, 12.0%, the rest infrastructure failures and timeouts; its cost estimate treats 24.1% as reruns
     per trial). Every attempt but the kept one failed a gate and was rerun; a rerun counts as infrastructure when
     one of its flags is (crash, turn or duration limit), else as simulator error. Per gate (every gate, 0 when it
-    flagged none): the reruns it flagged (an attempt can fail several gates). ``sim_invalid_kept``: conversations still invalid at the limit."""
+    flagged none): the reruns it flagged (an attempt can fail several gates). ``sim_invalid_kept``: conversations
+    still invalid at the limit."""
     verdicts = [c.validation for c in conversations if c.validation is not None]
     n = len(verdicts)
     reruns = [flags for v in verdicts for flags in v.flags[:-1]]
