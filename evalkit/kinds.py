@@ -34,6 +34,12 @@ class KindConfig(BaseModel):
         default=None, exclude_if=lambda v: v is None, description="module imported before the kind is looked up"
     )
 
+    def random_sources(self) -> list[str]:
+        """What in this component varies from one trial of a scenario to the next (issue 17: a cell with nothing
+        random runs one trial instead of k copies). A kind that does not override this counts as random, so k
+        trials are never cut to one on a guess."""
+        return [f"kind {self.kind!r} (not declared deterministic)"]
+
 
 M = TypeVar("M", bound=KindConfig)
 

@@ -57,6 +57,10 @@ class Turn(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     effects: list[AppliedEffect] = Field(default_factory=list)
     seed: int | None = None
+    variation: dict[str, float] = Field(
+        default_factory=dict,
+        description="user turns: what this trial drew for the utterance (reaction_ms, rate_wpm, pitch; issue 17)",
+    )
     audio: dict[str, str] = Field(default_factory=dict, description="artifact name per audio kind")
     audio_sha256: dict[str, str] = Field(
         default_factory=dict,

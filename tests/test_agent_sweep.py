@@ -6,10 +6,8 @@ reports the deltas per agent, and the served agent completes the same tasks as t
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,37 +15,24 @@ from mlflow.tracking import MlflowClient
 
 from tests.conftest import REPO
 from tests.test_end_to_end import run_evalkit
+from tests.test_twilio_ws import served_cascade  # noqa: F401  (the fixture: python -m evalkit.serve)
 
 pytestmark = pytest.mark.slow
 
 SCENARIOS = "domain.scenarios=[AL-005]"
 
 
-@pytest.fixture()
-def served_cascade() -> Iterator[str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "evalkit.serve", "--port", "0", "agent=cascade_local"],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    assert " on ws://127.0.0.1:" in line, line
-    yield line.split(" on ")[1].strip()
-    process.send_signal(signal.SIGTERM)
-    process.wait(timeout=30)
-
-
 def test_one_sweep_compares_the_in_process_agent_with_the_same_agent_over_the_wire(
-    served_cascade: str, tmp_path: Path
+    served_cascade: tuple[subprocess.Popen[str], str],  # noqa: F811
+    tmp_path: Path,
 ) -> None:
+    url = served_cascade[1]
     # a user's own agent option: conf/agent/<name>.yaml extending twilio_ws with the deployment's URL
     option_dir = tmp_path / "my_conf" / "agent"
     option_dir.mkdir(parents=True)
     (option_dir / "served_cascade.yaml").write_text(
         "defaults:\n  - twilio_ws\n  - _self_\nname: served_cascade\narchitecture: cascade\n"
-        f"url: {served_cascade}\n"
+        f"url: {url}\n"
         # linear PCM at the caller voice's own rate: the wire carries what the in-process agent hears, so equal
         # task completion shows the transport adds nothing (μ-law 8 kHz, the default, changes what Whisper hears)
         "encoding: pcm16\nsample_rate: 22050\n"

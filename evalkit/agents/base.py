@@ -52,6 +52,7 @@ class AgentContext:
     current_date_time: str
     tools: ToolBox
     scenario_id: str = ""  # issue 13: a wire agent's call carries it (Twilio customParameters)
+    seed: int | None = None  # issue 17: the call's agent seed (cell seed, scenario, trial): for an agent that samples
 
 
 @dataclass

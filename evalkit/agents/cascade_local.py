@@ -10,6 +10,7 @@ from evalkit.agents.dialogue import DialoguePolicy, make_policy
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.kinds import kind_of
 from evalkit.records import AudioClip
+from evalkit.seeds import derive_seed
 from evalkit.speech.espeak import EspeakTtsConfig
 from evalkit.speech.registry import ASR_ENGINES, TTS_ENGINES, AsrConfig, Recognizer, Synthesizer, TtsConfig
 from evalkit.speech.whisper import FasterWhisperConfig
@@ -21,6 +22,7 @@ class CascadeLocalAgent:
         self.tts = tts
         self._policy: DialoguePolicy | None = None
         self._context: AgentContext | None = None
+        self._turns = 0
 
     def _speak(self, text: str, heard: str | None, asr_ms: float | None, started: float, end_call: bool) -> AgentReply:
         assert self._context is not None
@@ -44,14 +46,24 @@ class CascadeLocalAgent:
     def start(self, context: AgentContext) -> AgentReply:
         started = time.perf_counter()
         self._context = context
+        self._turns = 0
         self._policy = make_policy(context.domain, context.tools, context.current_date_time)
         greeting = self._policy.greet()
         return self._speak(greeting.text, None, None, started, greeting.end_call)
 
+    def _asr_seed(self) -> dict[str, int]:
+        """A sampling ASR (``temperature`` > 0) draws each turn's transcript from (call seed, turn); a greedy one
+        is called as it always was."""
+        self._turns += 1
+        seed = self._context.seed if self._context is not None else None
+        if getattr(self.asr, "temperature", 0.0) > 0 and seed is not None:
+            return {"seed": derive_seed(seed, self._turns)}
+        return {}
+
     def respond(self, user_audio: AudioClip) -> AgentReply:
         assert self._policy is not None, "start() must be called first"
         started = time.perf_counter()
-        transcript = self.asr.transcribe(user_audio.samples, user_audio.sample_rate)
+        transcript = self.asr.transcribe(user_audio.samples, user_audio.sample_rate, **self._asr_seed())
         reply = self._policy.step(transcript.text)
         return self._speak(reply.text, transcript.text, transcript.compute_s * 1000.0, started, reply.end_call)
 
@@ -66,3 +78,6 @@ class CascadeLocalConfig(AgentConfig):
 
     def build(self) -> CascadeLocalAgent:
         return CascadeLocalAgent(self.asr.build(), self.tts.build())
+
+    def random_sources(self) -> list[str]:
+        return self.asr.random_sources() + self.tts.random_sources()  # the dialogue policy is deterministic

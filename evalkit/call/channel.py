@@ -39,6 +39,7 @@ class UserSpeech:
     seed: int | None = None
     audio_names: dict[str, str] = field(default_factory=dict)
     clips: dict[str, AudioClip] = field(default_factory=dict)
+    variation: dict[str, float] = field(default_factory=dict)  # this utterance's draws (rate, pitch: issue 17)
 
 
 def effect_entries(applied: list[dict[str, Any]], turn: int, offset_ms: float) -> list[AppliedEffect]:
@@ -64,7 +65,9 @@ def audio_frames(samples: np.ndarray, sample_rate: int, frame_ms: float | None) 
 
 class AudioChannel:
     """TTS -> perturbation chain. Seeds: per turn ``(cell seed, *keys, turn)``; call-level effects share one call
-    seed, so SNR drift and timed events continue across turns."""
+    seed, so SNR drift and timed events continue across turns. A voice that can ``vary`` (the persona's rate and
+    pitch jitter) draws from its own per-turn stream ``(cell seed, *keys, turn, "voice")``, so the perturbation
+    streams are the ones they were before voices varied."""
 
     def __init__(self, user_tts: Synthesize, perturb: Perturb, cell_seed: int, keys: tuple[int | str, ...]) -> None:
         self.user_tts = user_tts
@@ -75,7 +78,11 @@ class AudioChannel:
 
     def say(self, text: str, index: int, start_ms: float) -> UserSpeech:
         seed = derive_seed(self.cell_seed, *self.keys, index)
-        clean, rate = self.user_tts(text)
+        vary = getattr(self.user_tts, "vary", None)
+        if vary is not None:
+            clean, rate, variation = vary(text, rng_for(self.cell_seed, *self.keys, index, "voice"))
+        else:
+            (clean, rate), variation = self.user_tts(text), {}
         context = ClipContext(offset_ms=start_ms, call_seed=self.call_seed, participant="user")
         heard, applied = self.perturb(clean, rate, rng_for(self.cell_seed, *self.keys, index), context)
         return UserSpeech(
@@ -89,6 +96,7 @@ class AudioChannel:
                 "user_clean": AudioClip(samples=clean, sample_rate=rate),
                 "user_heard": AudioClip(samples=heard, sample_rate=rate),
             },
+            variation=variation,
         )
 
 

@@ -60,9 +60,12 @@ def call_scenario(
     executor: ToolExecutor,
     clock: Clock,
     settings: CallSettings,
+    agent_seed: int | None = None,
 ) -> CallOutcome:
     """Run the loop to the end (its own event loop: a cell runs conversations one after another)."""
-    context = AgentContext(scenario.domain, scenario.current_date_time, ToolBox(executor), scenario_id=scenario.id)
+    context = AgentContext(
+        scenario.domain, scenario.current_date_time, ToolBox(executor), scenario_id=scenario.id, seed=agent_seed
+    )
     return asyncio.run(run_call(caller, session, channel, context, clock, settings))
 
 
@@ -90,9 +93,9 @@ def run_conversation(
     voice = user_tts.for_scenario(scenario) if hasattr(user_tts, "for_scenario") else user_tts
     executor = ToolExecutor(registry, scenario.scenario_db)
     clock, session, settings = _agent_session(agent, settings or CallSettings())
-    outcome = call_scenario(
-        scenario, simulator, session, AudioChannel(voice, perturb, cell_seed, keys), executor, clock, settings
-    )
+    channel = AudioChannel(voice, perturb, cell_seed, keys)
+    agent_seed = derive_seed(cell_seed, *keys, "agent")
+    outcome = call_scenario(scenario, simulator, session, channel, executor, clock, settings, agent_seed)
     record = conversation_record(scenario, trial, derive_seed(cell_seed, *keys), outcome, executor)
     sampling_seed = getattr(simulator, "sampling_seed", None)  # an LLM simulator's per-conversation seed
     if sampling_seed is not None:

@@ -269,6 +269,7 @@ class Call:
             end_ms=speech.end_ms,
             effects=speech.effects,
             seed=speech.seed,
+            variation=speech.variation,
             audio=speech.audio_names,
             audio_sha256={kind: clip.sha256() for kind, clip in speech.clips.items()},
         )
@@ -302,6 +303,12 @@ def _stage_ms(speech: list[AgentSpeech], stage: str) -> float | None:
     return sum(values) if values else None
 
 
+def reaction_time_ms(utterance: Any, settings: CallSettings) -> float:
+    """How long the caller waits after the agent before speaking: ``user_reaction_ms`` plus the jitter the
+    simulator drew for this utterance (``reaction_jitter_ms``: a persona's variation; simulators without it: 0)."""
+    return max(0.0, settings.user_reaction_ms + float(getattr(utterance, "reaction_jitter_ms", None) or 0.0))
+
+
 def _turn_taken_at(clock: Clock, agent_end_ms: float) -> float:
     """When the caller may start reacting to the agent's turn. issue 13: on a real clock the caller knows the agent
     has finished only once it has decided so (a silence window after the agent's audio), which is later than the
@@ -327,8 +334,10 @@ async def run_call(
         now_ms = _turn_taken_at(clock, now_ms)
         utterance = caller.first_utterance()
         for _ in range(settings.max_user_turns):
-            start_ms = now_ms + settings.user_reaction_ms
-            speech = channel.say(utterance.text, len(call.turns), start_ms)
+            reaction_ms = reaction_time_ms(utterance, settings)
+            speech = channel.say(utterance.text, len(call.turns), now_ms + reaction_ms)
+            if getattr(utterance, "reaction_jitter_ms", None) is not None:  # drawn (issue 17): kept with the turn
+                speech.variation = {"reaction_ms": reaction_ms, **speech.variation}
             user_turn = call.record_user_turn(utterance.text, speech)
             now_ms = speech.end_ms
             if utterance.end_call:

@@ -86,7 +86,7 @@ def run_cell_conversations(
     stats = stats if stats is not None else {}
     needs_asr = "assistant_asr" in required_preparation(config.metrics, judge=config.judge.enabled)
     records: list[ConversationRecord] = []
-    total = len(plan.scenarios) * config.trials
+    total = len(plan.scenarios) * plan.trials
     with tqdm(total=total, desc=plan.run_name, unit="conv", disable=not config.progress) as bar:
         for done in run_conversations(plan, config.workers):
             conversation = done.conversation
@@ -111,6 +111,9 @@ def run_cell_conversations(
 
 
 CELL_OUTPUTS = ("records", "audio", "seeds.json", "aggregates.json")
+NO_RANDOMNESS = (
+    "persona variation off, no random persona behaviour, deterministic simulator, agent and voice, no perturbation"
+)
 
 
 def clear_cell_outputs(out_dir: Path) -> None:
@@ -194,11 +197,14 @@ def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run
     clear_cell_outputs(out_dir)
     # Redacted by value (URL user-info, secret env values): the key-name filter alone misses keys pasted elsewhere.
     (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
-    tags = cell_tags(plan, "cell")
+    tags = cell_tags(plan, "cell") | {"evalkit.deterministic": str(plan.trials < config.trials).lower()}
+    if plan.trials < config.trials:
+        log.info("cell %s (%s): nothing in it is random (%s): running 1 trial per scenario instead of k=%d identical "
+                 "copies", plan.key, plan.run_name, NO_RANDOMNESS, config.trials)  # fmt: skip
     with CellRun.open(target, plan.run_name, tags, parent_run_id, claim=config.reuse) as run:
         components = config.agent.params() | config.simulator.params() | config.voice.params()
         params = redact(axis_params(config) | components | flatten(identity_payload(config), "cfg"))
-        params |= judge_params(build_cell_judge(config))
+        params |= judge_params(build_cell_judge(config)) | plan.trial_params()
         run.log_params(params)
         started = time.perf_counter()
         stats: dict[str, float] = {}

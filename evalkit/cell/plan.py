@@ -22,6 +22,16 @@ class CellPlan:
     scenarios: list[Scenario]
 
     @property
+    def trials(self) -> int:
+        """Trials per scenario actually run: k, or 1 when nothing in the cell is random (issue 17)."""
+        return self.config.trials_to_run
+
+    def trial_params(self) -> dict[str, str]:
+        """What the cell says about its trials (MLflow params): how many ran and what made them differ."""
+        sources = self.config.random_sources()
+        return {"trials_run": str(self.trials), "randomness": "; ".join(sources) if sources else "none"}
+
+    @property
     def run_name(self) -> str:
         c = self.config
         return f"{c.domain.name}|{c.agent.name}|{c.persona.name}|{c.voice.name}|{c.condition}|seed{c.seed}"

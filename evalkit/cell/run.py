@@ -116,8 +116,9 @@ def _run_job(job: tuple[Scenario, int]) -> ConversationResult:
 
 def run_conversations(plan: CellPlan, workers: int = 1) -> Iterator[ConversationResult]:
     """Every (scenario, trial) job of the plan, yielded in plan order as each finishes. Every seed derives from
-    (cell seed, scenario, trial), so ``workers`` processes give exactly the results of one."""
-    jobs = [(s, t) for s in plan.scenarios for t in range(plan.config.trials)]
+    (cell seed, scenario, trial), so ``workers`` processes give exactly the results of one. A cell with nothing
+    random runs one trial per scenario (``CellPlan.trials``)."""
+    jobs = [(s, t) for s in plan.scenarios for t in range(plan.trials)]
     if workers <= 1 or len(jobs) <= 1:
         runner = ConversationRunner(plan.config)
         for job in jobs:

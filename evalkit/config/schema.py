@@ -9,10 +9,20 @@ import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.config import axes
+from evalkit.config.variation import PersonaBoundsConfig, PersonaVariationConfig, bounds_errors, random_sources
 from evalkit.judges.config import JudgeConfig
 from evalkit.judges.registry import JUDGES, BaseJudgeConfig
 from evalkit.kinds import kind_of
@@ -100,6 +110,8 @@ class PersonaConfig(_Group):
     pitch_shift: int = Field(default=0, ge=-50, le=50)
     word_gap_ms: int = Field(default=0, ge=0, le=1000, description="eSpeak NG gap between words")
     pause_ms: int = Field(default=0, ge=0, le=5000, description="extra silence at each '...' of the caller's text")
+    variation: PersonaVariationConfig = PersonaVariationConfig()  # what differs between trials (issue 17)
+    bounds: PersonaBoundsConfig = PersonaBoundsConfig()  # the range the persona's caller stays in
 
     @property
     def is_behavioural(self) -> bool:
@@ -167,8 +179,8 @@ class RunConfig(_Group):
     # Plug-in groups: the option's `kind` picks the registered config class (evalkit.kinds).
     agent: kind_of(AGENTS, AgentConfig)  # type: ignore[valid-type]
     simulator: kind_of(SIMULATORS, SimulatorConfig)  # type: ignore[valid-type]
-    persona: PersonaConfig
     voice: kind_of(VOICES, VoiceConfig)  # type: ignore[valid-type]
+    persona: PersonaConfig  # after voice and simulator: its bounds are checked against their nominal values
     perturb: PerturbConfig | None = None
     seed: int = Field(ge=0)
     trials: int = Field(ge=1, le=100, description="k: trials per scenario")
@@ -181,6 +193,17 @@ class RunConfig(_Group):
     validation: ValidationConfig = ValidationConfig()
     infra: InfraConfig = InfraConfig()
     judge: kind_of(JUDGES, BaseJudgeConfig) = JudgeConfig()  # type: ignore[valid-type]
+
+    @field_validator("persona")
+    @classmethod
+    def _variation_inside_bounds(cls, persona: PersonaConfig, info: ValidationInfo) -> PersonaConfig:
+        """A jitter that would take the caller outside the persona's bounds is one error, at ``persona`` (so it
+        names the persona's file), listing the speakers and the nominal values it leaves them from."""
+        if "voice" in info.data and "simulator" in info.data:
+            errors = bounds_errors(persona, info.data["voice"], info.data["simulator"])
+            if errors:
+                raise ValueError("; ".join(errors))
+        return persona
 
     @field_validator("metrics")
     @classmethod
@@ -217,6 +240,16 @@ class RunConfig(_Group):
     @property
     def condition(self) -> str:
         return self.perturb.name if self.perturb else "clean"
+
+    def random_sources(self) -> list[str]:
+        """What varies from one trial of a scenario to the next (evalkit.config.variation); none: one trial."""
+        return random_sources(self)
+
+    @property
+    def trials_to_run(self) -> int:
+        """k, or 1 when nothing in the cell is random (k copies of one deterministic conversation measure nothing
+        pass^k could use: pass^k = pass@1 either way)."""
+        return self.trials if self.random_sources() else 1
 
 
 class ConfigError(ValueError):

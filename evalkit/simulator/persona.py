@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from evalkit.simulator.paraphrase import Paraphraser
 from evalkit.spoken import spell_code
 
 Level = Literal["none", "easy", "hard"]
@@ -62,13 +63,23 @@ class PersonaSpec:
     max_repeat_requests: int = 2
     disfluency: float = 0.0
     self_correct: float = 0.0
+    paraphrase: bool = False  # issue 17: the wording drawn among paraphrases (evalkit.simulator.paraphrase)
+    reaction_jitter_ms: float = 0.0  # issue 17: each turn starts user_reaction_ms ± this after the agent
     prompt: str | None = None  # the persona's {user_persona} text for an LLM simulator (App. K, G.2)
 
     @classmethod
     def from_config(cls, persona: Any) -> PersonaSpec:
         """From a ``PersonaConfig`` (duck-typed: the simulator does not import the config package)."""
-        prompt = getattr(persona, "prompt", None)
-        return cls(name=persona.name, level=persona.level, prompt=prompt, **persona.behaviour.model_dump())
+        variation = getattr(persona, "variation", None)
+        varies = variation is not None and variation.enabled
+        return cls(
+            name=persona.name,
+            level=persona.level,
+            **persona.behaviour.model_dump(),
+            paraphrase=varies and variation.paraphrase,
+            reaction_jitter_ms=variation.reaction_jitter_ms if varies else 0.0,
+            prompt=getattr(persona, "prompt", None),
+        )
 
 
 def is_code(value: str) -> bool:
@@ -98,6 +109,15 @@ class PersonaStyle:
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.repeat_requests = 0
         self.vague_fields: set[str] = set()
+        # Wording and timing draw from streams of their own, spawned from the conversation's (no draw taken from
+        # it), so the behaviour draws above replay exactly as they did before trials varied.
+        wording, self.timing = self.rng.spawn(2)
+        self.words = Paraphraser(wording if self.spec.paraphrase else None)
+
+    def reaction_jitter(self) -> float | None:
+        """This turn's offset from the simulator's reaction time (None: the persona does not vary it)."""
+        jitter = self.spec.reaction_jitter_ms
+        return float(self.timing.uniform(-jitter, jitter)) if jitter > 0 else None
 
     def _chance(self, p: float) -> bool:
         # Draw only when the knob is on, so the default persona consumes no randomness.
@@ -115,7 +135,7 @@ class PersonaStyle:
             return f"{self._pick(FILLERS)} {text}"
         if spec.caps > 0:
             return f"{self._caps(self._curt(text))} And make it QUICK."
-        return text
+        return self.words.opening(text)
 
     def vague_first(self, field: str, value: str) -> str | None:
         """MM-tau-p2 'hard' level: the first request for a code or a date gets a vague non-answer."""
@@ -130,11 +150,12 @@ class PersonaStyle:
         """A code answer: spelled (with pauses, searched for, slipped and corrected) per the persona."""
         spec = self.spec
         spelled = spell_code(value) if attempt == 1 else ", ".join(value.upper())
-        label = "it's"
         if spec.level == "easy":
             label = f"the {field.replace('_', ' ')} is"
         elif spec.level == "hard":
             label = "I think it's"
+        else:  # the levels' own labels are part of what a level is: only the plain "it's" is reworded
+            label = self.words.code_label("it's")
         if spec.pauses:
             return f"Let me see... {label}... " + "... ".join(value.upper()) + "..."
         parts: list[str] = []
@@ -150,11 +171,14 @@ class PersonaStyle:
         text = " ".join(parts)
         return text[0].upper() + text[1:]
 
-    def answer(self, field: str, text: str, stalled: bool = False) -> str:
-        """A non-code answer (a name, a date, a seat): labelled (easy), paused, hesitant or curt."""
+    def answer(self, field: str, text: str, stalled: bool = False, rephrase: str | None = None) -> str:
+        """A non-code answer (a name, a date, a seat): labelled (easy), paused, hesitant or curt. ``rephrase``
+        ("keep" or "lower": the first letter's case after a prefix) lets a paraphrase put words before it."""
         spec = self.spec
         if spec.level == "easy":
             text = f"The {field.replace('_', ' ')} is {text}"
+        elif rephrase is not None:
+            text = self.words.answer(text, lower=rephrase == "lower")
         return self.reply(text, stalled=stalled, emphasis=False)  # a name or a date is never shouted in CAPS
 
     def _curt(self, text: str) -> str:
@@ -168,7 +192,7 @@ class PersonaStyle:
     def reply(self, text: str, stalled: bool = False, emphasis: bool = True) -> str:
         """Any other turn: confirmations, choices, corrections, closings."""
         spec = self.spec
-        text = self._curt(text)
+        text = self._curt(self.words.sentence(text))
         if spec.pauses:
             return _with_pauses(text)
         if emphasis and self._chance(spec.caps):

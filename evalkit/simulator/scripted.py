@@ -46,6 +46,8 @@ STALL_CUES = ("sorry", "didn't get", "still didn't", "again")
 REFUSAL_CUES = ("not able to", "can't issue")  # the airline policy's refusals
 SPELLED_KINDS = ("code", "digits", "name")
 TRANSFER_OFFER = "would you like me to transfer you"  # slots whose read-back is spelled character by character
+# Slot kinds a paraphrase may put words before (and whether the value's first letter is then lower-cased).
+REPHRASED_KINDS = {"name": "keep", "date": "keep", "time": "keep", "number": "keep", "choice": "lower"}
 
 
 def domain_workflows(domain: str) -> Mapping[str, Workflow] | None:
@@ -78,6 +80,7 @@ def fixed_wording(workflows: list[Workflow], kind: type[Call] | type[Confirm]) -
 class UserUtterance:
     text: str
     end_call: bool = False
+    reaction_jitter_ms: float | None = None  # drawn offset from the simulator's reaction time (None: not varied)
 
 
 def _quoted_total(agent_text: str) -> float | None:
@@ -134,7 +137,7 @@ class ScriptedSimulator:
 
     def _say(self, text: str, end_call: bool = False) -> UserUtterance:
         self.last = text
-        return UserUtterance(text, end_call)
+        return UserUtterance(text, end_call, self.style.reaction_jitter())
 
     def _answer_field(self, field: str) -> UserUtterance:
         self.asked[field] = self.asked.get(field, 0) + 1
@@ -153,10 +156,11 @@ class ScriptedSimulator:
             return self._say(self.style.code(field, value, self.asked[field], self.stalled))
         if field == "last_name":
             text = f"{value}." if self.asked[field] == 1 else f"{value}, {' '.join(value.upper())}."
-            return self._say(self.style.answer(field, text, self.stalled))
+            return self._say(self.style.answer(field, text, self.stalled, rephrase="keep"))
         if field == "seat_preference":
-            return self._say(self.style.answer(field, f"{value.capitalize()}, please.", self.stalled))
-        return self._say(self.style.answer(field, f"{value}.", self.stalled))
+            text = f"{value.capitalize()}, please."
+            return self._say(self.style.answer(field, text, self.stalled, rephrase="lower"))
+        return self._say(self.style.answer(field, f"{value}.", self.stalled, rephrase="keep"))
 
     def _styled(self, text: str, end_call: bool = False) -> UserUtterance:
         return self._say(self.style.reply(text, self.stalled), end_call)
@@ -314,7 +318,7 @@ class ScriptedSimulator:
             # Asked to restate the request (after "sorry, I didn't catch that" got the same words again): say it
             # in the plainest words, the task's name, as a caller does when not understood.
             current = self.workflows[min(self.followups_said, len(self.workflows) - 1)]
-            return self._styled(f"I need help with {current.name.replace('_', ' ')}.")
+            return self._styled(self.style.words.request(current.name.replace("_", " ")))
         if "what else" in low and self.followups_said:
             return self._say(self.last)
         if "sorry" in low and ("catch" in low or "again" in low or "repeat" in low):
@@ -349,7 +353,8 @@ class ScriptedSimulator:
             value = value.replace("_", " ")  # "read_only" is said "read only" (the agent's parser takes both)
         if slot.kind != "text":  # free text is said as written: the agent writes it down verbatim
             value = f"{value[:1].upper()}{value[1:]}"
-        return self._say(self.style.answer(field, f"{value}.", self.stalled))
+        rephrase = REPHRASED_KINDS.get(slot.kind)  # free text and email addresses get no words around them
+        return self._say(self.style.answer(field, f"{value}.", self.stalled, rephrase=rephrase))
 
     def _check_workflow_read_back(self, agent_text: str) -> UserUtterance:
         """Spelled values are checked character by character (as for airline); others (a date, an email) by

@@ -26,3 +26,6 @@ class ScriptedSimulatorConfig(SimulatorConfig):
         from evalkit.simulator.scripted import ScriptedSimulator  # imports the domains: only when a call starts
 
         return ScriptedSimulator(scenario, persona, rng)
+
+    def random_sources(self) -> list[str]:
+        return []  # the decision tree is followed exactly; its only draws are the persona's (counted there)

@@ -5,10 +5,17 @@ defaults, noisy audio triggers temperature-fallback re-decoding (up to 6 passes)
 repetition loops, which pushes decoding towards real time.  Here decoding is a single greedy
 pass (temperature 0 only, no fallback), without timestamps or conditioning on previous text,
 and capped at ``max_new_tokens`` per 30 s window, so cost is roughly independent of noise level.
+
+Sampling (``temperature`` > 0, issue 17) is an option, off by default, and seeded per call: CTranslate2's sampler
+draws from a generator that each of its worker threads seeds once, so ``ctranslate2.set_random_seed`` cannot make
+one call replay (measured: the same seed gave different transcripts). Instead the beam's ``candidates`` best
+transcripts are decoded, deterministically, and one is drawn from the caller's seeded rng with probability
+proportional to ``exp(log p / temperature)``: sampling at that temperature, restricted to the n best.
 """
 
 from __future__ import annotations
 
+import copy
 import threading
 import time
 from dataclasses import dataclass
@@ -151,6 +158,47 @@ def resample_to_16k(audio: np.ndarray, sample_rate: int) -> np.ndarray:
     return np.ascontiguousarray(out, dtype=np.float32)
 
 
+@dataclass
+class _Drawn:
+    """One hypothesis of a CTranslate2 generation result, shaped like the result faster-whisper reads."""
+
+    sequences: list[list[str]]
+    sequences_ids: list[list[int]]
+    scores: list[float]
+    no_speech_prob: float
+
+
+class _NBestDraw:
+    """Stands in for faster-whisper's CTranslate2 model during one seeded decode: ``generate`` runs beam search for
+    the n best transcripts and returns one drawn from ``rng`` at ``temperature`` (see the module docstring)."""
+
+    def __init__(self, model: object, rng: np.random.Generator, temperature: float, candidates: int) -> None:
+        self._model = model
+        self._rng = rng
+        self._temperature = temperature
+        self._candidates = candidates
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._model, name)
+
+    def generate(self, features: object, prompts: object, **kwargs: object) -> list[_Drawn]:
+        kwargs["beam_size"] = max(self._candidates, int(kwargs.get("beam_size", 1)))  # type: ignore[call-overload]
+        kwargs["num_hypotheses"] = self._candidates
+        kwargs["return_scores"] = True
+        penalty = float(kwargs.get("length_penalty", 1.0))  # type: ignore[arg-type]
+        drawn = []
+        for result in self._model.generate(features, prompts, **kwargs):  # type: ignore[attr-defined]
+            # scores are log p / length**penalty: undo the normalisation to weigh whole transcripts
+            pairs = zip(result.scores, result.sequences_ids, strict=True)
+            logp = np.array([score * max(1, len(ids)) ** penalty for score, ids in pairs])
+            weights = np.exp((logp - logp.max()) / self._temperature)
+            i = int(self._rng.choice(len(weights), p=weights / weights.sum()))
+            drawn.append(
+                _Drawn([result.sequences[i]], [result.sequences_ids[i]], [result.scores[i]], result.no_speech_prob)
+            )
+        return drawn
+
+
 class WhisperASR:
     """Offline Whisper transcriber with bounded decoding time (see module docstring)."""
 
@@ -162,6 +210,8 @@ class WhisperASR:
         beam_size: int = 1,
         max_new_tokens: int = 96,
         language: str = "en",
+        temperature: float = 0.0,
+        candidates: int = 5,
     ) -> None:
         if beam_size < 1:
             raise ValueError(f"beam_size must be >= 1, got {beam_size}")
@@ -173,6 +223,10 @@ class WhisperASR:
         self.beam_size = int(beam_size)
         self.max_new_tokens = int(max_new_tokens)
         self.language = language
+        if temperature < 0 or candidates < 2:
+            raise ValueError(f"temperature must be >= 0 and candidates >= 2, got {temperature}, {candidates}")
+        self.temperature = float(temperature)
+        self.candidates = int(candidates)
         self._model = load_whisper_model(model, compute_type, self.cpu_threads)
 
     def _decode_options(self) -> dict[str, object]:
@@ -195,13 +249,20 @@ class WhisperASR:
         }
 
     def transcribe(
-        self, audio: np.ndarray, sample_rate: int, prompt: str | None = None, hotwords: str | None = None
+        self,
+        audio: np.ndarray,
+        sample_rate: int,
+        prompt: str | None = None,
+        hotwords: str | None = None,
+        seed: int | None = None,
     ) -> Transcript:
         """Transcribe a clip; clips shorter than 0.1 s give ``Transcript(text="")`` without decoding.
 
         ``prompt`` is Whisper's ``initial_prompt`` (text "said before" the clip: it biases vocabulary and, above all,
         the *format*, e.g. spelled codes as "W K 2 E X B"); ``hotwords`` are faster-whisper's hotword hints. Both
         default to None: the user-side ASR (what the agent hears) must never be told what the caller meant to say.
+        ``seed``: with ``temperature`` > 0, the transcript is drawn (module docstring) from this seed's rng; without
+        a seed the decode stays greedy (a metric's listener is a measuring instrument, not a trial).
         """
         start = time.perf_counter()
         mono = to_mono_float32(audio)
@@ -214,7 +275,11 @@ class WhisperASR:
             options["initial_prompt"] = prompt
         if hotwords:
             options["hotwords"] = hotwords
-        segments, _info = self._model.transcribe(pcm16k, **options)
+        model = self._model
+        if self.temperature > 0 and seed is not None:
+            model = copy.copy(model)  # a shallow copy whose CTranslate2 model draws: the cached one is untouched
+            model.model = _NBestDraw(model.model, np.random.default_rng(seed), self.temperature, self.candidates)
+        segments, _info = model.transcribe(pcm16k, **options)
         text = " ".join(seg.text.strip() for seg in segments).strip()  # the generator does the decoding
         return Transcript(text=text, compute_s=time.perf_counter() - start, audio_s=audio_s)
 
@@ -222,5 +287,5 @@ class WhisperASR:
         return (
             f"WhisperASR(model={self.model_name!r}, compute_type={self.compute_type!r}, "
             f"cpu_threads={self.cpu_threads}, beam_size={self.beam_size}, "
-            f"max_new_tokens={self.max_new_tokens}, language={self.language!r})"
+            f"max_new_tokens={self.max_new_tokens}, language={self.language!r}, temperature={self.temperature})"
         )

@@ -24,6 +24,9 @@ class EspeakTtsConfig(TtsConfig):
     def build(self) -> EspeakTTS:
         return EspeakTTS(self.voice, rate_wpm=self.rate_wpm, pitch=self.pitch)
 
+    def random_sources(self) -> list[str]:
+        return []  # steady variants and a reseeded PRNG: every utterance is a pure function of its text
+
 
 class SpeakerConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -74,3 +77,13 @@ class EspeakVoiceConfig(VoiceConfig):
 
     def build(self, persona: Any) -> UserVoice:
         return UserVoice.from_config(self, persona)
+
+    def nominal_prosody(self, persona: Any) -> dict[str, tuple[int, int]]:
+        """The persona's rate overrides the speaker's, which overrides the voice's; its pitch shift is added."""
+        return {
+            s.id: (persona.rate_wpm or s.rate_wpm or self.rate_wpm, max(0, min(99, s.pitch + persona.pitch_shift)))
+            for s in self.speakers
+        }
+
+    def random_sources(self) -> list[str]:
+        return []  # eSpeak is deterministic; the per-trial rate and pitch jitter is the persona's (counted there)

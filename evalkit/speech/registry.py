@@ -63,6 +63,11 @@ class VoiceConfig(KindConfig):
         """What decides the voice beyond its config: part of the cell key (none for the built-in kinds)."""
         return {}
 
+    def nominal_prosody(self, persona: Any) -> dict[str, tuple[int, int]]:
+        """Per speaker id, the (rate in wpm, pitch 0-99) it speaks at with ``persona`` before any per-trial jitter:
+        what the persona's bounds are checked against. Empty: the kind has no such knobs (nothing to check)."""
+        return {}
+
 
 TTS_ENGINES: Registry[type[TtsConfig]] = Registry(
     "TTS engine", "evalkit.tts", builtin_modules=("evalkit.speech.espeak",)

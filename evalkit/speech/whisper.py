@@ -20,6 +20,21 @@ class FasterWhisperConfig(AsrConfig):
     cpu_threads: int = Field(default=2, ge=1, le=64)
     beam_size: int = Field(default=1, ge=1, le=10)
     max_new_tokens: int = Field(default=96, ge=8, le=440)
+    temperature: float = Field(
+        default=0.0, ge=0.0, le=2.0, description="0: greedy; > 0: each turn's transcript drawn, seeded per turn"
+    )
+    candidates: int = Field(default=5, ge=2, le=10, description="with temperature > 0: the n best drawn among")
 
     def build(self) -> WhisperASR:
-        return WhisperASR(self.model, self.compute_type, self.cpu_threads, self.beam_size, self.max_new_tokens)
+        return WhisperASR(
+            self.model,
+            self.compute_type,
+            self.cpu_threads,
+            self.beam_size,
+            self.max_new_tokens,
+            temperature=self.temperature,
+            candidates=self.candidates,
+        )
+
+    def random_sources(self) -> list[str]:
+        return [f"ASR sampling (temperature {self.temperature:g})"] if self.temperature > 0 else []

@@ -11,6 +11,8 @@ perturbation chain like any caller's, and the validation gates (App. D.1) judge 
   that calls it ends the call, its words being the goodbye (a fixed goodbye when it has none). Words alone never end
   a call, whatever they say. Any other tool it calls is ignored. An answer with neither words nor end_call is the
   server's failure (``EndpointAnswerInvalid``): the call is an infrastructure failure, never the agent's.
+- **Timing**: a persona's per-trial reaction-time jitter (``persona.variation``) applies as for the scripted caller;
+  its wording variation does not (the model words its own turns).
 - **Sampling**: ``temperature``, ``top_p`` and ``max_length`` (sent as ``max_tokens``) from the config (null: not
   sent); the seed of every request of a conversation derives from the conversation's own seeded stream, i.e. from
   (cell seed, scenario, trial, attempt): a regenerated conversation (App. D.1) gets a new seed, an infrastructure
@@ -76,14 +78,18 @@ class LlmSimulatorConfig(SimulatorConfig, EndpointSettings):
         # A behavioural persona's prompt replaces the scenario's own persona text (App. G.2); the default persona
         # keeps the scenario's (App. J), as conf/persona/default.yaml says.
         persona_text = persona.prompt if persona is not None and persona.name != "default" else None
+        seed = int(rng.integers(0, SEED_BOUND))
+        jitter = persona.reaction_jitter_ms if persona is not None else 0.0
         return LlmSimulator(
             endpoint=self.endpoint("simulator", self.retry.policy()),
             cache=open_cache(self.cache_dir, "simulator cache"),
             system_prompt=render_simulator_prompt(scenario, persona_text),
             sampling=self.sampling(),
-            seed=int(rng.integers(0, SEED_BOUND)),
+            seed=seed,
             send_seed=self.send_seed,
             texts=texts,
+            reaction_jitter_ms=jitter,
+            timing=rng.spawn(1)[0] if jitter > 0 else None,
         )
 
     def sampling(self) -> dict[str, Any]:
@@ -105,6 +111,12 @@ class LlmSimulatorConfig(SimulatorConfig, EndpointSettings):
             "simulator_prompt": simulator_prompt_id(),
         }
 
+    def random_sources(self) -> list[str]:
+        """Always random: a sampled model differs per trial (a seed per trial), and even a greedy one is only as
+        deterministic as its server; so k trials are never cut to one (issue 17)."""
+        sampling = "greedy" if self.temperature == 0 else f"temperature {self.temperature}"
+        return [f"LLM caller {self.model!r} ({sampling}, a seed per trial)"]
+
     def identity_extras(self) -> dict[str, str]:
         """An edited prompt is a different simulator: its version and hash are part of the cell's identity."""
         from evalkit.prompts import simulator_prompt_id
@@ -116,6 +128,7 @@ class LlmSimulatorConfig(SimulatorConfig, EndpointSettings):
 class CallerUtterance:
     text: str
     end_call: bool = False
+    reaction_jitter_ms: float | None = None  # a persona's drawn offset from the reaction time (None: not varied)
 
 
 class LlmSimulator:
@@ -130,6 +143,8 @@ class LlmSimulator:
         seed: int,
         send_seed: bool,
         texts: dict[str, Any],
+        reaction_jitter_ms: float = 0.0,
+        timing: np.random.Generator | None = None,
     ) -> None:
         self.endpoint = endpoint
         self.cache = cache
@@ -137,6 +152,10 @@ class LlmSimulator:
         self.sampling_seed = seed  # read by the call's record (evalkit.call.conversation)
         self.send_seed = send_seed
         self.texts = texts
+        # A persona's reaction-time jitter (issue 17), drawn from a stream of its own: the words are the model's,
+        # the timing is the persona's, as for the scripted caller.
+        self.reaction_jitter_ms = reaction_jitter_ms
+        self.timing = timing
         tool = texts["end_call"]
         self.tools = [
             {
@@ -163,6 +182,9 @@ class LlmSimulator:
         message = self._complete()
         utterance = self._utterance(message)
         self.messages.append({"role": "assistant", "content": utterance.text})
+        if self.timing is not None:
+            jitter = self.reaction_jitter_ms
+            utterance.reaction_jitter_ms = float(self.timing.uniform(-jitter, jitter))
         return utterance
 
     def _complete(self) -> dict[str, Any]:

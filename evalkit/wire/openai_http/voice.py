@@ -8,7 +8,8 @@ conversation's speaker (``assignment: gender``; ``hash``: by scenario id), deter
 same speaker in every cell. A speaker row may also name a behavioural ``persona`` (App. G.2: a persona changes the
 voice too): with that persona the rows naming it are the pool, otherwise the rows naming none. The persona's speaking
 rate becomes the request's ``speed`` (``rate_wpm / reference_wpm``) and its pauses are silences at each "..." (as
-for eSpeak); pitch and word gaps have no equivalent in the API and are not applied.
+for eSpeak); pitch and word gaps have no equivalent in the API and are not applied, nor is the persona's per-trial
+rate and pitch jitter (``persona.variation``: an eSpeak feature; ``nominal_prosody`` is empty, nothing is drawn).
 
 Audio is cached on disk by (endpoint, model, voice, text, and the other request fields): the same words by the same
 voice are synthesised once (``cache.py``), which also makes a rerun hear exactly what the first run heard from a
@@ -112,6 +113,11 @@ class OpenAITtsVoiceConfig(VoiceConfig, EndpointSettings):
             )
             speakers.append(Speaker(spec.id, spec.gender, with_pauses(speech, getattr(persona, "pause_ms", 0) or 0)))
         return UserVoice(speakers, self.assignment, persona)
+
+    def random_sources(self) -> list[str]:
+        """With the cache, a line's audio is whatever the server said the first time, in every trial; without it,
+        a server's voice may differ from request to request."""
+        return [] if self.cache_dir else ["remote speech without a cache (a server may vary from request to request)"]
 
     def params(self) -> dict[str, str]:
         voices = ",".join(f"{s.id}={s.voice}" for s in self.speakers)
