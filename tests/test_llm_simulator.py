@@ -115,6 +115,7 @@ def test_the_llm_caller_finishes_a_real_cell_with_a_task_completion_value_and_lo
     )
     assert "(seed, scenario, trial, attempt)" in params["simulator_seed"]
     assert params["simulator_prompt"] == simulator_prompt_id()
+    assert "LLM caller 'evalkit-caller' (temperature 0.7, a seed per trial)" in params["randomness"]
     metrics = ran.stored.data.metrics
     assert metrics["simulator_requests"] == first_run.caller_requests and metrics["simulator_cache_hits"] == 0.0
     assert metrics["simulator_http_retries"] == 0.0
@@ -299,6 +300,14 @@ def test_a_behavioural_personas_prompt_replaces_the_scenarios_persona_text(monke
     spec = PersonaSpec.from_config(default.persona)
     prompt = default.simulator.build(scenario, spec, np.random.default_rng(0)).messages[0]["content"]
     assert scenario.persona.text in prompt and f'saying exactly: "{scenario.user_goal.starting_utterance}"' in prompt
+
+
+def test_an_llm_caller_keeps_k_trials_even_when_nothing_else_is_random() -> None:
+    quiet = ("persona.variation.enabled=false", "trials=3")
+    assert validate_config(composed(*quiet)).trials_to_run == 1  # scripted, eSpeak, greedy ASR: one trial
+    for temperature in ("0.7", "0"):  # even greedy: a server need not be deterministic
+        config = validate_config(composed(*quiet, "simulator=llm", f"simulator.temperature={temperature}"))
+        assert config.trials_to_run == 3 and config.random_sources()[0].startswith("simulator: LLM caller")
 
 
 def test_the_cell_key_holds_model_sampling_and_prompt_but_not_plumbing() -> None:

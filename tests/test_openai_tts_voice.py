@@ -104,8 +104,8 @@ def test_the_speaker_follows_the_scenario_personas_gender_and_the_behavioural_pe
     config = option()
     voice = config.build(persona())
     assert [s.id for s in voice.speakers] == ["f", "m"]
-    assert voice.for_scenario(female) is voice.speakers[0].synthesize
-    assert voice.for_scenario(male) is voice.speakers[1].synthesize
+    assert voice.for_scenario(female).speaker.id == "f" and voice.for_scenario(male).speaker.id == "m"
+    assert config.nominal_prosody(persona()) == {}  # no eSpeak rate/pitch knobs: no per-trial jitter is drawn
     elderly = config.build(persona("elderly_slow", rate_wpm=115, pause_ms=350))
     assert [s.id for s in elderly.speakers] == ["old_f"]  # the persona's own rows, whatever the gender
     assert config.speed_for(config.speakers[2], persona("elderly_slow", rate_wpm=115)) == round(115 / 165, 3)
@@ -138,6 +138,13 @@ def test_pauses_are_silences_and_empty_text_asks_nothing(tmp_path: Path) -> None
     assert len(_silences(two, rate * 0.5)) == 2 and not _silences(one, rate * 0.5)  # a 500 ms pause at each "..."
     assert requests == 4 and not silence.any()  # the whole line, then its three pieces; no request for no words
     assert np.isfinite(one).all() and abs(one).max() > 0.1
+
+
+def test_a_cached_remote_voice_adds_no_randomness_and_an_uncached_one_does() -> None:
+    quiet = ("persona.variation.enabled=false", "trials=3", "voice=openai_tts")
+    assert validate_config(composed(*quiet)).random_sources() == []
+    uncached = validate_config(composed(*quiet, "voice.cache_dir=null"))
+    assert uncached.trials_to_run == 3 and uncached.random_sources()[0].startswith("voice: remote speech")
 
 
 def test_the_cell_key_holds_model_and_speakers_but_not_plumbing() -> None:
