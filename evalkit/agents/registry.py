@@ -59,5 +59,10 @@ AGENTS: Registry[type[AgentConfig]] = Registry(
     "agent",
     "evalkit.agents",
     # evalkit.wire.twilio_ws: a wire agent kind, outside this package (it is a call-loop session, see evalkit.wire)
-    builtin_modules=("evalkit.agents.cascade_local", "evalkit.wire.twilio_ws", "evalkit.wire.openai_http.config"),
+    builtin_modules=(
+        "evalkit.agents.cascade_local",
+        "evalkit.wire.twilio_ws",
+        "evalkit.wire.openai_http.config",
+        "evalkit.wire.openai_realtime",
+    ),
 )

@@ -213,6 +213,9 @@ FAULT_KINDS = {  # exception type (as recorded in ``Conversation.error``) -> the
     "EndpointUnavailable": "endpoint_unavailable",
     "EndpointRefused": "endpoint_refused",
     "EndpointAnswerInvalid": "endpoint_invalid_answer",
+    # a wire agent's connection (evalkit.wire.errors) and a Realtime server's own error event or failed response
+    "WireError": "wire",
+    "RealtimeServerError": "realtime_server_error",
 }
 
 

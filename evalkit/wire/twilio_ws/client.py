@@ -33,16 +33,15 @@ from evalkit.agents.base import AgentContext
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, Frame, ToolCallTuple
 from evalkit.records import AudioClip
+from evalkit.wire.errors import WireError
 from evalkit.wire.tools.session import ToolSession
 from evalkit.wire.twilio_ws import protocol
 from evalkit.wire.twilio_ws.codec import MIME, decode, encode, level_dbfs, resample
 
+__all__ = ["TwilioCallerSession", "WireError"]
+
 if TYPE_CHECKING:  # the kind's package builds this session: a run-time import back would be a module cycle
     from evalkit.wire.twilio_ws import TwilioWsConfig
-
-
-class WireError(RuntimeError):
-    """The call's connection failed; the message says how (an infrastructure failure, not the agent's)."""
 
 
 PLAYOUT_SLACK_MS = 5.0  # a frame may be handed over this early: scheduling jitter, not a buffer
