@@ -44,6 +44,11 @@ class Turn(BaseModel):
     heard_text: str | None = Field(
         default=None, description="what the listener's ASR made of it (user turns: the agent's STT)"
     )
+    text_source: Literal["caller_asr"] | None = Field(
+        default=None,
+        description="assistant turns: 'caller_asr' when intended_text is the caller's transcript of the agent's "
+        "audio (a wire agent that sent no transcript); None: the speaker's own text",
+    )
     start_ms: float
     end_ms: float
     compute_ms: float = 0.0

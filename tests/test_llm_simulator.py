@@ -5,10 +5,12 @@ policy replays evalkit's scripted simulator from each request's history). Real c
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import logging
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,8 @@ import numpy as np
 import pytest
 from mlflow.tracking import MlflowClient
 
+from evalkit import usage
+from evalkit.call.host import CallHost
 from evalkit.cell import run_cell
 from evalkit.cell.run import fault_kind
 from evalkit.config.schema import RunConfig, cell_key, validate_config
@@ -322,6 +326,23 @@ def test_the_cell_key_holds_model_sampling_and_prompt_but_not_plumbing() -> None
     ):
         assert cell_key(validate_config(composed("simulator=llm", changed))) != base, changed
     assert base != cell_key(validate_config(composed()))
+
+
+def test_usage_is_counted_per_conversation_even_when_calls_share_one_event_loop() -> None:
+    """``concurrency``: conversations run in threads whose calls share the CallHost's loop and call the simulator off
+    it (``asyncio.to_thread``); each conversation's counter sees only its own requests."""
+
+    async def call(n: int) -> None:
+        await asyncio.to_thread(usage.count, "simulator_requests", n)
+
+    def conversation(n: int, host: CallHost) -> float:
+        with usage.job() as counts:
+            host.run(call(n))
+        return counts["simulator_requests"]
+
+    with CallHost(threads=4) as host, ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(lambda n: conversation(n, host), [1, 2, 3, 4] * 5)) == [1, 2, 3, 4] * 5
+    usage.count("simulator_requests")  # outside any conversation: counted nowhere, no error
 
 
 # -- the cache ---------------------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Stage 3 of a cell — run: every (scenario, trial) conversation of the plan through the call loop, regenerated
-while a validation gate fails (EVA-Bench App. D.1). Yields conversations as they finish, so the cell can score and
-write each one as it comes (nothing is lost when a run dies). ``workers`` > 1 runs them in worker processes."""
+while a validation gate fails (EVA-Bench App. D.1). Yields conversations in plan order as they finish, so the cell
+can score and write each one as it comes (nothing is lost when a run dies). ``workers`` > 1 runs them in worker
+processes; ``concurrency`` > 1 runs that many real-time calls at once in each process (evalkit.call.host)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import multiprocessing
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from evalkit import usage
 from evalkit.call import CallSettings, ConversationAudio, run_conversation
+from evalkit.call.host import CallHost
 from evalkit.cell.plan import CellPlan
 from evalkit.config.schema import InfraConfig, RunConfig
 from evalkit.records import Conversation, SimulationValidation
@@ -38,16 +40,18 @@ class ConversationResult:
 
 
 class ConversationRunner:
-    """Everything one process needs to run a cell's conversations: components built once, then one job at a time.
-    With ``workers`` > 1 each worker process holds its own (models are loaded per process)."""
+    """Everything one process needs to run a cell's conversations: components built once, then ``concurrency``
+    jobs at a time (one for an in-process agent). With ``workers`` > 1 each worker process holds its own (models
+    are loaded per process)."""
 
-    def __init__(self, config: RunConfig) -> None:
+    def __init__(self, config: RunConfig, concurrency: int = 1) -> None:
         from evalkit.cell.build import build_components, listener_asr
         from evalkit.cell.score import assistant_asr_entity_turns_only
         from evalkit.domains import tool_registry
         from evalkit.metrics import required_preparation
 
         self.config = config
+        self.concurrency = concurrency
         self.agent, self.user_tts, self.chain = build_components(config)
         needs = required_preparation(config.metrics, judge=config.judge.enabled)
         self.listener = listener_asr(config, self.agent) if "assistant_asr" in needs else None
@@ -60,9 +64,25 @@ class ConversationRunner:
             agent_timeout_s=config.infra.agent_timeout_s,
         )
 
-    def run(self, scenario: Scenario, trial: int) -> ConversationResult:
+    def run_all(self, jobs: list[tuple[Scenario, int]]) -> Iterator[ConversationResult]:
+        """The jobs' results in their order; ``concurrency`` of them in flight at once, their calls sharing one
+        event loop (evalkit.call.host: why one loop, not one per thread)."""
+        if self.concurrency <= 1 or len(jobs) <= 1:
+            for job in jobs:
+                yield self.run(*job)
+            return
+        at_once = min(self.concurrency, len(jobs))
+        with CallHost(threads=2 * at_once) as host, ThreadPoolExecutor(at_once, "evalkit-conversation") as pool:
+            yield from pool.map(lambda job: self.run(*job, host=host), jobs)
+
+    def run(self, scenario: Scenario, trial: int, host: CallHost | None = None) -> ConversationResult:
+        with usage.job() as counts:  # the caller's remote requests of this job alone, whatever attempts it takes
+            result = self._run(scenario, trial, host)
+        result.usage = {name: float(n) for name, n in sorted(counts.items())}
+        return result
+
+    def _run(self, scenario: Scenario, trial: int, host: CallHost | None) -> ConversationResult:
         config = self.config
-        before = usage.snapshot()  # the caller's remote requests of this job, whatever attempts it takes
         tally = InfraTally()  # across validation attempts: every infrastructure failure of this job counts
 
         def attempt_at(attempt: int) -> tuple[Conversation, Any]:
@@ -80,6 +100,7 @@ class ConversationRunner:
                 self.settings,
                 attempt=attempt,
                 simulator_config=config.simulator,
+                host=host,
             )
 
         if config.validation.enabled:
@@ -98,36 +119,45 @@ class ConversationRunner:
             asr_s = transcribe_assistant_turns(
                 conversation, audio, self.listener, entity_turns_only=self.entity_turns_only
             )
-        return ConversationResult(scenario, trial, conversation, audio, asr_s, usage.since(before))
+        return ConversationResult(scenario, trial, conversation, audio, asr_s)
 
 
 _RUNNER: ConversationRunner | None = None  # the worker process's runner (built by its initializer)
 
 
-def _init_worker(config: RunConfig) -> None:
+def _init_worker(config: RunConfig, concurrency: int) -> None:
     global _RUNNER
-    _RUNNER = ConversationRunner(config)
+    _RUNNER = ConversationRunner(config, concurrency)
 
 
-def _run_job(job: tuple[Scenario, int]) -> ConversationResult:
+def _run_batch(jobs: list[tuple[Scenario, int]]) -> list[ConversationResult]:
     assert _RUNNER is not None, "worker initializer did not run"
-    return _RUNNER.run(*job)
+    return list(_RUNNER.run_all(jobs))
 
 
-def run_conversations(plan: CellPlan, workers: int = 1) -> Iterator[ConversationResult]:
+def run_conversations(plan: CellPlan, workers: int = 1, concurrency: int = 1) -> Iterator[ConversationResult]:
     """Every (scenario, trial) job of the plan, yielded in plan order as each finishes. Every seed derives from
-    (cell seed, scenario, trial), so ``workers`` processes give exactly the results of one. A cell with nothing
-    random runs one trial per scenario (``CellPlan.trials``)."""
+    (cell seed, scenario, trial), so ``workers`` processes × ``concurrency`` calls give exactly the results of
+    one. With both, each worker process takes ``concurrency`` consecutive jobs at a time. A cell with nothing
+    random runs one trial per scenario (``CellPlan.trials``).
+
+    An in-process agent runs one conversation at a time whatever ``concurrency`` says: its calls never wait (a
+    virtual clock), so overlapping them would only share the same cores (``workers`` is the knob for that), and
+    the agent object holds one conversation's state."""
     jobs = [(s, t) for s in plan.scenarios for t in range(plan.trials)]
+    if concurrency > 1 and not getattr(plan.config.agent, "realtime", False):
+        log.info("concurrency=%d: %s is an in-process agent, its conversations run one at a time (use workers)",
+                 concurrency, plan.config.agent.kind)  # fmt: skip
+        concurrency = 1
     if workers <= 1 or len(jobs) <= 1:
-        runner = ConversationRunner(plan.config)
-        for job in jobs:
-            yield runner.run(*job)
+        yield from ConversationRunner(plan.config, concurrency).run_all(jobs)
         return
+    batches = [jobs[i : i + concurrency] for i in range(0, len(jobs), concurrency)]
     # spawn, not fork: the parent holds open store connections and threads that a fork would copy mid-state
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(workers, len(jobs)), context, _init_worker, (plan.config,)) as pool:
-        yield from pool.map(_run_job, jobs)
+    with ProcessPoolExecutor(min(workers, len(batches)), context, _init_worker, (plan.config, concurrency)) as pool:
+        for batch in pool.map(_run_batch, batches):
+            yield from batch
 
 
 @dataclass
