@@ -114,6 +114,11 @@ class Conversation(BaseModel):
         "with the same seeds while retries were left; the last one is this record when end_reason is 'error')",
     )
     infra_retries: int = Field(default=0, ge=0, description="re-runs after an infrastructure failure (same seeds)")
+    simulator_seed: int | None = Field(
+        default=None,
+        description="the seed an LLM simulator sent with every request of this conversation, derived from (cell seed, "
+        "scenario, trial, attempt); None: a simulator without one (scripted)",
+    )
 
     @property
     def user_turns(self) -> list[Turn]:

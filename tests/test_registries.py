@@ -92,8 +92,8 @@ GROUPS = [
         AgentConfig,
         ["cascade_local", "cascade_openai", "hybrid_openai", "openai_realtime", "twilio_ws"],
     ),
-    ("simulator", SIMULATORS, SimulatorConfig, ["scripted"]),
-    ("voice", VOICES, VoiceConfig, ["espeak"]),
+    ("simulator", SIMULATORS, SimulatorConfig, ["llm", "scripted"]),
+    ("voice", VOICES, VoiceConfig, ["espeak", "openai_tts"]),
     ("judge", JUDGES, BaseJudgeConfig, ["none", "openai_compatible"]),
 ]
 
@@ -147,9 +147,13 @@ BAD_KINDS = [
     (
         "simulator",
         ("simulator",),
-        "simulator.kind: unknown simulator 'foo'; registered: scripted  [from conf/simulator/foo.yaml]",
+        "simulator.kind: unknown simulator 'foo'; registered: llm, scripted  [from conf/simulator/foo.yaml]",
     ),
-    ("voice", ("voice",), "voice.kind: unknown voice 'foo'; registered: espeak  [from conf/voice/foo.yaml]"),
+    (
+        "voice",
+        ("voice",),
+        "voice.kind: unknown voice 'foo'; registered: espeak, openai_tts  [from conf/voice/foo.yaml]",
+    ),
     (
         "judge",
         ("judge",),

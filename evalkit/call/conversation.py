@@ -102,7 +102,11 @@ def run_conversation(
     channel = AudioChannel(voice, perturb, cell_seed, keys)
     agent_seed = derive_seed(cell_seed, *keys, "agent")
     outcome = call_scenario(scenario, simulator, session, channel, executor, clock, settings, agent_seed, host)
-    return conversation_record(scenario, trial, derive_seed(cell_seed, *keys), outcome, executor), outcome.audio
+    record = conversation_record(scenario, trial, derive_seed(cell_seed, *keys), outcome, executor)
+    sampling_seed = getattr(simulator, "sampling_seed", None)  # an LLM simulator's per-conversation seed
+    if sampling_seed is not None:
+        record = record.model_copy(update={"simulator_seed": sampling_seed})
+    return record, outcome.audio
 
 
 def _agent_session(agent: Any, settings: CallSettings) -> tuple[Clock, AgentSession, CallSettings]:

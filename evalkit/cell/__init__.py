@@ -92,6 +92,8 @@ def run_cell_conversations(
             conversation = done.conversation
             if needs_asr:
                 stats["assistant_asr_s"] = stats.get("assistant_asr_s", 0.0) + done.asr_s
+            for name, value in done.usage.items():  # an LLM simulator's or a remote voice's requests
+                stats[name] = stats.get(name, 0.0) + value
             record = score_record(conversation, config.metrics, judge)
             tracks = render_tracks(conversation, done.audio, ARTIFACT_SAMPLE_RATE) if log_audio else {}
             write_conversation(out_dir, record, tracks)
@@ -200,7 +202,8 @@ def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run
         log.info("cell %s (%s): nothing in it is random (%s): running 1 trial per scenario instead of k=%d identical "
                  "copies", plan.key, plan.run_name, NO_RANDOMNESS, config.trials)  # fmt: skip
     with CellRun.open(target, plan.run_name, tags, parent_run_id, claim=config.reuse) as run:
-        params = redact(axis_params(config) | config.agent.params() | flatten(identity_payload(config), "cfg"))
+        components = config.agent.params() | config.simulator.params() | config.voice.params()
+        params = redact(axis_params(config) | components | flatten(identity_payload(config), "cfg"))
         params |= judge_params(build_cell_judge(config)) | plan.trial_params()
         run.log_params(params)
         started = time.perf_counter()

@@ -14,26 +14,29 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from evalkit import usage
 from evalkit.call import CallSettings, ConversationAudio, run_conversation
 from evalkit.call.host import CallHost
 from evalkit.cell.plan import CellPlan
 from evalkit.config.schema import InfraConfig, RunConfig
 from evalkit.records import Conversation, SimulationValidation
 from evalkit.scenarios import Scenario
-from evalkit.validation import Flag, validate
+from evalkit.validation import GATES, Flag, validate
 
 log = logging.getLogger("evalkit")
 
 
 @dataclass
 class ConversationResult:
-    """A finished conversation with its audio, ready to score; ``asr_s``: listener ASR seconds spent on it."""
+    """A finished conversation with its audio, ready to score; ``asr_s``: listener ASR seconds spent on it;
+    ``usage``: requests, cache hits and HTTP retries of an LLM simulator or a remote voice during it."""
 
     scenario: Scenario
     trial: int
     conversation: Conversation
     audio: ConversationAudio
     asr_s: float = 0.0
+    usage: dict[str, float] = field(default_factory=dict)  # caller-side remote requests (evalkit.usage)
 
 
 class ConversationRunner:
@@ -73,6 +76,12 @@ class ConversationRunner:
             yield from pool.map(lambda job: self.run(*job, host=host), jobs)
 
     def run(self, scenario: Scenario, trial: int, host: CallHost | None = None) -> ConversationResult:
+        with usage.job() as counts:  # the caller's remote requests of this job alone, whatever attempts it takes
+            result = self._run(scenario, trial, host)
+        result.usage = {name: float(n) for name, n in sorted(counts.items())}
+        return result
+
+    def _run(self, scenario: Scenario, trial: int, host: CallHost | None) -> ConversationResult:
         config = self.config
         tally = InfraTally()  # across validation attempts: every infrastructure failure of this job counts
 
@@ -240,10 +249,19 @@ FAULT_KINDS = {  # exception type (as recorded in ``Conversation.error``) -> the
 }
 
 
+# Endpoints on the caller's side (evalkit.wire.openai_http: simulator=llm, voice=openai_tts) name themselves first in
+# their messages ("simulator endpoint (model ...)"): their failures are counted apart from the agent's.
+CALLER_ENDPOINTS = ("simulator", "voice")
+
+
 def fault_kind(error: str) -> str:
     """The counted reason of an infrastructure failure from its recorded ``"Type: message"``; anything else an
-    agent raised is a crash."""
-    return FAULT_KINDS.get(error.split(":", 1)[0].strip(), "crash")
+    agent raised is a crash. A failed endpoint of the caller's side is ``simulator_endpoint_*`` / ``voice_endpoint_*``
+    (the pipeline failed, as for the agent's, but the reason says whose)."""
+    kind, _, message = error.partition(":")
+    reason = FAULT_KINDS.get(kind.strip(), "crash")
+    side = message.strip().split(" ", 1)[0]
+    return f"{side}_{reason}" if reason.startswith("endpoint_") and side in CALLER_ENDPOINTS else reason
 
 
 def infra_stats(conversations: list[Conversation]) -> dict[str, float]:
@@ -277,8 +295,9 @@ def validation_stats(conversations: list[Conversation]) -> dict[str, float]:
     """Cell counts of regeneration, comparable with EVA-Bench's rates (24.1% of trials regenerated, about half for
     simulator error, 12.0%, the rest infrastructure failures and timeouts; its cost estimate treats 24.1% as reruns
     per trial). Every attempt but the kept one failed a gate and was rerun; a rerun counts as infrastructure when
-    one of its flags is (crash, turn or duration limit), else as simulator error. Per gate: the reruns it flagged
-    (an attempt can fail several gates). ``sim_invalid_kept``: conversations still invalid at the limit."""
+    one of its flags is (crash, turn or duration limit), else as simulator error. Per gate (every gate, 0 when it
+    flagged none): the reruns it flagged (an attempt can fail several gates). ``sim_invalid_kept``: conversations
+    still invalid at the limit."""
     verdicts = [c.validation for c in conversations if c.validation is not None]
     n = len(verdicts)
     reruns = [flags for v in verdicts for flags in v.flags[:-1]]
@@ -295,6 +314,7 @@ def validation_stats(conversations: list[Conversation]) -> dict[str, float]:
         "sim_rerun_simulator": (total - infrastructure) / n if n else 0.0,
         "sim_regenerated_share": sum(v.attempts > 1 for v in verdicts) / n if n else 0.0,
     }
-    for gate in sorted({f["gate"] for flags in reruns for f in flags}):
+    # every gate, a 0 included: the rerun counts by reason of every cell line up (EVA-Bench's per-check breakdown)
+    for gate in sorted(set(GATES) | {f["gate"] for flags in reruns for f in flags}):
         out[f"sim_rerun_gate_{gate}"] = float(sum(any(f["gate"] == gate for f in flags) for flags in reruns))
     return out

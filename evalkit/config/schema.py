@@ -308,8 +308,13 @@ def identity_payload(config: RunConfig) -> dict[str, Any]:
         data.pop("judge", None)
     if config.domain.scenario_dir is None:  # the domain's own scenarios: cells keep the keys they had before
         data["domain"].pop("scenario_dir", None)
-    for path in getattr(type(config.agent), "NON_IDENTITY_KEYS", ()):  # e.g. an HTTP agent's retry policy
-        _drop(data["agent"], path.split("."))
+    for group in ("agent", "simulator", "voice"):
+        node = getattr(config, group)
+        for path in getattr(type(node), "NON_IDENTITY_KEYS", ()):  # e.g. an HTTP endpoint's retry policy, its cache
+            _drop(data[group], path.split("."))
+        extras = getattr(node, "identity_extras", None)  # e.g. an LLM simulator's prompt version and hash
+        if extras is not None:
+            data[group] |= extras()
     return _strip_secrets(data)
 
 
