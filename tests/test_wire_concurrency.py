@@ -149,13 +149,19 @@ def test_an_in_process_agent_runs_one_conversation_at_a_time() -> None:
     said: list[str] = []
     handler = logging.Handler(logging.INFO)
     handler.emit = lambda record: said.append(record.getMessage())  # type: ignore[method-assign]
-    logger = logging.getLogger("evalkit")  # its own handler: other tests may stop it propagating to caplog's
-    level, logger.level = logger.level, logging.INFO
+    logger = logging.getLogger("evalkit")  # its own handler: another test's logging set-up (Hydra's) may have
+    level, disabled = logger.level, logger.disabled  # disabled it or stopped it propagating to caplog's
+    logger.setLevel(logging.INFO)
+    logger.disabled = False
+    muted = logging.root.manager.disable
+    logging.disable(logging.NOTSET)
     logger.addHandler(handler)
     try:
         results = list(run_conversations(plan_cell(config), workers=1, concurrency=4))
     finally:
         logger.removeHandler(handler)
         logger.setLevel(level)
+        logger.disabled = disabled
+        logging.disable(muted)
     assert [(r.scenario.id, r.trial) for r in results] == [("AL-005", 0), ("AL-005", 1)]
     assert any("in-process agent" in s for s in said), said
