@@ -44,6 +44,11 @@ class Turn(BaseModel):
     heard_text: str | None = Field(
         default=None, description="what the listener's ASR made of it (user turns: the agent's STT)"
     )
+    text_source: Literal["caller_asr"] | None = Field(
+        default=None,
+        description="assistant turns: 'caller_asr' when intended_text is the caller's transcript of the agent's "
+        "audio (a wire agent that sent no transcript); None: the speaker's own text",
+    )
     start_ms: float
     end_ms: float
     compute_ms: float = 0.0
@@ -109,6 +114,11 @@ class Conversation(BaseModel):
         "with the same seeds while retries were left; the last one is this record when end_reason is 'error')",
     )
     infra_retries: int = Field(default=0, ge=0, description="re-runs after an infrastructure failure (same seeds)")
+    simulator_seed: int | None = Field(
+        default=None,
+        description="the seed an LLM simulator sent with every request of this conversation, derived from (cell seed, "
+        "scenario, trial, attempt); None: a simulator without one (scripted)",
+    )
 
     @property
     def user_turns(self) -> list[Turn]:

@@ -27,6 +27,7 @@ from evalkit.records import Conversation
 from evalkit.scenarios.schema import Scenario
 
 VALID_END_REASONS = frozenset({"user_end_call", "agent_no_response", "agent_end_call"})
+GATES = ("valid_end", "premature_ending", "outside_goal", "duplicate_modification")  # every gate below, by name
 CODE_LIKE = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{4,10}\b")
 
 

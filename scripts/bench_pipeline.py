@@ -59,7 +59,8 @@ def run_cell(config: RunConfig, n_scenarios: int, trials: int) -> dict[str, Any]
             audio_s += sum((t.end_ms - t.start_ms) / 1000.0 for t in done.conversation.turns)
             heard += [clip for (_, kind), clip in sorted(done.audio.clips.items()) if kind == "user_heard"]
             listener_s += done.asr_s
-            hits, lookups = hits + done.asr_cache[0], lookups + done.asr_cache[1]
+            hits += int(done.usage.get("asr_cache_hits", 0))
+            lookups += int(done.usage.get("asr_cache_lookups", 0))
     wall = time.perf_counter() - started
     return {"agent": runner.agent, "tts": runner.user_tts, "chain": runner.chain, "wall": wall, "audio_s": audio_s,
             "heard": heard, "listener_s": listener_s, "n": len(scenarios) * trials, "hits": hits, "lookups": lookups,

@@ -1,8 +1,10 @@
 """A real OpenAI-compatible voice-agent server on 127.0.0.1 for tests, offline (stdlib HTTP + evalkit's engines):
 
 - ``POST /v1/audio/transcriptions`` (multipart ``file``, ``model``): Whisper tiny.en through evalkit.speech;
-- ``POST /v1/audio/speech`` (``model``, ``input``, ``voice``, ``response_format`` wav|pcm): eSpeak NG;
-- ``POST /v1/chat/completions`` (``messages``, ``tools``): a deterministic policy that emits REAL tool calls.
+- ``POST /v1/audio/speech`` (``model``, ``input``, ``voice``, ``response_format`` wav|pcm, ``speed``): eSpeak NG, the
+  ``voice`` an eSpeak voice name (``alloy``: en-gb), 185 words per minute times ``speed``;
+- ``POST /v1/chat/completions`` (``messages``, ``tools``): a deterministic policy that emits REAL tool calls; or,
+  for a request that offers the ``end_call`` tool (the LLM user simulator's, App. K), a deterministic caller.
 
 The chat policy is evalkit's own local dialogue policy (``evalkit.agents.dialogue.make_policy``) driven from the
 request's history: every request rebuilds a fresh policy, greets, and replays each user message (text, or an
@@ -12,12 +14,22 @@ that call as an OpenAI ``tool_calls`` message; when the last user turn completes
 assistant's text. So the agent under test must execute the calls through the harness and send the results back,
 exactly as with a hosted model.
 
+The caller policy (``simulator=llm``) is evalkit's scripted simulator driven from the request's history: the server
+finds the scenario whose starting utterance and information lines the system prompt carries (the prompt holds the
+goal in prose; the scripted simulator reads the same scenario's machine-readable plan), builds a fresh
+``ScriptedSimulator`` (default persona), says its first utterance and replays every agent message (``user`` role)
+through ``respond``; the history's own caller messages must be what that replay said (else a 500). The last reply is
+the answer: its words as ``content`` and, when the scripted caller hangs up, a real ``end_call`` tool call beside them.
+So the same scenario gives the LLM caller exactly the scripted caller's conversation.
+
 Test hooks: ``models`` (a model the server does not know gets OpenAI's 404 ``model_not_found``), ``api_key`` (every
 request must carry it as a Bearer token, else 401), ``fail_next[route]`` (statuses answered before serving, e.g.
 [429]), ``fail_always[route]`` (a status answered forever), ``mangled[user_turn]`` (tool calls the first chat request
 of that user turn answers with instead of the policy's: an unknown tool, arguments that are not JSON),
-``tools_forever`` (a tool call every chat request answers with: a model stuck in its tool loop). Every request is
-counted per route with its server-side time.
+``tools_forever`` (a tool call every chat request answers with: a model stuck in its tool loop), ``hang_up_early``
+(that many caller conversations, told apart by their ``seed``, hang up in the turn that gives their first answer:
+App. D.1's premature ending), ``caller_seeds`` / ``caller_requests`` (the seed of every caller request; how many).
+Every request is counted per route with its server-side time.
 """
 
 from __future__ import annotations
@@ -44,6 +56,8 @@ import yaml
 
 from evalkit.agents.dialogue import make_policy
 from evalkit.domains import tool_registry
+from evalkit.scenarios import Scenario, load_scenarios
+from evalkit.simulator.scripted import ScriptedSimulator
 from evalkit.speech import EspeakTTS, WhisperASR
 
 ROUTES = {
@@ -53,6 +67,10 @@ ROUTES = {
 }
 MANGLED_ID = "mangled_"  # tool-call ids the server made up on purpose: the replay skips them
 STT_MODEL, CHAT_MODEL, TTS_MODEL = "whisper-tiny.en", "evalkit-policy", "espeak-ng"
+CALLER_MODEL = "evalkit-caller"  # the caller policy answers any model the server knows; this one is for simulator=llm
+END_CALL = "end_call"
+# The eSpeak voices the speech route speaks with, as a voice=openai_tts speaker table names them
+CALLER_VOICES = "[{id: female, gender: female, voice: en-us+f3}, {id: male, gender: male, voice: en-us}]"
 
 
 class NeedTool(BaseException):
@@ -92,7 +110,7 @@ class RouteStats:
 @dataclass
 class VoiceServerState:
     domain: str = "airline"
-    models: set[str] = field(default_factory=lambda: {STT_MODEL, CHAT_MODEL, TTS_MODEL})
+    models: set[str] = field(default_factory=lambda: {STT_MODEL, CHAT_MODEL, TTS_MODEL, CALLER_MODEL})
     api_key: str | None = None
     fail_next: dict[str, list[int]] = field(default_factory=dict)
     fail_always: dict[str, int] = field(default_factory=dict)
@@ -102,6 +120,10 @@ class VoiceServerState:
     stats: dict[str, RouteStats] = field(default_factory=lambda: defaultdict(RouteStats))
     statuses: list[tuple[str, int]] = field(default_factory=list)  # (route, status) of every answer, in order
     authorization: list[str | None] = field(default_factory=list)
+    hang_up_early: int = 0  # caller conversations still to hang up prematurely
+    early_seeds: set[Any] = field(default_factory=set)  # the seeds of the conversations chosen for it
+    caller_seeds: list[Any] = field(default_factory=list)  # the seed of every caller request, in order
+    caller_requests: int = 0
 
 
 class VoiceAgentServer:
@@ -109,10 +131,11 @@ class VoiceAgentServer:
         self.state = VoiceServerState(domain=domain, api_key=api_key)
         self._lock = threading.Lock()  # one request at a time: Whisper and the counters are shared
         self._asr = WhisperASR("bundled:tiny.en", "int8", 2, 1, 96)
-        self._tts: dict[str, EspeakTTS] = {}
+        self._tts: dict[tuple[str, float], EspeakTTS] = {}
         # (user turn, sha256 of an input_audio part) -> its transcript: each caller turn is heard once (a repeated
         # clip in a later turn is heard again), the history and the tool rounds of a turn are not re-transcribed
         self._heard: dict[tuple[int, str], str] = {}
+        self._scenarios: list[Scenario] | None = None  # the domain's scenarios, for the caller policy
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
@@ -131,6 +154,30 @@ class VoiceAgentServer:
             out += [f"agent.{stage}.api_key_env={key}"]
         return [*out, "agent.retry.backoff_base_s=0.01", "agent.retry.backoff_max_s=0.05"]
 
+    def simulator_overrides(self, key_env: str | None = None) -> list[str]:
+        """Hydra overrides for ``simulator=llm`` against this server's caller policy (fast retries for tests)."""
+        return [
+            "simulator=llm",
+            f"simulator.base_url={self.base_url}",
+            f"simulator.model={CALLER_MODEL}",
+            f"simulator.api_key_env={key_env or 'null'}",
+            "simulator.retry.backoff_base_s=0.01",
+            "simulator.retry.backoff_max_s=0.05",
+        ]
+
+    def voice_overrides(self, key_env: str | None = None) -> list[str]:
+        """Hydra overrides for ``voice=openai_tts`` against this server's speech route (eSpeak voices by gender)."""
+        return [
+            "voice=openai_tts",
+            f"voice.base_url={self.base_url}",
+            f"voice.model={TTS_MODEL}",
+            f"voice.api_key_env={key_env or 'null'}",
+            f"voice.speakers={CALLER_VOICES}",
+            "voice.speed=0.9",  # 167 words per minute, about the neutral eSpeak caller's 165
+            "voice.retry.backoff_base_s=0.01",
+            "voice.retry.backoff_max_s=0.05",
+        ]
+
     def write_agent_option(self, conf_dir: Path, agent: str, name: str) -> None:
         """``<conf_dir>/agent/<name>.yaml``: the agent kind's option pointed at this server, the way a user writes
         an option for their own servers (``defaults: [cascade_openai]`` + the endpoints), for ``hydra.searchpath``."""
@@ -148,8 +195,9 @@ class VoiceAgentServer:
         return 200, "application/json", json.dumps({"text": self._asr.transcribe(samples, rate).text}).encode()
 
     def speech(self, body: dict[str, Any]) -> tuple[int, str, bytes]:
-        voice = body.get("voice", "alloy")
-        tts = self._tts.setdefault(voice, EspeakTTS("en-gb" if voice == "alloy" else voice, rate_wpm=185, pitch=40))
+        voice, speed = body.get("voice", "alloy"), float(body.get("speed") or 1.0)  # speed: OpenAI's 0.25-4 factor
+        espeak_voice = "en-gb" if voice == "alloy" else voice
+        tts = self._tts.setdefault((voice, speed), EspeakTTS(espeak_voice, rate_wpm=round(185 * speed), pitch=40))
         samples, rate = tts.synthesize(str(body["input"]))
         if body.get("response_format", "mp3") == "pcm":
             pcm = soxr.resample(samples, rate, 24_000)
@@ -159,7 +207,8 @@ class VoiceAgentServer:
         return 200, "audio/wav", buffer.getvalue()
 
     def chat(self, body: dict[str, Any]) -> tuple[int, str, bytes]:
-        message = self.policy_message(body["messages"])
+        offered = [t.get("function", {}).get("name") for t in body.get("tools") or []]
+        message = self.caller_message(body) if END_CALL in offered else self.policy_message(body["messages"])
         payload = {
             "id": "chatcmpl-voice",
             "object": "chat.completion",
@@ -171,6 +220,48 @@ class VoiceAgentServer:
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
         }
         return 200, "application/json", json.dumps(payload).encode()
+
+    # -- the caller ----------------------------------------------------------------------------------------------
+    def _scenario_in(self, prompt: str) -> Scenario:
+        """The one scenario of the server's domain whose starting utterance and information the prompt carries."""
+        if self._scenarios is None:
+            self._scenarios = load_scenarios(self.state.domain)
+        found = [
+            s
+            for s in self._scenarios
+            if f'"{s.user_goal.starting_utterance}"' in prompt
+            and s.current_date_time in prompt
+            and all(f"- {k}: {v}" in prompt for k, v in s.user_goal.information_required.items())
+        ]
+        if len(found) != 1:
+            raise RuntimeError(f"the simulator prompt matches {len(found)} {self.state.domain} scenarios, not one")
+        return found[0]
+
+    def caller_message(self, body: dict[str, Any]) -> dict[str, Any]:
+        messages = body["messages"]
+        state = self.state
+        state.caller_requests += 1
+        seed = body.get("seed")
+        state.caller_seeds.append(seed)
+        if len(messages) == 2 and state.hang_up_early > 0:  # a new conversation, chosen to hang up early
+            state.hang_up_early -= 1
+            state.early_seeds.add(seed)
+        caller = ScriptedSimulator(self._scenario_in(messages[0]["content"]), None, np.random.default_rng(0))
+        heard = [m["content"] for m in messages[1:] if m["role"] == "user"]  # the opening cue, then the agent
+        said = [m["content"] for m in messages[1:] if m["role"] == "assistant"]
+        replies = [caller.first_utterance()]
+        for text in heard[1:]:
+            replies.append(caller.respond(text))
+        replayed = [r.text for r in replies[:-1]]
+        if replayed != said:
+            raise RuntimeError(f"the history's caller turns {said!r} are not the replay's {replayed!r}")
+        reply = replies[-1]
+        end_call = reply.end_call or (seed in state.early_seeds and len(replies) == 2)
+        message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+        if end_call:  # App. K: the caller hangs up through its tool, its words being the goodbye
+            function = {"name": END_CALL, "arguments": "{}"}
+            message["tool_calls"] = [{"id": f"call_end_{len(messages)}", "type": "function", "function": function}]
+        return message
 
     # -- the policy ----------------------------------------------------------------------------------------------
     def _user_text(self, content: Any, turn: int) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import io
+import logging
 import os
 import shutil
 import subprocess
@@ -29,7 +30,15 @@ PACKAGES = ("evalkit", "perturbations", "hydra_plugins")
 
 def test_import_contracts_hold() -> None:
     """All contracts of pyproject.toml are kept (`lint-imports` prints which one broke and the offending imports)."""
-    assert lint_imports(config_filename=str(REPO / "pyproject.toml"), no_cache=True, no_logo=True) == 0
+    # lint-imports configures logging with disable_existing_loggers: every logger created so far (evalkit's too)
+    # would stay silent for the rest of the session, and later tests that listen to them would hear nothing
+    loggers = [logging.getLogger(name) for name in logging.root.manager.loggerDict]
+    disabled = {logger.name: logger.disabled for logger in loggers}
+    try:
+        assert lint_imports(config_filename=str(REPO / "pyproject.toml"), no_cache=True, no_logo=True) == 0
+    finally:
+        for logger in loggers:
+            logger.disabled = disabled[logger.name]
 
 
 def _strongly_connected(graph: grimp.ImportGraph) -> list[set[str]]:

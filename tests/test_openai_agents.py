@@ -38,6 +38,7 @@ def cell_config(tmp_path: Path, server: VoiceAgentServer, agent: str, scenario: 
         "+experiment=smoke",
         f"domain.scenarios=[{scenario}]",
         "validation.enabled=false",
+        "persona.variation.enabled=false",  # one fixed caller: these tests pin the agent's conversation
         "progress=false",
         "infra.max_retries=0",
         "metrics=[task_completion,tool_call_validity,response_latency]",
@@ -300,6 +301,7 @@ def test_one_sweep_crosses_the_local_cascade_and_both_openai_agents(tmp_path: Pa
             "+experiment=smoke",
             "domain.scenarios=[AL-002]",
             "validation.enabled=false",
+            "persona.variation.enabled=false",  # one fixed caller for all three agents
             "metrics=[task_completion,tool_call_validity,response_latency]",
             "-m",
         )

@@ -86,9 +86,14 @@ plugin: toy_agent
 
 # Every built-in plug-in group: (group, registry, base class, the built-in kinds).
 GROUPS = [
-    ("agent", AGENTS, AgentConfig, ["cascade_local", "cascade_openai", "hybrid_openai", "twilio_ws"]),
-    ("simulator", SIMULATORS, SimulatorConfig, ["scripted"]),
-    ("voice", VOICES, VoiceConfig, ["espeak"]),
+    (
+        "agent",
+        AGENTS,
+        AgentConfig,
+        ["cascade_local", "cascade_openai", "hybrid_openai", "openai_realtime", "twilio_ws"],
+    ),
+    ("simulator", SIMULATORS, SimulatorConfig, ["llm", "scripted"]),
+    ("voice", VOICES, VoiceConfig, ["espeak", "openai_tts"]),
     ("judge", JUDGES, BaseJudgeConfig, ["none", "openai_compatible"]),
 ]
 
@@ -136,15 +141,19 @@ BAD_KINDS = [
     (
         "agent",
         ("agent",),
-        "agent.kind: unknown agent 'foo'; registered: cascade_local, cascade_openai, hybrid_openai, twilio_ws  "
-        "[from conf/agent/foo.yaml]",
+        "agent.kind: unknown agent 'foo'; registered: cascade_local, cascade_openai, hybrid_openai, openai_realtime, "
+        "twilio_ws  [from conf/agent/foo.yaml]",
     ),
     (
         "simulator",
         ("simulator",),
-        "simulator.kind: unknown simulator 'foo'; registered: scripted  [from conf/simulator/foo.yaml]",
+        "simulator.kind: unknown simulator 'foo'; registered: llm, scripted  [from conf/simulator/foo.yaml]",
     ),
-    ("voice", ("voice",), "voice.kind: unknown voice 'foo'; registered: espeak  [from conf/voice/foo.yaml]"),
+    (
+        "voice",
+        ("voice",),
+        "voice.kind: unknown voice 'foo'; registered: espeak, openai_tts  [from conf/voice/foo.yaml]",
+    ),
     (
         "judge",
         ("judge",),
@@ -286,7 +295,7 @@ def test_an_installed_distribution_registers_an_agent_through_its_entry_point(tm
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), str(REPO)])}
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    kinds = ["cascade_local", "cascade_openai", "hybrid_openai", "toy", "twilio_ws"]
+    kinds = ["cascade_local", "cascade_openai", "hybrid_openai", "openai_realtime", "toy", "twilio_ws"]
     assert done.stdout.strip() == f"{kinds} toy_pkg.toy_agent ToyAgentConfig {SENTENCE}"
 
 

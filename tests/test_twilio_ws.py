@@ -121,6 +121,7 @@ def call_through(handler: Handler, lines: list[str], **config: Any) -> CallOutco
 
 
 async def dial(url: str, lines: list[str], **config: Any) -> CallOutcome:
+    config.setdefault("transcribe_agent", "never")  # tones: nothing to hear (tests/test_wire_hearing.py hears words)
     agent = TwilioWsConfig(name="wire", url=url, take_turn_after_silence_ms=300.0, **config).build()
     clock = RealClock()
     settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
@@ -346,7 +347,9 @@ def test_audio_sent_in_a_burst_plays_in_real_time_and_clear_drops_the_unplayed_r
 def test_the_caller_barges_in_on_a_wire_agent() -> None:
     async def main() -> CallOutcome:
         async with serve(burst_then(0.0, None), "127.0.0.1", 0) as server:
-            agent = TwilioWsConfig(name="wire", url=url_of(server), take_turn_after_silence_ms=300.0).build()
+            agent = TwilioWsConfig(
+                name="wire", url=url_of(server), take_turn_after_silence_ms=300.0, transcribe_agent="never"
+            ).build()
             clock = RealClock()
             settings = agent.call_settings(CallSettings(user_reaction_ms=100.0, barge_in_after_ms=400.0))
             return await run_call(ScriptCaller(["hi"]), agent.session(clock), ToneChannel(), context(), clock, settings)
@@ -414,3 +417,22 @@ def test_a_call_in_a_format_the_server_does_not_speak_ends_with_the_reason() -> 
         return str(closed.value)
 
     assert "unsupported audio encoding 'audio/ogg'" in asyncio.run(main())
+
+
+def test_a_barge_in_delivers_what_the_agent_said_without_audio_before_its_turn_ends() -> None:
+    """The agent reported its words (a transcript event) and the caller cut in before any more audio: the words
+    belong to this turn, so they come out before the turn's end, not after it in the next turn."""
+    from evalkit.call.events import AgentSpeech, AgentTurnEnd
+    from evalkit.wire.twilio_ws.client import TwilioCallerSession
+
+    config = TwilioWsConfig(name="wire", transcribe_agent="never", tools="none")
+    session = TwilioCallerSession(config, RealClock())
+    session._voiced, session._text = True, "let me check that"  # mid-turn: audio played, words reported
+
+    async def main() -> list[object]:
+        await session.interrupt()
+        return [await session.receive(), await session.receive()]
+
+    said, ended = asyncio.run(main())
+    assert isinstance(said, AgentSpeech) and said.text == "let me check that"
+    assert isinstance(ended, AgentTurnEnd)

@@ -36,6 +36,9 @@ class AgentConfig(KindConfig):
 
     name: str
     architecture: Literal["cascade", "hybrid", "s2s"] = "cascade"
+    # a wire agent that streams in real time (its calls run on a real clock, several at once with ``concurrency``);
+    # False: an in-process turn-based agent on a virtual clock, one conversation at a time
+    realtime: ClassVar[bool] = False
     # Dotted keys of this kind that change how a result is fetched, never what it is (retry policy, timeouts): left
     # out of the cell's identity, so tuning them reuses finished cells.
     NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ()
@@ -59,5 +62,10 @@ AGENTS: Registry[type[AgentConfig]] = Registry(
     "agent",
     "evalkit.agents",
     # evalkit.wire.twilio_ws: a wire agent kind, outside this package (it is a call-loop session, see evalkit.wire)
-    builtin_modules=("evalkit.agents.cascade_local", "evalkit.wire.twilio_ws", "evalkit.wire.openai_http.config"),
+    builtin_modules=(
+        "evalkit.agents.cascade_local",
+        "evalkit.wire.twilio_ws",
+        "evalkit.wire.openai_http.config",
+        "evalkit.wire.openai_realtime",
+    ),
 )

@@ -10,6 +10,7 @@ Both place the utterance on the call's timeline (``start_ms``), so call-level ef
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,11 @@ class UserSpeech:
     audio_names: dict[str, str] = field(default_factory=dict)
     clips: dict[str, AudioClip] = field(default_factory=dict)
     variation: dict[str, float] = field(default_factory=dict)  # this utterance's draws (rate, pitch: issue 17)
+
+    def delayed(self, ms: float) -> UserSpeech:
+        """The same utterance ``ms`` later on the timeline (its audio unchanged, its effects moved with it)."""
+        moved = [e.model_copy(update={"start_ms": e.start_ms + ms, "end_ms": e.end_ms + ms}) for e in self.effects]
+        return dataclasses.replace(self, start_ms=self.start_ms + ms, end_ms=self.end_ms + ms, effects=moved)
 
 
 def effect_entries(applied: list[dict[str, Any]], turn: int, offset_ms: float) -> list[AppliedEffect]:

@@ -13,6 +13,7 @@ from typing import Any
 from evalkit.agents.base import AgentContext, ToolBox
 from evalkit.call.channel import AudioChannel, Perturb, Synthesize
 from evalkit.call.clock import Clock, RealClock, VirtualClock
+from evalkit.call.host import CallHost
 from evalkit.call.loop import CallOutcome, CallSettings, Channel, ConversationAudio, run_call
 from evalkit.call.session import AgentSession, TurnBasedSession
 from evalkit.domains.base import ToolExecutor, ToolRegistry
@@ -61,12 +62,15 @@ def call_scenario(
     clock: Clock,
     settings: CallSettings,
     agent_seed: int | None = None,
+    host: CallHost | None = None,
 ) -> CallOutcome:
-    """Run the loop to the end (its own event loop: a cell runs conversations one after another)."""
+    """Run the loop to the end: on ``host``'s shared event loop (real-time calls of a cell run at once, see
+    evalkit.call.host), else on an event loop of its own."""
     context = AgentContext(
         scenario.domain, scenario.current_date_time, ToolBox(executor), scenario_id=scenario.id, seed=agent_seed
     )
-    return asyncio.run(run_call(caller, session, channel, context, clock, settings))
+    call = run_call(caller, session, channel, context, clock, settings)
+    return host.run(call) if host is not None else asyncio.run(call)
 
 
 def run_conversation(
@@ -80,9 +84,11 @@ def run_conversation(
     settings: CallSettings | None = None,
     attempt: int = 0,
     simulator_config: SimulatorConfig | None = None,
+    host: CallHost | None = None,
 ) -> tuple[Conversation, ConversationAudio]:
     """The audio path: ``attempt`` > 0 regenerates the conversation with fresh seeds (simulation validation).
-    ``simulator_config`` builds the caller (its kind's ``build``); None: the scripted simulator."""
+    ``simulator_config`` builds the caller (its kind's ``build``); None: the scripted simulator. ``host``: the
+    shared event loop of a cell's concurrent real-time calls (None: the call gets a loop of its own)."""
     keys = attempt_keys(scenario.id, trial, attempt)
     persona = getattr(user_tts, "persona", None)  # a UserVoice carries the cell's persona (evalkit.cell.build)
     spec = PersonaSpec.from_config(persona) if persona is not None else None
@@ -95,8 +101,12 @@ def run_conversation(
     clock, session, settings = _agent_session(agent, settings or CallSettings())
     channel = AudioChannel(voice, perturb, cell_seed, keys)
     agent_seed = derive_seed(cell_seed, *keys, "agent")
-    outcome = call_scenario(scenario, simulator, session, channel, executor, clock, settings, agent_seed)
-    return conversation_record(scenario, trial, derive_seed(cell_seed, *keys), outcome, executor), outcome.audio
+    outcome = call_scenario(scenario, simulator, session, channel, executor, clock, settings, agent_seed, host)
+    record = conversation_record(scenario, trial, derive_seed(cell_seed, *keys), outcome, executor)
+    sampling_seed = getattr(simulator, "sampling_seed", None)  # an LLM simulator's per-conversation seed
+    if sampling_seed is not None:
+        record = record.model_copy(update={"simulator_seed": sampling_seed})
+    return record, outcome.audio
 
 
 def _agent_session(agent: Any, settings: CallSettings) -> tuple[Clock, AgentSession, CallSettings]:

@@ -33,7 +33,8 @@ class Frame:
 @dataclass
 class AgentSpeech:
     """A chunk of the agent's speech: the text it means to say, its audio (None on a text channel), what it heard of
-    the caller's last turn, the tool calls it made before speaking and its compute time."""
+    the caller's last turn, the tool calls it made before speaking and its compute time. ``text_source``:
+    ``"caller_asr"`` when the text is the caller's transcript of the agent's audio (the agent sent none)."""
 
     text: str
     audio: AudioClip | None = None
@@ -44,6 +45,7 @@ class AgentSpeech:
     llm_ms: float | None = None
     tts_ms: float | None = None
     http_retries: int = 0
+    text_source: str | None = None
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,9 @@ failure: recorded with its reason, never scored as the agent's.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -39,6 +40,7 @@ class CallSettings:
     agent_timeout_s: float | None = None
 
 
+T = TypeVar("T")
 MAX_AGENT_PEAK = 8.0  # float audio is nominally within [-1, 1]; beyond 18 dB over full scale it is not a signal
 
 
@@ -140,9 +142,13 @@ class _AgentTurn:
 
     @property
     def end_ms(self) -> float:
-        """When the listener has heard it all: chunks play back to back, a late chunk from when it arrives."""
+        """When the listener has heard it all: chunks play back to back, a late chunk from when it arrives. In a
+        turn with audio, a chunk of text only (a transcript apart from the audio) takes no time."""
         end = self.start_ms
+        voiced = any(s.audio is not None for s in self.speech)
         for at, chunk in self.chunks:
+            if chunk.audio is None and voiced:
+                continue
             duration = chunk.audio.duration_s * 1000.0 if chunk.audio is not None else text_duration_ms(chunk.text)
             end = max(at, end) + duration
         return end
@@ -242,6 +248,7 @@ class Call:
             index=index,
             role="assistant",
             intended_text=turn.text,
+            text_source=next((s.text_source for s in turn.speech if s.text_source), None),  # type: ignore[arg-type]
             start_ms=turn.start_ms,
             end_ms=end_ms,
             compute_ms=compute_ms,
@@ -297,6 +304,15 @@ class Call:
         await self.session.end_of_turn()
 
 
+async def _off_loop(clock: Clock, fn: Callable[..., T], *args: Any) -> T:
+    """The caller's own work (TTS + perturbation chain, the simulator's next line: CPU-bound, or blocking for an
+    LLM simulator) runs in a thread on a real clock, so the other calls sharing the event loop keep their 20 ms
+    pacing (``concurrency``); a virtual clock never waits, so it runs inline."""
+    if clock.realtime:
+        return await asyncio.to_thread(fn, *args)
+    return fn(*args)
+
+
 def _stage_ms(speech: list[AgentSpeech], stage: str) -> float | None:
     """A stage's time over a turn's chunks; None when no chunk reports it."""
     values = [v for v in (getattr(s, stage) for s in speech) if v is not None]
@@ -332,12 +348,14 @@ async def run_call(
         _greeting, now_ms = call.record_agent_turn(await call.agent_turn())
         await clock.advance_to(now_ms)
         now_ms = _turn_taken_at(clock, now_ms)
-        utterance = caller.first_utterance()
+        utterance = await _off_loop(clock, caller.first_utterance)
         for _ in range(settings.max_user_turns):
             reaction_ms = reaction_time_ms(utterance, settings)
-            speech = channel.say(utterance.text, len(call.turns), now_ms + reaction_ms)
+            speech = await _off_loop(clock, channel.say, utterance.text, len(call.turns), now_ms + reaction_ms)
             if getattr(utterance, "reaction_jitter_ms", None) is not None:  # drawn (issue 17): kept with the turn
                 speech.variation = {"reaction_ms": reaction_ms, **speech.variation}
+            if clock.realtime and clock.now_ms > speech.start_ms:  # the voice was not ready in time (a busy
+                speech = speech.delayed(clock.now_ms - speech.start_ms)  # machine): it starts now, not in a burst
             user_turn = call.record_user_turn(utterance.text, speech)
             now_ms = speech.end_ms
             if utterance.end_call:
@@ -359,7 +377,7 @@ async def run_call(
             if now_ms > settings.max_duration_s * 1000.0:
                 end_reason = "max_turns"
                 break
-            utterance = caller.respond(reply.text)
+            utterance = await _off_loop(clock, caller.respond, reply.text)
     except Exception as exc:  # an infrastructure failure is recorded, never scored as an agent failure
         end_reason = "error"
         error = f"{type(exc).__name__}: {exc}"

@@ -88,13 +88,12 @@ def run_cell_conversations(
     records: list[ConversationRecord] = []
     total = len(plan.scenarios) * plan.trials
     with tqdm(total=total, desc=plan.run_name, unit="conv", disable=not config.progress) as bar:
-        for done in run_conversations(plan, config.workers):
+        for done in run_conversations(plan, config.workers, config.concurrency):
             conversation = done.conversation
             if needs_asr:
                 stats["assistant_asr_s"] = stats.get("assistant_asr_s", 0.0) + done.asr_s
-            if done.asr_cache[1]:  # the transcript cache: what it answered (the same text decoding gives)
-                stats["asr_cache_hits"] = stats.get("asr_cache_hits", 0.0) + done.asr_cache[0]
-                stats["asr_cache_lookups"] = stats.get("asr_cache_lookups", 0.0) + done.asr_cache[1]
+            for name, value in done.usage.items():  # an LLM simulator's or a remote voice's requests
+                stats[name] = stats.get(name, 0.0) + value
             record = score_record(conversation, config.metrics, judge)
             tracks = render_tracks(conversation, done.audio, ARTIFACT_SAMPLE_RATE) if log_audio else {}
             write_conversation(out_dir, record, tracks)
@@ -203,7 +202,8 @@ def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run
         log.info("cell %s (%s): nothing in it is random (%s): running 1 trial per scenario instead of k=%d identical "
                  "copies", plan.key, plan.run_name, NO_RANDOMNESS, config.trials)  # fmt: skip
     with CellRun.open(target, plan.run_name, tags, parent_run_id, claim=config.reuse) as run:
-        params = redact(axis_params(config) | config.agent.params() | flatten(identity_payload(config), "cfg"))
+        components = config.agent.params() | config.simulator.params() | config.voice.params()
+        params = redact(axis_params(config) | components | flatten(identity_payload(config), "cfg"))
         params |= judge_params(build_cell_judge(config)) | plan.trial_params()
         run.log_params(params)
         started = time.perf_counter()

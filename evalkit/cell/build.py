@@ -17,6 +17,8 @@ LISTENER_ASR_KIND = "faster_whisper"
 def build_components(config: RunConfig) -> tuple[Any, Any, Chain]:
     """(agent, user_tts, perturb) for a config."""
     agent = config.agent.build()
+    if hasattr(agent, "listener"):  # a wire agent that may have to hear the agent's audio itself (no transcript)
+        agent.listener = lambda: listener_asr(config, agent)
     # The caller: speaker pool of the voice (accent x gender) with the persona's rate, pitch and pauses; it also
     # carries the persona's behaviour, which the orchestrator hands to the simulator.
     user_tts = config.voice.build(config.persona)

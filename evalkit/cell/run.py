@@ -1,6 +1,7 @@
 """Stage 3 of a cell — run: every (scenario, trial) conversation of the plan through the call loop, regenerated
-while a validation gate fails (EVA-Bench App. D.1). Yields conversations as they finish, so the cell can score and
-write each one as it comes (nothing is lost when a run dies). ``workers`` > 1 runs them in worker processes."""
+while a validation gate fails (EVA-Bench App. D.1). Yields conversations in plan order as they finish, so the cell
+can score and write each one as it comes (nothing is lost when a run dies). ``workers`` > 1 runs them in worker
+processes; ``concurrency`` > 1 runs that many real-time calls at once in each process (evalkit.call.host)."""
 
 from __future__ import annotations
 
@@ -9,43 +10,48 @@ import multiprocessing
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from evalkit import usage
 from evalkit.call import CallSettings, ConversationAudio, run_conversation
+from evalkit.call.host import CallHost
 from evalkit.cell.plan import CellPlan
 from evalkit.config.schema import InfraConfig, RunConfig
 from evalkit.records import Conversation, SimulationValidation
 from evalkit.scenarios import Scenario
-from evalkit.validation import Flag, validate
+from evalkit.validation import GATES, Flag, validate
 
 log = logging.getLogger("evalkit")
 
 
 @dataclass
 class ConversationResult:
-    """A finished conversation with its audio, ready to score; ``asr_s``: listener ASR seconds spent on it."""
+    """A finished conversation with its audio, ready to score; ``asr_s``: listener ASR seconds spent on it;
+    ``usage``: requests, cache hits and HTTP retries of an LLM simulator or a remote voice during it."""
 
     scenario: Scenario
     trial: int
     conversation: Conversation
     audio: ConversationAudio
     asr_s: float = 0.0
-    asr_cache: tuple[int, int] = (0, 0)  # transcript-cache (hits, lookups) of this conversation's ASR calls
+    usage: dict[str, float] = field(default_factory=dict)  # caller-side remote requests (evalkit.usage)
 
 
 class ConversationRunner:
-    """Everything one process needs to run a cell's conversations: components built once, then one job at a time.
-    With ``workers`` > 1 each worker process holds its own (models are loaded per process)."""
+    """Everything one process needs to run a cell's conversations: components built once, then ``concurrency``
+    jobs at a time (one for an in-process agent). With ``workers`` > 1 each worker process holds its own (models
+    are loaded per process)."""
 
-    def __init__(self, config: RunConfig) -> None:
+    def __init__(self, config: RunConfig, concurrency: int = 1) -> None:
         from evalkit.cell.build import build_components, listener_asr
         from evalkit.cell.score import assistant_asr_entity_turns_only
         from evalkit.domains import tool_registry
         from evalkit.metrics import required_preparation
 
         self.config = config
+        self.concurrency = concurrency
         self.agent, self.user_tts, self.chain = build_components(config)
         needs = required_preparation(config.metrics, judge=config.judge.enabled)
         self.listener = listener_asr(config, self.agent) if "assistant_asr" in needs else None
@@ -58,15 +64,25 @@ class ConversationRunner:
             agent_timeout_s=config.infra.agent_timeout_s,
         )
 
-    def _cache_counts(self) -> tuple[int, int]:
-        """(hits, lookups) so far of the transcript caches of the agent's ASR and the listener (once if shared)."""
-        recognisers = (getattr(self.agent, "asr", None), self.listener)
-        caches = {id(c): c for r in recognisers if (c := getattr(r, "cache", None)) is not None}
-        return sum(c.hits for c in caches.values()), sum(c.hits + c.misses for c in caches.values())
+    def run_all(self, jobs: list[tuple[Scenario, int]]) -> Iterator[ConversationResult]:
+        """The jobs' results in their order; ``concurrency`` of them in flight at once, their calls sharing one
+        event loop (evalkit.call.host: why one loop, not one per thread)."""
+        if self.concurrency <= 1 or len(jobs) <= 1:
+            for job in jobs:
+                yield self.run(*job)
+            return
+        at_once = min(self.concurrency, len(jobs))
+        with CallHost(threads=2 * at_once) as host, ThreadPoolExecutor(at_once, "evalkit-conversation") as pool:
+            yield from pool.map(lambda job: self.run(*job, host=host), jobs)
 
-    def run(self, scenario: Scenario, trial: int) -> ConversationResult:
+    def run(self, scenario: Scenario, trial: int, host: CallHost | None = None) -> ConversationResult:
+        with usage.job() as counts:  # the caller's remote requests of this job alone, whatever attempts it takes
+            result = self._run(scenario, trial, host)
+        result.usage = {name: float(n) for name, n in sorted(counts.items())}
+        return result
+
+    def _run(self, scenario: Scenario, trial: int, host: CallHost | None) -> ConversationResult:
         config = self.config
-        hits_before, lookups_before = self._cache_counts()
         tally = InfraTally()  # across validation attempts: every infrastructure failure of this job counts
 
         def attempt_at(attempt: int) -> tuple[Conversation, Any]:
@@ -84,6 +100,7 @@ class ConversationRunner:
                 self.settings,
                 attempt=attempt,
                 simulator_config=config.simulator,
+                host=host,
             )
 
         if config.validation.enabled:
@@ -102,39 +119,45 @@ class ConversationRunner:
             asr_s = transcribe_assistant_turns(
                 conversation, audio, self.listener, entity_turns_only=self.entity_turns_only
             )
-        hits, lookups = self._cache_counts()
-        return ConversationResult(
-            scenario, trial, conversation, audio, asr_s, (hits - hits_before, lookups - lookups_before)
-        )
+        return ConversationResult(scenario, trial, conversation, audio, asr_s)
 
 
 _RUNNER: ConversationRunner | None = None  # the worker process's runner (built by its initializer)
 
 
-def _init_worker(config: RunConfig) -> None:
+def _init_worker(config: RunConfig, concurrency: int) -> None:
     global _RUNNER
-    _RUNNER = ConversationRunner(config)
+    _RUNNER = ConversationRunner(config, concurrency)
 
 
-def _run_job(job: tuple[Scenario, int]) -> ConversationResult:
+def _run_batch(jobs: list[tuple[Scenario, int]]) -> list[ConversationResult]:
     assert _RUNNER is not None, "worker initializer did not run"
-    return _RUNNER.run(*job)
+    return list(_RUNNER.run_all(jobs))
 
 
-def run_conversations(plan: CellPlan, workers: int = 1) -> Iterator[ConversationResult]:
+def run_conversations(plan: CellPlan, workers: int = 1, concurrency: int = 1) -> Iterator[ConversationResult]:
     """Every (scenario, trial) job of the plan, yielded in plan order as each finishes. Every seed derives from
-    (cell seed, scenario, trial), so ``workers`` processes give exactly the results of one. A cell with nothing
-    random runs one trial per scenario (``CellPlan.trials``)."""
+    (cell seed, scenario, trial), so ``workers`` processes × ``concurrency`` calls give exactly the results of
+    one. With both, each worker process takes ``concurrency`` consecutive jobs at a time. A cell with nothing
+    random runs one trial per scenario (``CellPlan.trials``).
+
+    An in-process agent runs one conversation at a time whatever ``concurrency`` says: its calls never wait (a
+    virtual clock), so overlapping them would only share the same cores (``workers`` is the knob for that), and
+    the agent object holds one conversation's state."""
     jobs = [(s, t) for s in plan.scenarios for t in range(plan.trials)]
+    if concurrency > 1 and not getattr(plan.config.agent, "realtime", False):
+        log.info("concurrency=%d: %s is an in-process agent, its conversations run one at a time (use workers)",
+                 concurrency, plan.config.agent.kind)  # fmt: skip
+        concurrency = 1
     if workers <= 1 or len(jobs) <= 1:
-        runner = ConversationRunner(plan.config)
-        for job in jobs:
-            yield runner.run(*job)
+        yield from ConversationRunner(plan.config, concurrency).run_all(jobs)
         return
+    batches = [jobs[i : i + concurrency] for i in range(0, len(jobs), concurrency)]
     # spawn, not fork: the parent holds open store connections and threads that a fork would copy mid-state
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(workers, len(jobs)), context, _init_worker, (plan.config,)) as pool:
-        yield from pool.map(_run_job, jobs)
+    with ProcessPoolExecutor(min(workers, len(batches)), context, _init_worker, (plan.config, concurrency)) as pool:
+        for batch in pool.map(_run_batch, batches):
+            yield from batch
 
 
 @dataclass
@@ -220,13 +243,25 @@ FAULT_KINDS = {  # exception type (as recorded in ``Conversation.error``) -> the
     "EndpointUnavailable": "endpoint_unavailable",
     "EndpointRefused": "endpoint_refused",
     "EndpointAnswerInvalid": "endpoint_invalid_answer",
+    # a wire agent's connection (evalkit.wire.errors) and a Realtime server's own error event or failed response
+    "WireError": "wire",
+    "RealtimeServerError": "realtime_server_error",
 }
+
+
+# Endpoints on the caller's side (evalkit.wire.openai_http: simulator=llm, voice=openai_tts) name themselves first in
+# their messages ("simulator endpoint (model ...)"): their failures are counted apart from the agent's.
+CALLER_ENDPOINTS = ("simulator", "voice")
 
 
 def fault_kind(error: str) -> str:
     """The counted reason of an infrastructure failure from its recorded ``"Type: message"``; anything else an
-    agent raised is a crash."""
-    return FAULT_KINDS.get(error.split(":", 1)[0].strip(), "crash")
+    agent raised is a crash. A failed endpoint of the caller's side is ``simulator_endpoint_*`` / ``voice_endpoint_*``
+    (the pipeline failed, as for the agent's, but the reason says whose)."""
+    kind, _, message = error.partition(":")
+    reason = FAULT_KINDS.get(kind.strip(), "crash")
+    side = message.strip().split(" ", 1)[0]
+    return f"{side}_{reason}" if reason.startswith("endpoint_") and side in CALLER_ENDPOINTS else reason
 
 
 def infra_stats(conversations: list[Conversation]) -> dict[str, float]:
@@ -260,8 +295,9 @@ def validation_stats(conversations: list[Conversation]) -> dict[str, float]:
     """Cell counts of regeneration, comparable with EVA-Bench's rates (24.1% of trials regenerated, about half for
     simulator error, 12.0%, the rest infrastructure failures and timeouts; its cost estimate treats 24.1% as reruns
     per trial). Every attempt but the kept one failed a gate and was rerun; a rerun counts as infrastructure when
-    one of its flags is (crash, turn or duration limit), else as simulator error. Per gate: the reruns it flagged
-    (an attempt can fail several gates). ``sim_invalid_kept``: conversations still invalid at the limit."""
+    one of its flags is (crash, turn or duration limit), else as simulator error. Per gate (every gate, 0 when it
+    flagged none): the reruns it flagged (an attempt can fail several gates). ``sim_invalid_kept``: conversations
+    still invalid at the limit."""
     verdicts = [c.validation for c in conversations if c.validation is not None]
     n = len(verdicts)
     reruns = [flags for v in verdicts for flags in v.flags[:-1]]
@@ -278,6 +314,7 @@ def validation_stats(conversations: list[Conversation]) -> dict[str, float]:
         "sim_rerun_simulator": (total - infrastructure) / n if n else 0.0,
         "sim_regenerated_share": sum(v.attempts > 1 for v in verdicts) / n if n else 0.0,
     }
-    for gate in sorted({f["gate"] for flags in reruns for f in flags}):
+    # every gate, a 0 included: the rerun counts by reason of every cell line up (EVA-Bench's per-check breakdown)
+    for gate in sorted(set(GATES) | {f["gate"] for flags in reruns for f in flags}):
         out[f"sim_rerun_gate_{gate}"] = float(sum(any(f["gate"] == gate for f in flags) for flags in reruns))
     return out

@@ -33,7 +33,7 @@ from perturbations import Chain, PerturbationError
 SECRET_MARKERS = ("key", "token", "secret", "password")
 # Settings that do not change what a cell computes: excluded from its identity.
 # ``infra`` is how failures are retried: a retried conversation replays its seeds, so the results never depend on it.
-NON_IDENTITY_KEYS = ("mlflow", "reuse", "twins", "progress", "workers", "infra")
+NON_IDENTITY_KEYS = ("mlflow", "reuse", "twins", "progress", "workers", "concurrency", "infra")
 # Judge settings that change how a judgment is fetched, never what it says (the cache answers the same request).
 NON_IDENTITY_JUDGE_KEYS = (
     "cache_dir",
@@ -189,6 +189,12 @@ class RunConfig(_Group):
     twins: bool = True
     progress: bool = True
     workers: int = Field(default=1, ge=1, le=256, description="processes running a cell's conversations")
+    concurrency: int = Field(
+        default=1,
+        ge=1,
+        le=256,
+        description="real-time calls each process runs at once (wire agents; in-process agents run one at a time)",
+    )
     mlflow: MlflowConfig = MlflowConfig()
     validation: ValidationConfig = ValidationConfig()
     infra: InfraConfig = InfraConfig()
@@ -302,8 +308,13 @@ def identity_payload(config: RunConfig) -> dict[str, Any]:
         data.pop("judge", None)
     if config.domain.scenario_dir is None:  # the domain's own scenarios: cells keep the keys they had before
         data["domain"].pop("scenario_dir", None)
-    for path in getattr(type(config.agent), "NON_IDENTITY_KEYS", ()):  # e.g. an HTTP agent's retry policy
-        _drop(data["agent"], path.split("."))
+    for group in ("agent", "simulator", "voice"):
+        node = getattr(config, group)
+        for path in getattr(type(node), "NON_IDENTITY_KEYS", ()):  # e.g. an HTTP endpoint's retry policy, its cache
+            _drop(data[group], path.split("."))
+        extras = getattr(node, "identity_extras", None)  # e.g. an LLM simulator's prompt version and hash
+        if extras is not None:
+            data[group] |= extras()
     return _strip_secrets(data)
 
 

@@ -5,17 +5,23 @@ shared voice-channel frame per architecture (cascade adds transcription-error aw
 guidance; speech-to-speech adds a call-tools-early preamble), then the domain's personality and instructions, then
 the tool catalogue rendered from the domain's registry (names, descriptions, JSON schemas).
 
-Simulator prompt (App. K, Table 54 variables): role, voice-channel note, personality, goal, must-have and
-nice-to-have criteria, how to evaluate options (the decision tree), supporting information (given only when
-asked), today's date, guardrails (start with the starting utterance, stay in character and on goal, refuse
-transfers when the escalation rule forbids them, end only after the agent has completed the action), success and
-failure cases, escalation, response format, edge cases, spoken normalisation of codes and the NATO backup.
+Simulator prompt (App. K, Table 54 variables), its text in ``simulator.yaml`` beside this module: role,
+voice-channel note, personality, goal, must-have and nice-to-have criteria, how to evaluate options (the decision
+tree), supporting information (given only when asked), today's date, guardrails (start with the starting utterance,
+stay in character and on goal, refuse transfers when the escalation rule forbids them, end only through ``end_call``
+and never in a turn that gives information or approval), success and failure cases, escalation, response format,
+edge cases, spoken normalisation of codes and the NATO backup; and the ``end_call`` tool the caller hangs up with.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
 
 from evalkit.domains import DomainTexts, get_domain, tool_registry
 from evalkit.plugins import UnknownPluginError
@@ -56,61 +62,23 @@ ARCHITECTURE_NOTES: dict[str, str] = {
     ),
 }
 
-SIMULATOR_TEMPLATE = """{role}
+SIMULATOR_TEXTS_FILE = Path(__file__).with_name("simulator.yaml")
 
-You are speaking over a voice channel. What you read from the agent is a transcript of their speech and may contain
-recognition errors; if something does not make sense, assume a transcription problem before assuming a mistake.
 
-# Your personality
-{user_persona}
+@functools.cache
+def simulator_texts() -> dict[str, Any]:
+    """The simulator prompt's data file (``simulator.yaml`` beside this module): the template, its version, the
+    ``end_call`` tool and the cues; ``sha256`` is added: the hash of the whole file, so any edited text counts."""
+    raw = SIMULATOR_TEXTS_FILE.read_bytes()
+    texts: dict[str, Any] = yaml.safe_load(raw)
+    texts["sha256"] = hashlib.sha256(raw).hexdigest()
+    return texts
 
-# What you want
-{high_level_user_goal}
 
-## Must-have criteria (never accept an outcome that misses any)
-{must_have_criteria}
-
-## Nice-to-have criteria (you may give these up)
-{nice_to_have_criteria}
-
-## How to evaluate what the agent offers (follow in order)
-{negotiation_behavior}
-
-## Information you can give, only when asked
-{domain_notes}
-{information_required}
-
-Today is {current_date_time}.
-
-# Guardrails
-- Begin the call by saying exactly: "{starting_utterance}" and never repeat it later.
-- Stay in character, speak in the first person, pursue only the goal above; decline anything beyond it.
-- Keep every detail exact (dates, amounts, codes, names). If the agent misheard something, correct it.
-- Give at most two or three details per turn.
-- Follow your escalation rule about live agents even if a transfer sounds helpful.
-- The call ends only when you call end_call. Do not end it in a turn where you give the agent information, choose
-  an option or approve an action: wait for the agent to confirm the action is done.
-
-# Success
-{resolution_condition}
-
-# Failure
-{failure_condition}
-Also end the call if the agent reports an error it cannot recover from or makes no progress for 5 turns in a row.
-
-# Escalation
-{escalation_behavior}
-
-# Response format
-Only the words you say, one or two short sentences, no stage directions, no quotes or special characters.
-
-# Edge cases
-{edge_cases}
-- If the agent asks whether there is anything else, say no and end the call.
-
-# Saying structured data
-Say codes, numbers, phone numbers and emails in spoken form: "A B C one two three", "john dot smith at company dot
-com". If the agent gets one wrong, repeat it slowly and spell it with the NATO alphabet, one character at a time."""
+def simulator_prompt_id() -> str:
+    """``<version>:<sha256[:12]>`` of the simulator prompt: a param, and part of an LLM simulator's identity."""
+    texts = simulator_texts()
+    return f"{texts['version']}:{texts['sha256'][:12]}"
 
 
 def domain_texts(domain: str) -> DomainTexts:
@@ -148,7 +116,7 @@ def render_simulator_prompt(scenario: Scenario, persona_text: str | None = None)
     goal = scenario.user_goal
     texts = domain_texts(scenario.domain)
     information = "\n".join(f"- {field}: {value}" for field, value in goal.information_required.items())
-    return SIMULATOR_TEMPLATE.format(
+    return simulator_texts()["template"].format(
         role=texts.simulator_role,
         user_persona=persona_text or scenario.persona.text,
         high_level_user_goal=goal.high_level_user_goal,
@@ -162,5 +130,5 @@ def render_simulator_prompt(scenario: Scenario, persona_text: str | None = None)
         resolution_condition=goal.resolution_condition,
         failure_condition=goal.failure_condition,
         escalation_behavior=goal.escalation_behavior,
-        edge_cases=_bullets(goal.edge_cases),
+        edge_cases="\n".join(f"- {case}" for case in goal.edge_cases),  # the template adds its own
     )

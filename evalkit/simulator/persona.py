@@ -65,6 +65,7 @@ class PersonaSpec:
     self_correct: float = 0.0
     paraphrase: bool = False  # issue 17: the wording drawn among paraphrases (evalkit.simulator.paraphrase)
     reaction_jitter_ms: float = 0.0  # issue 17: each turn starts user_reaction_ms ± this after the agent
+    prompt: str | None = None  # the persona's {user_persona} text for an LLM simulator (App. K, G.2)
 
     @classmethod
     def from_config(cls, persona: Any) -> PersonaSpec:
@@ -77,6 +78,7 @@ class PersonaSpec:
             **persona.behaviour.model_dump(),
             paraphrase=varies and variation.paraphrase,
             reaction_jitter_ms=variation.reaction_jitter_ms if varies else 0.0,
+            prompt=getattr(persona, "prompt", None),
         )
 
 

@@ -42,7 +42,18 @@ class SimulatorConfig(KindConfig):
         """A fresh simulator for one conversation; ``rng`` is the conversation's own seeded stream."""
         raise NotImplementedError(f"simulator kind {self.kind!r} does not implement build()")
 
+    def params(self) -> dict[str, str]:
+        """MLflow params beyond the ``simulator`` axis param: a model-backed kind's model and sampling settings."""
+        return {}
+
+    def identity_extras(self) -> dict[str, str]:
+        """What decides the simulator beyond its config (e.g. a prompt file's hash): part of the cell key."""
+        return {}
+
 
 SIMULATORS: Registry[type[SimulatorConfig]] = Registry(
-    "simulator", "evalkit.simulators", builtin_modules=("evalkit.simulator.scripted_config",)
+    "simulator",
+    "evalkit.simulators",
+    # evalkit.wire.openai_http.simulator: the LLM caller (simulator=llm) lives with its OpenAI-compatible wire adapter
+    builtin_modules=("evalkit.simulator.scripted_config", "evalkit.wire.openai_http.simulator"),
 )

@@ -55,6 +55,14 @@ class VoiceConfig(KindConfig):
         and ``persona`` (optional) is handed to the simulator (see ``evalkit.speech.voices.UserVoice``)."""
         raise NotImplementedError(f"voice kind {self.kind!r} does not implement build()")
 
+    def params(self) -> dict[str, str]:
+        """MLflow params beyond the ``voice`` axis param: a remote voice's endpoint and model."""
+        return {}
+
+    def identity_extras(self) -> dict[str, str]:
+        """What decides the voice beyond its config: part of the cell key (none for the built-in kinds)."""
+        return {}
+
     def nominal_prosody(self, persona: Any) -> dict[str, tuple[int, int]]:
         """Per speaker id, the (rate in wpm, pitch 0-99) it speaks at with ``persona`` before any per-trial jitter:
         what the persona's bounds are checked against. Empty: the kind has no such knobs (nothing to check)."""
@@ -64,7 +72,12 @@ class VoiceConfig(KindConfig):
 TTS_ENGINES: Registry[type[TtsConfig]] = Registry(
     "TTS engine", "evalkit.tts", builtin_modules=("evalkit.speech.espeak",)
 )
-VOICES: Registry[type[VoiceConfig]] = Registry("voice", "evalkit.tts", builtin_modules=("evalkit.speech.espeak",))
+VOICES: Registry[type[VoiceConfig]] = Registry(
+    "voice",
+    "evalkit.tts",
+    # evalkit.wire.openai_http.voice: voice=openai_tts, a caller voice behind an OpenAI-compatible speech endpoint
+    builtin_modules=("evalkit.speech.espeak", "evalkit.wire.openai_http.voice"),
+)
 ASR_ENGINES: Registry[type[AsrConfig]] = Registry(
     "ASR engine", "evalkit.asr", builtin_modules=("evalkit.speech.whisper",)
 )

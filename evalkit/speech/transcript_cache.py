@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from evalkit import usage
+
 __all__ = ["DEFAULT_CACHE_DIR", "TranscriptCache", "canonical"]
 
 DEFAULT_CACHE_DIR = "~/.cache/evalkit/transcripts"
@@ -90,7 +92,7 @@ class TranscriptCache:
         try:
             raw = path.read_bytes()
         except OSError:
-            self.misses += 1
+            self._count(hit=False)
             return None
         try:
             entry = json.loads(raw)
@@ -99,11 +101,21 @@ class TranscriptCache:
             fields = {"text": entry["text"], "compute_s": float(entry["compute_s"]), "audio_s": float(entry["audio_s"])}
         except (ValueError, KeyError, TypeError) as exc:
             log.debug("transcript cache entry %s is unreadable (%s): recomputing it", path, exc)
-            self.misses += 1
             self.recomputed += 1
+            self._count(hit=False)
             return None
-        self.hits += 1
+        self._count(hit=True)
         return fields
+
+    def _count(self, hit: bool) -> None:
+        """This instance's counters, and the running conversation's (``evalkit.usage``: the cell logs the sums as
+        ``asr_cache_hits`` and ``asr_cache_lookups``; they stay out of the records, which a hit leaves unchanged)."""
+        if hit:
+            self.hits += 1
+        else:
+            self.misses += 1
+        usage.count("asr_cache_hits", int(hit))
+        usage.count("asr_cache_lookups")
 
     def put(self, key: str, fields: dict[str, Any]) -> None:
         """Store atomically (temporary file in the entry's folder, then rename); a write error turns the cache off."""

@@ -27,6 +27,7 @@ from evalkit.wire.openai_http.retry import (
     scrubber,
 )
 
+SPEECH_PATH = "/audio/speech"
 PCM_SAMPLE_RATE = 24_000  # OpenAI's `pcm` speech format: raw 16-bit little-endian mono at 24 kHz
 
 
@@ -62,7 +63,10 @@ class Endpoint:
         return answered.response, answered.retries
 
     def invalid(self, path: str, problem: str, response: requests.Response) -> EndpointAnswerInvalid:
-        body = scrubber(self.api_key)(response.text[:200])
+        return self.invalid_bytes(path, problem, response.content)
+
+    def invalid_bytes(self, path: str, problem: str, data: bytes) -> EndpointAnswerInvalid:
+        body = scrubber(self.api_key)(data[:200].decode("utf-8", errors="replace"))
         return EndpointAnswerInvalid(f"{self.what} {self.url(path)} answered {problem}: {body!r}")
 
 
@@ -106,6 +110,40 @@ def chat(endpoint: Endpoint, body: dict[str, Any]) -> tuple[dict[str, Any], int]
     return message, retries
 
 
+def speech_body(
+    endpoint: Endpoint, text: str, voice: str, response_format: str = "wav", speed: float | None = None, **extra: Any
+) -> dict[str, Any]:
+    """The JSON body of one speech request (``extra``: optional fields such as ``instructions``, sent when set)."""
+    body: dict[str, Any] = {"model": endpoint.model, "input": text, "voice": voice, "response_format": response_format}
+    if speed is not None:
+        body["speed"] = speed
+    return body | {k: v for k, v in extra.items() if v is not None}
+
+
+def speech_bytes(endpoint: Endpoint, body: dict[str, Any]) -> tuple[bytes, int]:
+    """(the audio bytes as the server sent them, retries) of one speech request: what a cache keeps."""
+    response, retries = endpoint.post(SPEECH_PATH, json=body)
+    return response.content, retries
+
+
+def decode_speech(
+    endpoint: Endpoint, data: bytes, response_format: str = "wav", pcm_sample_rate: int = PCM_SAMPLE_RATE
+) -> tuple[np.ndarray, int]:
+    """(mono float32 samples, sample rate) of a speech answer; audio that does not decode is the server's failure."""
+    if response_format == "pcm":
+        if len(data) < 2:
+            raise endpoint.invalid_bytes(SPEECH_PATH, "no pcm audio", data)
+        samples = np.frombuffer(data[: len(data) // 2 * 2], dtype="<i2").astype(np.float32) / 32768.0
+        return samples, pcm_sample_rate
+    try:
+        samples, rate = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
+    except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
+        raise endpoint.invalid_bytes(
+            SPEECH_PATH, f"audio that does not decode as {response_format} ({exc})", data
+        ) from None
+    return samples.mean(axis=1).astype(np.float32), int(rate)
+
+
 def speech(
     endpoint: Endpoint,
     text: str,
@@ -115,19 +153,6 @@ def speech(
     speed: float | None = None,
 ) -> tuple[np.ndarray, int, int]:
     """(mono float32 samples, sample rate, retries) of ``text`` spoken by the speech endpoint."""
-    path = "/audio/speech"
-    body: dict[str, Any] = {"model": endpoint.model, "input": text, "voice": voice, "response_format": response_format}
-    if speed is not None:
-        body["speed"] = speed
-    response, retries = endpoint.post(path, json=body)
-    data = response.content
-    if response_format == "pcm":
-        if len(data) < 2:
-            raise endpoint.invalid(path, "no pcm audio", response)
-        samples = np.frombuffer(data[: len(data) // 2 * 2], dtype="<i2").astype(np.float32) / 32768.0
-        return samples, pcm_sample_rate, retries
-    try:
-        samples, rate = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
-    except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
-        raise endpoint.invalid(path, f"audio that does not decode as {response_format} ({exc})", response) from None
-    return samples.mean(axis=1).astype(np.float32), int(rate), retries
+    data, retries = speech_bytes(endpoint, speech_body(endpoint, text, voice, response_format, speed))
+    samples, rate = decode_speech(endpoint, data, response_format, pcm_sample_rate)
+    return samples, rate, retries

@@ -10,14 +10,12 @@ a variable that is not set is one line at preflight (``evalkit.config.preflight.
 
 from __future__ import annotations
 
-import os
-import random
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field
 
 from evalkit.agents.registry import AGENTS, AgentConfig
-from evalkit.wire.openai_http.retry import RetryPolicy
+from evalkit.wire.openai_http.settings import EndpointSettings, RetrySettings
 
 __all__ = [
     "CascadeOpenAIConfig",
@@ -28,45 +26,6 @@ __all__ = [
     "SttSettings",
     "TtsSettings",
 ]
-
-
-class EndpointSettings(BaseModel):
-    """One OpenAI-compatible server and the model to ask there."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    base_url: str = Field(description="e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1")
-    model: str = Field(min_length=1, description="the model id the server knows")
-    api_key_env: str | None = Field(
-        default="OPENAI_API_KEY", description="environment variable holding the key; null for a keyless server"
-    )
-    timeout_s: float = Field(default=60.0, gt=0, le=3600)
-
-    @field_validator("base_url")
-    @classmethod
-    def _http(cls, url: str) -> str:
-        if not url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must start with http:// or https://, got {url!r}")
-        return url
-
-    def endpoint(self, where: str, policy: RetryPolicy) -> Any:
-        """The runtime endpoint (``evalkit.wire.openai_http.client.Endpoint``) with its key from the environment."""
-        from evalkit.wire.openai_http.client import Endpoint
-
-        return Endpoint(self.base_url, self.model, f"{where} endpoint", self.api_key(where), self.timeout_s, policy)
-
-    def api_key(self, where: str) -> str | None:
-        """The key from the environment; a variable that is not set is one line (preflight says it first)."""
-        if not self.api_key_env:
-            return None
-        value = os.environ.get(self.api_key_env)
-        if not value:
-            raise ValueError(missing_key_message(where, self.api_key_env))
-        return value
-
-
-def missing_key_message(where: str, var: str) -> str:
-    return f"{where}.api_key_env: ${var} is not set; export it, or set {where}.api_key_env=null for a keyless server"
 
 
 class SttSettings(EndpointSettings):
@@ -98,23 +57,6 @@ class TtsSettings(EndpointSettings):
     response_format: Literal["wav", "pcm"] = Field(default="wav", description="pcm: raw 16-bit little-endian mono")
     pcm_sample_rate: int = Field(default=24_000, ge=8_000, le=96_000, description="the rate of pcm answers")
     speed: float | None = Field(default=None, ge=0.25, le=4.0)
-
-
-class RetrySettings(BaseModel):
-    """HTTP 429 / 408 / 5xx answers, timeouts and refused connections are retried with exponential backoff (the
-    judges' policy); when retries run out the call is an infrastructure failure. Retries are counted per turn."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    max_retries: int = Field(default=4, ge=0, le=20)
-    backoff_base_s: float = Field(default=1.0, ge=0, le=60)
-    backoff_max_s: float = Field(default=30.0, ge=0, le=600)
-    jitter: bool = True
-    seed: int = Field(default=0, ge=0, description="seed of the jitter rng")
-
-    def policy(self) -> RetryPolicy:
-        rng = random.Random(self.seed) if self.jitter else None
-        return RetryPolicy(self.max_retries, self.backoff_base_s, max(self.backoff_max_s, self.backoff_base_s), rng)
 
 
 class _OpenAIAgentConfig(AgentConfig):

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import TYPE_CHECKING, Literal
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.call.loop import CallSettings
+from evalkit.speech.vad import VadKind
 from evalkit.wire.twilio_ws.codec import Encoding
 from evalkit.wire.twilio_ws.protocol import FRAME_MS
 
@@ -31,6 +34,7 @@ __all__ = ["TwilioWsAgent", "TwilioWsConfig"]
 @AGENTS.register("twilio_ws")
 class TwilioWsConfig(AgentConfig):
     kind: Literal["twilio_ws"] = "twilio_ws"
+    realtime: ClassVar[bool] = True
     url: str = "ws://127.0.0.1:8765"
     path: str = ""  # appended to url (EVA-Bench servers listen on /ws and /)
     headers: dict[str, str] = Field(default_factory=dict)  # plain headers; never put a secret here
@@ -41,7 +45,14 @@ class TwilioWsConfig(AgentConfig):
     sample_rate: int = Field(default=8000, ge=8000, le=48000)
     speech_events: bool = True  # send EVA-Bench's user_speech_start / user_speech_stop
     take_turn_after_silence_ms: float = Field(default=800.0, gt=0)  # the agent's turn ends after this much silence
-    silence_dbfs: float = Field(default=-50.0, le=0)  # agent audio below this level counts as silence
+    silence_dbfs: float = Field(default=-50.0, le=0)  # agent audio below this level counts as silence (rms VAD)
+    # how the caller tells the agent's speech from silence (evalkit.speech.vad; scripts/bench_vad.py): rms (free,
+    # exact on a clean line) or silero (ends turns on a noisy agent line too, ~35 ms CPU per second of agent audio)
+    end_of_turn_vad: VadKind = "rms"
+    # the agent's turn text when the server sends none (evalkit's reference server sends evalkit_transcript, other
+    # agents do not): the caller transcribes the turn's audio with the cell's listener ASR. auto: only turns that
+    # came without a transcript; always: every turn (the server's transcript is ignored); never: text stays empty
+    transcribe_agent: Literal["auto", "always", "never"] = "auto"
     connect_timeout_s: float = Field(default=10.0, gt=0)
     response_timeout_s: float = Field(default=30.0, gt=0)  # no agent audio for this long: infrastructure failure
     max_duration_s: float = Field(default=600.0, gt=0)  # EVA-Bench Table 7
@@ -98,15 +109,35 @@ class TwilioWsConfig(AgentConfig):
 @dataclasses.dataclass
 class TwilioWsAgent:
     """Not an in-process agent: a factory of one wire session per call (``realtime``: the conversation runs it on
-    a real clock with 20 ms frames, see evalkit.call.conversation)."""
+    a real clock with 20 ms frames, see evalkit.call.conversation). Sessions run concurrently (``concurrency``).
+
+    ``listener``: builds the ASR the caller hears the agent with when the server sends no transcript (the cell sets
+    it to its listener ASR, evalkit.cell.build; default: the default ASR engine). Built on first use, once."""
 
     config: TwilioWsConfig
+    listener: Callable[[], Any] | None = None
     realtime = True
+
+    def __post_init__(self) -> None:
+        self._asr: Any = None
+        self._asr_lock = threading.Lock()
 
     def session(self, clock: Clock) -> AgentSession:
         from evalkit.wire.twilio_ws.client import TwilioCallerSession
 
-        return TwilioCallerSession(self.config, clock)
+        return TwilioCallerSession(self.config, clock, self.hearing)
+
+    def hearing(self) -> Any:
+        """The listener ASR (a ``Recognizer``), loaded by the first call that needs it (thread-safe)."""
+        with self._asr_lock:
+            if self._asr is None:
+                if self.listener is None:
+                    from evalkit.speech.registry import ASR_ENGINES
+
+                    self._asr = ASR_ENGINES.get("faster_whisper")().build()
+                else:
+                    self._asr = self.listener()
+            return self._asr
 
     def call_settings(self, base: CallSettings) -> CallSettings:
         return dataclasses.replace(

@@ -24,8 +24,10 @@ import contextlib
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, ConnectionClosedError, InvalidHandshake, InvalidURI
 
@@ -33,26 +35,30 @@ from evalkit.agents.base import AgentContext
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, Frame, ToolCallTuple
 from evalkit.records import AudioClip
+from evalkit.speech.vad import frame_vad
+from evalkit.wire.errors import WireError
 from evalkit.wire.tools.session import ToolSession
 from evalkit.wire.twilio_ws import protocol
-from evalkit.wire.twilio_ws.codec import MIME, decode, encode, level_dbfs, resample
+from evalkit.wire.twilio_ws.codec import MIME, decode, encode, resample
+
+__all__ = ["TwilioCallerSession", "WireError"]
 
 if TYPE_CHECKING:  # the kind's package builds this session: a run-time import back would be a module cycle
     from evalkit.wire.twilio_ws import TwilioWsConfig
 
 
-class WireError(RuntimeError):
-    """The call's connection failed; the message says how (an infrastructure failure, not the agent's)."""
-
-
 PLAYOUT_SLACK_MS = 5.0  # a frame may be handed over this early: scheduling jitter, not a buffer
 Inbound = tuple[str, Any]  # ("msg", message) | ("closed", None) | ("error", WireError)
+ARRIVED = "_evalkit_arrived_ms"  # stamped on each message as it comes off the socket (call clock)
 
 
 class TwilioCallerSession:
-    def __init__(self, config: TwilioWsConfig, clock: Clock) -> None:
+    def __init__(self, config: TwilioWsConfig, clock: Clock, hearing: Callable[[], Any] | None = None) -> None:
         self.config = config
         self.clock = clock
+        self._hearing = hearing  # the listener ASR, for agent turns that come without a transcript
+        self._vad = frame_vad(config.end_of_turn_vad, config.silence_dbfs)
+        self._unheard: asyncio.Future[str] | None = None  # the caller's transcript of the turn that just ended
         self._ws: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
         self._inbox: deque[Inbound] = deque()
@@ -76,6 +82,9 @@ class TwilioCallerSession:
         self._voice_end_ms = 0.0  # when its last voiced audio has played out
         self._playback_end_ms = 0.0
         self._text = ""
+        self._transcribed = False  # the agent sent its turn's text
+        self._audio: list[np.ndarray] = []  # the turn's voiced audio, as heard
+        self._hearing_early: tuple[int, asyncio.Future[str]] | None = None  # (frames heard, their transcript)
         self._heard: str | None = None
         self._end_call = False
 
@@ -91,6 +100,7 @@ class TwilioCallerSession:
                 additional_headers=self.config.resolved_headers() or None,
                 open_timeout=self.config.connect_timeout_s,
                 max_size=self.config.max_message_bytes,
+                compression=None,  # base64 μ-law does not compress; deflating costs ~50 µs a frame each way
             )
         except TimeoutError:
             raise WireError(f"connecting to {endpoint} timed out after {self.config.connect_timeout_s:g} s") from None
@@ -158,11 +168,16 @@ class TwilioCallerSession:
         """The caller talks over the agent: what it has not played yet is dropped and its turn ends here."""
         if self._voiced:
             self._drop_unplayed()
-            self._ready.append(self._end_turn())
+            queued = len(self._ready)
+            first = self._end_turn()  # it may queue the turn's end behind what it returns: keep them in that order
+            self._ready.insert(queued, first)
 
     async def close(self) -> None:
         for task in self._tasks:
             task.cancel()
+        for heard in (self._unheard, self._hearing_early[1] if self._hearing_early else None):
+            if heard is not None:
+                heard.cancel()
         if self._ws is not None:
             with contextlib.suppress(Exception):
                 await self._send(protocol.stop(self._next_seq(), self._stream_sid, self._call_sid))
@@ -194,6 +209,41 @@ class TwilioCallerSession:
     # -- the agent's side ----------------------------------------------------------------------------------
 
     async def receive(self) -> AgentEvent:
+        event = await self._receive()
+        if self._unheard is not None:  # the turn just ended: its text, heard by the caller, comes before its end
+            heard, self._unheard = self._unheard, None
+            self._ready.appendleft(event)
+            return AgentSpeech(text=await heard, text_source="caller_asr")
+        return event
+
+    def _needs_transcript(self) -> bool:
+        mode = self.config.transcribe_agent
+        return bool(self._audio) and (mode == "always" or (mode == "auto" and not self._transcribed))
+
+    def _hearing_in_flight(self) -> bool:
+        return self._hearing_early is not None and not self._hearing_early[1].done()
+
+    def _hear(self) -> asyncio.Future[str]:
+        """The transcript of the turn's audio so far: the one started early if no audio came since, else a new one.
+        Started once the agent has been silent for half the take-turn window, it is mostly ready when the turn
+        ends; a pause that long inside a turn costs one transcription thrown away (one at a time: the next early
+        start waits until it is done)."""
+        if self._hearing_early is not None and self._hearing_early[0] == len(self._audio):
+            return self._hearing_early[1]
+        heard = asyncio.ensure_future(self._transcribe(np.concatenate(self._audio)))
+        heard.add_done_callback(lambda f: f.cancelled() or f.exception())  # a stale one's failure is not an error
+        self._hearing_early = (len(self._audio), heard)
+        return heard
+
+    async def _transcribe(self, audio: np.ndarray) -> str:
+        """The caller's ASR of the agent's turn, off the event loop (the other calls keep their pacing)."""
+        if self._hearing is None:
+            raise WireError("the agent sent no transcript and the caller has no listener ASR to hear it with")
+        asr = await asyncio.to_thread(self._hearing)
+        transcript = await asyncio.to_thread(asr.transcribe, audio, self.config.sample_rate)
+        return str(transcript.text)
+
+    async def _receive(self) -> AgentEvent:
         while True:
             if self._ready:
                 return self._ready.popleft()
@@ -209,10 +259,14 @@ class TwilioCallerSession:
                 remaining = self._voice_end_ms + self.config.take_turn_after_silence_ms - self.clock.now_ms
                 if remaining <= 0:
                     return self._end_turn()
-                timeout = remaining / 1000.0
+                hear_in = remaining - self.config.take_turn_after_silence_ms / 2
+                if hear_in <= 0 and self._needs_transcript() and not self._hearing_in_flight():
+                    self._hear()
+                timeout = (remaining if hear_in <= 0 else hear_in) / 1000.0
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+                async with asyncio.timeout(timeout):  # not wait_for: no task per wait (one per frame played)
+                    await self._wake.wait()
 
     def _playout_wait_ms(self) -> float:
         """How long the next media frame waits for its turn to play: the caller hears agent audio in real time
@@ -237,7 +291,9 @@ class TwilioCallerSession:
         elif event == "clear":  # the queued media it cancels was purged by the reader already
             self._drop_unplayed(purge_inbox=False)
         elif event == protocol.TRANSCRIPT_EVENT:
-            self._text = str(value.get("text") or "")
+            if self.config.transcribe_agent != "always":
+                self._text = str(value.get("text") or "")
+                self._transcribed = True
             self._heard = value.get("heard_text")
             self._end_call = bool(value.get("end_call"))
         return None
@@ -247,11 +303,12 @@ class TwilioCallerSession:
             samples = decode(protocol.payload_of(message), self.config.encoding)
         except (KeyError, TypeError, ValueError) as exc:
             raise WireError(f"the agent sent a malformed media frame: {exc!r}") from None
-        now = self.clock.now_ms
-        self._playback_end_ms = max(now, self._playback_end_ms) + samples.size / self.config.sample_rate * 1000.0
-        if level_dbfs(samples) < self.config.silence_dbfs:
+        arrived = message.get(ARRIVED, self.clock.now_ms)  # a frame handed over late still played on time
+        self._playback_end_ms = max(arrived, self._playback_end_ms) + samples.size / self.config.sample_rate * 1000.0
+        if not self._vad.is_speech(samples, self.config.sample_rate):
             return None
         self._voiced = True
+        self._audio.append(samples)
         self._voice_end_ms = self._playback_end_ms
         chunk = AgentSpeech(
             text=self._text,
@@ -268,6 +325,8 @@ class TwilioCallerSession:
         calls = self._drain_tools()
         leftover = AgentSpeech(text=self._text, heard_text=self._heard, tool_calls=calls)
         has_leftover = bool(self._text or calls or self._heard is not None)
+        if self._needs_transcript():
+            self._unheard = self._hear()
         self._reset_agent_turn()
         if has_leftover:
             self._ready.append(done)
@@ -311,6 +370,7 @@ class TwilioCallerSession:
                     return
                 if message["event"] == "clear":  # the media queued before it was sent before it: never played
                     self._drop_unplayed()
+                message[ARRIVED] = self.clock.now_ms
                 self._push(("msg", message))
             self._push(("closed", None))
         except ConnectionClosedError as exc:
