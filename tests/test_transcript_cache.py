@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from evalkit import usage
 from evalkit.speech import EspeakTTS, WhisperASR
 from evalkit.speech.transcript_cache import TranscriptCache
 
@@ -40,9 +41,11 @@ def test_a_hit_returns_exactly_the_transcript_of_the_miss_without_decoding(tmp_p
 
     again = WhisperASR(cache_dir=tmp_path)  # another instance (another cell, another process) on the same folder
     again._model = _NoDecode()
-    hit = again.transcribe(*clip)
+    with usage.job() as counts:  # what the cell logs as asr_cache_hits / asr_cache_lookups
+        hit = again.transcribe(*clip)
     assert hit == miss  # text, compute_s (the decode's, so the simulated timeline is unchanged) and audio_s
     assert (again.cache.hits, again.cache.misses) == (1, 0)
+    assert counts == {"asr_cache_hits": 1, "asr_cache_lookups": 1}
 
 
 def test_everything_that_changes_a_transcript_misses(tmp_path: Path, clip) -> None:
