@@ -46,6 +46,7 @@ import numpy as np
 import soundfile as sf
 
 from perturbations import Chain, ClipContext, available_environments, generate
+from perturbations.ops.channel import resample
 
 SECONDS = 5.0
 SNR_DB = 15.0
@@ -178,6 +179,38 @@ def eva_profile(rate: int, calls: int) -> str:
     return text.getvalue()
 
 
+def libsndfile_g711(clip: np.ndarray, rate: int) -> np.ndarray:
+    """The G.711 path the codec op had before (a WAV ULAW round trip through libsndfile on the 8 kHz leg)."""
+    x = resample(np.clip(clip, -1.0, 1.0), rate, 8000)
+    buffer = io.BytesIO()
+    sf.write(buffer, x, 8000, format="WAV", subtype="ULAW")
+    buffer.seek(0)
+    decoded, _ = sf.read(buffer, dtype="float32")
+    return resample(decoded, 8000, rate)
+
+
+def bench_g711(calls: int, rounds: int = 7) -> None:
+    """The codec op's G.711 against the libsndfile round trip it replaced, interleaved on the same clips."""
+    print(f"{'G.711 mu-law op':34s} {'rate':>6s} {'op x RT':>13s} {'libsndfile x RT':>16s} {'op/libsndfile':>14s}")
+    for rate, specs in ((8000, {}), (16000, {}), (16000, {"at_clip_rate": True})):
+        clips = eva_clips(rate)
+        chain = Chain.from_specs([{"op": "codec", "codec": "g711_mulaw", **specs}])
+        best = {"op": math.inf, "old": math.inf}
+        for _ in range(rounds):
+            for name in best:
+                started = time.perf_counter()
+                for i in range(calls):
+                    clip = clips[i % len(clips)]
+                    if name == "op":
+                        chain(clip, rate, np.random.default_rng(i))
+                    else:
+                        libsndfile_g711(clip, rate)
+                best[name] = min(best[name], time.perf_counter() - started)
+        ours, old = (calls * EVA_SECONDS / best[k] for k in ("op", "old"))
+        label = "at the clip's rate" if specs else "on an 8 kHz leg" if rate != 8000 else "at 8 kHz"
+        print(f"{label:34s} {rate:6d} {ours:13.0f} {old:16.0f} {ours / old:13.2f}x")
+
+
 def bench_eva(calls: int, profile: bool) -> None:
     print(f"== EVA-equivalent chain vs a numpy stand-in for EVA-Bench's chain: same {EVA_SECONDS:.0f} s clips,")
     print(f"   1 thread, interleaved, best of 7 batches of {calls} calls; load average {os.getloadavg()[0]:.2f} ==")
@@ -188,6 +221,7 @@ def bench_eva(calls: int, profile: bool) -> None:
         ours, theirs = eva_side_by_side(specs, rate, calls)
         print(f"{label:34s} {rate:6d} {ours:13.0f} {theirs:14.0f} {ours / theirs:16.2f}x")
     print(f"   load average after: {os.getloadavg()[0]:.2f}; EVA-Bench runs at {EVA_RATE} Hz (target: >= 2x there)")
+    bench_g711(calls)
     if profile:
         print(f"\n-- cProfile of evalkit's EVA-equivalent chain at {EVA_RATE} Hz, {calls} calls --")
         print(eva_profile(EVA_RATE, calls))
