@@ -12,6 +12,16 @@ from perturbations.errors import PerturbationError
 from perturbations.registry import Op, build_op
 
 
+class _NoDraws:
+    """The generator the chain hands an op that declares ``draws = False``: using it is a bug in that declaration."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise PerturbationError(f"an op declared draws = False but used its rng ({name})")
+
+
+NO_DRAWS: Any = _NoDraws()
+
+
 class Chain:
     """Apply ops in order. ``Chain([])`` is the identity (a float32 copy and no effects)."""
 
@@ -50,7 +60,8 @@ class Chain:
         seeds = rng.integers(0, 2**63, size=len(self.ops))
         applied: list[dict[str, Any]] = []
         for op, seed in zip(self.ops, seeds, strict=True):
-            x, entries = op.run_checked(x, rate, np.random.default_rng(int(seed)), context)
+            op_rng = np.random.default_rng(int(seed)) if op.draws else NO_DRAWS
+            x, entries = op.run_checked(x, rate, op_rng, context)
             applied.extend(entries)
         return x, applied
 

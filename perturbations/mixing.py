@@ -117,14 +117,15 @@ def mix_at_snr(
         return s.copy(), {**params, "skipped": "silent noise"}
 
     gain = math.sqrt(p_signal / (p_noise * 10.0 ** (snr_db / 10.0)))
-    out = s + np.float32(gain) * n
+    out = np.multiply(n, np.float32(gain))
+    out += s
     peak = max(float(out.max()), -float(out.min()))
     limiter = PEAK_LIMIT / peak if peak > PEAK_LIMIT else 1.0
     if limiter != 1.0:
         out *= np.float32(limiter)
 
     # Measure what was actually delivered, float32 rounding included (the error is ~1e-6 dB).
-    noise_out = out - np.float32(limiter) * s
+    noise_out = out - s if limiter == 1.0 else out - np.float32(limiter) * s
     measured = _db(limiter * limiter * p_signal / (float(np.dot(noise_out, noise_out)) / n.shape[0]))
     params.update(
         snr_db_measured=measured,

@@ -43,6 +43,9 @@ class Op:
     ``apply_in_context`` instead, which also receives the clip's ``ClipContext``."""
 
     name: ClassVar[str] = ""
+    # False for ops that use no randomness: the chain then gives them no generator of their own (building one from
+    # its seed costs ~8 us); any use of the stand-in it passes raises.
+    draws: ClassVar[bool] = True
 
     def apply(
         self, audio: np.ndarray, sample_rate: int, rng: np.random.Generator
@@ -126,9 +129,7 @@ def available_ops() -> list[str]:
 def build_op(spec: Any, where: str = "perturb") -> Op:
     """The factory: a plain dict spec -> a validated op; ``where`` prefixes messages ("perturb chain[2]")."""
     if not isinstance(spec, Mapping):
-        raise PerturbationError(
-            f"{where}: each op spec must be a mapping like {{op: noise, ...}}, got {spec!r}"
-        )
+        raise PerturbationError(f"{where}: each op spec must be a mapping like {{op: noise, ...}}, got {spec!r}")
     fields = dict(spec)
     name = fields.pop("op", None)
     if name is None:

@@ -402,3 +402,23 @@ def test_noise_files_spec_round_trips(noise_folder: Path) -> None:
     json.dumps(spec)
     assert Chain.from_specs([spec]) == chain
     assert [p.name for p in chain.ops[0].files] == ["ch01.flac", "ch01.wav"]  # sorted by relative path
+
+
+def test_looped_reads_across_the_wrap_like_a_tiled_bank() -> None:
+    """A read that crosses the bank's end (once or many times) is the bank repeated, sample for sample: the
+    reader concatenates the pieces instead of tiling the whole bank."""
+    from perturbations.environments.registry import looped
+
+    def white(n: int, rate: int, rng: np.random.Generator) -> np.ndarray:
+        return rng.standard_normal(n)
+
+    generate_white = looped(white, key=7, seconds=0.01, banks=2)  # 80 samples at 8 kHz
+    for n in (1, 79, 80, 81, 200, 1000):
+        for seed in range(6):
+            out = generate_white(n, 8000, np.random.default_rng(seed))
+            rng = np.random.default_rng(seed)
+            source = generate_white.bank(8000, int(rng.integers(2)))
+            start = int(rng.integers(source.shape[0]))
+            reference = np.tile(source, -(-(start + n) // source.shape[0]))[start : start + n]
+            assert out.dtype == np.float32 and out.flags.writeable
+            np.testing.assert_array_equal(out, reference)

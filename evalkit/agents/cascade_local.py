@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Literal
+from typing import ClassVar, Literal
 
 from evalkit.agents.base import AgentContext, AgentReply
 from evalkit.agents.dialogue import DialoguePolicy, make_policy
@@ -64,6 +64,10 @@ class CascadeLocalAgent:
         assert self._policy is not None, "start() must be called first"
         started = time.perf_counter()
         transcript = self.asr.transcribe(user_audio.samples, user_audio.sample_rate, **self._asr_seed())
+        # The turn is charged the transcript's compute_s, not the wall time of this call: they are the same when
+        # the ASR decodes, and a transcript-cache hit (which returns the decode's compute_s) then keeps the
+        # simulated timeline of an uncached run instead of an agent that hears instantly.
+        started -= transcript.compute_s - (time.perf_counter() - started)
         reply = self._policy.step(transcript.text)
         return self._speak(reply.text, transcript.text, transcript.compute_s * 1000.0, started, reply.end_call)
 
@@ -73,6 +77,7 @@ class CascadeLocalConfig(AgentConfig):
     """``conf/agent/cascade_local.yaml``: its ``asr`` and ``tts`` name their own kinds (any registered engine)."""
 
     kind: Literal["cascade_local"] = "cascade_local"
+    NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("asr.cache_dir",)  # a cache returns what decoding returns
     asr: kind_of(ASR_ENGINES, AsrConfig) = FasterWhisperConfig()  # type: ignore[valid-type]
     tts: kind_of(TTS_ENGINES, TtsConfig) = EspeakTtsConfig()  # type: ignore[valid-type]
 

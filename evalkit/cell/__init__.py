@@ -94,6 +94,9 @@ def run_cell_conversations(
                 stats["assistant_asr_s"] = stats.get("assistant_asr_s", 0.0) + done.asr_s
             for name, value in done.usage.items():  # an LLM simulator's or a remote voice's requests
                 stats[name] = stats.get(name, 0.0) + value
+            if done.asr_cache[1]:  # the transcript cache: what it answered (the same text decoding gives)
+                stats["asr_cache_hits"] = stats.get("asr_cache_hits", 0.0) + done.asr_cache[0]
+                stats["asr_cache_lookups"] = stats.get("asr_cache_lookups", 0.0) + done.asr_cache[1]
             record = score_record(conversation, config.metrics, judge)
             tracks = render_tracks(conversation, done.audio, ARTIFACT_SAMPLE_RATE) if log_audio else {}
             write_conversation(out_dir, record, tracks)
@@ -238,5 +241,6 @@ def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run
 
 
 def _headline(aggregates: dict[str, float]) -> str:
-    keys = ("task_completion_pass_at_1", "user_wer_mean", "key_entity_accuracy_mean", "wall_s")
+    keys = ("task_completion_pass_at_1", "user_wer_mean", "key_entity_accuracy_mean", "wall_s", "asr_cache_hits",
+            "asr_cache_lookups")  # fmt: skip
     return ", ".join(f"{k}={aggregates[k]:.3f}" for k in keys if k in aggregates)

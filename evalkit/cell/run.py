@@ -37,6 +37,9 @@ class ConversationResult:
     audio: ConversationAudio
     asr_s: float = 0.0
     usage: dict[str, float] = field(default_factory=dict)  # caller-side remote requests (evalkit.usage)
+    # transcript-cache (hits, lookups) while this conversation ran (with concurrency > 1 its neighbours' lookups
+    # overlap it: the cell's totals are then approximate)
+    asr_cache: tuple[int, int] = (0, 0)
 
 
 class ConversationRunner:
@@ -64,6 +67,12 @@ class ConversationRunner:
             agent_timeout_s=config.infra.agent_timeout_s,
         )
 
+    def _cache_counts(self) -> tuple[int, int]:
+        """(hits, lookups) so far of the transcript caches of the agent's ASR and the listener (once if shared)."""
+        recognisers = (getattr(self.agent, "asr", None), self.listener)
+        caches = {id(c): c for r in recognisers if (c := getattr(r, "cache", None)) is not None}
+        return sum(c.hits for c in caches.values()), sum(c.hits + c.misses for c in caches.values())
+
     def run_all(self, jobs: list[tuple[Scenario, int]]) -> Iterator[ConversationResult]:
         """The jobs' results in their order; ``concurrency`` of them in flight at once, their calls sharing one
         event loop (evalkit.call.host: why one loop, not one per thread)."""
@@ -83,6 +92,7 @@ class ConversationRunner:
 
     def _run(self, scenario: Scenario, trial: int, host: CallHost | None) -> ConversationResult:
         config = self.config
+        hits_before, lookups_before = self._cache_counts()
         tally = InfraTally()  # across validation attempts: every infrastructure failure of this job counts
 
         def attempt_at(attempt: int) -> tuple[Conversation, Any]:
@@ -119,7 +129,10 @@ class ConversationRunner:
             asr_s = transcribe_assistant_turns(
                 conversation, audio, self.listener, entity_turns_only=self.entity_turns_only
             )
-        return ConversationResult(scenario, trial, conversation, audio, asr_s)
+        hits, lookups = self._cache_counts()
+        return ConversationResult(
+            scenario, trial, conversation, audio, asr_s, asr_cache=(hits - hits_before, lookups - lookups_before)
+        )
 
 
 _RUNNER: ConversationRunner | None = None  # the worker process's runner (built by its initializer)

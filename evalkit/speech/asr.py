@@ -11,11 +11,18 @@ draws from a generator that each of its worker threads seeds once, so ``ctransla
 one call replay (measured: the same seed gave different transcripts). Instead the beam's ``candidates`` best
 transcripts are decoded, deterministically, and one is drawn from the caller's seeded rng with probability
 proportional to ``exp(log p / temperature)``: sampling at that temperature, restricted to the n best.
+
+With a ``cache_dir``, transcripts are kept in a content-addressed cache (``evalkit.speech.transcript_cache``): a
+clip decoded before by the same engine with the same options (a drawn decode: the same temperature, candidates and
+seed) returns the stored Transcript, the measured ``compute_s`` of its decode included, so the call's simulated
+timeline is the one an uncached run has.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
+import hashlib
 import threading
 import time
 from dataclasses import dataclass
@@ -24,6 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from evalkit.speech.transcript_cache import TranscriptCache
 
 if TYPE_CHECKING:
     import faster_whisper
@@ -199,8 +208,38 @@ class _NBestDraw:
         return drawn
 
 
+@functools.cache
+def _code_identity() -> str:
+    """SHA-256 of this module's source: what turns audio into text here is part of every cache key."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+def engine_identity(model: str, compute_type: str, cpu_threads: int) -> dict[str, object]:
+    """Everything fixed for a recogniser's lifetime that can change its output: the transcript cache's salt."""
+    import ctranslate2
+    import faster_whisper
+    import soxr
+
+    path = resolve_model_path(model)
+    weights = (path / "model.bin").stat()
+    return {
+        "model": model,
+        "model_path": str(path.resolve()),
+        "model_bin": [weights.st_size, weights.st_mtime_ns],
+        "compute_type": compute_type,
+        "cpu_threads": int(cpu_threads),
+        "versions": {
+            "faster_whisper": faster_whisper.__version__,
+            "ctranslate2": ctranslate2.__version__,
+            "soxr": soxr.__version__,
+        },
+        "code": _code_identity(),
+    }
+
+
 class WhisperASR:
-    """Offline Whisper transcriber with bounded decoding time (see module docstring)."""
+    """Offline Whisper transcriber with bounded decoding time (see module docstring); ``cache_dir``: a folder for
+    the transcript cache (None: no cache)."""
 
     def __init__(
         self,
@@ -212,6 +251,7 @@ class WhisperASR:
         language: str = "en",
         temperature: float = 0.0,
         candidates: int = 5,
+        cache_dir: str | Path | None = None,
     ) -> None:
         if beam_size < 1:
             raise ValueError(f"beam_size must be >= 1, got {beam_size}")
@@ -228,6 +268,9 @@ class WhisperASR:
         self.temperature = float(temperature)
         self.candidates = int(candidates)
         self._model = load_whisper_model(model, compute_type, self.cpu_threads)
+        self.cache: TranscriptCache | None = None
+        if cache_dir is not None:
+            self.cache = TranscriptCache(cache_dir, engine_identity(model, compute_type, self.cpu_threads))
 
     def _decode_options(self) -> dict[str, object]:
         """faster-whisper options: one greedy/beam pass, nothing that can trigger re-decoding."""
@@ -269,19 +312,31 @@ class WhisperASR:
         audio_s = mono.size / float(sample_rate) if sample_rate > 0 else 0.0
         if audio_s < MIN_AUDIO_S:
             return Transcript(text="", compute_s=time.perf_counter() - start, audio_s=audio_s)
-        pcm16k = resample_to_16k(mono, sample_rate)
         options = self._decode_options()
         if prompt:
             options["initial_prompt"] = prompt
         if hotwords:
             options["hotwords"] = hotwords
+        drawn = self.temperature > 0 and seed is not None
+        cache = self.cache if self.cache is not None and self.cache.enabled else None
+        key = ""
+        if cache is not None:
+            # a drawn decode is a pure function of its seed too (numpy draws it, not CTranslate2's sampler)
+            sampling = {"temperature": self.temperature, "candidates": self.candidates, "seed": seed} if drawn else None
+            key = cache.key(mono, sample_rate, {**options, "sampling": sampling})
+            if (stored := cache.get(key)) is not None:
+                return Transcript(**stored)
+        pcm16k = resample_to_16k(mono, sample_rate)
         model = self._model
-        if self.temperature > 0 and seed is not None:
+        if drawn:
             model = copy.copy(model)  # a shallow copy whose CTranslate2 model draws: the cached one is untouched
             model.model = _NBestDraw(model.model, np.random.default_rng(seed), self.temperature, self.candidates)
         segments, _info = model.transcribe(pcm16k, **options)
         text = " ".join(seg.text.strip() for seg in segments).strip()  # the generator does the decoding
-        return Transcript(text=text, compute_s=time.perf_counter() - start, audio_s=audio_s)
+        transcript = Transcript(text=text, compute_s=time.perf_counter() - start, audio_s=audio_s)
+        if cache is not None:
+            cache.put(key, {"text": transcript.text, "compute_s": transcript.compute_s, "audio_s": audio_s})
+        return transcript
 
     def __repr__(self) -> str:
         return (

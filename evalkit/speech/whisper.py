@@ -8,6 +8,7 @@ from pydantic import Field
 
 from evalkit.speech.asr import WhisperASR
 from evalkit.speech.registry import ASR_ENGINES, AsrConfig
+from evalkit.speech.transcript_cache import DEFAULT_CACHE_DIR
 
 __all__ = ["FasterWhisperConfig"]
 
@@ -24,6 +25,9 @@ class FasterWhisperConfig(AsrConfig):
         default=0.0, ge=0.0, le=2.0, description="0: greedy; > 0: each turn's transcript drawn, seeded per turn"
     )
     candidates: int = Field(default=5, ge=2, le=10, description="with temperature > 0: the n best drawn among")
+    # The transcript cache (evalkit.speech.transcript_cache): a per-user folder by default, null turns it off. Not
+    # part of the cell key (the agent kinds list it in NON_IDENTITY_KEYS): a hit returns what decoding returns.
+    cache_dir: str | None = DEFAULT_CACHE_DIR
 
     def build(self) -> WhisperASR:
         return WhisperASR(
@@ -34,6 +38,7 @@ class FasterWhisperConfig(AsrConfig):
             self.max_new_tokens,
             temperature=self.temperature,
             candidates=self.candidates,
+            cache_dir=self.cache_dir,
         )
 
     def random_sources(self) -> list[str]:

@@ -63,9 +63,7 @@ MAX_FREQ = 0.45  # x sample rate: resonances/filters above this are dropped or c
 
 
 FRAME = 256  # STFT size for the babble's vocal-tract filtering (23 ms at 11025 Hz)
-_WINDOW = np.sqrt(
-    0.5 - 0.5 * np.cos(2.0 * np.pi * np.arange(FRAME) / FRAME)
-)  # sqrt-Hann: w^2 sums to 1 at 50%
+_WINDOW = np.sqrt(0.5 - 0.5 * np.cos(2.0 * np.pi * np.arange(FRAME) / FRAME))  # sqrt-Hann: w^2 sums to 1 at 50%
 
 
 def _stft(x: np.ndarray) -> np.ndarray:

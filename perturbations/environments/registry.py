@@ -39,8 +39,7 @@ def generate(environment: str, n_samples: int, sample_rate: int, rng: np.random.
     """``n_samples`` of the named environment's noise (float32, ~-20 dBFS RMS), a pure function of ``rng``."""
     if environment not in _ENVIRONMENTS:
         raise PerturbationError(
-            f"unknown noise environment {environment!r}; available environments: "
-            + ", ".join(available_environments())
+            f"unknown noise environment {environment!r}; available environments: " + ", ".join(available_environments())
         )
     if isinstance(n_samples, bool) or not isinstance(n_samples, int | np.integer) or n_samples < 0:
         raise PerturbationError(f"n_samples must be a non-negative integer, got {n_samples!r}")
@@ -83,12 +82,33 @@ def looped(
         return out
 
     def generate_looped(n_samples: int, sample_rate: int, rng: np.random.Generator) -> np.ndarray:
+        return read(n_samples, sample_rate, rng, copy=True)
+
+    def read(n_samples: int, sample_rate: int, rng: np.random.Generator, copy: bool) -> np.ndarray:
         index = int(rng.integers(banks))
         source = bank(sample_rate, index)
         start = int(rng.integers(source.shape[0]))
-        reps = -(-(start + n_samples) // source.shape[0])
-        return (source if reps == 1 else np.tile(source, reps))[start : start + n_samples].copy()
+        if start + n_samples <= source.shape[0]:
+            piece = source[start : start + n_samples]
+            return piece.copy() if copy else piece  # without a copy: a read-only view of the cached bank
+        # across the wrap: the pieces only (tiling the whole bank to read one seam cost ~0.5 ms per call)
+        pieces = [source[start:]]
+        remaining = n_samples - pieces[0].shape[0]
+        while remaining > 0:
+            pieces.append(source[: min(remaining, source.shape[0])])
+            remaining -= pieces[-1].shape[0]
+        return np.concatenate(pieces)
 
     generate_looped.__qualname__ = f"looped({synthesize.__qualname__})"
     generate_looped.bank = bank  # type: ignore[attr-defined]  # exposed for benchmarks and cache warming
+    generate_looped.view = lambda n, rate, rng: read(n, rate, rng, copy=False)  # type: ignore[attr-defined]
     return generate_looped
+
+
+def generate_view(environment: str, n_samples: int, sample_rate: int, rng: np.random.Generator) -> np.ndarray:
+    """``generate`` for a caller that only reads the noise (the noise op): the same samples and draws, as a
+    read-only view of a looped bank where the read does not wrap, so no copy is made; else ``generate``."""
+    view = getattr(_ENVIRONMENTS.get(environment), "view", None)
+    if view is None or isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples <= 0:
+        return generate(environment, n_samples, sample_rate, rng)
+    return view(n_samples, check_sample_rate(sample_rate), check_rng(rng))

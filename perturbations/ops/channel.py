@@ -16,7 +16,7 @@ needed and reports ``limiter_gain_db``; nothing is clipped except by the ``clipp
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import soxr
@@ -66,7 +66,9 @@ def gain_curve_db(n: int, sample_rate: int, depth_db: float, rate_hz: float, rng
     t_ctrl = np.arange(n_ctrl) * step / sample_rate
     freqs = rate_hz * 2.0 ** rng.uniform(-1.0, 1.0, N_PARTIALS)
     phases = rng.uniform(0.0, 2.0 * np.pi, N_PARTIALS)
-    curve = np.sin(2.0 * np.pi * freqs[:, None] * t_ctrl[None, :] + phases[:, None]).sum(axis=0)
+    phase = (2.0 * np.pi * freqs)[:, None] * t_ctrl[None, :]
+    phase += phases[:, None]
+    curve = np.sin(phase, out=phase).sum(axis=0)
     inside = curve[: (n - 1) // step + 1]
     lo, hi = float(inside.min()), float(inside.max())
     if hi - lo <= 0.0:
@@ -87,8 +89,19 @@ def gain_per_sample(g_db_ctrl: np.ndarray, n: int, sample_rate: int) -> np.ndarr
     step = control_step(sample_rate)
     g = (10.0 ** (g_db_ctrl / 20.0)).astype(np.float32)
     frac = np.arange(step, dtype=np.float32) / np.float32(step)
-    ramps = g[:-1, None] + (g[1:] - g[:-1])[:, None] * frac[None, :]
-    return np.append(ramps.ravel(), g[-1])[:n]
+    ramps = np.multiply.outer(g[1:] - g[:-1], frac)  # ~1.5x faster than broadcasting into a preallocated view
+    ramps += g[:-1, None]
+    flat = ramps.ravel()
+    if flat.shape[0] >= n:
+        return flat[:n]
+    return np.append(flat, g[-1])[:n]  # the clip's last sample is the last control point
+
+
+def gain_range(gain: np.ndarray, step: int) -> tuple[float, float]:
+    """(min, max) of a ``gain_per_sample`` curve from its ramp ends only: each ramp a + (b - a)·f is computed with
+    rounding, which is monotone in f, so its extremes are its first and last samples (exact, ~n/step reads)."""
+    ends = np.concatenate((gain[::step], gain[step - 1 :: step], gain[-1:]))
+    return float(ends.min()), float(ends.max())
 
 
 @register_op("volume_fluctuation")
@@ -108,8 +121,8 @@ class VolumeFluctuation(Op):
         gain = gain_per_sample(
             gain_curve_db(audio.shape[0], sample_rate, self.depth_db, self.rate_hz, rng), audio.shape[0], sample_rate
         )
-        out = audio * gain
-        lowest, highest = (20.0 * math.log10(float(v)) for v in (gain.min(), gain.max()))
+        lowest, highest = (20.0 * math.log10(v) for v in gain_range(gain, control_step(sample_rate)))
+        out = np.multiply(audio, gain, out=gain)  # the gain curve is ours: reuse its buffer
         params = {
             "depth_db": self.depth_db,
             "rate_hz": self.rate_hz,
@@ -129,6 +142,8 @@ class BandLimit(Op):
     """Telephone band: a causal Butterworth band-pass (``sosfilt``, like the analogue line it models; its group
     delay is about a millisecond in-band). ``order`` is per band edge. An edge at or above Nyquist is dropped
     (low_hz = 0 also gives a plain low-pass) and the applied edges are reported."""
+
+    draws: ClassVar[bool] = False
 
     low_hz: Number = Field(default=300.0, ge=0.0, le=20000.0)
     high_hz: Number = Field(default=3400.0, gt=0.0, le=24000.0)
@@ -170,6 +185,8 @@ class Resample(Op):
     everything above target_rate/2 as a narrow-band leg of a call does. A target at or above the clip's rate is
     an identity (reported as skipped)."""
 
+    draws: ClassVar[bool] = False
+
     target_rate: int = Field(default=8000, ge=1000, le=96000)
 
     def apply(
@@ -195,6 +212,8 @@ class Clipping(Op):
     """Hard clipping (an overdriven microphone preamp or ADC). ``mode`` full_scale: clip at ``threshold`` × full
     scale (0 < threshold <= 1); percentile: clip at the ``threshold``-th percentile of |x| (0 < threshold <= 100),
     so the same share of samples clips whatever the level. Reports the level and the fraction clipped."""
+
+    draws: ClassVar[bool] = False
 
     threshold: Number = Field(default=0.5, gt=0.0, le=100.0)
     mode: Literal["full_scale", "percentile"] = "full_scale"

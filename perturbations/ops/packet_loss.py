@@ -78,9 +78,12 @@ def bursts_of(lost: np.ndarray) -> list[tuple[int, int]]:
     """Runs of lost frames as (start_frame, n_frames)."""
     if not lost.any():
         return []
-    padded = np.concatenate([[False], lost, [False]]).astype(np.int8)
-    edges = np.flatnonzero(np.diff(padded))
-    return [(int(a), int(b - a)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+    edges = (np.flatnonzero(lost[1:] != lost[:-1]) + 1).tolist()  # where a run starts or ends
+    if lost[0]:
+        edges.insert(0, 0)
+    if lost[-1]:
+        edges.append(lost.shape[0])
+    return [(a, b - a) for a, b in zip(edges[::2], edges[1::2], strict=True)]
 
 
 def _periodic_overlap_add(frame: np.ndarray, length: int, xf: int) -> np.ndarray:
@@ -112,12 +115,15 @@ def conceal(
     crossfade: int,
     fade_db_per_frame: float,
 ) -> tuple[np.ndarray, list[dict[str, Any]]]:
-    """Apply the losses with ``mode`` concealment; returns (float64 audio, per-burst info)."""
+    """Apply the losses with ``mode`` concealment; returns (audio in ``audio``'s dtype, per-burst info).
+
+    Only the bursts and their crossfades are computed, in float64 (float32 samples convert exactly), and written
+    into a copy of the input: the same samples as concealing a float64 copy of the whole clip, without it."""
     n = audio.shape[0]
-    x = audio.astype(np.float64)
-    out = x.copy()
+    x = audio
+    out = audio.copy()
     xf = min(crossfade, frame // 2)
-    ramp = (np.arange(xf) + 0.5) / xf if xf else np.zeros(0)
+    ramp = (np.arange(xf) + 0.5) / xf if xf and mode != "silence" else np.zeros(0)  # silence: no crossfades
     infos: list[dict[str, Any]] = []
     for start_frame, count in bursts_of(lost):
         s = start_frame * frame
@@ -216,17 +222,18 @@ class PacketLoss(Op):
         crossfade = round(sample_rate * self.crossfade_ms / 1000.0)
         out, infos = conceal(audio, lost, frame, self.concealment, crossfade, self.fade_db_per_frame)
         bursts = [[info["start_frame"], info["frames"]] for info in infos]
+        n_lost = int(np.count_nonzero(lost))
         params: dict[str, Any] = {
             "model": self.model,
             "frame_ms": 1000.0 * frame / sample_rate,
             "frame_samples": frame,
             "frames": n_frames,
-            "lost": int(lost.sum()),
-            "realised_loss_rate": float(lost.mean()),
+            "lost": n_lost,
+            "realised_loss_rate": n_lost / n_frames,
             "expected_loss_rate": self.expected_loss_rate(),
             "concealment": self.concealment,
             "bursts": bursts,
-            "mean_burst_frames": float(np.mean([b[1] for b in bursts])) if bursts else 0.0,
+            "mean_burst_frames": sum(b[1] for b in bursts) / len(bursts) if bursts else 0.0,
         }
         if self.model == "gilbert_elliott":
             p, r = self.ge_parameters()
@@ -236,4 +243,4 @@ class PacketLoss(Op):
             burst_params = {k: v for k, v in info.items() if k not in ("start", "end")}
             burst_params.setdefault("concealment", self.concealment)
             entries.append(effect("packet_loss_burst", n, sample_rate, burst_params, info["start"], info["end"]))
-        return out.astype(np.float32), entries
+        return out.astype(np.float32, copy=False), entries

@@ -1,0 +1,126 @@
+"""A content-addressed transcript cache for the ASR: the same audio through the same engine is decoded once.
+
+TTS is deterministic, so a cell's clean caller utterances repeat across trials, and the agent's prompts repeat
+across trials, cells and runs; each decode of tiny.en costs ~0.1-0.3 s. The key is the SHA-256 of everything that
+can change a transcript: the audio (mono float32 bytes, shape) and its rate, the model (resolved folder, size and
+mtime of ``model.bin``), compute type and threads, every decoding option (prompt and hotwords included), the
+versions of faster-whisper, CTranslate2 and soxr, and the source of the transcribing module itself (an edit to it
+misses the cache instead of returning an old answer). Sampled decoding (a temperature above 0) is never cached.
+
+One JSON file per entry (``<dir>/<2 hex>/<64 hex>.json``) holding the Transcript's fields and its key, written to a
+temporary file in the same folder and renamed into place: a reader sees a whole entry or none, and processes that
+share the folder (``workers``, a joblib launcher) never see a half-written one; two writers of one key write equal
+text. An entry that does not parse or does not carry its key is a miss: it is recomputed and rewritten. A folder
+that cannot be created or written turns the cache off for the process, with one log line per folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["DEFAULT_CACHE_DIR", "TranscriptCache", "canonical"]
+
+DEFAULT_CACHE_DIR = "~/.cache/evalkit/transcripts"
+FORMAT = "evalkit-transcript-cache/1"
+log = logging.getLogger(__name__)
+_REPORTED: set[str] = set()  # folders already reported unusable by this process
+
+
+def canonical(value: Any) -> str:
+    """Sorted keys, no whitespace: equal inputs give byte-equal text whatever the dict order."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+class TranscriptCache:
+    """``get``/``put`` of transcript fields by key; ``key`` hashes (engine identity, options, audio).
+
+    ``engine`` is everything about the recogniser that is fixed for its lifetime (model, versions, code); options
+    are per call. ``hits``/``misses``/``recomputed`` count this instance's lookups (recomputed: corrupt entries)."""
+
+    def __init__(self, directory: str | Path, engine: dict[str, Any]) -> None:
+        self.directory = Path(directory).expanduser()
+        self.engine = canonical(engine)
+        self.hits = self.misses = self.recomputed = 0
+        self.enabled = self._usable()
+
+    def _usable(self) -> bool:
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=self.directory, prefix=".probe-"):
+                pass
+        except OSError as exc:
+            self._disable(exc)
+            return False
+        return True
+
+    def _disable(self, exc: OSError) -> None:
+        self.enabled = False
+        where = str(self.directory)
+        if where not in _REPORTED:
+            _REPORTED.add(where)
+            log.warning("transcript cache %s is not writable (%s): transcribing without it", where, exc)
+
+    def key(self, audio: np.ndarray, sample_rate: int, options: dict[str, Any]) -> str:
+        samples = np.ascontiguousarray(audio)
+        digest = hashlib.sha256()
+        layout = f"{int(sample_rate)}|{samples.dtype.str}|{samples.shape}"
+        for part in (FORMAT, self.engine, canonical(options), layout):
+            digest.update(part.encode("utf-8"))
+            digest.update(b"\0")
+        digest.update(memoryview(samples).cast("B"))
+        return digest.hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored fields, or None (a miss: no entry, or one that is corrupt, which is then recomputed)."""
+        if not self.enabled:
+            return None
+        path = self._path(key)
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            self.misses += 1
+            return None
+        try:
+            entry = json.loads(raw)
+            if entry["key"] != key or not isinstance(entry["text"], str):
+                raise ValueError("entry of another key")
+            fields = {"text": entry["text"], "compute_s": float(entry["compute_s"]), "audio_s": float(entry["audio_s"])}
+        except (ValueError, KeyError, TypeError) as exc:
+            log.debug("transcript cache entry %s is unreadable (%s): recomputing it", path, exc)
+            self.misses += 1
+            self.recomputed += 1
+            return None
+        self.hits += 1
+        return fields
+
+    def put(self, key: str, fields: dict[str, Any]) -> None:
+        """Store atomically (temporary file in the entry's folder, then rename); a write error turns the cache off."""
+        if not self.enabled:
+            return
+        path = self._path(key)
+        tmp: str | None = None
+        try:
+            path.parent.mkdir(exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(canonical({"key": key, **fields}))
+            os.replace(tmp, path)
+            tmp = None
+        except OSError as exc:
+            self._disable(exc)
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
