@@ -15,13 +15,13 @@ from __future__ import annotations
 import dataclasses
 import os
 from typing import TYPE_CHECKING, ClassVar, Literal
-from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.call.loop import CallSettings
 from evalkit.wire.openai_realtime.protocol import Api, AudioFormat, TurnDetection
+from evalkit.wire.urls import checked_url
 
 if TYPE_CHECKING:
     from evalkit.call.clock import Clock
@@ -62,9 +62,7 @@ class OpenAIRealtimeConfig(AgentConfig):
     @field_validator("url")
     @classmethod
     def _websocket_url(cls, url: str) -> str:
-        if urlsplit(url).scheme not in ("ws", "wss") or not urlsplit(url).netloc:
-            raise ValueError(f"must be a ws:// or wss:// URL with a host, got {url!r}")
-        return url
+        return checked_url(url, ("ws", "wss"))
 
     def params(self) -> dict[str, str]:
         model = {"agent_s2s_model": self.model} if self.model else {}

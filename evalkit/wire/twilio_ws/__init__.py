@@ -14,7 +14,6 @@ import os
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
-from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 
@@ -23,6 +22,7 @@ from evalkit.call.loop import CallSettings
 from evalkit.speech.vad import VadKind
 from evalkit.wire.twilio_ws.codec import Encoding
 from evalkit.wire.twilio_ws.protocol import FRAME_MS
+from evalkit.wire.urls import checked_url
 
 if TYPE_CHECKING:
     from evalkit.call.clock import Clock
@@ -72,16 +72,12 @@ class TwilioWsConfig(AgentConfig):
     @field_validator("url")
     @classmethod
     def _websocket_url(cls, url: str) -> str:
-        if urlsplit(url).scheme not in ("ws", "wss") or not urlsplit(url).netloc:
-            raise ValueError(f"must be a ws:// or wss:// URL with a host, got {url!r}")
-        return url
+        return checked_url(url, ("ws", "wss"))
 
     @field_validator("tool_public_url")
     @classmethod
     def _http_url(cls, url: str | None) -> str | None:
-        if url is not None and (urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc):
-            raise ValueError(f"must be an http:// or https:// URL with a host, got {url!r}")
-        return url
+        return url if url is None else checked_url(url, ("http", "https"))
 
     def preflight_problems(self) -> list[str]:
         """Checked before any cell starts: a header's environment variable that is not set."""
