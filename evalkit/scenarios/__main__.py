@@ -7,6 +7,9 @@ python -m evalkit.scenarios import-eva PATH --out DIR [--culture en] [--names na
 python -m evalkit.scenarios replay PATH [--culture en] [--names native|romanized]
     # ground-truth tool calls through evalkit's tools vs the expected DB, per domain (PATH: as above, or a
     # folder of scenario files)
+python -m evalkit.scenarios text-run PATH [--limit N] [--quiet]
+    # task completion in text mode (local agent, scripted caller, perfect ear) per domain; PATH: as for replay,
+    # or a domain's name for its own scenarios
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from evalkit.scenarios.check import check_file, scenario_files, summarise
 from evalkit.scenarios.eva_import import ImportOptions, import_eva
 from evalkit.scenarios.replay import render, replay
 from evalkit.scenarios.store import ScenarioError, scenario_dir
+from evalkit.scenarios.text_run import render as render_text_run
+from evalkit.scenarios.text_run import text_run
 
 
 def known_domains() -> list[str]:
@@ -50,7 +55,14 @@ def main(argv: list[str] | None = None) -> int:
     rep = sub.add_parser("replay", help="replay each record's ground-truth tool calls and compare the end state")
     rep.add_argument("path", type=Path, help="an EVA-Bench checkout / data folder, or a folder of scenario files")
     _culture_options(rep)
+    txt = sub.add_parser("text-run", help="task completion in text mode (perfect ear), per domain")
+    txt.add_argument("path", help="as for replay, or a domain's name (its own scenario folder)")
+    txt.add_argument("--limit", type=int, default=None, help="at most N scenarios per domain")
+    txt.add_argument("--quiet", action="store_true", help="only the per-domain counts")
+    _culture_options(txt)
     args = parser.parse_args(argv)
+    if args.command == "text-run":
+        return text_run_command(args.path, ImportOptions(args.culture, args.names), args.limit, args.quiet)
     if args.command == "import-eva":
         return import_eva_command(args.path, args.out, ImportOptions(args.culture, args.names), args.domain)
     if args.command == "replay":
@@ -109,6 +121,20 @@ def replay_command(path: Path, options: ImportOptions) -> int:
         return 2
     print(render(reports))
     return 0 if all(r.count("equal") == len(r.records) for r in reports) else 1
+
+
+def text_run_command(target: str, options: ImportOptions, limit: int | None, quiet: bool) -> int:
+    """Exit 0: every task completed; 1: some did not; 2: nothing to run."""
+    path = scenario_dir(target) if target in known_domains() and not Path(target).exists() else Path(target)
+    if not path.exists():
+        print(f"error: {target}: no such folder, and not a domain ({', '.join(known_domains())})", file=sys.stderr)
+        return 2
+    reports = text_run(path, options, limit)
+    if not reports:
+        print(f"error: {path}: no EVA-Bench dataset and no scenario files found", file=sys.stderr)
+        return 2
+    print(render_text_run(reports, verbose=not quiet))
+    return 0 if all(r.completed == len(r.outcomes) for r in reports) else 1
 
 
 if __name__ == "__main__":
