@@ -32,6 +32,8 @@ def settings_from(cfg: DictConfig) -> object:
         alpha=float(cfg.alpha),
         n_permutations=int(cfg.permutations),
         n_bootstrap=int(cfg.bootstrap),
+        holm_family=str(cfg.get("holm_family", "model_metric_domain")),
+        pooled=bool(cfg.get("pooled", True)),
     )
 
 
@@ -45,10 +47,15 @@ def main(cfg: DictConfig) -> int:
     target = resolve_target(cfg.mlflow.tracking_uri, cfg.mlflow.experiment, None, Path.cwd())
     out_dir = Path(cfg.output_dir) if cfg.output_dir else Path(HydraConfig.get().runtime.output_dir)
     try:
+        settings = settings_from(cfg)
+    except ValueError as exc:
+        print(f"evalkit.analyze: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    try:
         outcome = run_analysis(
             target,
             out_dir,
-            settings_from(cfg),
+            settings,  # type: ignore[arg-type]
             str(cfg.sweep),
             bool(cfg.plots),
             bool(cfg.log_to_mlflow),  # type: ignore[arg-type]

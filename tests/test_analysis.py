@@ -13,6 +13,7 @@ from omegaconf import OmegaConf
 from evalkit.analysis import stats
 from evalkit.analysis.cells import records_table, table_scores
 from evalkit.analysis.compare import Settings, compare, condition_label
+from evalkit.analysis.report import conventions
 from evalkit.analysis.synthetic import Condition, make_experiment, to_cell_data
 from evalkit.cli.sweeper import add_clean_twins, is_perturbed, twin_overrides
 from evalkit.config.schema import PersonaConfig, cell_key, twin_config, validate_config
@@ -72,11 +73,55 @@ def test_rows_equal_a_direct_computation_from_the_raw_scores():
 
 def test_families_are_per_baseline_and_metric_and_reruns_reproduce_every_number():
     cells = cells_of(agents=["a1", "a2"], domains=["airline", "hr"], n_scenarios=8)
-    first, again = compare(cells, FAST), compare(cells, FAST)
+    per_domain = Settings(n_permutations=2000, n_bootstrap=300, pooled=False)
+    first, again = compare(cells, per_domain), compare(cells, per_domain)
     assert [r.as_dict() for r in first.rows] == [r.as_dict() for r in again.rows]
     families = {r.family for r in first.rows}
     assert len(families) == 2 * 2 * 3  # agents × domains × metrics
     assert all(sum(r.family == f for r in first.rows) == 3 for f in families)  # three conditions each
+
+
+def test_pooled_rows_test_every_domains_scenarios_together_with_holm_per_model_and_metric():
+    cells = cells_of(domains=["airline", "hr", "itsm"], n_scenarios=6, effects={("a1", "noise", "user_wer"): 0.1})
+    analysis = compare(cells, FAST)
+    pooled = [r for r in analysis.rows if r.domain == "pooled"]
+    assert len(pooled) == 3 * 3  # conditions × metrics
+    assert {r.family for r in pooled} == {f"a1|pooled|{m}" for m in analysis.metrics}
+    for row in pooled:
+        parts = [
+            r for r in analysis.rows if r.domain != "pooled" and (r.condition, r.metric) == (row.condition, row.metric)
+        ]
+        assert len(parts) == 3 and row.n_scenarios == sum(r.n_scenarios for r in parts) == 18
+        # the pooled δ is the mean over all 18 scenarios: the per-domain means weighted by their scenario counts
+        assert row.delta == pytest.approx(sum(r.delta * r.n_scenarios for r in parts) / 18)
+        assert row.n_perturbed_trials == sum(r.n_perturbed_trials for r in parts)
+    for metric in analysis.metrics:  # Holm across the pooled conditions of one model × metric
+        family = [r for r in pooled if r.metric == metric]
+        assert [r.p_holm for r in family] == pytest.approx(stats.holm([r.p for r in family])[0])
+    noise = next(r for r in pooled if (r.condition, r.metric) == ("noise_cafe@15.0dB", "user_wer"))
+    assert noise.significant  # 18 scenarios reach what 6 per domain cannot
+    assert all(r.domain != "pooled" for r in compare(cells_of(n_scenarios=6), FAST).rows)  # one domain: no pooling
+
+
+def test_holm_family_model_metric_spans_conditions_and_domains_as_eva_benchs_per_domain_output():
+    cells = cells_of(domains=["airline", "hr", "itsm"], n_scenarios=6)
+    eva = Settings(n_permutations=2000, n_bootstrap=300, holm_family="model_metric", pooled=False)
+    analysis = compare(cells, eva)
+    assert {r.family for r in analysis.rows} == {f"a1|{m}" for m in analysis.metrics}
+    for metric in analysis.metrics:
+        family = [r for r in analysis.rows if r.metric == metric]
+        assert len(family) == 9  # 3 conditions × 3 domains
+        assert [r.p_holm for r in family] == pytest.approx(stats.holm([r.p for r in family])[0])
+    default = compare(cells, Settings(n_permutations=2000, n_bootstrap=300, pooled=False))
+    by_key = {(r.condition, r.domain, r.metric): r for r in default.rows}
+    # same raw p, a larger family: Holm-adjusted p never smaller
+    for r in analysis.rows:
+        twin = by_key[(r.condition, r.domain, r.metric)]
+        assert r.p == twin.p and r.p_holm >= twin.p_holm
+    assert "holm_family=model_metric," in conventions(eva) and "pooled" not in conventions(eva)  # the report says
+    assert "holm_family=model_metric_domain" in conventions(FAST) and "**pooled**" in conventions(FAST)
+    with pytest.raises(ValueError, match="holm_family must be one of model_metric_domain, model_metric"):
+        Settings(holm_family="metric")
 
 
 def test_a_family_that_cannot_reach_alpha_is_warned_about():

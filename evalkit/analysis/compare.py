@@ -1,9 +1,17 @@
 """Pair every perturbed cell with its clean twin and compute the robustness deltas (pure: no I/O).
 
-A family is one clean baseline × one metric (model × metric × domain in the paper: every perturbation condition
-compared against the same clean cell); Holm–Bonferroni runs within it. Anything that cannot be compared — no
-twin, a metric missing on one side, scenarios present on one side only — is named in ``gaps``; what can be
-compared is still reported.
+Holm–Bonferroni runs within a family, chosen by ``Settings.holm_family``:
+
+- ``model_metric_domain`` (evalkit's default): one clean baseline × one metric — every perturbation condition
+  compared against the same clean cell (model × metric × domain).
+- ``model_metric``: every condition × domain of one model and metric in one family, the family EVA-Bench's
+  statistics script uses for its per-domain output (3 conditions × 3 domains = 9 tests).
+
+Besides the per-domain rows, ``Settings.pooled`` adds one row per model × condition × metric over the scenarios of
+every domain (domain ``pooled``; scenarios keep their domain, so equal ids in two domains stay two scenarios), Holm
+across the conditions of each model × metric, as EVA-Bench's pooled analysis does. Anything that cannot be
+compared — no twin, a metric missing on one side, scenarios present on one side only — is named in ``gaps``; what
+can be compared is still reported.
 """
 
 from __future__ import annotations
@@ -13,11 +21,15 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
+
 from evalkit.analysis import stats
 from evalkit.analysis.cells import CellData
 from evalkit.config import axes
 
 PASS_SUFFIXES = {"pass_at_1": "pass@1", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
+HOLM_FAMILIES = ("model_metric_domain", "model_metric")
+POOLED = "pooled"
 
 
 @dataclass(frozen=True)
@@ -28,6 +40,12 @@ class Settings:
     alpha: float = stats.ALPHA
     n_permutations: int = stats.N_PERMUTATIONS
     n_bootstrap: int = stats.N_BOOTSTRAP
+    holm_family: str = "model_metric_domain"  # one of HOLM_FAMILIES
+    pooled: bool = True  # add the pooled-across-domains rows (when a model × condition × metric spans ≥ 2 domains)
+
+    def __post_init__(self) -> None:
+        if self.holm_family not in HOLM_FAMILIES:
+            raise ValueError(f"holm_family must be one of {', '.join(HOLM_FAMILIES)}, got {self.holm_family!r}")
 
 
 @dataclass
@@ -140,7 +158,8 @@ def compare(cells: Sequence[CellData], settings: Settings | None = None) -> Anal
     out = Analysis()
     out.metrics = _metric_names(cells, settings.metrics, out.gaps)
     pairs = _pairs(cells, out.gaps)
-    families: dict[str, list[DeltaRow]] = defaultdict(list)
+    rows: list[DeltaRow] = []
+    row_deltas: list[tuple[list[str], np.ndarray]] = []  # per row: its scenarios and δ values (for pooling)
     labels_seen: dict[tuple[str, str], int] = defaultdict(int)
     for cell, twin in pairs:
         condition = condition_label(cell, twin, settings.condition_axes)
@@ -165,7 +184,7 @@ def compare(cells: Sequence[CellData], settings: Settings | None = None) -> Anal
                 )
             if not deltas.scenarios:
                 continue
-            family = f"{model}|{domain}|{metric}|baseline={twin.cell_key}"
+            family = _family(settings.holm_family, model, domain, metric, twin.cell_key)
             result = stats.delta_stats(
                 deltas.values, f"{family}|{condition}", settings.n_permutations, settings.n_bootstrap
             )
@@ -190,22 +209,80 @@ def compare(cells: Sequence[CellData], settings: Settings | None = None) -> Anal
                 clean_cell_key=twin.cell_key,
                 seed=result.seed,
             )
-            families[family].append(row)
-    for family, rows in families.items():
-        adjusted, reject = stats.holm([r.p for r in rows], settings.alpha)
-        for row, p_adj, rej in zip(rows, adjusted, reject, strict=True):
+            rows.append(row)
+            row_deltas.append(([f"{domain}/{s}" for s in deltas.scenarios], deltas.values))
+    if settings.pooled:
+        rows += _pooled_rows(rows, row_deltas, settings)
+    families: dict[str, list[DeltaRow]] = defaultdict(list)
+    for row in rows:
+        families[row.family].append(row)
+    for family, members in families.items():
+        adjusted, reject = stats.holm([r.p for r in members], settings.alpha)
+        for row, p_adj, rej in zip(members, adjusted, reject, strict=True):
             row.p_holm, row.significant, row.stars = p_adj, rej and p_adj < settings.alpha, stats.stars(p_adj)
-        if not stats.family_can_reach_alpha([r.n_scenarios for r in rows], settings.n_permutations, settings.alpha):
-            best = min(stats.min_attainable_p(r.n_scenarios, settings.n_permutations) for r in rows)
+        if not stats.family_can_reach_alpha([r.n_scenarios for r in members], settings.n_permutations, settings.alpha):
+            best = min(stats.min_attainable_p(r.n_scenarios, settings.n_permutations) for r in members)
             out.warnings.append(
-                f"family {family}: {len(rows)} condition(s) with n = {sorted({r.n_scenarios for r in rows})} "
-                f"scenarios cannot reach α = {settings.alpha} (smallest attainable p {best:.4g}, × {len(rows)} "
+                f"family {family}: {len(members)} test(s) with n = {sorted({r.n_scenarios for r in members})} "
+                f"scenarios cannot reach α = {settings.alpha} (smallest attainable p {best:.4g}, × {len(members)} "
                 "by Holm): add scenarios"
             )
-        out.rows.extend(rows)
-    out.rows.sort(key=lambda r: (r.metric, r.model, r.domain, r.condition))
+        out.rows.extend(members)
+    out.rows.sort(key=lambda r: (r.metric, r.model, r.domain == POOLED, r.domain, r.condition))
     out.pass_rows = pass_table(cells, pairs, settings.condition_axes)
     return out
+
+
+def _family(rule: str, model: str, domain: str, metric: str, baseline: str) -> str:
+    if domain == POOLED:  # the pooled rows of one model × metric, whatever the rule (EVA-Bench's pooled family)
+        return f"{model}|{POOLED}|{metric}"
+    if rule == "model_metric":
+        return f"{model}|{metric}"
+    return f"{model}|{domain}|{metric}|baseline={baseline}"
+
+
+def _pooled_rows(
+    rows: Sequence[DeltaRow], row_deltas: Sequence[tuple[list[str], np.ndarray]], settings: Settings
+) -> list[DeltaRow]:
+    """One row per model × condition × metric whose per-domain rows span at least two domains: the δ of every
+    scenario of those rows, tested together (a single domain's pooled row would repeat that domain's row)."""
+    groups: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+    for i, row in enumerate(rows):
+        groups[(row.model, row.condition, row.metric)].append(i)
+    pooled = []
+    for (model, condition, metric), members in groups.items():
+        domains = sorted({rows[i].domain for i in members})
+        if len(domains) < 2:
+            continue
+        scenarios = [s for i in members for s in row_deltas[i][0]]
+        values = np.concatenate([row_deltas[i][1] for i in members])
+        family = _family(settings.holm_family, model, POOLED, metric, "")
+        result = stats.delta_stats(values, f"{family}|{condition}", settings.n_permutations, settings.n_bootstrap)
+        parts = [rows[i] for i in members]
+        pooled.append(
+            DeltaRow(
+                model=model,
+                condition=condition,
+                domain=POOLED,
+                metric=metric,
+                family=family,
+                n_scenarios=len(scenarios),
+                delta=result.delta,
+                ci_low=result.ci_low,
+                ci_high=result.ci_high,
+                p=result.p,
+                exact=result.exact,
+                n_perturbed_trials=sum(r.n_perturbed_trials for r in parts),
+                n_clean_trials=sum(r.n_clean_trials for r in parts),
+                missing_scenarios="; ".join(f"{r.domain}: {r.missing_scenarios}" for r in parts if r.missing_scenarios),
+                perturbed_run_id=",".join(r.perturbed_run_id for r in parts),
+                clean_run_id=",".join(r.clean_run_id for r in parts),
+                perturbed_cell_key=",".join(r.perturbed_cell_key for r in parts),
+                clean_cell_key=",".join(r.clean_cell_key for r in parts),
+                seed=result.seed,
+            )
+        )
+    return pooled
 
 
 def _count(cell: CellData, metric: str, scenarios: Sequence[str]) -> int:

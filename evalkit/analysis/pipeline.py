@@ -84,6 +84,8 @@ def _params(settings: Settings, sweep: str) -> dict[str, str]:
         "alpha": str(settings.alpha),
         "permutations": str(settings.n_permutations),
         "bootstrap": str(settings.n_bootstrap),
+        "holm_family": settings.holm_family,
+        "pooled": str(settings.pooled),
     }
 
 

@@ -43,6 +43,23 @@ def _p(value: float) -> str:
     return "<0.0001" if value < 1e-4 else f"{value:.4f}"
 
 
+HOLM_TEXT = {
+    "model_metric_domain": "the perturbation conditions of one model × metric × domain (the same clean baseline; "
+    "holm_family=model_metric_domain, evalkit's default).",
+    "model_metric": "every condition × domain of one model × metric (holm_family=model_metric, the family of "
+    "EVA-Bench's per-domain output).",
+}
+
+
+def _pooled_text(settings: Settings) -> str:
+    if not settings.pooled:
+        return ""
+    return (
+        " Rows of domain **pooled** test the scenarios of every domain together (each domain's scenarios, its own "
+        "twin), Holm across the conditions of each model × metric, as EVA-Bench's pooled analysis."
+    )
+
+
 def conventions(settings: Settings) -> str:
     return (
         "δ per scenario = mean over trials (perturbed) − mean over trials (clean twin); trials are paired by "
@@ -53,8 +70,8 @@ def conventions(settings: Settings) -> str:
         f"The test is exact (all 2ⁿ "
         f"sign patterns) when 2ⁿ ≤ {settings.n_permutations:,}, otherwise {settings.n_permutations:,} random "
         "patterns with the observed one counted ((hits + 1)/(draws + 1)). **95% CI**: percentile bootstrap of mean δ "
-        f"over scenarios ({settings.n_bootstrap:,} resamples). **p (Holm)**: Holm–Bonferroni across the "
-        "perturbation conditions of each model × metric × domain family (same clean baseline). Significant: "
+        f"over scenarios ({settings.n_bootstrap:,} resamples). **p (Holm)**: Holm–Bonferroni within each family: "
+        f"{HOLM_TEXT[settings.holm_family]}{_pooled_text(settings)} Significant: "
         f"p (Holm) < α = {settings.alpha}; * < .05, ** < .01, *** < .001. Random draws are seeded from a SHA-256 "
         "of the family label and condition, so a rerun reproduces every number."
     )
