@@ -5,7 +5,8 @@
         assert len(server.requests) == 2
 
 Each POST to /v1/chat/completions consumes the next scripted `Reply` (the last one repeats once the script runs
-out); every request is recorded (path, headers, parsed JSON body) so tests can count calls and inspect what was
+out; a callable in the script answers every request it is used for from the request, e.g. a judge policy);
+every request is recorded (path, headers, parsed JSON body) so tests can count calls and inspect what was
 sent. A `Reply` whose ``content`` is a str is wrapped in the OpenAI chat-completion envelope; ``raw`` sends a body
 verbatim (to test broken envelopes).
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -59,8 +61,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+Responder = Callable[[RecordedRequest], Reply]  # a reply that depends on the request (a judge policy)
+
+
 class OpenAIStubServer:
-    def __init__(self, script: list[Reply]) -> None:
+    def __init__(self, script: list[Reply | Responder]) -> None:
         if not script:
             raise ValueError("script needs at least one Reply")
         self.script = list(script)
@@ -81,7 +86,8 @@ class OpenAIStubServer:
         with self._lock:
             self.requests.append(request)
             index = min(len(self.requests) - 1, len(self.script) - 1)
-            return self.script[index]
+            reply = self.script[index]
+        return reply(request) if callable(reply) else reply
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self

@@ -20,6 +20,7 @@ functions of stored verdicts and a seed.
 from __future__ import annotations
 
 import math
+import warnings
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -227,7 +228,9 @@ def agreement(judge_a: Sequence[Comparison], judge_b: Sequence[Comparison]) -> A
         table[label(a), label(b)] += 1
     n = len(pairs)
     raw = float(np.trace(table) / n) if n else math.nan
-    kappa = float(cohens_kappa(table).kappa) if n and raw < 1.0 else (1.0 if n else math.nan)
+    with warnings.catch_warnings():  # statsmodels' z statistic divides by 0 when one judge uses one label only
+        warnings.simplefilter("ignore", RuntimeWarning)
+        kappa = float(cohens_kappa(table).kappa) if n and raw < 1.0 else (1.0 if n else math.nan)
     rates_a = overall_win_rate([a for a, _ in pairs])
     rates_b = overall_win_rate([b for _, b in pairs])
     models = sorted(set(rates_a) & set(rates_b))
