@@ -42,17 +42,6 @@ INTERRUPT = Axis(
     perturbed=lambda option: option != "none",
     clean_params={"interrupt": "none"},
 )
-# MM-τ-p²'s modality: an option group whose clean option is `voice`, like voice=neutral.
-MODALITY = Axis(
-    "modality",
-    "modality",
-    _option_param("modality", "voice"),
-    ("modality",),
-    perturbation=True,
-    clean_option="voice",
-    perturbed=lambda option: option != "voice",
-    clean_params={"modality": "voice"},
-)
 
 
 def cell(key: str, twin_key: str, **params: str) -> CellData:
@@ -62,7 +51,7 @@ def cell(key: str, twin_key: str, **params: str) -> CellData:
 
 
 def test_the_declaration_matches_what_cells_log():
-    assert axes.condition_axes() == ("voice", "persona", "perturb", "snr_db")
+    assert axes.condition_axes() == ("voice", "persona", "perturb", "snr_db", "modality")
     config = composed("+perturb=noise_cafe", "voice=accent_french")
     params = axes.axis_params(config)
     assert tuple(params) == axes.param_names()
@@ -76,7 +65,8 @@ def test_the_declaration_matches_what_cells_log():
     # the agent axis logs what the agent is, so one sweep compares architectures (issue 13 point 6)
     assert (params["agent"], params["architecture"]) == (config.agent.name, "cascade")
     assert axes.axis_params(composed("agent=twilio_ws", "agent.architecture=s2s"))["architecture"] == "s2s"
-    assert {a.name for a in axes.perturbation_axes()} == {"voice", "persona", "perturb"}
+    assert {a.name for a in axes.perturbation_axes()} == {"voice", "persona", "perturb", "modality"}
+    assert axes.axis_params(composed("modality=text"))["modality"] == "text" and params["modality"] == "voice"
     # the clean params of every perturbation axis are exactly what a clean cell logs
     clean = axes.axis_params(composed())
     for a in axes.perturbation_axes():
@@ -118,11 +108,13 @@ def test_a_second_axis_of_one_name_is_refused():
 
 
 def test_a_new_perturbation_axis_is_one_declaration():
-    """Registering IHBench's `interrupt` and MM-τ-p²'s `modality` is all it takes for the sweeper's twin rule, the
-    twin rule on group choices (what twin_config applies) and the analysis' condition axes to pick them up."""
+    """Registering IHBench's `interrupt` is all it takes for the sweeper's twin rule, the twin rule on group choices
+    (what twin_config applies) and the analysis' condition axes to pick it up; MM-τ-p²'s `modality` is declared so
+    (built in), and composes with it."""
     job = ["domain=airline", "+interrupt=barge_in", "interrupt.at_ms=300", "modality=text", "modality.x=1", "seed=1"]
-    assert twin_overrides(job) == job and not is_perturbed(job)  # unknown axes: not perturbations (yet)
-    with registered(INTERRUPT), registered(MODALITY):
+    assert twin_overrides(job) == ["domain=airline", "+interrupt=barge_in", "interrupt.at_ms=300", "modality=voice",
+                                   "seed=1"]  # fmt: skip
+    with registered(INTERRUPT):
         # the sweeper
         assert twin_overrides(job) == ["domain=airline", "modality=voice", "seed=1"]
         assert is_perturbed(job) and not is_perturbed(["modality=voice", "seed=1"])
@@ -134,7 +126,7 @@ def test_a_new_perturbation_axis_is_one_declaration():
         assert axes.twin_choices({"interrupt": None, "modality": "voice"}) == {}
         # the params a cell logs, and the analysis: condition names and pairing of untagged runs
         assert axes.axis_params(composed())["interrupt"] == "none"
-        assert Settings().condition_axes == ("voice", "persona", "perturb", "snr_db", "interrupt", "modality")
+        assert Settings().condition_axes == ("voice", "persona", "perturb", "snr_db", "modality", "interrupt")
         twin = cell("c", "c")
         assert condition_label(cell("p", "c", interrupt="barge_in"), twin, Settings().condition_axes) == "barge_in"
         label = condition_label(cell("q", "c", modality="text", perturb="noise_cafe"), twin, Settings().condition_axes)

@@ -7,6 +7,7 @@ from typing import ClassVar, Literal
 
 from evalkit.agents.base import AgentContext, AgentReply
 from evalkit.agents.dialogue import DialoguePolicy, make_policy
+from evalkit.agents.local_text import LocalTextAgent
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.kinds import kind_of
 from evalkit.records import AudioClip
@@ -81,8 +82,13 @@ class CascadeLocalConfig(AgentConfig):
     asr: kind_of(ASR_ENGINES, AsrConfig) = FasterWhisperConfig()  # type: ignore[valid-type]
     tts: kind_of(TTS_ENGINES, TtsConfig) = EspeakTtsConfig()  # type: ignore[valid-type]
 
+    TEXT_MODALITY: ClassVar[bool] = True
+
     def build(self) -> CascadeLocalAgent:
         return CascadeLocalAgent(self.asr.build(), self.tts.build())
+
+    def text_agent(self) -> LocalTextAgent:
+        return LocalTextAgent()  # the same dialogue policy and tools, without ASR and TTS
 
     def random_sources(self) -> list[str]:
         return self.asr.random_sources() + self.tts.random_sources()  # the dialogue policy is deterministic

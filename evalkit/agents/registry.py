@@ -19,7 +19,7 @@ here (README, "Plug-ins").
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from evalkit.kinds import KindConfig
 from evalkit.plugins import Registry
@@ -42,10 +42,16 @@ class AgentConfig(KindConfig):
     # Dotted keys of this kind that change how a result is fetched, never what it is (retry policy, timeouts): left
     # out of the cell's identity, so tuning them reuses finished cells.
     NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ()
+    # The kind has a text path (``text_agent``): it can run modality=text cells (MM-τ-p²'s modality gap)
+    TEXT_MODALITY: ClassVar[bool] = False
 
     def build(self) -> Agent:
         """A fresh agent for one cell (it is started once per conversation)."""
         raise NotImplementedError(f"agent kind {self.kind!r} does not implement build()")
+
+    def text_agent(self) -> Any:
+        """The same agent behind a text channel (text in, text out, same tools), for modality=text."""
+        raise NotImplementedError(f"agent kind {self.kind!r} has no text path")
 
     def preflight_problems(self) -> list[str]:
         """What is wrong with this agent's environment (a missing env var, ...), one line each, checked before any

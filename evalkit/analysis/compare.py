@@ -69,6 +69,8 @@ class DeltaRow:
     n_perturbed_trials: int = 0
     n_clean_trials: int = 0
     missing_scenarios: str = ""
+    perturbed_mean: float = float("nan")  # mean over the compared scenarios of the per-scenario means
+    clean_mean: float = float("nan")
     perturbed_run_id: str = ""
     clean_run_id: str = ""
     perturbed_cell_key: str = ""
@@ -203,6 +205,8 @@ def compare(cells: Sequence[CellData], settings: Settings | None = None) -> Anal
                 n_perturbed_trials=_count(cell, metric, deltas.scenarios),
                 n_clean_trials=_count(twin, metric, deltas.scenarios),
                 missing_scenarios=missing,
+                perturbed_mean=float(np.mean([pert_means[s] for s in deltas.scenarios])),
+                clean_mean=float(np.mean([clean_means[s] for s in deltas.scenarios])),
                 perturbed_run_id=cell.run_id,
                 clean_run_id=twin.run_id,
                 perturbed_cell_key=cell.cell_key,
@@ -275,6 +279,8 @@ def _pooled_rows(
                 n_perturbed_trials=sum(r.n_perturbed_trials for r in parts),
                 n_clean_trials=sum(r.n_clean_trials for r in parts),
                 missing_scenarios="; ".join(f"{r.domain}: {r.missing_scenarios}" for r in parts if r.missing_scenarios),
+                perturbed_mean=sum(r.perturbed_mean * r.n_scenarios for r in parts) / len(scenarios),
+                clean_mean=sum(r.clean_mean * r.n_scenarios for r in parts) / len(scenarios),
                 perturbed_run_id=",".join(r.perturbed_run_id for r in parts),
                 clean_run_id=",".join(r.clean_run_id for r in parts),
                 perturbed_cell_key=",".join(r.perturbed_cell_key for r in parts),

@@ -105,6 +105,37 @@ def pass_lines(rows: Sequence[PassRow]) -> list[str]:
     return lines
 
 
+TEXT_CONDITION = "text"  # the condition label of a modality=text cell against its voice twin (evalkit.config.axes)
+
+
+def modality_gap_lines(rows: Sequence[DeltaRow]) -> list[str]:
+    """MM-τ-p²'s modality gap: per metric, the voice cell's mean against its text twin's, as the ratio voice / text
+    (MRS for pass metrics) and the difference voice − text with the paired CI and Holm p of the comparison."""
+    gap = [r for r in rows if r.condition == TEXT_CONDITION]
+    if not gap:
+        return []
+    lines = [
+        "## Modality gap (voice against text, MM-τ-p²)",
+        "",
+        "The same cells with a perfect text channel (modality=text) against their voice twins: voice / text is the "
+        "ratio of the means (MRS for pass/fail metrics; – when the text mean is 0), voice − text the paired "
+        "difference with its 95 % CI; p (Holm) as in the tables above.",
+        "",
+        "| Metric | Model | Domain | n | voice | text | voice / text | voice − text | 95% CI | p (Holm) |",
+        "|---|---|---|---:|---:|---:|---:|---:|---|---:|",
+    ]
+    for r in sorted(gap, key=lambda r: (r.metric, r.model, r.domain)):
+        ratio = r.clean_mean / r.perturbed_mean if r.perturbed_mean else float("nan")
+        # voice − text = −δ (δ = text − voice); + 0.0 turns −0.0 into 0.0
+        ci = f"[{_num(-r.ci_high + 0.0, signed=True)}, {_num(-r.ci_low + 0.0, signed=True)}]"
+        lines.append(
+            f"| {r.metric} | {r.model} | {r.domain} | {r.n_scenarios} | {_num(r.clean_mean)} | "
+            f"{_num(r.perturbed_mean)} | {_num(ratio)} | {_num(-r.delta + 0.0, signed=True)}{r.stars} | {ci} | "
+            f"{_p(r.p_holm)} |"
+        )
+    return [*lines, ""]
+
+
 def markdown(
     analysis: Analysis,
     settings: Settings,
@@ -124,6 +155,9 @@ def markdown(
             if name.endswith(f"_{metric}.png") and not name.startswith("pass_"):
                 out.append(f"![{name}]({name})")
         out.append("")
+    gap = modality_gap_lines(analysis.rows)
+    if gap:
+        out += gap
     if analysis.pass_rows:
         out += ["## pass@1 / pass@k / pass^k per cell", "", *pass_lines(analysis.pass_rows), ""]
         out += [f"![{n}]({n})" for n in plots if n.startswith("pass_")] + [""]

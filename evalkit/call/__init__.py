@@ -14,6 +14,7 @@ from evalkit.call.conversation import (
     attempt_keys,
     conversation_record,
     run_conversation,
+    run_text_call,
     run_text_conversation,
 )
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, Frame
@@ -42,6 +43,7 @@ __all__ = [
     "render_tracks",
     "run_call",
     "run_conversation",
+    "run_text_call",
     "run_text_conversation",
     "tool_call_records",
 ]

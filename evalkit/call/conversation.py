@@ -11,7 +11,7 @@ import asyncio
 from typing import Any
 
 from evalkit.agents.base import AgentContext, ToolBox
-from evalkit.call.channel import AudioChannel, Perturb, Synthesize
+from evalkit.call.channel import AudioChannel, Perturb, Synthesize, TextChannel
 from evalkit.call.clock import Clock, RealClock, VirtualClock
 from evalkit.call.host import CallHost
 from evalkit.call.loop import CallOutcome, CallSettings, Channel, ConversationAudio, run_call
@@ -107,6 +107,35 @@ def run_conversation(
     if sampling_seed is not None:
         record = record.model_copy(update={"simulator_seed": sampling_seed})
     return record, outcome.audio
+
+
+def run_text_call(
+    scenario: Scenario,
+    trial: int,
+    cell_seed: int,
+    agent: Any,
+    registry: ToolRegistry,
+    persona: Any = None,
+    settings: CallSettings | None = None,
+    attempt: int = 0,
+    simulator_config: SimulatorConfig | None = None,
+) -> tuple[Conversation, ConversationAudio]:
+    """modality=text (MM-τ-p²): ``run_conversation`` with a perfect text channel instead of voice, perturbation and
+    the agent's ears. Same seed keys, so the caller draws what its voice twin's caller draws; ``agent``: a text
+    agent (``AgentConfig.text_agent``); ``persona``: the cell's persona config."""
+    keys = attempt_keys(scenario.id, trial, attempt)
+    spec = PersonaSpec.from_config(persona) if persona is not None else None
+    rng = rng_for(cell_seed, *keys, "simulator")
+    simulator = (
+        simulator_config.build(scenario, spec, rng) if simulator_config else ScriptedSimulator(scenario, spec, rng)
+    )
+    executor = ToolExecutor(registry, scenario.scenario_db)
+    settings = settings or CallSettings()
+    clock = VirtualClock()
+    session = TurnBasedSession(agent, clock, settings.agent_timeout_s)
+    agent_seed = derive_seed(cell_seed, *keys, "agent")
+    outcome = call_scenario(scenario, simulator, session, TextChannel(), executor, clock, settings, agent_seed)
+    return conversation_record(scenario, trial, derive_seed(cell_seed, *keys), outcome, executor), outcome.audio
 
 
 def _agent_session(agent: Any, settings: CallSettings) -> tuple[Clock, AgentSession, CallSettings]:

@@ -95,7 +95,8 @@ def run_cell_conversations(
             for name, value in done.usage.items():  # an LLM simulator's or a remote voice's requests
                 stats[name] = stats.get(name, 0.0) + value
             record = score_record(conversation, config.metrics, judge)
-            tracks = render_tracks(conversation, done.audio, ARTIFACT_SAMPLE_RATE) if log_audio else {}
+            has_audio = log_audio and config.modality.name != "text"  # a text call has no audio to render
+            tracks = render_tracks(conversation, done.audio, ARTIFACT_SAMPLE_RATE) if has_audio else {}
             write_conversation(out_dir, record, tracks)
             records.append(record)
             tc = record.metrics.get("task_completion")

@@ -34,7 +34,8 @@ class CellPlan:
     @property
     def run_name(self) -> str:
         c = self.config
-        return f"{c.domain.name}|{c.agent.name}|{c.persona.name}|{c.voice.name}|{c.condition}|seed{c.seed}"
+        modality = "|text" if c.modality.name == "text" else ""  # voice cells keep the names they always had
+        return f"{c.domain.name}|{c.agent.name}|{c.persona.name}|{c.voice.name}|{c.condition}{modality}|seed{c.seed}"
 
 
 def plan_cell(config: RunConfig) -> CellPlan:

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from evalkit import usage
-from evalkit.call import CallSettings, ConversationAudio, run_conversation
+from evalkit.call import CallSettings, ConversationAudio, run_conversation, run_text_call
 from evalkit.call.host import CallHost
 from evalkit.cell.plan import CellPlan
 from evalkit.config.schema import InfraConfig, RunConfig
@@ -52,9 +52,14 @@ class ConversationRunner:
 
         self.config = config
         self.concurrency = concurrency
-        self.agent, self.user_tts, self.chain = build_components(config)
+        self.text = config.modality.name == "text"  # MM-τ-p²'s text modality: no voice, channel or ears
+        if self.text:
+            self.agent, self.user_tts, self.chain = config.agent.text_agent(), None, None
+        else:
+            self.agent, self.user_tts, self.chain = build_components(config)
         needs = required_preparation(config.metrics, judge=config.judge.enabled)
-        self.listener = listener_asr(config, self.agent) if "assistant_asr" in needs else None
+        hears_agent_audio = "assistant_asr" in needs and not self.text  # a text agent speaks no audio to hear
+        self.listener = listener_asr(config, self.agent) if hears_agent_audio else None
         self.entity_turns_only = assistant_asr_entity_turns_only(config)
         self.registry = tool_registry(config.domain.name)
         self.settings = CallSettings(
@@ -89,6 +94,18 @@ class ConversationRunner:
             return run_retrying(lambda: once(attempt), config.infra, tally)
 
         def once(attempt: int) -> tuple[Conversation, Any]:
+            if self.text:
+                return run_text_call(
+                    scenario,
+                    trial,
+                    config.seed,
+                    self.agent,
+                    self.registry,
+                    config.persona,
+                    self.settings,
+                    attempt=attempt,
+                    simulator_config=config.simulator,
+                )
             return run_conversation(
                 scenario,
                 trial,

@@ -133,6 +133,16 @@ _BUILTIN: tuple[Axis, ...] = (
         perturbed=lambda option: option != "clean",  # `+perturb=clean` composes to no perturb group
         clean_params={"perturb": "clean", "snr_db": "none"},
     ),
+    Axis(
+        "modality",
+        "modality",
+        _group_name("modality"),
+        ("modality",),
+        perturbation=True,
+        clean_option="voice",
+        perturbed=lambda option: option == "text",  # MM-tau-p2: the text condition against its voice twin
+        clean_params={"modality": "voice"},
+    ),
     _plain("trials", _value("trials")),
     _plain("seed", _value("seed")),
     _plain("scenarios", _scenario_params),

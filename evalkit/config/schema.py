@@ -174,6 +174,13 @@ class MlflowConfig(_Group):
     log_audio: bool = True
 
 
+class ModalityConfig(_Group):
+    """MM-τ-p²'s modality axis: ``voice`` (the call's audio path) or ``text`` (the same call loop with a perfect
+    text channel: no caller voice, perturbation, agent ASR or TTS), paired with its voice twin in the analysis."""
+
+    name: Literal["voice", "text"] = Field(default="voice", description="voice | text (conf/modality/)")
+
+
 class RunConfig(_Group):
     domain: DomainConfig
     # Plug-in groups: the option's `kind` picks the registered config class (evalkit.kinds).
@@ -199,6 +206,7 @@ class RunConfig(_Group):
     validation: ValidationConfig = ValidationConfig()
     infra: InfraConfig = InfraConfig()
     judge: kind_of(JUDGES, BaseJudgeConfig) = JudgeConfig()  # type: ignore[valid-type]
+    modality: ModalityConfig = ModalityConfig()
 
     @field_validator("persona")
     @classmethod
@@ -222,6 +230,25 @@ class RunConfig(_Group):
         if not names:
             raise ValueError("at least one metric is required")
         return names
+
+    @model_validator(mode="after")
+    def _text_modality_has_no_audio(self) -> RunConfig:
+        # A text cell carries no audio: an accent or a perturbation would be silently ignored, so it is refused (the
+        # modality gap is text against its voice twin; accents and noise are compared on the voice side).
+        if self.modality.name != "text":
+            return self
+        if self.perturb is not None or self.voice.accent != "none":
+            what = f"+perturb={self.perturb.name}" if self.perturb is not None else f"voice={self.voice.name}"
+            raise ValueError(
+                f"modality=text has no audio, so {what} cannot apply: run the text cell with the clean channel and "
+                "neutral voice (its voice twin is scheduled for you) and compare accents and noise on the voice side"
+            )
+        if not type(self.agent).TEXT_MODALITY:
+            raise ValueError(
+                f"agent={self.agent.name} (kind {self.agent.kind}) has no text path; modality=text runs agents that "
+                "declare one (cascade_local: the same dialogue policy without ASR and TTS)"
+            )
+        return self
 
     @model_validator(mode="after")
     def _accent_excludes_behavioural_persona(self) -> RunConfig:
@@ -308,6 +335,8 @@ def identity_payload(config: RunConfig) -> dict[str, Any]:
         data.pop("judge", None)
     if config.domain.scenario_dir is None:  # the domain's own scenarios: cells keep the keys they had before
         data["domain"].pop("scenario_dir", None)
+    if config.modality.name == "voice":  # likewise: voice cells keep the keys they had before the modality axis
+        data.pop("modality", None)
     for group in ("agent", "simulator", "voice"):
         node = getattr(config, group)
         for path in getattr(type(node), "NON_IDENTITY_KEYS", ()):  # e.g. an HTTP endpoint's retry policy, its cache

@@ -134,6 +134,8 @@ def random_sources(config: RunConfig) -> list[str]:
     declare itself deterministic (``random_sources`` on its config) counts as random."""
     sources = persona_random_sources(config.persona)
     sources += [f"simulator: {s}" for s in config.simulator.random_sources()]
+    if config.modality.name == "text":  # no caller voice, agent ASR or TTS: only the caller's words and timing vary
+        return [s for s in sources if not s.startswith(("speaking rate", "pitch"))]
     sources += [f"voice: {s}" for s in config.voice.random_sources()]
     sources += [f"agent: {s}" for s in config.agent.random_sources()]
     if config.perturb is not None:
