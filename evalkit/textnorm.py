@@ -270,3 +270,17 @@ def wer(reference: str, hypothesis: str) -> float:
     import jiwer
 
     return float(jiwer.wer(ref, hyp))
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) character spans of the sentences of ``text`` (split after ., ! or ? and whitespace)."""
+    spans, start = [], 0
+    for match in _SENTENCE_END.finditer(text):
+        spans.append((start, match.start()))
+        start = match.end()
+    if start < len(text.rstrip()):
+        spans.append((start, len(text.rstrip())))
+    return [(a, b) for a, b in spans if text[a:b].strip()]

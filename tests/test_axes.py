@@ -31,27 +31,28 @@ def _option_param(name: str, clean: str):
     return params
 
 
-# IHBench's interruptions: a group added with `+interrupt=X` (absent = clean), like perturb.
-INTERRUPT = Axis(
-    "interrupt",
-    "interrupt",
-    _option_param("interrupt", "none"),
-    ("interrupt",),
+# A new perturbation axis added by a plug-in (MTalk-Bench's ambient sounds, say): a group added with `+ambient=X`
+# (absent = clean), like perturb and interrupt.
+AMBIENT = Axis(
+    "ambient",
+    "ambient",
+    _option_param("ambient", "none"),
+    ("ambient",),
     perturbation=True,
     clean_option=None,
     perturbed=lambda option: option != "none",
-    clean_params={"interrupt": "none"},
+    clean_params={"ambient": "none"},
 )
 
 
 def cell(key: str, twin_key: str, **params: str) -> CellData:
     base = {"domain": "airline", "agent": "a", "voice": "neutral", "persona": "default", "perturb": "clean"}
-    base |= {"snr_db": "none", "interrupt": "none", "modality": "voice"}
+    base |= {"snr_db": "none", "interrupt": "none", "modality": "voice", "ambient": "none"}
     return CellData(key, key, key, key, twin_key, base | params, {})
 
 
 def test_the_declaration_matches_what_cells_log():
-    assert axes.condition_axes() == ("voice", "persona", "perturb", "snr_db", "modality")
+    assert axes.condition_axes() == ("voice", "persona", "perturb", "snr_db", "modality", "interrupt")
     config = composed("+perturb=noise_cafe", "voice=accent_french")
     params = axes.axis_params(config)
     assert tuple(params) == axes.param_names()
@@ -65,7 +66,8 @@ def test_the_declaration_matches_what_cells_log():
     # the agent axis logs what the agent is, so one sweep compares architectures (issue 13 point 6)
     assert (params["agent"], params["architecture"]) == (config.agent.name, "cascade")
     assert axes.axis_params(composed("agent=twilio_ws", "agent.architecture=s2s"))["architecture"] == "s2s"
-    assert {a.name for a in axes.perturbation_axes()} == {"voice", "persona", "perturb", "modality"}
+    assert {a.name for a in axes.perturbation_axes()} == {"voice", "persona", "perturb", "modality", "interrupt"}
+    assert axes.axis_params(composed("+interrupt=filler"))["interrupt"] == "filler" and params["interrupt"] == "none"
     assert axes.axis_params(composed("modality=text"))["modality"] == "text" and params["modality"] == "voice"
     # the clean params of every perturbation axis are exactly what a clean cell logs
     clean = axes.axis_params(composed())
@@ -98,6 +100,7 @@ def test_clean_signature_resets_only_the_perturbation_axes():
         "persona": "default",
         "perturb": "clean",
         "snr_db": "none",
+        "interrupt": "none",  # a removable group's clean value, like perturb's
     }
     assert "persona" not in axes.clean_signature({"voice": "neutral"})  # an absent param stays absent
 
@@ -108,32 +111,33 @@ def test_a_second_axis_of_one_name_is_refused():
 
 
 def test_a_new_perturbation_axis_is_one_declaration():
-    """Registering IHBench's `interrupt` is all it takes for the sweeper's twin rule, the twin rule on group choices
-    (what twin_config applies) and the analysis' condition axes to pick it up; MM-τ-p²'s `modality` is declared so
-    (built in), and composes with it."""
-    job = ["domain=airline", "+interrupt=barge_in", "interrupt.at_ms=300", "modality=text", "modality.x=1", "seed=1"]
-    assert twin_overrides(job) == ["domain=airline", "+interrupt=barge_in", "interrupt.at_ms=300", "modality=voice",
-                                   "seed=1"]  # fmt: skip
-    with registered(INTERRUPT):
+    """Registering a new axis (here a plug-in's `ambient` group) is all it takes for the sweeper's twin rule, the
+    twin rule on group choices (what twin_config applies) and the analysis' condition axes to pick it up; IHBench's
+    `interrupt` and MM-τ-p²'s `modality` are declared so (built in), and compose with it."""
+    job = ["domain=airline", "+ambient=birds", "ambient.level=3", "+interrupt=filler", "modality=text", "seed=1"]
+    assert twin_overrides(job) == ["domain=airline", "+ambient=birds", "ambient.level=3", "modality=voice", "seed=1"]
+    with registered(AMBIENT):
         # the sweeper
         assert twin_overrides(job) == ["domain=airline", "modality=voice", "seed=1"]
-        assert is_perturbed(job) and not is_perturbed(["modality=voice", "seed=1"])
-        jobs = [["+interrupt=barge_in"], ["+interrupt=barge_in", "+perturb=noise_cafe"], ["modality=text"]]
+        assert is_perturbed(["+ambient=birds"]) and not is_perturbed(["modality=voice", "seed=1"])
+        jobs = [["+ambient=birds"], ["+ambient=birds", "+perturb=noise_cafe"], ["modality=text"]]
         assert add_clean_twins(jobs) == [[], ["modality=voice"], *jobs]
         # the composed-config rule (twin_config applies it to the groups RunConfig has)
-        choices = {"interrupt": "barge_in", "modality": "text", "voice": "accent_french", "perturb": None}
-        assert axes.twin_choices(choices) == {"interrupt": None, "modality": "voice", "voice": "neutral"}
-        assert axes.twin_choices({"interrupt": None, "modality": "voice"}) == {}
+        choices = {"ambient": "birds", "interrupt": "filler", "modality": "text", "voice": "accent_french"}
+        assert axes.twin_choices(choices) == {"ambient": None, "interrupt": None, "modality": "voice",
+                                              "voice": "neutral"}  # fmt: skip
+        assert axes.twin_choices({"ambient": None, "modality": "voice"}) == {}
         # the params a cell logs, and the analysis: condition names and pairing of untagged runs
-        assert axes.axis_params(composed())["interrupt"] == "none"
-        assert Settings().condition_axes == ("voice", "persona", "perturb", "snr_db", "modality", "interrupt")
+        assert axes.axis_params(composed())["ambient"] == "none"
+        expected = ("voice", "persona", "perturb", "snr_db", "modality", "interrupt", "ambient")
+        assert Settings().condition_axes == expected
         twin = cell("c", "c")
-        assert condition_label(cell("p", "c", interrupt="barge_in"), twin, Settings().condition_axes) == "barge_in"
-        label = condition_label(cell("q", "c", modality="text", perturb="noise_cafe"), twin, Settings().condition_axes)
-        assert label == "noise_cafe+text"
-        signature = axes.clean_signature({"interrupt": "barge_in", "modality": "text"})
-        assert {k: signature[k] for k in ("interrupt", "modality")} == {"interrupt": "none", "modality": "voice"}
-    assert "interrupt" not in Settings().condition_axes and "interrupt" not in axes.param_names()
+        assert condition_label(cell("p", "c", ambient="birds"), twin, Settings().condition_axes) == "birds"
+        label = condition_label(cell("q", "c", interrupt="filler", perturb="noise_cafe"), twin, expected)
+        assert label == "noise_cafe+filler"
+        signature = axes.clean_signature({"ambient": "birds", "interrupt": "filler"})
+        assert {k: signature[k] for k in ("ambient", "interrupt")} == {"ambient": "none", "interrupt": "none"}
+    assert "ambient" not in Settings().condition_axes and "ambient" not in axes.param_names()
 
 
 def test_twin_config_still_reads_the_clean_options_from_conf():

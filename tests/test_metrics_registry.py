@@ -13,7 +13,7 @@ from evalkit.metrics.registry import _package_modules, register_all
 from evalkit.plugins import PluginError
 from evalkit.records import Conversation, MetricValue
 
-# The metric names the hand-kept module list registered before metrics registered themselves.
+# The metric names the hand-kept module list registered before metrics registered themselves, and those added since.
 BUILTIN = [
     "agent_speech_fidelity",
     "arga",
@@ -29,6 +29,9 @@ BUILTIN = [
     "eva_x_proxy",
     "faithfulness",
     "faithfulness_proxy",
+    "interruption_no_redelivery",
+    "interruption_recovery",
+    "interruption_yield_ms",
     "irreversible_action_safety",
     "key_entity_accuracy",
     "response_latency",

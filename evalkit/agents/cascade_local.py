@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import ClassVar, Literal
 
+from evalkit.agents.barge_in import CutOff, recovery
 from evalkit.agents.base import AgentContext, AgentReply
 from evalkit.agents.dialogue import DialoguePolicy, make_policy
 from evalkit.agents.local_text import LocalTextAgent
@@ -24,6 +25,11 @@ class CascadeLocalAgent:
         self._policy: DialoguePolicy | None = None
         self._context: AgentContext | None = None
         self._turns = 0
+        self._cut: CutOff | None = None  # the caller cut into the last utterance (IHBench interruptions)
+
+    def interrupted(self, delivered: str, undelivered: str, full: str) -> None:
+        """The call loop stopped this agent mid-utterance: what the caller heard and what it did not."""
+        self._cut = CutOff(delivered, undelivered, full)
 
     def _speak(self, text: str, heard: str | None, asr_ms: float | None, started: float, end_call: bool) -> AgentReply:
         assert self._context is not None
@@ -69,6 +75,10 @@ class CascadeLocalAgent:
         # the ASR decodes, and a transcript-cache hit (which returns the decode's compute_s) then keeps the
         # simulated timeline of an uncached run instead of an agent that hears instantly.
         started -= transcript.compute_s - (time.perf_counter() - started)
+        if self._cut is not None:  # the caller's words were an interjection: recover, the policy waits
+            cut, self._cut = self._cut, None
+            return self._speak(recovery(cut, transcript.text), transcript.text, transcript.compute_s * 1000.0, started,
+                               False)  # fmt: skip
         reply = self._policy.step(transcript.text)
         return self._speak(reply.text, transcript.text, transcript.compute_s * 1000.0, started, reply.end_call)
 

@@ -7,6 +7,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from evalkit.agents.barge_in import CutOff, recovery
 from evalkit.agents.base import AgentContext, AgentReply
 from evalkit.agents.dialogue import DialoguePolicy, PolicyReply, make_policy
 
@@ -16,6 +17,10 @@ class LocalTextAgent:
         self.workflows = workflows  # a test domain's workflows; None: the domain's own
         self._policy: DialoguePolicy | None = None
         self._context: AgentContext | None = None
+        self._cut: CutOff | None = None  # the caller cut into the last utterance (IHBench interruptions)
+
+    def interrupted(self, delivered: str, undelivered: str, full: str) -> None:
+        self._cut = CutOff(delivered, undelivered, full)
 
     def _reply(self, reply: PolicyReply, heard: str | None, started: float) -> AgentReply:
         assert self._context is not None
@@ -37,4 +42,7 @@ class LocalTextAgent:
     def respond(self, heard: str) -> AgentReply:
         assert self._policy is not None, "start() must be called first"
         started = time.perf_counter()
+        if self._cut is not None:  # an interjection: recover (evalkit.agents.barge_in), the policy waits
+            cut, self._cut = self._cut, None
+            return self._reply(PolicyReply(text=recovery(cut, heard)), heard, started)
         return self._reply(self._policy.step(heard), heard, started)

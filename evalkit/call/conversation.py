@@ -14,6 +14,7 @@ from evalkit.agents.base import AgentContext, ToolBox
 from evalkit.call.channel import AudioChannel, Perturb, Synthesize, TextChannel
 from evalkit.call.clock import Clock, RealClock, VirtualClock
 from evalkit.call.host import CallHost
+from evalkit.call.interrupt import Interrupter
 from evalkit.call.loop import CallOutcome, CallSettings, Channel, ConversationAudio, run_call
 from evalkit.call.session import AgentSession, TurnBasedSession
 from evalkit.domains.base import ToolExecutor, ToolRegistry
@@ -63,13 +64,14 @@ def call_scenario(
     settings: CallSettings,
     agent_seed: int | None = None,
     host: CallHost | None = None,
+    interrupter: Interrupter | None = None,
 ) -> CallOutcome:
     """Run the loop to the end: on ``host``'s shared event loop (real-time calls of a cell run at once, see
     evalkit.call.host), else on an event loop of its own."""
     context = AgentContext(
         scenario.domain, scenario.current_date_time, ToolBox(executor), scenario_id=scenario.id, seed=agent_seed
     )
-    call = run_call(caller, session, channel, context, clock, settings)
+    call = run_call(caller, session, channel, context, clock, settings, interrupter)
     return host.run(call) if host is not None else asyncio.run(call)
 
 
@@ -85,6 +87,7 @@ def run_conversation(
     attempt: int = 0,
     simulator_config: SimulatorConfig | None = None,
     host: CallHost | None = None,
+    interrupt: Any = None,
 ) -> tuple[Conversation, ConversationAudio]:
     """The audio path: ``attempt`` > 0 regenerates the conversation with fresh seeds (simulation validation).
     ``simulator_config`` builds the caller (its kind's ``build``); None: the scripted simulator. ``host``: the
@@ -101,7 +104,10 @@ def run_conversation(
     clock, session, settings = _agent_session(agent, settings or CallSettings())
     channel = AudioChannel(voice, perturb, cell_seed, keys)
     agent_seed = derive_seed(cell_seed, *keys, "agent")
-    outcome = call_scenario(scenario, simulator, session, channel, executor, clock, settings, agent_seed, host)
+    interrupter = Interrupter(interrupt, rng_for(cell_seed, *keys, "interrupt")) if interrupt is not None else None
+    outcome = call_scenario(
+        scenario, simulator, session, channel, executor, clock, settings, agent_seed, host, interrupter
+    )
     record = conversation_record(scenario, trial, derive_seed(cell_seed, *keys), outcome, executor)
     sampling_seed = getattr(simulator, "sampling_seed", None)  # an LLM simulator's per-conversation seed
     if sampling_seed is not None:
@@ -119,6 +125,7 @@ def run_text_call(
     settings: CallSettings | None = None,
     attempt: int = 0,
     simulator_config: SimulatorConfig | None = None,
+    interrupt: Any = None,
 ) -> tuple[Conversation, ConversationAudio]:
     """modality=text (MM-τ-p²): ``run_conversation`` with a perfect text channel instead of voice, perturbation and
     the agent's ears. Same seed keys, so the caller draws what its voice twin's caller draws; ``agent``: a text
@@ -134,7 +141,11 @@ def run_text_call(
     clock = VirtualClock()
     session = TurnBasedSession(agent, clock, settings.agent_timeout_s)
     agent_seed = derive_seed(cell_seed, *keys, "agent")
-    outcome = call_scenario(scenario, simulator, session, TextChannel(), executor, clock, settings, agent_seed)
+    interrupter = Interrupter(interrupt, rng_for(cell_seed, *keys, "interrupt")) if interrupt is not None else None
+    channel = TextChannel()
+    outcome = call_scenario(
+        scenario, simulator, session, channel, executor, clock, settings, agent_seed, None, interrupter
+    )
     return conversation_record(scenario, trial, derive_seed(cell_seed, *keys), outcome, executor), outcome.audio
 
 

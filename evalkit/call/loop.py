@@ -23,6 +23,7 @@ from evalkit.agents.base import AgentContext
 from evalkit.call.channel import UserSpeech, text_duration_ms
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, ToolCallTuple
+from evalkit.call.interrupt import Cut, Interrupter
 from evalkit.call.session import AgentSession, AgentTimeout
 from evalkit.domains.base import ToolRegistry
 from evalkit.records import AppliedEffect, AudioClip, ToolCall, Turn
@@ -173,6 +174,7 @@ class Call:
         self.turns: list[Turn] = []
         self.audio = ConversationAudio()
         self._early: list[tuple[float, AgentEvent]] = []  # agent events that came while the caller was talking
+        self.interrupt_kind = ""  # the IHBench type of the call's interruptions (recorded with each)
 
     def _deadline_s(self, start_ms: float | None, interrupted: bool) -> tuple[float | None, bool]:
         """(seconds to wait for the agent's next event, whether the wait ends in a barge-in). Only a real clock
@@ -216,14 +218,41 @@ class Call:
             chunks.append((at if at is not None else self.clock.now_ms, event))
             start_ms = chunks[0][0]
 
-    def record_agent_turn(self, turn: _AgentTurn) -> tuple[Turn, float]:
-        """The agent's turn on the timeline; returns it and when its audio ends (cut where the caller barged in)."""
+    def record_agent_turn(self, turn: _AgentTurn, interruption: Cut | None = None) -> tuple[Turn, float]:
+        """The agent's turn on the timeline; returns it and when its audio ends (cut where the caller barged in).
+        ``interruption``: an IHBench interruption planned on this turn (the agent stops at its ``stop_ms``)."""
         index = len(self.turns)
         clip = turn.clip
         end_ms = turn.end_ms
         effects: list[AppliedEffect] = []
         cut = self.settings.barge_in_after_ms
-        if cut is not None and (turn.interrupted or end_ms - turn.start_ms > cut):
+        if interruption is not None:
+            spoken = interruption.stop_ms - turn.start_ms
+            effects.append(
+                AppliedEffect(
+                    type="interruption",
+                    participant="user",
+                    turn=index,
+                    start_ms=interruption.onset_ms,
+                    end_ms=interruption.stop_ms,
+                    params={
+                        "kind": self.interrupt_kind,
+                        "overlap_s": interruption.overlap_s,
+                        "yield_ms": interruption.stop_ms - interruption.onset_ms,
+                        "cut_char": interruption.cut_char,
+                        "delivered": interruption.delivered,
+                        "undelivered": interruption.undelivered,
+                        "agent_spoken_ms": spoken,
+                        "agent_unspoken_ms": end_ms - interruption.stop_ms,
+                    },
+                )
+            )
+            if clip is not None:
+                clip = AudioClip(
+                    samples=clip.samples[: int(spoken / 1000.0 * clip.sample_rate)], sample_rate=clip.sample_rate
+                )
+            end_ms = interruption.stop_ms
+        elif cut is not None and (turn.interrupted or end_ms - turn.start_ms > cut):
             spoken = min(cut, end_ms - turn.start_ms)
             effects.append(
                 AppliedEffect(
@@ -332,6 +361,36 @@ def _turn_taken_at(clock: Clock, agent_end_ms: float) -> float:
     return max(agent_end_ms, clock.now_ms) if clock.realtime else agent_end_ms
 
 
+async def _agent_reply(
+    call: Call, reply: _AgentTurn, interrupter: Interrupter | None, caller_text: str
+) -> tuple[_AgentTurn, float, str]:
+    """Record the agent's reply; with IHBench interruptions the caller may cut into it (virtual clock: an in-process
+    agent stopped where the cut says), say its interjection over the agent's tail, and hear the agent's recovery,
+    which may be cut again. Returns the agent's last turn, when its audio ends, and everything the caller heard the
+    agent say since its own turn (what it answers: a question may have come in two pieces)."""
+    heard: list[str] = []
+    while True:
+        cut = None
+        if interrupter is not None and not call.clock.realtime and not reply.end_call:
+            cut = interrupter.maybe_cut(reply.text, reply.start_ms, reply.end_ms)
+        agent_turn, end_ms = call.record_agent_turn(reply, cut)
+        if cut is None:
+            if not reply.interrupted and any(e.type == "barge_in" for e in agent_turn.effects):
+                await call.session.interrupt()  # a turn-based agent is cut after the fact: tell it all the same
+            return reply, end_ms, " ".join([*heard, reply.text])
+        heard.append(cut.delivered)
+        await call.session.interrupt()
+        notify = getattr(call.session, "interrupted_at", None)
+        if notify is not None:
+            notify(cut.delivered, cut.undelivered, reply.text)
+        text = interrupter.interjection(cut, caller_text)  # type: ignore[union-attr]
+        speech = await _off_loop(call.clock, call.channel.say, text, len(call.turns), cut.onset_ms)
+        interjection = call.record_user_turn(text, speech)
+        await call.speak_to_agent(speech)
+        reply = await call.agent_turn()
+        interjection.heard_text = next((s.heard_text for s in reply.speech if s.heard_text is not None), None)
+
+
 async def run_call(
     caller: Caller,
     session: AgentSession,
@@ -339,9 +398,12 @@ async def run_call(
     context: AgentContext,
     clock: Clock,
     settings: CallSettings | None = None,
+    interrupter: Interrupter | None = None,
 ) -> CallOutcome:
     settings = settings or CallSettings()
     call = Call(session, channel, clock, settings, context.tools.executor.registry)
+    if interrupter is not None:
+        call.interrupt_kind = interrupter.config.type
     end_reason, error = "max_turns", None
     try:
         await session.open(context)
@@ -366,9 +428,7 @@ async def run_call(
             await call.speak_to_agent(speech)
             reply = await call.agent_turn()
             user_turn.heard_text = next((s.heard_text for s in reply.speech if s.heard_text is not None), None)
-            agent_turn, now_ms = call.record_agent_turn(reply)
-            if not reply.interrupted and any(e.type == "barge_in" for e in agent_turn.effects):
-                await session.interrupt()  # a turn-based agent is cut after the fact: tell it all the same
+            reply, now_ms, agent_said = await _agent_reply(call, reply, interrupter, utterance.text)
             await clock.advance_to(now_ms)
             now_ms = _turn_taken_at(clock, now_ms)
             if reply.end_call:
@@ -377,7 +437,7 @@ async def run_call(
             if now_ms > settings.max_duration_s * 1000.0:
                 end_reason = "max_turns"
                 break
-            utterance = await _off_loop(clock, caller.respond, reply.text)
+            utterance = await _off_loop(clock, caller.respond, agent_said)
     except Exception as exc:  # an infrastructure failure is recorded, never scored as an agent failure
         end_reason = "error"
         error = f"{type(exc).__name__}: {exc}"

@@ -108,6 +108,12 @@ class TurnBasedSession:
     async def interrupt(self) -> None:
         """A turn-based agent has already produced its whole turn: nothing is left to stop."""
 
+    def interrupted_at(self, delivered: str, undelivered: str, full: str) -> None:
+        """Tell the agent where the caller cut into its last utterance (IHBench), when it wants to know."""
+        hook = getattr(self.agent, "interrupted", None)
+        if hook is not None:
+            hook(delivered, undelivered, full)
+
     async def receive(self) -> AgentEvent:
         while not self._events:
             self._ready.clear()

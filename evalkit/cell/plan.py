@@ -34,8 +34,9 @@ class CellPlan:
     @property
     def run_name(self) -> str:
         c = self.config
-        modality = "|text" if c.modality.name == "text" else ""  # voice cells keep the names they always had
-        return f"{c.domain.name}|{c.agent.name}|{c.persona.name}|{c.voice.name}|{c.condition}{modality}|seed{c.seed}"
+        # axes added later name themselves only when set, so existing cells keep the names they always had
+        extra = ("|text" if c.modality.name == "text" else "") + (f"|{c.interrupt.name}" if c.interrupt else "")
+        return f"{c.domain.name}|{c.agent.name}|{c.persona.name}|{c.voice.name}|{c.condition}{extra}|seed{c.seed}"
 
 
 def plan_cell(config: RunConfig) -> CellPlan:

@@ -105,6 +105,7 @@ class ConversationRunner:
                     self.settings,
                     attempt=attempt,
                     simulator_config=config.simulator,
+                    interrupt=config.interrupt,
                 )
             return run_conversation(
                 scenario,
@@ -118,6 +119,7 @@ class ConversationRunner:
                 attempt=attempt,
                 simulator_config=config.simulator,
                 host=host,
+                interrupt=config.interrupt,
             )
 
         if config.validation.enabled:

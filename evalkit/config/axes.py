@@ -143,6 +143,16 @@ _BUILTIN: tuple[Axis, ...] = (
         perturbed=lambda option: option == "text",  # MM-tau-p2: the text condition against its voice twin
         clean_params={"modality": "voice"},
     ),
+    Axis(
+        "interrupt",
+        "interrupt",
+        lambda config: {"interrupt": config.interrupt.name if config.interrupt is not None else "none"},
+        ("interrupt",),
+        perturbation=True,
+        clean_option=None,  # added with +interrupt=<type>; the clean twin has no interruptions
+        perturbed=lambda option: option != "none",
+        clean_params={"interrupt": "none"},
+    ),
     _plain("trials", _value("trials")),
     _plain("seed", _value("seed")),
     _plain("scenarios", _scenario_params),

@@ -22,6 +22,7 @@ from pydantic import (
 
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.config import axes
+from evalkit.config.interrupt import InterruptConfig
 from evalkit.config.variation import PersonaBoundsConfig, PersonaVariationConfig, bounds_errors, random_sources
 from evalkit.judges.config import JudgeConfig
 from evalkit.judges.registry import JUDGES, BaseJudgeConfig
@@ -207,6 +208,7 @@ class RunConfig(_Group):
     infra: InfraConfig = InfraConfig()
     judge: kind_of(JUDGES, BaseJudgeConfig) = JudgeConfig()  # type: ignore[valid-type]
     modality: ModalityConfig = ModalityConfig()
+    interrupt: InterruptConfig | None = None  # IHBench's interruptions (+interrupt=<type>); None: never cut in
 
     @field_validator("persona")
     @classmethod
@@ -230,6 +232,16 @@ class RunConfig(_Group):
         if not names:
             raise ValueError("at least one metric is required")
         return names
+
+    @model_validator(mode="after")
+    def _interruptions_need_an_in_process_agent(self) -> RunConfig:
+        if self.interrupt is not None and type(self.agent).realtime:
+            raise ValueError(
+                f"+interrupt={self.interrupt.name} with agent={self.agent.name}: interruptions are placed on "
+                "in-process agents' calls today (the caller cutting into a live stream is not built yet); use an "
+                "in-process agent such as cascade_local"
+            )
+        return self
 
     @model_validator(mode="after")
     def _text_modality_has_no_audio(self) -> RunConfig:

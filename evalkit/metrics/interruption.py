@@ -1,0 +1,168 @@
+"""Recovery after the caller cuts in (IHBench §3, the recoveries each interruption type expects), deterministic:
+read from the ``interruption`` effects of the timeline (what the caller heard, what it did not) and the agent's
+next turn. IHBench judges recovery quality with an LLM; these are the checks that need none:
+
+- ``interruption_yield_ms``: how long the agent kept talking after the caller started (effect end − start), mean
+  over the call's interruptions; the input of the turn-taking metric's yield score (EVA-Bench App. E.5.3).
+- ``interruption_no_redelivery``: share of filler and impatient interruptions after which the agent does not
+  repeat what the caller had already heard (no word 4-gram of the delivered part in its next turn); the other types
+  expect a fresh start, which may say the cut sentence again.
+- ``interruption_recovery``: share of interruptions recovered as the type expects:
+  filler -> the next turn continues the cut-off utterance exactly (it starts with the undelivered words) and
+  repeats nothing delivered; impatient -> it skips the rest: none of the undelivered explanation (all but its last
+  sentence) comes back, nothing delivered is repeated; normal, topic switch, pushback -> a fresh start (it does not
+  carry on mid-sentence where the cut fell) that steers back to the pending question (the utterance's last
+  sentence);
+  correction -> unscored: evalkit's caller restates its earlier answer, so no corrected value exists to take up.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from evalkit.metrics.base import Metric, unscored, value
+from evalkit.metrics.registry import register_all
+from evalkit.records import Conversation, Turn
+from evalkit.textnorm import sentence_spans
+
+NGRAM = 4  # a repeated run of four words is a re-delivery; shorter runs are common phrases ("can I help you")
+CONTINUATION_WORDS = 3  # a continuation starts with (up to) the first three undelivered words
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+def _ngrams(words: list[str], n: int = NGRAM) -> set[tuple[str, ...]]:
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def _last_sentence(text: str) -> str:
+    spans = sentence_spans(text)
+    return text[spans[-1][0] : spans[-1][1]] if spans else text
+
+
+def interruptions(conversation: Conversation) -> list[tuple[Turn, dict[str, Any], Turn | None, Any]]:
+    """(the cut agent turn, the effect's params, the agent's next turn or None, the effect) per interruption."""
+    turns = conversation.turns
+    out = []
+    for i, turn in enumerate(turns):
+        for effect in turn.effects:
+            if effect.type != "interruption":
+                continue
+            following = next((t for t in turns[i + 1 :] if t.role == "assistant"), None)
+            out.append((turn, effect.params, following, effect))
+    return out
+
+
+def redelivers(delivered: str, reply: str) -> bool:
+    return bool(_ngrams(_words(delivered)) & _ngrams(_words(reply)))
+
+
+def continues(undelivered: str, reply: str) -> bool:
+    head = _words(undelivered)[:CONTINUATION_WORDS]
+    return bool(head) and _words(reply)[: len(head)] == head
+
+
+def recovered(kind: str, cut: Turn, params: dict[str, Any], reply: str) -> tuple[bool | None, dict[str, bool]]:
+    """(recovered as the type expects, the checks) for one interruption; None: not checkable (correction)."""
+    delivered, undelivered = str(params.get("delivered", "")), str(params.get("undelivered", ""))
+    if kind == "filler":
+        checks = {"continues_cut_off_utterance": continues(undelivered, reply), "no_redelivery": not redelivers(
+            delivered, reply)}  # fmt: skip
+    elif kind == "impatient":
+        pending = _last_sentence(cut.intended_text)
+        skipped = undelivered[: max(0, len(undelivered) - len(pending))]
+        checks = {"skips_the_rest": not redelivers(skipped, reply), "no_redelivery": not redelivers(delivered, reply)}
+    elif kind in ("normal", "topic_switch", "pushback"):
+        pending = _last_sentence(cut.intended_text)
+        checks = {
+            "fresh_start": not continues(undelivered, reply) or undelivered.strip() == pending.strip(),
+            "steers_back": bool(_ngrams(_words(pending), min(NGRAM, max(1, len(_words(pending))))) & _ngrams(
+                _words(reply), min(NGRAM, max(1, len(_words(pending)))))),
+        }  # fmt: skip
+    else:
+        return None, {}
+    return all(checks.values()), checks
+
+
+def _no_interruptions(name: str) -> Any:
+    return unscored(name, "no interruption of this kind: the caller never cut in (no +interrupt, no eligible turn)")
+
+
+def yield_ms(conversation: Conversation) -> Any:
+    cuts = interruptions(conversation)
+    if not cuts:
+        return _no_interruptions("interruption_yield_ms")
+    times = [effect.end_ms - effect.start_ms for _, _, _, effect in cuts]
+    return value("interruption_yield_ms", sum(times) / len(times), None, per_interruption_ms=times)
+
+
+NO_REPEAT_KINDS = ("filler", "impatient")  # IHBench: "no repeating" (filler), "no re-explaining" (impatient)
+
+
+def no_redelivery(conversation: Conversation) -> Any:
+    cuts = [
+        (p, nxt) for _, p, nxt, _ in interruptions(conversation) if nxt is not None and p.get("kind") in NO_REPEAT_KINDS
+    ]
+    if not cuts:
+        return _no_interruptions("interruption_no_redelivery")
+    clean = [not redelivers(str(p.get("delivered", "")), nxt.intended_text) for p, nxt in cuts]
+    return value("interruption_no_redelivery", sum(clean) / len(clean), 1.0, per_interruption=clean)
+
+
+def recovery(conversation: Conversation) -> Any:
+    rows, outcomes = [], []
+    for cut, params, nxt, _ in interruptions(conversation):
+        if nxt is None:
+            continue
+        kind = str(params.get("kind", ""))
+        ok, checks = recovered(kind, cut, params, nxt.intended_text)
+        rows.append({"turn": cut.index, "kind": kind, "recovered": ok, **checks})
+        if ok is not None:
+            outcomes.append(ok)
+    if not rows:
+        return _no_interruptions("interruption_recovery")
+    if not outcomes:
+        return unscored(
+            "interruption_recovery",
+            "correction interruptions only: evalkit's caller restates its earlier answer, so there is no corrected "
+            "value whose uptake could be checked",
+            interruptions=rows,
+        )
+    return value("interruption_recovery", sum(outcomes) / len(outcomes), 1.0, interruptions=rows)
+
+
+SOURCE = "IHBench §3 (interruption types and expected recoveries)"
+METRICS = (
+    Metric(
+        name="interruption_yield_ms",
+        kind="deterministic",
+        source=SOURCE + "; EVA-Bench App. E.5.3 (yield)",
+        inputs=("turns.effects",),
+        fn=yield_ms,
+        description="mean time the agent kept talking after the caller cut in (ms)",
+    ),
+    Metric(
+        name="interruption_no_redelivery",
+        kind="deterministic",
+        source=SOURCE,
+        inputs=("turns.effects", "turns.intended_text"),
+        fn=no_redelivery,
+        threshold=1.0,
+        description="share of filler/impatient interruptions after which the agent repeats nothing already heard",
+    ),
+    Metric(
+        name="interruption_recovery",
+        kind="deterministic",
+        source=SOURCE,
+        inputs=("turns.effects", "turns.intended_text"),
+        fn=recovery,
+        threshold=1.0,
+        description="share of interruptions recovered as the type expects (filler: continue exactly; impatient: "
+        "skip; normal/topic switch/pushback: fresh start back to the pending question)",
+    ),
+)
+
+register_all(METRICS, __name__)

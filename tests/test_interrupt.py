@@ -1,0 +1,164 @@
+"""IHBench's interruptions: `+interrupt=<type>` cuts the caller into the agent's speech at a word boundary outside
+the last sentence, with IHBench's overlap per type, seeded; the embedded agent yields and recovers; the recovery
+metrics read it back. Conversations here are real (the local agent and the scripted caller; text and audio)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evalkit.call import run_text_call
+from evalkit.call.interrupt import delivered_at, plan_cut
+from evalkit.config.interrupt import IHBENCH_OVERLAP_S, InterruptConfig
+from evalkit.config.schema import ConfigError
+from evalkit.domains import tool_registry
+from evalkit.metrics.registry import METRICS
+from evalkit.records import AppliedEffect, Conversation, Turn
+from evalkit.scenarios import load_scenario
+from evalkit.scenarios.store import scenario_dir
+from evalkit.textnorm import sentence_spans
+from tests.test_axes import composed
+
+TEXT = "Sure, I can help with that. Let me check your booking first. May I have your confirmation code?"
+
+
+def test_a_cut_lands_on_a_word_outside_the_last_sentence_with_ihbench_overlap():
+    last_sentence_start = sentence_spans(TEXT)[-1][0]
+    for seed in range(200):
+        cut = plan_cut(TEXT, 1000.0, 7000.0, (0.15, 0.5), np.random.default_rng(seed))
+        assert cut is not None
+        assert cut.cut_char < last_sentence_start and (cut.cut_char == len(TEXT) or TEXT[cut.cut_char] == " ")
+        assert 0.15 <= cut.overlap_s <= 0.5 and cut.stop_ms == pytest.approx(cut.onset_ms + cut.overlap_s * 1000.0)
+        assert TEXT.startswith(cut.delivered) and cut.undelivered == TEXT[len(cut.delivered) :].strip()  # IHBench
+        assert cut.delivered == delivered_at(TEXT, len(cut.delivered))  # whole words only
+    again = [plan_cut(TEXT, 0.0, 6000.0, (0.15, 0.5), np.random.default_rng(7)) for _ in range(2)]
+    assert again[0] == again[1]  # seeded
+    assert plan_cut("Just one sentence here.", 0.0, 2000.0, (0.15, 0.5), np.random.default_rng(0)) is None
+
+
+def test_the_config_keeps_to_ihbench_ranges_and_in_process_agents():
+    assert IHBENCH_OVERLAP_S["filler"] == (0.15, 0.50) and IHBENCH_OVERLAP_S["correction"] == (0.40, 1.20)
+    assert composed("+interrupt=impatient").interrupt.overlap_s == (0.40, 1.20)
+    with pytest.raises(ConfigError, match=r"outside IHBench's range for filler interruptions \[0.15, 0.5\]"):
+        composed("+interrupt=filler", "interrupt.overlap_s=[0.1,0.6]")
+    with pytest.raises(ConfigError, match="interruptions are placed on in-process agents' calls today"):
+        composed("+interrupt=filler", "agent=twilio_ws")
+    with pytest.raises(ConfigError, match="type"):
+        composed("+interrupt=filler", "interrupt.type=shouting")
+
+
+def run_with(kind: str, scenario_id: str = "AL-001", seed: int = 0) -> Conversation:
+    scenario = load_scenario(scenario_dir("airline") / f"{scenario_id}.json")
+    low, high = IHBENCH_OVERLAP_S[kind]
+    config = InterruptConfig(name=kind, type=kind, overlap_s=(low, high), probability=1.0)
+    from evalkit.agents.local_text import LocalTextAgent
+
+    conversation, _ = run_text_call(scenario, 0, seed, LocalTextAgent(), tool_registry("airline"), interrupt=config)
+    return conversation
+
+
+@pytest.mark.parametrize("kind", ["filler", "impatient", "normal", "topic_switch", "pushback"])
+def test_the_embedded_agent_yields_and_recovers_as_each_type_expects(kind):
+    conversation = run_with(kind)
+    cuts = [(i, e) for i, t in enumerate(conversation.turns) for e in t.effects if e.type == "interruption"]
+    assert cuts, "probability 1: every eligible agent turn is cut"
+    for i, effect in cuts:
+        agent, caller = conversation.turns[i], conversation.turns[i + 1]
+        assert effect.params["kind"] == kind and caller.role == "user"
+        # the caller starts on the cut, the agent goes on under it for the overlap, then is silent
+        assert caller.start_ms == pytest.approx(effect.start_ms) and agent.end_ms == pytest.approx(effect.end_ms)
+        assert caller.start_ms < agent.end_ms and effect.params["yield_ms"] == pytest.approx(
+            effect.params["overlap_s"] * 1000.0
+        )
+        full = agent.intended_text
+        assert full.startswith(effect.params["delivered"])
+    recovery = METRICS["interruption_recovery"].score(conversation)
+    assert recovery.score == 1.0 and recovery.passed, recovery.details
+    no_redelivery = METRICS["interruption_no_redelivery"].score(conversation).score
+    assert no_redelivery == (1.0 if kind in ("filler", "impatient") else None)  # fresh starts may say it again
+    assert METRICS["interruption_yield_ms"].score(conversation).score > 0
+    if kind != "impatient":  # skipping the rest can skip a read-back the caller needed: a real cost of impatience
+        tc = METRICS["task_completion"].score(conversation)
+        assert tc.score == 1.0, tc.details  # the embedded agent recovers without losing the task (a perfect ear)
+
+
+def test_a_correction_is_not_scored_as_uptake_and_no_interrupt_is_unscored():
+    correction = METRICS["interruption_recovery"].score(run_with("correction"))
+    assert correction.score is None and "no corrected value" in correction.details["reason"]
+    scenario = load_scenario(scenario_dir("airline") / "AL-001.json")
+    from evalkit.agents.local_text import LocalTextAgent
+
+    plain, _ = run_text_call(scenario, 0, 0, LocalTextAgent(), tool_registry("airline"))
+    assert not any(e.type == "interruption" for t in plain.turns for e in t.effects)
+    assert METRICS["interruption_recovery"].score(plain).score is None
+
+
+def _cut_conversation(kind: str, reply: str) -> Conversation:
+    full = "I can rebook you on the evening flight tonight. It leaves at six. Shall I go ahead?"
+    delivered = "I can rebook you on the evening flight"
+    effect = AppliedEffect(
+        type="interruption", participant="user", turn=0, start_ms=900.0, end_ms=1200.0,
+        params={"kind": kind, "delivered": delivered, "undelivered": full[len(delivered):].strip(), "yield_ms": 300.0},
+    )  # fmt: skip
+    turns = [
+        Turn(index=0, role="assistant", intended_text=full, start_ms=0.0, end_ms=1200.0, effects=[effect]),
+        Turn(index=1, role="user", intended_text="Mm-hm.", heard_text="Mm-hm.", start_ms=900.0, end_ms=1300.0),
+        Turn(index=2, role="assistant", intended_text=reply, start_ms=1800.0, end_ms=3000.0),
+    ]
+    return Conversation(
+        scenario_id="X", domain="airline", trial=0, seed=0, turns=turns, end_reason="user_end_call",
+        initial_db={}, final_db={}, expected_db={},
+    )  # fmt: skip
+
+
+def test_the_recovery_checks_on_both_sides():
+    score = lambda kind, reply: METRICS["interruption_recovery"].score(_cut_conversation(kind, reply)).score  # noqa: E731
+    assert score("filler", "tonight. It leaves at six. Shall I go ahead?") == 1.0  # continues exactly
+    assert score("filler", "Sorry. I can rebook you on the evening flight tonight.") == 0.0  # restarts: re-delivery
+    assert score("impatient", "Shall I go ahead?") == 1.0  # skips to the pending question
+    assert score("impatient", "It leaves at six. Shall I go ahead?") == 0.0  # re-explains the skipped part
+    assert score("pushback", "I understand. Shall I go ahead?") == 1.0  # fresh start, back to the question
+    assert score("pushback", "I understand your concern.") == 0.0  # never steers back
+    assert score("topic_switch", "tonight. It leaves at six. Shall I go ahead?") == 0.0  # just carries on
+    no_redelivery = METRICS["interruption_no_redelivery"]
+    assert no_redelivery.score(_cut_conversation("filler", "I can rebook you on the evening flight.")).score == 0.0
+    assert no_redelivery.score(_cut_conversation("impatient", "Sure. Shall I go ahead?")).score == 1.0
+    assert no_redelivery.score(_cut_conversation("pushback", "I can rebook you on the evening flight.")).score is None
+    restarted = "I understand. I can rebook you on the evening flight tonight. It leaves at six. Shall I go ahead?"
+    assert score("normal", restarted) == 1.0  # a fresh start of the cut sentence is no continuation
+
+
+@pytest.mark.slow
+def test_a_sweep_with_interruptions_and_its_clean_twin_in_audio(tmp_path):
+    """`+interrupt=filler -m` on one scenario: the twin runs without interruptions; in the interrupted cell the cut
+    agent turn's audio ends where the agent yielded and the caller's filler is heard over its tail."""
+    import json
+
+    import soundfile as sf
+
+    from tests.test_preflight import evalkit_cli
+
+    result = evalkit_cli(
+        tmp_path, "domain.scenarios=[AL-005]", "trials=1", "+interrupt=filler", "progress=false",
+        "metrics=[task_completion,turn_taking,interruption_recovery,interruption_yield_ms]", "-m",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    records = {}
+    for path in (tmp_path / "sweep").glob("*/records/AL-005_t0.json"):
+        record = json.loads(path.read_text())
+        cut = any(e["type"] == "interruption" for t in record["conversation"]["turns"] for e in t["effects"])
+        records[cut] = (path.parent.parent, record)
+    assert set(records) == {True, False}  # the interrupted cell and its clean twin
+    cell_dir, record = records[True]
+    turns = record["conversation"]["turns"]
+    i, effect = next((i, e) for i, t in enumerate(turns) for e in t["effects"] if e["type"] == "interruption")
+    agent_audio, rate = sf.read(cell_dir / "audio" / "AL-005_t0" / "assistant.wav")
+    mixed, _ = sf.read(cell_dir / "audio" / "AL-005_t0" / "mixed.wav")
+    start = int(turns[i]["start_ms"] / 1000 * rate)
+    onset, stop = int(effect["start_ms"] / 1000 * rate), int(effect["end_ms"] / 1000 * rate)
+    assert abs(agent_audio[stop + rate // 100 : stop + rate // 5]).max() < 1e-4  # the agent is silent after yielding
+    assert abs(agent_audio[start:onset]).max() > 0.01  # it was speaking before the cut
+    user_heard = mixed[onset:stop] - agent_audio[onset:stop]
+    assert abs(user_heard).max() > 0.01  # the caller talks over the agent's tail: the overlap is in the audio
+    assert record["metrics"]["interruption_yield_ms"]["score"] > 0
+    assert record["metrics"]["turn_taking"]["score"] is not None
