@@ -172,3 +172,40 @@ def test_one_agent_is_one_clear_line(tmp_path):
         "evalkit.arena: judge=openai_compatible needs base_url"
     ]
     assert json.dumps(run.stdout)  # nothing else printed matters
+
+
+@pytest.mark.slow
+def test_an_arena_between_two_agent_configs_after_a_real_sweep(tmp_path):
+    """Issue 18's "done when": `python -m evalkit agent=cascade_local,<second config> -m` in audio, then
+    `python -m evalkit.arena` against a judge server on 127.0.0.1, with its report and MLflow run."""
+    from tests.test_preflight import evalkit_cli
+
+    conf = tmp_path / "my_conf" / "agent"
+    conf.mkdir(parents=True)
+    # a second agent: the same cascade hearing with a wider beam and speaking faster
+    (conf / "cascade_beam5.yaml").write_text(
+        "defaults: [cascade_local, _self_]\nname: cascade_beam5\nasr: {beam_size: 5}\ntts: {rate_wpm: 230}\n"
+    )
+    store = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    sweep = evalkit_cli(
+        tmp_path, f"hydra.searchpath=[file://{tmp_path / 'my_conf'}]", "agent=cascade_local,cascade_beam5",
+        "domain.scenarios=[AL-002,AL-005]", "trials=1", "progress=false", "metrics=[task_completion]",
+        f"mlflow.tracking_uri={store}", "-m",
+    )  # fmt: skip
+    assert sweep.returncode == 0, sweep.stderr[-3000:]
+    with OpenAIStubServer([fewer_turns_judge]) as server:
+        arena = subprocess.run(
+            [sys.executable, "-m", "evalkit.arena", f"mlflow.tracking_uri={store}", f"judge.base_url={server.base_url}",
+             "judge.model=stub-judge", "judge.api_key_env=null", f"judge.cache_dir={tmp_path / 'cache'}",
+             f"output_dir={tmp_path / 'arena'}", "bootstrap=200"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        judged = len(server.requests)
+    assert arena.returncode == 0, arena.stderr[-3000:]
+    assert judged == 2 and "2 pairs judged, 0 failed" in arena.stdout  # one pair per scenario
+    report = (tmp_path / "arena" / "report.md").read_text()
+    assert "| cascade_local |" in report and "| cascade_beam5 |" in report
+    runs = MlflowClient(store).search_runs(
+        [MlflowClient(store).get_experiment_by_name("evalkit").experiment_id], "tags.`evalkit.arena` = 'true'"
+    )
+    assert len(runs) == 1 and runs[0].data.metrics["pairs"] == 2

@@ -156,3 +156,17 @@ def test_malformed_comparisons_are_refused():
         Comparison("1", "a", "a", "a")
     with pytest.raises(ValueError, match="neither"):
         Comparison("1", "a", "b", "c")
+
+
+def test_kappa_equals_scikit_learns_on_random_verdicts():
+    from sklearn.metrics import cohen_kappa_score  # installed with mlflow and librosa
+
+    rng = np.random.default_rng(11)
+    items = [(str(i), *rng.permutation(["a", "b", "c"])[:2]) for i in range(80)]
+    pick = lambda f, s, r: None if r < 0.1 else f if r < 0.55 else s  # noqa: E731
+    judge_1 = [Comparison(i, f, s, pick(f, s, rng.random())) for i, f, s in items]
+    judge_2 = [Comparison(i, f, s, c.winner if rng.random() < 0.7 else pick(f, s, rng.random())) for (i, f, s), c in
+               zip(items, judge_1, strict=True)]  # fmt: skip
+    label = lambda c: "tie" if c.winner is None else "first" if c.winner == c.first else "second"  # noqa: E731
+    expected = cohen_kappa_score([label(c) for c in judge_1], [label(c) for c in judge_2])
+    assert agreement(judge_1, judge_2).kappa == pytest.approx(expected)
