@@ -28,7 +28,8 @@ request must carry it as a Bearer token, else 401), ``fail_next[route]`` (status
 of that user turn answers with instead of the policy's: an unknown tool, arguments that are not JSON),
 ``tools_forever`` (a tool call every chat request answers with: a model stuck in its tool loop), ``hang_up_early``
 (that many caller conversations, told apart by their ``seed``, hang up in the turn that gives their first answer:
-App. D.1's premature ending), ``caller_seeds`` / ``caller_requests`` (the seed of every caller request; how many).
+App. D.1's premature ending), ``caller_seeds`` / ``caller_requests`` (the seed of every caller request; how many),
+``caller_openings`` (the first message of each caller conversation: the agent's greeting).
 Every request is counted per route with its server-side time.
 """
 
@@ -124,6 +125,7 @@ class VoiceServerState:
     early_seeds: set[Any] = field(default_factory=set)  # the seeds of the conversations chosen for it
     caller_seeds: list[Any] = field(default_factory=list)  # the seed of every caller request, in order
     caller_requests: int = 0
+    caller_openings: list[str] = field(default_factory=list)  # the first message each caller conversation heard
 
 
 class VoiceAgentServer:
@@ -243,11 +245,13 @@ class VoiceAgentServer:
         state.caller_requests += 1
         seed = body.get("seed")
         state.caller_seeds.append(seed)
+        if len(messages) == 2:  # a new conversation: what the caller heard first (App. K: the agent's greeting)
+            state.caller_openings.append(messages[1]["content"])
         if len(messages) == 2 and state.hang_up_early > 0:  # a new conversation, chosen to hang up early
             state.hang_up_early -= 1
             state.early_seeds.add(seed)
         caller = ScriptedSimulator(self._scenario_in(messages[0]["content"]), None, np.random.default_rng(0))
-        heard = [m["content"] for m in messages[1:] if m["role"] == "user"]  # the opening cue, then the agent
+        heard = [m["content"] for m in messages[1:] if m["role"] == "user"]  # the agent: its greeting, then replies
         said = [m["content"] for m in messages[1:] if m["role"] == "assistant"]
         replies = [caller.first_utterance()]
         for text in heard[1:]:

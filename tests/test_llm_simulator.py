@@ -125,6 +125,21 @@ def test_the_llm_caller_finishes_a_real_cell_with_a_task_completion_value_and_lo
     assert metrics["simulator_http_retries"] == 0.0
 
 
+def test_the_caller_hears_the_agents_greeting_first(first_run) -> None:
+    """App. K: the conversation starts with the agent's greeting; the caller's first request carries it."""
+    greeting = first_run.ran.record["conversation"]["turns"][0]
+    assert greeting["role"] == "assistant" and greeting["intended_text"].strip()
+    assert first_run.server.state.caller_openings[0] == greeting["intended_text"].strip()
+
+
+def test_a_caller_greeted_with_no_words_opens_on_the_cue(monkeypatch, tmp_path) -> None:
+    chat = ScriptedChat({"role": "assistant", "content": "Hi, I need to change my flight."})
+    sim = caller(monkeypatch, chat, tmp_path)
+    sim.hear_greeting("   ")
+    sim.first_utterance()
+    assert chat.bodies[0]["messages"][1] == {"role": "user", "content": sim.texts["opening_cue"]}
+
+
 def test_the_caller_hangs_up_by_calling_end_call_after_its_goodbye(first_run) -> None:
     conversation = first_run.ran.record["conversation"]
     last = conversation["turns"][-1]
