@@ -1,8 +1,9 @@
 """The simulator kind ``llm`` (``conf/simulator/llm.yaml``): the caller is an OpenAI-compatible chat model prompted
 with the App. K structure (``evalkit/prompts/simulator.yaml``), filled with the scenario's goal, decision tree and
 information and the persona's text. It plays the same part as the scripted caller (``first_utterance()``,
-``respond(agent_text)``, each returning ``.text`` and ``.end_call``; ``hear_greeting(text)`` first), so its words go through the cell's voice and
-perturbation chain like any caller's, and the validation gates (App. D.1) judge its conversations the same way.
+``respond(agent_text)``, each returning ``.text`` and ``.end_call``; ``hear_greeting(text)`` before them), so its
+words go through the cell's voice and perturbation chain like any caller's, and the validation gates (App. D.1)
+judge its conversations the same way.
 
 - **Messages**: the prompt as the system message; the agent's words as ``user`` messages, the caller's own as
   ``assistant`` messages. The first request carries the agent's greeting (App. K: the conversation starts with it;
