@@ -11,7 +11,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from evalkit.config.schema import RunConfig, cell_key, validate_config
+from evalkit.config.schema import ConfigError, RunConfig, cell_key, validate_config
+from evalkit.config.variation import jittered_rate
 from evalkit.scenarios import load_scenarios
 from evalkit.wire.openai_http.voice import OpenAITtsVoiceConfig
 from tests.openai_voice_server import TTS_MODEL, VoiceAgentServer
@@ -105,11 +106,41 @@ def test_the_speaker_follows_the_scenario_personas_gender_and_the_behavioural_pe
     voice = config.build(persona())
     assert [s.id for s in voice.speakers] == ["f", "m"]
     assert voice.for_scenario(female).speaker.id == "f" and voice.for_scenario(male).speaker.id == "m"
-    assert config.nominal_prosody(persona()) == {}  # no eSpeak rate/pitch knobs: no per-trial jitter is drawn
+    assert config.nominal_prosody(persona()) == {"f": (165, None), "m": (165, None)}  # a rate to jitter, no pitch
     elderly = config.build(persona("elderly_slow", rate_wpm=115, pause_ms=350))
     assert [s.id for s in elderly.speakers] == ["old_f"]  # the persona's own rows, whatever the gender
     assert config.speed_for(config.speakers[2], persona("elderly_slow", rate_wpm=115)) == round(115 / 165, 3)
     assert config.speed_for(config.speakers[0], persona()) is None
+
+
+def test_the_personas_rate_jitter_is_a_seeded_speed_per_trial_and_a_rerun_is_identical(tmp_path: Path) -> None:
+    """Issue 17's per-trial speaking-rate jitter on a remote voice: each utterance's rate is drawn from the turn's
+    rng around the speaker's nominal rate and sent as ``speed`` (a cache key of its own); no pitch is drawn."""
+    scenario = load_scenarios("airline")[0]
+    line = "My confirmation code is X Y Z one two three."
+    with VoiceAgentServer() as server:
+        run = validate_config(composed(*server.voice_overrides(), f"voice.cache_dir={tmp_path / 'tts'}"))
+        assert run.persona.variation.rate_jitter_pct > 0 and run.persona.variation.pitch_jitter > 0
+        voice = run.voice.build(run.persona).for_scenario(scenario)
+
+        def trial(seed: int) -> tuple[np.ndarray, dict[str, float]]:
+            audio, _, drawn = voice.vary(line, np.random.default_rng(seed))
+            return audio, drawn
+
+        (one, drawn_one), (two, drawn_two) = trial(1), trial(2)
+        asked = server.state.stats["speech"].requests
+        again, drawn_again = trial(1)
+        assert server.state.stats["speech"].requests == asked  # the rerun's speed hit the cache
+    nominal = run.voice.nominal_prosody(run.persona)[voice.speaker.id][0]
+    low, high = jittered_rate(nominal, run.persona.variation.rate_jitter_pct)
+    assert set(drawn_one) == {"rate_wpm"} and low <= drawn_one["rate_wpm"] <= high  # a rate, no pitch
+    assert drawn_one != drawn_two and asked == 2 and len(one) != len(two)  # two trials, two speeds, two clips
+    assert drawn_again == drawn_one and np.array_equal(again, one)  # the same seed sounds the same
+
+
+def test_a_remote_voices_rate_jitter_is_checked_against_the_personas_bounds() -> None:
+    with pytest.raises(ConfigError, match=r"variation.rate_jitter_pct=6 leaves the persona's bounds.rate_wpm"):
+        validate_config(composed("voice=openai_tts", "voice.speed=2.0"), {"persona": "default"})
 
 
 def test_an_option_needs_a_pool_for_the_default_persona_and_unique_ids() -> None:
@@ -151,7 +182,7 @@ def test_the_cell_key_holds_model_and_speakers_but_not_plumbing() -> None:
     base = cell_key(validate_config(composed("voice=openai_tts")))
     plumbing = ("voice.retry.max_retries=9", "voice.timeout_s=5", "voice.cache_dir=/elsewhere", "voice.api_key_env=X")
     assert cell_key(validate_config(composed("voice=openai_tts", *plumbing))) == base
-    for changed in ("voice.model=tts-1", "voice.speakers=[{id: a, voice: alloy}]", "voice.speed=1.2"):
+    for changed in ("voice.model=tts-1", "voice.speakers=[{id: a, voice: alloy}]", "voice.speed=1.1"):
         assert cell_key(validate_config(composed("voice=openai_tts", changed))) != base, changed
 
 
