@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import yaml
 
 from evalkit.config.schema import ConfigError, RunConfig, cell_key, validate_config
 from evalkit.config.variation import jittered_rate
@@ -218,3 +219,32 @@ def test_a_planted_caller_key_is_sent_but_never_written_anywhere_by_a_sweep(tmp_
     assert any("records" in p.parts for p in written) and any(".evalkit_cache" in p.parts for p in written)
     for path in written:
         assert PLANTED.encode() not in path.read_bytes(), path
+
+
+# -- the clean twin of a remote accent ---------------------------------------------------------------------------------
+
+
+def test_a_remote_accents_clean_twin_is_the_same_engines_neutral_voice_not_espeak() -> None:
+    """conf/voice/openai_tts_accent_french.yaml: an accent condition whose twin is voice=openai_tts with the cell's
+    engine overrides, by the sweeper's override rule, by ``twin_config`` (the same cell key) and by the analysis."""
+    from evalkit.cli.sweeper import is_perturbed, twin_overrides
+    from evalkit.config import axes
+    from evalkit.config.schema import twin_config
+
+    url, accent_option = "voice.base_url=http://127.0.0.1:5/v1", "openai_tts_accent_french"
+    job = [f"voice={accent_option}", url, "voice.speakers=[{id: a, voice: alloy}]", "seed=3"]
+    assert is_perturbed(job) and twin_overrides(job) == ["voice=openai_tts", url, "seed=3"]
+    assert twin_overrides(["voice=accent_french", "voice.rate_wpm=150"]) == ["voice=neutral"]  # eSpeak: unchanged
+    accented = validate_config(composed(*job[:2]))
+    assert accented.voice.accent == "french" and accented.voice.speakers[0].instructions
+    twin = twin_config(accented)
+    assert (twin.voice.kind, twin.voice.name, twin.voice.accent) == ("openai_tts", "openai_tts", "none")
+    assert twin.voice.base_url == "http://127.0.0.1:5/v1" and not any(s.instructions for s in twin.voice.speakers[:2])
+    assert cell_key(twin) == cell_key(validate_config(composed("voice=openai_tts", url)))  # the job scheduled
+    assert twin_config(twin) == twin  # the neutral remote voice is clean
+    assert axes.clean_signature({"voice": "openai_tts_accent_french"})["voice"] == "openai_tts"
+    assert axes.twin_choices({"voice": "openai_tts_accent_french"}) == {"voice": "openai_tts"}
+    assert not axes.axis("voice").is_perturbed("openai_tts")
+    conf = Path(__file__).resolve().parents[1] / "conf" / "voice"
+    engine, accent = (yaml.safe_load((conf / f"{n}.yaml").read_text()) for n in ("openai_tts", accent_option))
+    assert {k for k in engine if engine[k] != accent[k]} == set(axes.ACCENT_KEYS)  # so both twin rules agree
