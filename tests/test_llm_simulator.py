@@ -389,7 +389,7 @@ def test_a_cache_folder_that_cannot_be_written_runs_without_the_cache_and_says_s
     finally:
         evalkit_log.removeHandler(caplog.handler)
     # one record (the handler may see it twice: on the evalkit logger and, propagated, on the root logger)
-    warnings = list({id(r): r.message for r in caplog.records if "cannot be written" in r.message}.values())
+    warnings = list({id(r): r.message for r in caplog.records if "not writable" in r.message}.values())
     assert len(warnings) == 1 and str(blocked / "cache") in warnings[0] and "without caching" in warnings[0]
     assert requests == 6 and ran.stored.data.metrics["simulator_cache_hits"] == 0.0  # 2 conversations x 3 answers
     assert ran.stored.info.status == "FINISHED"
