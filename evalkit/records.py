@@ -88,6 +88,11 @@ class SimulationValidation(BaseModel):
     attempt: int = Field(ge=0, description="the kept attempt (0 = the first run, with the conversation's seeds)")
     attempts: int = Field(ge=1)
     flags: list[list[dict[str, Any]]] = Field(default_factory=list)
+    skipped: dict[str, str] = Field(
+        default_factory=dict,
+        description="gates not judged on the kept attempt, with why (no judge configured, the judgment failed): "
+        "neither passed nor failed",
+    )
 
 
 class Conversation(BaseModel):

@@ -14,20 +14,31 @@ Gates:
   neither in its information nor among the options its decision tree may accept or name.
 - ``duplicate_modification`` (type 4): the same write-tool call with identical arguments succeeded twice.
 "Missing information" needs the judge (is an unanswered question the user's fault?) and is not checked here.
+
+The LLM-judge gates (:func:`judge_flags`, through the cell's judge, ``judge=openai_compatible``) run only on a
+conversation the deterministic gates pass (D.1.1: "conversations meeting this criterion proceed to the judges"; an
+attempt that failed one is rerun anyway, so its judgment would be wasted):
+- ``user_behavioral_fidelity`` (D.1.2, M.7): binary; rated 0 (any corruption type detected) -> rerun.
+- ``user_speech_fidelity`` (D.1.3, M.6 adapted): 1-3 per user turn on a transcript of the caller's clean TTS audio;
+  any turn rated 1 -> rerun.
+With no judge configured, or a judgment that failed (endpoint down, invalid answer), a gate is *skipped*, recorded
+with the reason in ``SimulationValidation.skipped`` and counted (``sim_gate_skipped_<gate>``), never passed.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from evalkit.domains.base import ToolRegistry
-from evalkit.records import Conversation
+from evalkit.records import Conversation, MetricValue
 from evalkit.scenarios.schema import Scenario
 
 VALID_END_REASONS = frozenset({"user_end_call", "agent_no_response", "agent_end_call"})
-GATES = ("valid_end", "premature_ending", "outside_goal", "duplicate_modification")  # every gate below, by name
+JUDGE_GATES = ("user_behavioral_fidelity", "user_speech_fidelity")  # App. D.1.2 and D.1.3, through the judge
+GATES = ("valid_end", "premature_ending", "outside_goal", "duplicate_modification", *JUDGE_GATES)  # every gate, by name
 CODE_LIKE = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{4,10}\b")
 
 
@@ -104,3 +115,23 @@ def validate(conversation: Conversation, scenario: Scenario, registry: ToolRegis
         + outside_goal(conversation, scenario)
         + duplicate_modifications(conversation, registry)
     )
+
+
+def judge_flags(judge: Callable[[str], MetricValue]) -> tuple[list[Flag], dict[str, str]]:
+    """The LLM-judge gates on one conversation: ``judge(gate)`` is the judge's verdict for that gate's prompt.
+    Returns the failed gates' flags and, per gate that could not be judged, why (skipped: neither passed nor
+    failed)."""
+    flags: list[Flag] = []
+    skipped: dict[str, str] = {}
+    for gate in JUDGE_GATES:
+        value = judge(gate)
+        if value.score is None:
+            skipped[gate] = str(value.details.get("failed") or "the judge gave no rating")
+        elif gate == "user_behavioral_fidelity" and value.score < 1.0:
+            detected = ", ".join(value.details.get("detected") or []) or "corruption"
+            flags.append(Flag(gate, f"the judge rated the user's behaviour 0 ({detected})"))
+        elif gate == "user_speech_fidelity" and value.details.get("low_turns"):
+            flags.append(
+                Flag(gate, f"the judge rated user turn(s) {value.details['low_turns']} 1 (entity or major error)")
+            )
+    return flags, skipped

@@ -4,7 +4,9 @@
 - ``POST /v1/audio/speech`` (``model``, ``input``, ``voice``, ``response_format`` wav|pcm, ``speed``): eSpeak NG, the
   ``voice`` an eSpeak voice name (``alloy``: en-gb), 185 words per minute times ``speed``;
 - ``POST /v1/chat/completions`` (``messages``, ``tools``): a deterministic policy that emits REAL tool calls; or,
-  for a request that offers the ``end_call`` tool (the LLM user simulator's, App. K), a deterministic caller.
+  for a request that offers the ``end_call`` tool (the LLM user simulator's, App. K), a deterministic caller; or, for
+  the judge model (``judge_overrides()``), the verdicts of the validation gates (App. D.1, M.6/M.7): clean, unless
+  told to fail the next ``judge_fail[gate]`` judgments of a gate.
 
 The chat policy is evalkit's own local dialogue policy (``evalkit.agents.dialogue.make_policy``) driven from the
 request's history: every request rebuilds a fresh policy, greets, and replays each user message (text, or an
@@ -28,7 +30,8 @@ request must carry it as a Bearer token, else 401), ``fail_next[route]`` (status
 of that user turn answers with instead of the policy's: an unknown tool, arguments that are not JSON),
 ``tools_forever`` (a tool call every chat request answers with: a model stuck in its tool loop), ``hang_up_early``
 (that many caller conversations, told apart by their ``seed``, hang up in the turn that gives their first answer:
-App. D.1's premature ending), ``caller_seeds`` / ``caller_requests`` (the seed of every caller request; how many).
+App. D.1's premature ending), ``caller_seeds`` / ``caller_requests`` (the seed of every caller request; how many),
+``caller_openings`` (the first message of each caller conversation: the agent's greeting).
 Every request is counted per route with its server-side time.
 """
 
@@ -68,6 +71,19 @@ ROUTES = {
 MANGLED_ID = "mangled_"  # tool-call ids the server made up on purpose: the replay skips them
 STT_MODEL, CHAT_MODEL, TTS_MODEL = "whisper-tiny.en", "evalkit-policy", "espeak-ng"
 CALLER_MODEL = "evalkit-caller"  # the caller policy answers any model the server knows; this one is for simulator=llm
+JUDGE_MODEL = "evalkit-judge"  # answered with validation-gate verdicts (judge=openai_compatible)
+# The judge prompts (evalkit/judges/prompts.yaml) by the first words of their system text
+JUDGE_PROMPTS = {
+    "You are an expert reviewer of simulated callers": "user_behavioral_fidelity",
+    "You are an expert evaluator judging the fidelity of text-to-speech": "user_speech_fidelity",
+}
+CORRUPTIONS = (
+    "extra_modifications",
+    "premature_ending",
+    "missing_information",
+    "duplicate_modifications",
+    "decision_tree_violation",
+)
 END_CALL = "end_call"
 # The eSpeak voices the speech route speaks with, as a voice=openai_tts speaker table names them
 CALLER_VOICES = "[{id: female, gender: female, voice: en-us+f3}, {id: male, gender: male, voice: en-us}]"
@@ -110,7 +126,7 @@ class RouteStats:
 @dataclass
 class VoiceServerState:
     domain: str = "airline"
-    models: set[str] = field(default_factory=lambda: {STT_MODEL, CHAT_MODEL, TTS_MODEL, CALLER_MODEL})
+    models: set[str] = field(default_factory=lambda: {STT_MODEL, CHAT_MODEL, TTS_MODEL, CALLER_MODEL, JUDGE_MODEL})
     api_key: str | None = None
     fail_next: dict[str, list[int]] = field(default_factory=dict)
     fail_always: dict[str, int] = field(default_factory=dict)
@@ -124,6 +140,9 @@ class VoiceServerState:
     early_seeds: set[Any] = field(default_factory=set)  # the seeds of the conversations chosen for it
     caller_seeds: list[Any] = field(default_factory=list)  # the seed of every caller request, in order
     caller_requests: int = 0
+    caller_openings: list[str] = field(default_factory=list)  # the first message each caller conversation heard
+    judge_fail: dict[str, int] = field(default_factory=dict)  # gate -> judgments still to fail
+    judged: list[tuple[str, str]] = field(default_factory=list)  # (gate, the judge request's user message), in order
 
 
 class VoiceAgentServer:
@@ -178,6 +197,17 @@ class VoiceAgentServer:
             "voice.retry.backoff_max_s=0.05",
         ]
 
+    def judge_overrides(self) -> list[str]:
+        """Hydra overrides for ``judge=openai_compatible`` against this server's validation-gate verdicts."""
+        return [
+            "judge=openai_compatible",
+            f"judge.base_url={self.base_url}",
+            f"judge.model={JUDGE_MODEL}",
+            "judge.api_key_env=null",
+            "judge.cache_dir=null",
+            "judge.max_retries=0",
+        ]
+
     def write_agent_option(self, conf_dir: Path, agent: str, name: str) -> None:
         """``<conf_dir>/agent/<name>.yaml``: the agent kind's option pointed at this server, the way a user writes
         an option for their own servers (``defaults: [cascade_openai]`` + the endpoints), for ``hydra.searchpath``."""
@@ -208,7 +238,12 @@ class VoiceAgentServer:
 
     def chat(self, body: dict[str, Any]) -> tuple[int, str, bytes]:
         offered = [t.get("function", {}).get("name") for t in body.get("tools") or []]
-        message = self.caller_message(body) if END_CALL in offered else self.policy_message(body["messages"])
+        if body["model"] == JUDGE_MODEL:
+            message = self.judge_message(body["messages"])
+        elif END_CALL in offered:
+            message = self.caller_message(body)
+        else:
+            message = self.policy_message(body["messages"])
         payload = {
             "id": "chatcmpl-voice",
             "object": "chat.completion",
@@ -243,11 +278,13 @@ class VoiceAgentServer:
         state.caller_requests += 1
         seed = body.get("seed")
         state.caller_seeds.append(seed)
+        if len(messages) == 2:  # a new conversation: what the caller heard first (App. K: the agent's greeting)
+            state.caller_openings.append(messages[1]["content"])
         if len(messages) == 2 and state.hang_up_early > 0:  # a new conversation, chosen to hang up early
             state.hang_up_early -= 1
             state.early_seeds.add(seed)
         caller = ScriptedSimulator(self._scenario_in(messages[0]["content"]), None, np.random.default_rng(0))
-        heard = [m["content"] for m in messages[1:] if m["role"] == "user"]  # the opening cue, then the agent
+        heard = [m["content"] for m in messages[1:] if m["role"] == "user"]  # the agent: its greeting, then replies
         said = [m["content"] for m in messages[1:] if m["role"] == "assistant"]
         replies = [caller.first_utterance()]
         for text in heard[1:]:
@@ -262,6 +299,39 @@ class VoiceAgentServer:
             function = {"name": END_CALL, "arguments": "{}"}
             message["tool_calls"] = [{"id": f"call_end_{len(messages)}", "type": "function", "function": function}]
         return message
+
+    # -- the judge -----------------------------------------------------------------------------------------------
+    def judge_message(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """A validation gate's verdict: clean (rating 1; every user turn rated 3), or, while ``judge_fail[gate]``
+        lasts, failed (premature ending detected; the first user turn rated 1 for a wrong entity)."""
+        system, user = messages[0]["content"], messages[-1]["content"]
+        gate = next((g for start, g in JUDGE_PROMPTS.items() if system.startswith(start)), None)
+        if gate is None:
+            raise RuntimeError(f"not a validation-gate prompt: {system[:60]!r}")
+        self.state.judged.append((gate, user))
+        fail = self.state.judge_fail.get(gate, 0) > 0
+        if fail:
+            self.state.judge_fail[gate] -= 1
+        if gate == "user_behavioral_fidelity":
+            analysis = {
+                name: {"analysis": "scripted verdict", "detected": fail and name == "premature_ending"}
+                for name in CORRUPTIONS
+            }
+            verdict: dict[str, Any] = {"corruption_analysis": analysis, "rating": 0 if fail else 1}
+        else:
+            turns = [int(t) for t in re.findall(r"^turn_id (\d+):", user, re.MULTILINE)]
+            verdict = {
+                "turns": [
+                    {
+                        "turn_id": t,
+                        "transcript": "",
+                        "explanation": "scripted verdict",
+                        "rating": 1 if fail and n == 0 else 3,
+                    }
+                    for n, t in enumerate(turns)
+                ]
+            }
+        return {"role": "assistant", "content": json.dumps(verdict)}
 
     # -- the policy ----------------------------------------------------------------------------------------------
     def _user_text(self, content: Any, turn: int) -> str:

@@ -454,6 +454,7 @@ FULL_CONTEXT = CONTEXT.model_copy(
         "user_simulator_instructions": "You are Kenji Thompson. Move your flight earlier; fee under $80.",
         "modification_tools": ["rebook_flight", "assign_seat"],
         "assistant_transcripts": {0: "hello skyway airlines", 2: "thanks i found flight sk530"},
+        "user_transcripts": {1: "my code is a b c one two three last name thompson", 3: "great goodbye"},
     }
 )
 

@@ -22,13 +22,14 @@ from mlflow.tracking import MlflowClient
 from evalkit import usage
 from evalkit.call.host import CallHost
 from evalkit.cell import run_cell
-from evalkit.cell.run import fault_kind
+from evalkit.cell.run import NO_JUDGE, fault_kind
 from evalkit.config.schema import RunConfig, cell_key, validate_config
 from evalkit.prompts import simulator_prompt_id
 from evalkit.records import CellResult
 from evalkit.scenarios import load_scenarios
 from evalkit.simulator.persona import PersonaSpec
 from evalkit.tracking.store import FAILURE_TAG, resolve_target
+from evalkit.validation import JUDGE_GATES
 from evalkit.wire.openai_http import client as http_client
 from evalkit.wire.openai_http.cache import ResponseCache, open_cache, request_key
 from evalkit.wire.openai_http.client import EndpointAnswerInvalid
@@ -125,6 +126,21 @@ def test_the_llm_caller_finishes_a_real_cell_with_a_task_completion_value_and_lo
     assert metrics["simulator_http_retries"] == 0.0
 
 
+def test_the_caller_hears_the_agents_greeting_first(first_run) -> None:
+    """App. K: the conversation starts with the agent's greeting; the caller's first request carries it."""
+    greeting = first_run.ran.record["conversation"]["turns"][0]
+    assert greeting["role"] == "assistant" and greeting["intended_text"].strip()
+    assert first_run.server.state.caller_openings[0] == greeting["intended_text"].strip()
+
+
+def test_a_caller_greeted_with_no_words_opens_on_the_cue(monkeypatch, tmp_path) -> None:
+    chat = ScriptedChat({"role": "assistant", "content": "Hi, I need to change my flight."})
+    sim = caller(monkeypatch, chat, tmp_path)
+    sim.hear_greeting("   ")
+    sim.first_utterance()
+    assert chat.bodies[0]["messages"][1] == {"role": "user", "content": sim.texts["opening_cue"]}
+
+
 def test_the_caller_hangs_up_by_calling_end_call_after_its_goodbye(first_run) -> None:
     conversation = first_run.ran.record["conversation"]
     last = conversation["turns"][-1]
@@ -171,6 +187,50 @@ def test_a_premature_hang_up_is_regenerated_with_a_new_seed_and_the_rerun_is_cou
     assert metrics["sim_rerun_simulator"] == 1.0 and metrics["sim_rerun_infrastructure"] == 0.0
     for gate in ("valid_end", "outside_goal", "duplicate_modification"):  # every gate's count is logged, 0 included
         assert metrics[f"sim_rerun_gate_{gate}"] == 0.0
+
+
+def test_without_a_judge_the_llm_judge_gates_are_recorded_as_skipped_never_passed(first_run) -> None:
+    validation = first_run.ran.record["conversation"]["validation"]
+    assert validation["skipped"] == dict.fromkeys(JUDGE_GATES, NO_JUDGE)
+    metrics = first_run.ran.stored.data.metrics
+    for gate in JUDGE_GATES:
+        assert metrics[f"sim_gate_skipped_{gate}"] == 1.0 and metrics[f"sim_rerun_gate_{gate}"] == 0.0
+
+
+@pytest.mark.parametrize("gate", JUDGE_GATES)
+def test_a_conversation_the_judge_fails_is_regenerated_and_the_rerun_counted_by_gate(first_run, gate) -> None:
+    """App. D.1.2/D.1.3 through judge=openai_compatible (the test server's judge route): the first attempt is judged
+    corrupted (M.7 rating 0) or badly spoken (M.6: a user turn rated 1), regenerated with a new seed, and the kept
+    attempt passes both judges; the speech judge reads a transcript of the caller's clean audio."""
+    server, tmp = first_run.server, first_run.tmp / f"judged_{gate}"
+    server.state.judge_fail = {gate: 1}
+    judged = len(server.state.judged)
+    # a seed of its own: the caller's seeds (and cached answers) of the other gate tests stay theirs
+    seed = 11 + JUDGE_GATES.index(gate)
+    ran = run_at(tmp, sim_config(tmp, server, *server.judge_overrides(), "validation.max_reruns=2", f"seed={seed}"))
+    validation = ran.record["conversation"]["validation"]
+    assert validation["valid"] and validation["attempts"] == 2 and validation["attempt"] == 1
+    assert [f["gate"] for f in validation["flags"][0]] == [gate] and not validation["flags"][0][0]["infrastructure"]
+    assert validation["flags"][1] == [] and validation["skipped"] == {}  # the kept attempt: judged, and clean
+    requests = server.state.judged[judged:]
+    assert [g for g, _ in requests] == [*JUDGE_GATES, *JUDGE_GATES]  # both judges on each attempt
+    speech = next(text for g, text in requests if g == "user_speech_fidelity")
+    user_turns = [t for t in ran.record["conversation"]["turns"] if t["role"] == "user"]
+    assert f"intended: {user_turns[0]['intended_text']}" in speech and "flight" in speech.split("audio transcript:")[1]
+    metrics = ran.stored.data.metrics
+    assert metrics["sim_reruns"] == 1.0 and metrics[f"sim_rerun_gate_{gate}"] == 1.0
+    assert metrics["sim_rerun_simulator"] == 1.0 and metrics["sim_rerun_infrastructure"] == 0.0
+    assert all(metrics[f"sim_gate_skipped_{g}"] == 0.0 for g in JUDGE_GATES)
+    assert ran.record["metrics"]["task_completion"]["score"] == 1.0
+
+
+def test_a_judge_that_refuses_leaves_the_gates_skipped_with_the_reason(first_run) -> None:
+    server, tmp = first_run.server, first_run.tmp / "judge_refuses"
+    ran = run_at(tmp, sim_config(tmp, server, *server.judge_overrides(), "judge.model=no-such-judge", "seed=13"))
+    validation = ran.record["conversation"]["validation"]
+    assert validation["attempts"] == 1 and set(validation["skipped"]) == set(JUDGE_GATES)
+    assert all("no-such-judge" in why for why in validation["skipped"].values())
+    assert ran.stored.data.metrics["sim_gate_skipped_user_behavioral_fidelity"] == 1.0
 
 
 # -- failures of the simulator's server --------------------------------------------------------------------------------
@@ -374,7 +434,7 @@ def test_a_cache_folder_that_cannot_be_written_runs_without_the_cache_and_says_s
     finally:
         evalkit_log.removeHandler(caplog.handler)
     # one record (the handler may see it twice: on the evalkit logger and, propagated, on the root logger)
-    warnings = list({id(r): r.message for r in caplog.records if "cannot be written" in r.message}.values())
+    warnings = list({id(r): r.message for r in caplog.records if "not writable" in r.message}.values())
     assert len(warnings) == 1 and str(blocked / "cache") in warnings[0] and "without caching" in warnings[0]
     assert requests == 6 and ran.stored.data.metrics["simulator_cache_hits"] == 0.0  # 2 conversations x 3 answers
     assert ran.stored.info.status == "FINISHED"

@@ -25,6 +25,7 @@ from evalkit.wire.openai_http.agent import tool_schemas
 from evalkit.wire.openai_http.client import PCM_SAMPLE_RATE, Endpoint, speech
 from evalkit.wire.openai_http.config import CascadeOpenAIConfig
 from evalkit.wire.tools.remote import RemoteRegistry
+from tests.openai_server import free_port
 from tests.openai_voice_server import CHAT_MODEL, STT_MODEL, TTS_MODEL, VoiceAgentServer
 from tests.test_config import composed
 from tests.test_preflight import assert_no_cell_started, assert_one_line_refusal, evalkit_cli
@@ -213,6 +214,19 @@ def test_a_model_the_server_rejects_is_one_clear_infrastructure_error(tmp_path: 
     assert error.startswith("EndpointRefused: agent.tts endpoint (model 'tts-nope') http://127.0.0.1:")
     assert "/v1/audio/speech refused the request with HTTP 404" in error and "tts-nope` does not exist" in error
     assert result.aggregates["infra_failure_endpoint_refused"] == 1.0 and stored.info.status == "FAILED"
+
+
+def test_a_wrong_base_url_is_one_clear_infrastructure_error(tmp_path: Path) -> None:
+    """Bad input: a stage pointed where nothing listens is retried, then fails the call as infrastructure (never the
+    agent's failure, never a crash), naming the stage and the URL."""
+    with VoiceAgentServer() as server:
+        wrong = f"http://127.0.0.1:{free_port()}/v1"
+        extra = (*QUICK, f"agent.stt.base_url={wrong}", "agent.retry.max_retries=1", "infra.max_retries=0")
+        result, record, stored = run(tmp_path, cell_config(tmp_path, server, "cascade_openai", "AL-001", *extra))
+    error = record["conversation"]["error"]
+    assert error.startswith("EndpointUnavailable: agent.stt endpoint (model 'whisper-tiny.en')") and wrong in error
+    assert record["metrics"]["task_completion"]["score"] is None  # unscored, never a 0
+    assert result.aggregates["infra_failure_endpoint_unavailable"] == 1.0 and stored.info.status == "FAILED"
 
 
 # -- keys ------------------------------------------------------------------------------------------------------------

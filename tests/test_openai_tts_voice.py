@@ -10,8 +10,10 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import yaml
 
-from evalkit.config.schema import RunConfig, cell_key, validate_config
+from evalkit.config.schema import ConfigError, RunConfig, cell_key, validate_config
+from evalkit.config.variation import jittered_rate
 from evalkit.scenarios import load_scenarios
 from evalkit.wire.openai_http.voice import OpenAITtsVoiceConfig
 from tests.openai_voice_server import TTS_MODEL, VoiceAgentServer
@@ -105,11 +107,41 @@ def test_the_speaker_follows_the_scenario_personas_gender_and_the_behavioural_pe
     voice = config.build(persona())
     assert [s.id for s in voice.speakers] == ["f", "m"]
     assert voice.for_scenario(female).speaker.id == "f" and voice.for_scenario(male).speaker.id == "m"
-    assert config.nominal_prosody(persona()) == {}  # no eSpeak rate/pitch knobs: no per-trial jitter is drawn
+    assert config.nominal_prosody(persona()) == {"f": (165, None), "m": (165, None)}  # a rate to jitter, no pitch
     elderly = config.build(persona("elderly_slow", rate_wpm=115, pause_ms=350))
     assert [s.id for s in elderly.speakers] == ["old_f"]  # the persona's own rows, whatever the gender
     assert config.speed_for(config.speakers[2], persona("elderly_slow", rate_wpm=115)) == round(115 / 165, 3)
     assert config.speed_for(config.speakers[0], persona()) is None
+
+
+def test_the_personas_rate_jitter_is_a_seeded_speed_per_trial_and_a_rerun_is_identical(tmp_path: Path) -> None:
+    """Issue 17's per-trial speaking-rate jitter on a remote voice: each utterance's rate is drawn from the turn's
+    rng around the speaker's nominal rate and sent as ``speed`` (a cache key of its own); no pitch is drawn."""
+    scenario = load_scenarios("airline")[0]
+    line = "My confirmation code is X Y Z one two three."
+    with VoiceAgentServer() as server:
+        run = validate_config(composed(*server.voice_overrides(), f"voice.cache_dir={tmp_path / 'tts'}"))
+        assert run.persona.variation.rate_jitter_pct > 0 and run.persona.variation.pitch_jitter > 0
+        voice = run.voice.build(run.persona).for_scenario(scenario)
+
+        def trial(seed: int) -> tuple[np.ndarray, dict[str, float]]:
+            audio, _, drawn = voice.vary(line, np.random.default_rng(seed))
+            return audio, drawn
+
+        (one, drawn_one), (two, drawn_two) = trial(1), trial(2)
+        asked = server.state.stats["speech"].requests
+        again, drawn_again = trial(1)
+        assert server.state.stats["speech"].requests == asked  # the rerun's speed hit the cache
+    nominal = run.voice.nominal_prosody(run.persona)[voice.speaker.id][0]
+    low, high = jittered_rate(nominal, run.persona.variation.rate_jitter_pct)
+    assert set(drawn_one) == {"rate_wpm"} and low <= drawn_one["rate_wpm"] <= high  # a rate, no pitch
+    assert drawn_one != drawn_two and asked == 2 and len(one) != len(two)  # two trials, two speeds, two clips
+    assert drawn_again == drawn_one and np.array_equal(again, one)  # the same seed sounds the same
+
+
+def test_a_remote_voices_rate_jitter_is_checked_against_the_personas_bounds() -> None:
+    with pytest.raises(ConfigError, match=r"variation.rate_jitter_pct=6 leaves the persona's bounds.rate_wpm"):
+        validate_config(composed("voice=openai_tts", "voice.speed=2.0"), {"persona": "default"})
 
 
 def test_an_option_needs_a_pool_for_the_default_persona_and_unique_ids() -> None:
@@ -151,7 +183,7 @@ def test_the_cell_key_holds_model_and_speakers_but_not_plumbing() -> None:
     base = cell_key(validate_config(composed("voice=openai_tts")))
     plumbing = ("voice.retry.max_retries=9", "voice.timeout_s=5", "voice.cache_dir=/elsewhere", "voice.api_key_env=X")
     assert cell_key(validate_config(composed("voice=openai_tts", *plumbing))) == base
-    for changed in ("voice.model=tts-1", "voice.speakers=[{id: a, voice: alloy}]", "voice.speed=1.2"):
+    for changed in ("voice.model=tts-1", "voice.speakers=[{id: a, voice: alloy}]", "voice.speed=1.1"):
         assert cell_key(validate_config(composed("voice=openai_tts", changed))) != base, changed
 
 
@@ -187,3 +219,32 @@ def test_a_planted_caller_key_is_sent_but_never_written_anywhere_by_a_sweep(tmp_
     assert any("records" in p.parts for p in written) and any(".evalkit_cache" in p.parts for p in written)
     for path in written:
         assert PLANTED.encode() not in path.read_bytes(), path
+
+
+# -- the clean twin of a remote accent ---------------------------------------------------------------------------------
+
+
+def test_a_remote_accents_clean_twin_is_the_same_engines_neutral_voice_not_espeak() -> None:
+    """conf/voice/openai_tts_accent_french.yaml: an accent condition whose twin is voice=openai_tts with the cell's
+    engine overrides, by the sweeper's override rule, by ``twin_config`` (the same cell key) and by the analysis."""
+    from evalkit.cli.sweeper import is_perturbed, twin_overrides
+    from evalkit.config import axes
+    from evalkit.config.schema import twin_config
+
+    url, accent_option = "voice.base_url=http://127.0.0.1:5/v1", "openai_tts_accent_french"
+    job = [f"voice={accent_option}", url, "voice.speakers=[{id: a, voice: alloy}]", "seed=3"]
+    assert is_perturbed(job) and twin_overrides(job) == ["voice=openai_tts", url, "seed=3"]
+    assert twin_overrides(["voice=accent_french", "voice.rate_wpm=150"]) == ["voice=neutral"]  # eSpeak: unchanged
+    accented = validate_config(composed(*job[:2]))
+    assert accented.voice.accent == "french" and accented.voice.speakers[0].instructions
+    twin = twin_config(accented)
+    assert (twin.voice.kind, twin.voice.name, twin.voice.accent) == ("openai_tts", "openai_tts", "none")
+    assert twin.voice.base_url == "http://127.0.0.1:5/v1" and not any(s.instructions for s in twin.voice.speakers[:2])
+    assert cell_key(twin) == cell_key(validate_config(composed("voice=openai_tts", url)))  # the job scheduled
+    assert twin_config(twin) == twin  # the neutral remote voice is clean
+    assert axes.clean_signature({"voice": "openai_tts_accent_french"})["voice"] == "openai_tts"
+    assert axes.twin_choices({"voice": "openai_tts_accent_french"}) == {"voice": "openai_tts"}
+    assert not axes.axis("voice").is_perturbed("openai_tts")
+    conf = Path(__file__).resolve().parents[1] / "conf" / "voice"
+    engine, accent = (yaml.safe_load((conf / f"{n}.yaml").read_text()) for n in ("openai_tts", accent_option))
+    assert {k for k in engine if engine[k] != accent[k]} == set(axes.ACCENT_KEYS)  # so both twin rules agree

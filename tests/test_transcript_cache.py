@@ -107,7 +107,7 @@ def test_a_write_that_fails_later_turns_the_cache_off_once(tmp_path: Path, monke
     def read_only(*args: object) -> None:
         raise PermissionError(13, "Read-only file system")
 
-    monkeypatch.setattr("evalkit.speech.transcript_cache.os.replace", read_only)
+    monkeypatch.setattr("evalkit.content_cache.os.replace", read_only)
     for i in range(3):
         cache.put(f"{i:064x}", {"text": "t", "compute_s": 0.1, "audio_s": 1.0})
     assert not cache.enabled and cache.get(f"{0:064x}") is None

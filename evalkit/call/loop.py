@@ -79,6 +79,14 @@ class Caller(Protocol):
     def respond(self, agent_text: str) -> Any: ...
 
 
+def _greet(caller: Any, greeting: str) -> None:
+    """Hand the agent's greeting to a caller that listens to it (App. K: the call starts with the agent's greeting;
+    the LLM caller answers it). Optional: a scripted caller opens with its scenario's line whatever was said."""
+    hear = getattr(caller, "hear_greeting", None)
+    if hear is not None:
+        hear(greeting)
+
+
 class Channel(Protocol):
     def say(self, text: str, index: int, start_ms: float) -> UserSpeech: ...
 
@@ -407,9 +415,11 @@ async def run_call(
     end_reason, error = "max_turns", None
     try:
         await session.open(context)
-        _greeting, now_ms = call.record_agent_turn(await call.agent_turn())
+        greeting = await call.agent_turn()
+        _greeting, now_ms = call.record_agent_turn(greeting)
         await clock.advance_to(now_ms)
         now_ms = _turn_taken_at(clock, now_ms)
+        _greet(caller, greeting.text)
         utterance = await _off_loop(clock, caller.first_utterance)
         for _ in range(settings.max_user_turns):
             reaction_ms = reaction_time_ms(utterance, settings)

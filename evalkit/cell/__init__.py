@@ -83,6 +83,11 @@ def run_cell_conversations(
     """Run -> score -> write each conversation as it finishes (in plan order, whatever ``workers`` is)."""
     config = plan.config
     judge = build_cell_judge(config, plan.scenarios)
+    if config.validation.enabled and judge is None:  # said once per cell; each record and the stats say it too
+        log.info(
+            "validation: the LLM-judge gates (user behavioral and speech fidelity, App. D.1) are skipped: no judge "
+            "is configured (judge=none); recorded as skipped (sim_gate_skipped_<gate>), never as passed"
+        )
     stats = stats if stats is not None else {}
     needs_asr = "assistant_asr" in required_preparation(config.metrics, judge=config.judge.enabled)
     records: list[ConversationRecord] = []

@@ -21,9 +21,12 @@ from evalkit.cell.plan import CellPlan
 from evalkit.config.schema import InfraConfig, RunConfig
 from evalkit.records import Conversation, SimulationValidation
 from evalkit.scenarios import Scenario
-from evalkit.validation import GATES, Flag, validate
+from evalkit.validation import GATES, JUDGE_GATES, Flag, judge_flags, validate
 
 log = logging.getLogger("evalkit")
+
+NO_JUDGE = "no judge is configured (judge=none)"
+NOT_JUDGED = "not judged: a deterministic gate failed (the attempt is rerun or kept as invalid)"
 
 
 @dataclass
@@ -62,6 +65,13 @@ class ConversationRunner:
         self.listener = listener_asr(config, self.agent) if hears_agent_audio else None
         self.entity_turns_only = assistant_asr_entity_turns_only(config)
         self.registry = tool_registry(config.domain.name)
+        # App. D.1.2/D.1.3: the LLM-judge validation gates, through the cell's judge (None: judge=none, skipped)
+        self.gate_judge = None
+        self._gate_asr: Any = None
+        if config.validation.enabled:
+            from evalkit.cell.score import build_cell_judge
+
+            self.gate_judge = build_cell_judge(config)
         self.settings = CallSettings(
             max_user_turns=config.simulator.max_user_turns,
             max_duration_s=config.simulator.max_duration_s,
@@ -123,9 +133,27 @@ class ConversationRunner:
             )
 
         if config.validation.enabled:
-            conversation, audio = run_validated(
-                attempt_at, lambda c: validate(c, scenario, self.registry), config.validation.max_reruns
-            )
+            heard: list[Any] = [None]  # the audio of the attempt being checked (the speech gate transcribes it)
+            skipped: list[dict[str, str]] = []  # per attempt: the judge gates not judged, and why
+
+            def attempt_checked(attempt: int) -> tuple[Conversation, Any]:
+                conversation, heard[0] = attempt_at(attempt)
+                return conversation, heard[0]
+
+            def check(conversation: Conversation) -> list[Flag]:
+                flags = validate(conversation, scenario, self.registry)
+                if flags:  # D.1.1: only a conversation the deterministic gates pass goes to the judges
+                    skipped.append(dict.fromkeys(JUDGE_GATES, NOT_JUDGED))
+                    return flags
+                judged, why = self.judge_gates(conversation, scenario, heard[0])
+                skipped.append(why)
+                return judged
+
+            conversation, audio = run_validated(attempt_checked, check, config.validation.max_reruns)
+            verdict = conversation.validation
+            assert verdict is not None
+            kept = verdict.model_copy(update={"skipped": skipped[verdict.attempt]})
+            conversation = conversation.model_copy(update={"validation": kept})
         else:
             conversation, audio = attempt_at(0)
         conversation = conversation.model_copy(
@@ -139,6 +167,41 @@ class ConversationRunner:
                 conversation, audio, self.listener, entity_turns_only=self.entity_turns_only
             )
         return ConversationResult(scenario, trial, conversation, audio, asr_s)
+
+    def judge_gates(
+        self, conversation: Conversation, scenario: Scenario, audio: Any
+    ) -> tuple[list[Flag], dict[str, str]]:
+        """The LLM-judge gates (evalkit.validation.judge_flags) on one attempt: the behavioural judge reads the
+        caller's instructions (App. K prompt of the scenario and persona), the speech judge a transcript of each user
+        turn's clean TTS audio (the cell's listener ASR), not what the perturbed channel let the agent hear."""
+        if self.gate_judge is None:
+            return [], dict.fromkeys(JUDGE_GATES, NO_JUDGE)
+        from evalkit.prompts import render_simulator_prompt
+
+        persona = self.config.persona
+        persona_text = persona.prompt if persona.name != "default" else None
+        context = self.gate_judge.context.model_copy(
+            update={
+                "current_date_time": scenario.current_date_time,
+                "user_simulator_instructions": render_simulator_prompt(scenario, persona_text),
+                "user_transcripts": self._user_transcripts(conversation, audio),
+            }
+        )
+        return judge_flags(lambda gate: self.gate_judge.metric_value(gate, conversation, context))  # type: ignore[union-attr]
+
+    def _user_transcripts(self, conversation: Conversation, audio: Any) -> dict[int, str]:
+        from evalkit.cell.build import listener_asr
+
+        clips = getattr(audio, "clips", {})
+        out: dict[int, str] = {}
+        for turn in conversation.user_turns:
+            clip = clips.get((turn.index, "user_clean"))
+            if clip is None:
+                continue
+            if self._gate_asr is None:
+                self._gate_asr = self.listener or listener_asr(self.config, self.agent)
+            out[turn.index] = self._gate_asr.transcribe(clip.samples, clip.sample_rate).text
+        return out
 
 
 _RUNNER: ConversationRunner | None = None  # the worker process's runner (built by its initializer)
@@ -336,4 +399,7 @@ def validation_stats(conversations: list[Conversation]) -> dict[str, float]:
     # every gate, a 0 included: the rerun counts by reason of every cell line up (EVA-Bench's per-check breakdown)
     for gate in sorted(set(GATES) | {f["gate"] for flags in reruns for f in flags}):
         out[f"sim_rerun_gate_{gate}"] = float(sum(any(f["gate"] == gate for f in flags) for flags in reruns))
+    # a judge gate that was not judged on a kept conversation (no judge, a failed judgment): neither passed nor failed
+    for gate in JUDGE_GATES:
+        out[f"sim_gate_skipped_{gate}"] = float(sum(gate in v.skipped for v in verdicts))
     return out

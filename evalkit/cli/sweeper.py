@@ -56,6 +56,7 @@ def twin_overrides(job: list[str]) -> list[str]:
     """The clean twin of one job (the job itself when it is clean). Order of the kept overrides is preserved."""
     swapped = _swapped_axes(job)
     removed = _removed_groups()
+    selected = {key: value for key, value in map(_split, job) if value is not None}
     twin: list[str] = []
     for override in job:
         key, _ = _split(override)
@@ -65,9 +66,16 @@ def twin_overrides(job: list[str]) -> list[str]:
         if axis in swapped:
             if key == axis:
                 twin.append(f"{axis}={swapped[axis]}")
-            continue  # voice.* / persona.* tune the replaced option: not part of the twin
+            elif _keeps(axis, selected.get(axis), key):
+                twin.append(override)  # a remote accent's voice.base_url=...: its engine's, the twin's too
+            continue  # otherwise voice.* / persona.* tune the replaced option: not part of the twin
         twin.append(override)
     return twin
+
+
+def _keeps(group: str, option: str | None, key: str) -> bool:
+    found = [a for a in axes.perturbation_axes() if (a.group or a.name) == group]
+    return bool(found) and option is not None and found[0].keeps(option, key.split(".", 1)[1])
 
 
 def add_clean_twins(jobs: list[list[str]]) -> list[list[str]]:

@@ -48,6 +48,18 @@ class Axis:
     clean_option: str | None = None
     perturbed: Callable[[str], bool] = _never  # is this option name a perturbation of the axis?
     clean_params: Mapping[str, str] = field(default_factory=dict)  # what a clean cell logs for the axis
+    # The clean option of one perturbed option, when it depends on it (None: always ``clean_option``), and which
+    # ``group.key=...`` overrides of a perturbed option its twin keeps (default: none, they tune the replaced option).
+    clean_of: Callable[[str], str] | None = None
+    twin_keeps: Callable[[str, str], bool] | None = None
+
+    def clean_for(self, option: str) -> str | None:
+        """The clean option the twin of a cell selecting (perturbed) ``option`` selects."""
+        return self.clean_of(option) if self.clean_of is not None else self.clean_option
+
+    def keeps(self, option: str, key: str) -> bool:
+        """Whether the twin of ``option`` keeps the override ``group.<key>=...`` (``key`` without the group)."""
+        return self.twin_keeps is not None and self.twin_keeps(option, key)
 
     @property
     def removable(self) -> bool:
@@ -81,6 +93,33 @@ def _agent_params(config: RunConfig) -> dict[str, str]:
     return {"agent": config.agent.name, "architecture": config.agent.architecture}
 
 
+REMOTE_ACCENT = "_accent_"  # conf/voice/<engine>_accent_<x>.yaml: an accent of a remote engine (<engine>.yaml)
+# What makes a remote accent option an accent: the rest of it (endpoint, model, format...) is the engine's, shared by
+# its clean twin. Kept in step with ``evalkit.config.schema.twin_config`` (same keys).
+ACCENT_KEYS = ("name", "accent", "speakers")
+
+
+def remote_accent(option: str) -> bool:
+    """<engine>_accent_*.yaml: an accent of a (remote) engine whose neutral option is <engine>.yaml."""
+    return not option.startswith("accent_") and REMOTE_ACCENT in option and not option.startswith(REMOTE_ACCENT)
+
+
+def _is_accent(option: str) -> bool:
+    """conf/voice/accent_*.yaml (eSpeak, EVA-Bench App. G) or <engine>_accent_*.yaml (a remote engine's accent)."""
+    return option.startswith("accent_") or remote_accent(option)
+
+
+def _voice_twin(option: str) -> str:
+    """An eSpeak accent's twin is the neutral eSpeak voice; a remote engine's accent's is that engine's own neutral
+    option (the same server and model, another voice), never eSpeak: the delta then measures the accent only."""
+    return "neutral" if option.startswith("accent_") else option.split(REMOTE_ACCENT, 1)[0]
+
+
+def _voice_twin_keeps(option: str, key: str) -> bool:
+    """A remote accent's twin keeps the overrides of its engine (``voice.base_url=...``), not of its accent."""
+    return remote_accent(option) and key.split(".", 1)[0] not in ACCENT_KEYS
+
+
 def _value(key: str) -> Callable[[RunConfig], dict[str, str]]:
     def params(config: RunConfig) -> dict[str, str]:
         return {key: str(getattr(config, key))}
@@ -110,8 +149,10 @@ _BUILTIN: tuple[Axis, ...] = (
         ("voice",),
         perturbation=True,
         clean_option="neutral",
-        perturbed=lambda option: option.startswith("accent_"),  # conf/voice/accent_*.yaml (EVA-Bench App. G)
+        perturbed=_is_accent,  # conf/voice/accent_*.yaml (EVA-Bench App. G), or <engine>_accent_*.yaml
         clean_params={"voice": "neutral"},
+        clean_of=_voice_twin,
+        twin_keeps=_voice_twin_keeps,
     ),
     Axis(
         "persona",
@@ -228,7 +269,7 @@ def twin_choices(choices: Mapping[str, str | None]) -> dict[str, str | None]:
         if a.removable and option is not None:
             swapped[group] = None
         elif not a.removable and a.is_perturbed(option):
-            swapped[group] = a.clean_option
+            swapped[group] = a.clean_for(option)  # type: ignore[arg-type]  # is_perturbed: option is not None
     return swapped
 
 
@@ -236,6 +277,9 @@ def clean_signature(params: Mapping[str, str]) -> dict[str, str]:
     """The params the clean twin of a cell with these params logs (for runs without a ``twin_key`` tag)."""
     twin = dict(params)
     for a in perturbation_axes():
-        if a.removable or a.is_perturbed(params.get(a.param_names[0])):
+        option = params.get(a.param_names[0])
+        if a.removable or a.is_perturbed(option):
             twin.update(a.clean_params)
+            if a.clean_of is not None and option is not None:  # an option-dependent twin logs its own option
+                twin[a.param_names[0]] = a.clean_of(option)
     return twin

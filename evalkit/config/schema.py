@@ -391,8 +391,19 @@ def twin_config(config: RunConfig) -> RunConfig:
     choices = {a.group or a.name: a.option(config) for a in axes.perturbation_axes()}
     update: dict[str, Any] = {}
     for group, option in axes.twin_choices(choices).items():
-        update[group] = None if option is None else _clean_group(group, option)
+        clean = None if option is None else _clean_group(group, option)
+        if group == "voice" and axes.remote_accent(choices[group] or "") and type(clean) is type(config.voice):
+            clean = _same_engine(config.voice, clean)
+        update[group] = clean
     return config.model_copy(update=update)
+
+
+def _same_engine(perturbed: BaseModel, clean: BaseModel) -> BaseModel:
+    """A remote accent's twin is its engine's neutral option with the perturbed cell's engine settings (a
+    ``voice.base_url=...`` override is the engine's, so the twin keeps it, as the sweeper's rule does): only the
+    accent keys come from the clean option."""
+    fields = type(clean).model_fields
+    return perturbed.model_copy(update={k: getattr(clean, k) for k in axes.ACCENT_KEYS if k in fields})
 
 
 def _clean_group(group: str, option: str) -> BaseModel:

@@ -95,7 +95,7 @@ def bounds_errors(persona: Any, voice: Any, simulator: Any) -> list[str]:
     rates = {s: (*jittered_rate(r, variation.rate_jitter_pct), r) for s, (r, _) in speakers.items()}
     errors += _outside("rate_jitter_pct", variation.rate_jitter_pct, "rate_wpm", bounds.rate_wpm, rates)
     jitter = variation.pitch_jitter
-    pitches = {s: (p - jitter, p + jitter, p) for s, (_, p) in speakers.items()}
+    pitches = {s: (p - jitter, p + jitter, p) for s, (_, p) in speakers.items() if p is not None}  # None: no knob
     errors += _outside("pitch_jitter", jitter, "pitch", bounds.pitch, pitches)
     return errors
 

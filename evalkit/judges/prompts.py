@@ -39,6 +39,7 @@ from evalkit.judges.schemas import (
     SpeakabilityOutput,
     SpeechFidelityOutput,
     TranscriptionOutput,
+    UserSpeechFidelityOutput,
 )
 from evalkit.records import Conversation, Turn
 
@@ -63,6 +64,8 @@ class JudgeContext(BaseModel):
     user_simulator_instructions: str | None = None
     modification_tools: list[str] | None = None
     assistant_transcripts: dict[int, str] = Field(default_factory=dict)
+    # An ASR transcript of the caller's clean synthesized audio per user turn index (the user speech fidelity gate)
+    user_transcripts: dict[int, str] = Field(default_factory=dict)
 
 
 class NotApplicable(Exception):
@@ -428,6 +431,37 @@ def behavioral_score(output: BehavioralFidelityOutput, inputs: dict[str, Any]) -
     }
 
 
+# --- User speech fidelity (App. D.1.3 / M.6), transcript variant: a simulator-validation gate -----------------------
+
+
+def user_speech_fidelity_inputs(conversation: Conversation, context: JudgeContext) -> dict[str, Any]:
+    """The caller's turns with a transcript of their clean TTS audio: the gate asks whether the caller's voice said
+    what it meant, not what the (perturbed) channel let the agent hear."""
+    blocks, ids = [], []
+    for turn in conversation.user_turns:
+        heard = context.user_transcripts.get(turn.index)
+        if heard is None:
+            continue
+        ids.append(turn.index)
+        blocks.append(f"turn_id {turn.index}:\n  intended: {turn.intended_text}\n  audio transcript: {heard}")
+    if not ids:
+        raise NotApplicable("no user turn has a transcript of the caller's audio (set JudgeContext.user_transcripts)")
+    return {"interruption_tags": INTERRUPTION_TAGS, "intended_turns": "\n".join(blocks), "rated_turn_ids": ids}
+
+
+def user_speech_fidelity_score(
+    output: UserSpeechFidelityOutput, inputs: dict[str, Any]
+) -> tuple[float, dict[str, Any]]:
+    """Mean of (r - 1) / 2 over the turns (Table 9: 1-3 -> [0, 1]); ``low_turns``: the turns rated 1 (rerun)."""
+    by_turn = _by_turn(output.turns, inputs["rated_turn_ids"])
+    ratings = {t: by_turn[t].rating for t in inputs["rated_turn_ids"]}
+    return sum((r - 1) / 2 for r in ratings.values()) / len(ratings), {
+        "turns": {t: by_turn[t].model_dump(exclude={"turn_id"}) for t in ratings},
+        "low_turns": [t for t, r in ratings.items() if r == 1],
+        "n_turns": len(ratings),
+    }
+
+
 # --- Registry ----------------------------------------------------------------------------------------------------
 
 
@@ -474,6 +508,9 @@ PROMPTS: dict[str, JudgePrompt] = {
             behavioral_inputs,
             behavioral_score,
             required_context=("user_simulator_instructions", "modification_tools"),
+        ),
+        _prompt(
+            "user_speech_fidelity", UserSpeechFidelityOutput, user_speech_fidelity_inputs, user_speech_fidelity_score
         ),
     )
 }

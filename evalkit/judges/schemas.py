@@ -63,6 +63,19 @@ class SpeechFidelityOutput(BaseModel):
     turns: list[SpeechFidelityTurn]
 
 
+class UserSpeechFidelityTurn(BaseModel):
+    turn_id: int
+    transcript: str = ""
+    explanation: str
+    rating: Rating3
+
+
+class UserSpeechFidelityOutput(BaseModel):
+    """M.6 (App. D.1.3): a 1-3 rating per user turn; a turn rated 1 makes the conversation rerun."""
+
+    turns: list[UserSpeechFidelityTurn]
+
+
 ConcisenessFailureMode = Literal[
     "verbosity_or_filler",
     "excess_information_density",

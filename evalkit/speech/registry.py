@@ -63,9 +63,10 @@ class VoiceConfig(KindConfig):
         """What decides the voice beyond its config: part of the cell key (none for the built-in kinds)."""
         return {}
 
-    def nominal_prosody(self, persona: Any) -> dict[str, tuple[int, int]]:
+    def nominal_prosody(self, persona: Any) -> dict[str, tuple[int, int | None]]:
         """Per speaker id, the (rate in wpm, pitch 0-99) it speaks at with ``persona`` before any per-trial jitter:
-        what the persona's bounds are checked against. Empty: the kind has no such knobs (nothing to check)."""
+        what the persona's bounds are checked against (pitch None: the kind has no pitch knob). Empty: the kind has
+        no such knobs (nothing to check)."""
         return {}
 
 

@@ -7,34 +7,32 @@ mtime of ``model.bin``), compute type and threads, every decoding option (prompt
 versions of faster-whisper, CTranslate2 and soxr, and the source of the transcribing module itself (an edit to it
 misses the cache instead of returning an old answer). Sampled decoding (a temperature above 0) is never cached.
 
-One JSON file per entry (``<dir>/<2 hex>/<64 hex>.json``) holding the Transcript's fields and its key, written to a
-temporary file in the same folder and renamed into place: a reader sees a whole entry or none, and processes that
-share the folder (``workers``, a joblib launcher) never see a half-written one; two writers of one key write equal
-text. An entry that does not parse or does not carry its key is a miss: it is recomputed and rewritten. A folder
-that cannot be created or written turns the cache off for the process, with one log line per folder.
+One JSON file per entry (``<dir>/<2 hex>/<64 hex>.json``) holding the Transcript's fields and its key, stored by
+``evalkit.content_cache.ContentCache`` (shared with the LLM caller's and the remote voice's caches): written to a
+temporary file in the same folder and renamed into place, so processes that share the folder (``workers``, a joblib
+launcher) never see a half-written entry; two writers of one key write equal text. An entry that does not parse or
+does not carry its key is a miss: it is recomputed and rewritten. A folder that cannot be created or written turns
+the cache off for the process, with one log line per folder.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from evalkit import usage
+from evalkit.content_cache import ContentCache
 
 __all__ = ["DEFAULT_CACHE_DIR", "TranscriptCache", "canonical"]
 
 DEFAULT_CACHE_DIR = "~/.cache/evalkit/transcripts"
 FORMAT = "evalkit-transcript-cache/1"
 log = logging.getLogger(__name__)
-_REPORTED: set[str] = set()  # folders already reported unusable by this process
 
 
 def canonical(value: Any) -> str:
@@ -49,27 +47,17 @@ class TranscriptCache:
     are per call. ``hits``/``misses``/``recomputed`` count this instance's lookups (recomputed: corrupt entries)."""
 
     def __init__(self, directory: str | Path, engine: dict[str, Any]) -> None:
+        self.store = ContentCache(
+            directory, "transcript cache", suffix=".json", consequence="transcribing without it", logger=log
+        )
         self.directory = Path(directory).expanduser()
         self.engine = canonical(engine)
         self.hits = self.misses = self.recomputed = 0
-        self.enabled = self._usable()
 
-    def _usable(self) -> bool:
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=self.directory, prefix=".probe-"):
-                pass
-        except OSError as exc:
-            self._disable(exc)
-            return False
-        return True
-
-    def _disable(self, exc: OSError) -> None:
-        self.enabled = False
-        where = str(self.directory)
-        if where not in _REPORTED:
-            _REPORTED.add(where)
-            log.warning("transcript cache %s is not writable (%s): transcribing without it", where, exc)
+    @property
+    def enabled(self) -> bool:
+        """False once the folder proved unwritable: then nothing is looked up or stored for the process."""
+        return self.store.writable
 
     def key(self, audio: np.ndarray, sample_rate: int, options: dict[str, Any]) -> str:
         samples = np.ascontiguousarray(audio)
@@ -81,17 +69,13 @@ class TranscriptCache:
         digest.update(memoryview(samples).cast("B"))
         return digest.hexdigest()
 
-    def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.json"
-
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored fields, or None (a miss: no entry, or one that is corrupt, which is then recomputed)."""
         if not self.enabled:
             return None
-        path = self._path(key)
-        try:
-            raw = path.read_bytes()
-        except OSError:
+        path = self.store.path(key)
+        raw = self.store.get(key)
+        if raw is None:
             self._count(hit=False)
             return None
         try:
@@ -118,21 +102,6 @@ class TranscriptCache:
         usage.count("asr_cache_lookups")
 
     def put(self, key: str, fields: dict[str, Any]) -> None:
-        """Store atomically (temporary file in the entry's folder, then rename); a write error turns the cache off."""
-        if not self.enabled:
-            return
-        path = self._path(key)
-        tmp: str | None = None
-        try:
-            path.parent.mkdir(exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(canonical({"key": key, **fields}))
-            os.replace(tmp, path)
-            tmp = None
-        except OSError as exc:
-            self._disable(exc)
-        finally:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
+        """Store atomically; a write error turns the cache off."""
+        if self.enabled:
+            self.store.put(key, canonical({"key": key, **fields}).encode("utf-8"))

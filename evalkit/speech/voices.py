@@ -79,13 +79,21 @@ class CallerVoice:
         return self.speaker.synthesize(text)
 
     def vary(self, text: str, rng: np.random.Generator) -> tuple[np.ndarray, int, dict[str, float]]:
+        """A speaker without a pitch knob (a remote voice: ``pitch`` None) varies in rate only; its pitch draw is
+        still made, so the turn's stream is consumed alike, but neither applied nor reported."""
         speaker = self.speaker
-        if speaker.at is None or speaker.rate_wpm is None or speaker.pitch is None:
+        if speaker.at is None or speaker.rate_wpm is None:
             return (*speaker.synthesize(text), {})
-        rate_wpm, pitch = self.prosody.draw(speaker.rate_wpm, speaker.pitch, rng)
-        synthesize = speaker.synthesize if (rate_wpm, pitch) == (speaker.rate_wpm, speaker.pitch) else None
+        nominal_pitch = 0 if speaker.pitch is None else speaker.pitch
+        rate_wpm, pitch = self.prosody.draw(speaker.rate_wpm, nominal_pitch, rng)
+        if speaker.pitch is None:
+            pitch = nominal_pitch
+        synthesize = speaker.synthesize if (rate_wpm, pitch) == (speaker.rate_wpm, nominal_pitch) else None
         audio, rate = (synthesize or speaker.at(rate_wpm, pitch))(text)
-        return audio, rate, {"rate_wpm": float(rate_wpm), "pitch": float(pitch)}
+        drawn = {"rate_wpm": float(rate_wpm)}
+        if speaker.pitch is not None:
+            drawn["pitch"] = float(pitch)
+        return audio, rate, drawn
 
 
 def pick_speaker(speakers: list[Speaker], scenario_id: str, gender: str | None, assignment: str) -> Speaker:

@@ -1,12 +1,13 @@
 """The simulator kind ``llm`` (``conf/simulator/llm.yaml``): the caller is an OpenAI-compatible chat model prompted
 with the App. K structure (``evalkit/prompts/simulator.yaml``), filled with the scenario's goal, decision tree and
 information and the persona's text. It plays the same part as the scripted caller (``first_utterance()``,
-``respond(agent_text)``, each returning ``.text`` and ``.end_call``), so its words go through the cell's voice and
-perturbation chain like any caller's, and the validation gates (App. D.1) judge its conversations the same way.
+``respond(agent_text)``, each returning ``.text`` and ``.end_call``; ``hear_greeting(text)`` before them), so its
+words go through the cell's voice and perturbation chain like any caller's, and the validation gates (App. D.1)
+judge its conversations the same way.
 
 - **Messages**: the prompt as the system message; the agent's words as ``user`` messages, the caller's own as
-  ``assistant`` messages. The first request carries a fixed cue (the chat API needs a user message first; the call
-  loop does not hand the agent's greeting to the simulator).
+  ``assistant`` messages. The first request carries the agent's greeting (App. K: the conversation starts with it;
+  the call loop hands it over through ``hear_greeting``), or a fixed cue when the agent greeted with no words.
 - **Ending the call** (App. K, App. D "End conversation" system tool): the model gets one tool, ``end_call``; an answer
   that calls it ends the call, its words being the goodbye (a fixed goodbye when it has none). Words alone never end
   a call, whatever they say. Any other tool it calls is ignored. An answer with neither words nor end_call is the
@@ -168,11 +169,15 @@ class LlmSimulator:
             }
         ]
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}]
+        self.greeting = ""
         for name in COUNTERS:
             usage.count(name, 0)
 
+    def hear_greeting(self, text: str) -> None:
+        self.greeting = text.strip()
+
     def first_utterance(self) -> CallerUtterance:
-        return self._ask(self.texts["opening_cue"])
+        return self._ask(self.greeting or self.texts["opening_cue"])
 
     def respond(self, agent_text: str) -> CallerUtterance:
         return self._ask(agent_text.strip() or self.texts["silence_cue"])

@@ -8,10 +8,12 @@ conversation's speaker (``assignment: gender``; ``hash``: by scenario id), deter
 same speaker in every cell. A speaker row may also name a behavioural ``persona`` (App. G.2: a persona changes the
 voice too): with that persona the rows naming it are the pool, otherwise the rows naming none. The persona's speaking
 rate becomes the request's ``speed`` (``rate_wpm / reference_wpm``) and its pauses are silences at each "..." (as
-for eSpeak); pitch and word gaps have no equivalent in the API and are not applied, nor is the persona's per-trial
-rate and pitch jitter (``persona.variation``: an eSpeak feature; ``nominal_prosody`` is empty, nothing is drawn).
+for eSpeak); pitch and word gaps have no equivalent in the API and are not applied. The persona's per-trial rate
+jitter (``persona.variation.rate_jitter_pct``, issue 17) is: each utterance's rate is drawn from the turn's seeded rng
+around the speaker's nominal rate (``CallerVoice.vary``, as for eSpeak, inside the persona's ``bounds.rate_wpm``) and
+sent as that utterance's ``speed``; its pitch jitter is not (no such knob).
 
-Audio is cached on disk by (endpoint, model, voice, text, and the other request fields): the same words by the same
+Audio is cached on disk by (endpoint, model, voice, text, speed, the other request fields): the same words by the same
 voice are synthesised once (``cache.py``), which also makes a rerun hear exactly what the first run heard from a
 server whose voices vary from call to call. Requests, cache hits and HTTP retries are counted (cell metrics
 ``voice_requests``, ``voice_cache_hits``, ``voice_http_retries``); a speech request that still fails is an
@@ -91,8 +93,21 @@ class OpenAITtsVoiceConfig(VoiceConfig, EndpointSettings):
     def speed_for(self, speaker: RemoteSpeakerConfig, persona: Any) -> float | None:
         rate = getattr(persona, "rate_wpm", None)
         if rate:  # the persona's rate, as for eSpeak, relative to the voices' own
-            return round(min(4.0, max(0.25, rate / self.reference_wpm)), 3)
+            return self.speed_at(rate)
         return speaker.speed if speaker.speed is not None else self.speed
+
+    def speed_at(self, rate_wpm: float) -> float:
+        """The ``speed`` that says ``rate_wpm`` with voices whose own rate is ``reference_wpm`` (the API's range)."""
+        return round(min(4.0, max(0.25, rate_wpm / self.reference_wpm)), 3)
+
+    def nominal_rate(self, speaker: RemoteSpeakerConfig, persona: Any) -> int:
+        """The words per minute a speaker says with ``persona`` before any jitter (no speed: the voice's own)."""
+        speed = self.speed_for(speaker, persona)
+        return round(self.reference_wpm * (1.0 if speed is None else speed))
+
+    def nominal_prosody(self, persona: Any) -> dict[str, tuple[int, int | None]]:
+        """The rate each speaker of the persona's pool jitters around (no pitch knob): checked against the bounds."""
+        return {s.id: (self.nominal_rate(s, persona), None) for s in self.pool(getattr(persona, "name", None))}
 
     def build(self, persona: Any) -> UserVoice:
         from evalkit.speech.voices import Speaker, UserVoice, with_pauses
@@ -100,18 +115,20 @@ class OpenAITtsVoiceConfig(VoiceConfig, EndpointSettings):
 
         endpoint = self.endpoint("voice", self.retry.policy())
         cache = open_cache(self.cache_dir, "voice cache")
+        pause_ms = getattr(persona, "pause_ms", 0) or 0
         speakers = []
         for spec in self.pool(getattr(persona, "name", None)):
-            speech = RemoteSpeech(
-                endpoint,
-                cache,
-                spec.voice,
-                self.response_format,
-                self.pcm_sample_rate,
-                self.speed_for(spec, persona),
-                spec.instructions,
-            )
-            speakers.append(Speaker(spec.id, spec.gender, with_pauses(speech, getattr(persona, "pause_ms", 0) or 0)))
+
+            def speech_at(speed: float | None, spec: RemoteSpeakerConfig = spec) -> RemoteSpeech:
+                args = (self.response_format, self.pcm_sample_rate, speed, spec.instructions)
+                return RemoteSpeech(endpoint, cache, spec.voice, *args)
+
+            def at(rate_wpm: int, _pitch: int, speech_at: Any = speech_at) -> Any:  # a drawn rate: its own speed
+                return with_pauses(speech_at(self.speed_at(rate_wpm)), pause_ms)
+
+            nominal = with_pauses(speech_at(self.speed_for(spec, persona)), pause_ms)
+            rate = self.nominal_rate(spec, persona)
+            speakers.append(Speaker(spec.id, spec.gender, nominal, rate_wpm=rate, pitch=None, at=at))
         return UserVoice(speakers, self.assignment, persona)
 
     def random_sources(self) -> list[str]:
