@@ -109,6 +109,16 @@ def test_a_cell_writes_one_readable_trace_per_conversation_and_reuse_adds_none(t
     assert len(client.search_traces(locations=[experiment_id])) == 2
 
 
+def test_traces_can_be_turned_off(tmp_path: Path) -> None:
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    config = tiny_cell(uri, "mlflow.log_traces=false")
+    result = run_cell(config, resolve_target(uri, config.mlflow.experiment, None, tmp_path), tmp_path / "cell")
+    client = MlflowClient(uri)
+    run = client.get_run(result.run_id)
+    assert client.search_traces(locations=[run.info.experiment_id]) == []
+    assert "trace_log_s" not in run.data.metrics and run.data.metrics["conversations"] == 1
+
+
 def test_a_secret_value_never_reaches_a_trace(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Secrets are redacted by value (every secret env value), as in the cell's config.yaml."""
     planted = "sk-planted-Trace-Key-77c1"

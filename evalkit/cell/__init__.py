@@ -232,7 +232,8 @@ def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run
             run.mark_incomplete("; ".join(incomplete))
         write_cell_files(out_dir, config.seed, records, aggregates)
         log_scored_cell(run, records, aggregates, out_dir)
-        _log_traces(run, plan, records, started_ms)
+        if config.mlflow.log_traces:
+            _log_traces(run, plan, records, started_ms)
         run_id = run.run_id
     log.info("cell %s (%s) finished: %s", plan.key, plan.run_name, _headline(aggregates))
     return CellResult(
