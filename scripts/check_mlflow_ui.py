@@ -2,8 +2,9 @@
 
 Runs a tiny real cell (one airline scenario, one trial) into a fresh SQLite store, starts ``mlflow server`` on
 127.0.0.1 over that store, opens the conversation's trace page in headless Chromium and looks for the text of one of
-its turns: first in the page as it opens, then after clicking the turn's span in the trace tree. Exit code 0: the
-text was found ("found turn text" is printed), 1: not found, 2: cannot check (no chromium, no playwright).
+its turns after clicking the turn's span in the trace tree; then opens the cell run's traces view (MLflow's evaluation
+view of the run) and looks for the conversation and a score column. Exit code 0: both found ("found turn text" is
+printed), 1: not found, 2: cannot check (no chromium, no playwright). Screenshots are left in the work folder.
 
 Needs Debian's chromium (``apt-get install -y chromium``) and Playwright's Python package (``pip install -e
 ".[browser]"``); Playwright's own browser download is never used (``executable_path``). Nothing else is fetched.
@@ -91,8 +92,9 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
 
 
-def the_trace(uri: str) -> tuple[str, str, str, str]:
-    """(experiment id, trace id, span name, text) of the cell's conversation: the first user turn's intended text."""
+def the_trace(uri: str) -> tuple[str, str, str, str, str]:
+    """(experiment id, run id, trace id, span name, text) of the cell's conversation: the first user turn's
+    intended text."""
     from mlflow.tracking import MlflowClient
 
     client = MlflowClient(uri)
@@ -104,10 +106,12 @@ def the_trace(uri: str) -> tuple[str, str, str, str]:
         raise SystemExit(f"expected one trace, found {len(traces)}")
     trace = traces[0]
     span = next(s for s in trace.data.spans if s.name.endswith(" user") and s.inputs.get("intended_text"))
-    return experiment.experiment_id, trace.info.trace_id, span.name, str(span.inputs["intended_text"])
+    run_id = trace.info.trace_metadata["mlflow.sourceRun"]
+    return experiment.experiment_id, run_id, trace.info.trace_id, span.name, str(span.inputs["intended_text"])
 
 
-def check_page(url: str, chromium: str, text: str, span_name: str, screenshot: Path) -> bool:
+def check_pages(url: str, run_url: str, chromium: str, text: str, span_name: str, workdir: Path) -> tuple[bool, bool]:
+    """(the trace page shows the turn's text, the run's evaluation view lists the conversation with a score)."""
     from playwright.sync_api import sync_playwright
 
     # The turn's text as the UI renders a JSON input: the visible words, without JSON escaping.
@@ -124,8 +128,18 @@ def check_page(url: str, chromium: str, text: str, span_name: str, screenshot: P
                 found = True
             except Exception:
                 found = needle in page.inner_text("body")
-            page.screenshot(path=str(screenshot), full_page=True)
-            return found
+            page.screenshot(path=str(workdir / "trace_page.png"), full_page=True)
+            # The cell's run as MLflow's evaluation view shows it: its traces, one row per conversation, with the
+            # scores as assessment columns ("task_completion").
+            page.goto(run_url, wait_until="domcontentloaded", timeout=120_000)
+            try:
+                page.get_by_text(SCENARIO, exact=False).first.wait_for(timeout=90_000)
+                page.get_by_text("task_completion", exact=False).first.wait_for(timeout=30_000)
+                listed = True
+            except Exception:
+                listed = False
+            page.screenshot(path=str(workdir / "run_traces.png"), full_page=True)
+            return found, listed
         finally:
             browser.close()
 
@@ -148,19 +162,21 @@ def main() -> int:
     uri = f"sqlite:///{workdir.resolve() / 'mlflow.db'}"
     started = time.perf_counter()
     run_cell(workdir, uri)
-    experiment_id, trace_id, span_name, text = the_trace(uri)
+    experiment_id, run_id, trace_id, span_name, text = the_trace(uri)
     server, base = start_server(workdir, uri)
     try:
         url = f"{base}/#/experiments/{experiment_id}/traces?selectedEvaluationId={trace_id}&traceId={trace_id}"
-        found = check_page(url, args.chromium, text, span_name, workdir / "trace_page.png")
+        run_url = f"{base}/#/experiments/{experiment_id}/runs/{run_id}/traces"
+        found, listed = check_pages(url, run_url, args.chromium, text, span_name, workdir)
     finally:
         stop(server)
-    shot = str(workdir / "trace_page.png")
     seconds = round(time.perf_counter() - started, 1)
-    report = {"url": url, "span": span_name, "text": text, "found": found, "screenshot": shot, "seconds": seconds}
+    report = {"trace_url": url, "span": span_name, "text": text, "found": found, "run_url": run_url}
+    report |= {"run_lists_conversation_with_scores": listed, "screenshots": str(workdir), "seconds": seconds}
     print(json.dumps(report, indent=1))
     print("found turn text" if found else "turn text NOT found on the trace page")
-    return 0 if found else 1
+    print("run lists the conversation with its scores" if listed else "run's traces view does NOT list the scores")
+    return 0 if found and listed else 1
 
 
 if __name__ == "__main__":

@@ -146,7 +146,7 @@ def conversation_traces(
                 },
                 secrets,
             ),
-            outputs={"end_reason": conv.end_reason, "scores": scores},
+            outputs={"end_reason": conv.end_reason, "turns": len(conv.turns)},  # scores: the trace's assessments
             attributes={
                 "seed": conv.seed,
                 "records": f"records/{stem}.json",
