@@ -20,6 +20,7 @@ run's traces twice writes nothing new.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -133,8 +134,6 @@ def build_spans(spec: TraceSpec, run_id: str) -> tuple[str, list[Span]]:
 def _preview(value: Any) -> str | None:
     if value is None:
         return None
-    import json
-
     text = value if isinstance(value, str) else json.dumps(value, default=str)
     return text[:PREVIEW_CHARS]
 
