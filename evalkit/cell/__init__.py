@@ -23,6 +23,7 @@ from evalkit.call import render_tracks
 from evalkit.cell.build import build_components
 from evalkit.cell.log import (
     ARTIFACT_SAMPLE_RATE,
+    conversation_traces,
     log_scored_cell,
     per_conversation_table,
     write_cell_files,
@@ -213,6 +214,7 @@ def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run
         params |= judge_params(build_cell_judge(config)) | plan.trial_params()
         run.log_params(params)
         started = time.perf_counter()
+        started_ms = time.time() * 1000.0
         stats: dict[str, float] = {}
         records = run_cell_conversations(plan, out_dir, config.mlflow.log_audio, stats)
         wall = time.perf_counter() - started
@@ -236,11 +238,29 @@ def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run
             run.mark_incomplete("; ".join(incomplete))
         write_cell_files(out_dir, config.seed, records, aggregates)
         log_scored_cell(run, records, aggregates, out_dir)
+        if config.mlflow.log_traces:
+            _log_traces(run, plan, records, started_ms)
         run_id = run.run_id
     log.info("cell %s (%s) finished: %s", plan.key, plan.run_name, _headline(aggregates))
     return CellResult(
         cell_key=plan.key, run_id=run_id, reused=False, aggregates=aggregates, n_conversations=len(records)
     )
+
+
+def _log_traces(run: CellRun, plan: CellPlan, records: list[ConversationRecord], started_ms: float) -> None:
+    """Each conversation as an MLflow trace, one session per cell run. A view of data already stored (records,
+    table): a store that refuses traces costs a warning, never the cell. ``trace_log_s``: what it cost."""
+    if not records:
+        return
+    t0 = time.perf_counter()
+    session = f"{plan.key}-{run.run_id[:8]}"  # one cell run; its readable name is the trace tag "cell"
+    tags = {"cell_key": plan.key, "cell": plan.run_name, "condition": plan.config.condition}
+    try:
+        run.log_traces(conversation_traces(records, started_ms, session, tags, run.artifact_uri))
+    except Exception as exc:
+        log.warning("cell %s: conversation traces not logged: %s: %s", plan.key, type(exc).__name__, exc)
+        return
+    run.log_metrics({"trace_log_s": time.perf_counter() - t0})
 
 
 def _headline(aggregates: dict[str, float]) -> str:

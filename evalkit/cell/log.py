@@ -1,5 +1,5 @@
 """Stage 5 of a cell — log: each conversation's record and audio into the cell's output folder as it finishes, then
-the cell's params, aggregates, per-conversation table and folder into its MLflow run."""
+the cell's params, aggregates, per-conversation table, folder and conversation traces into its MLflow run."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from typing import Any
 
 import soundfile as sf
 
-from evalkit.records import ConversationRecord
+from evalkit.config.secrets import redact, secret_env_values
+from evalkit.records import ConversationRecord, Turn
+from evalkit.tracking.traces import SpanSpec, TraceSpec
 
 ARTIFACT_SAMPLE_RATE = 16_000  # audio artifacts: 16 kHz 16-bit WAV, playable in the MLflow UI
 
@@ -66,3 +68,103 @@ def log_scored_cell(run: Any, records: list[ConversationRecord], aggregates: dic
     if records:
         run.log_table(per_conversation_table(records), "conversations_table.json")
     run.log_dir(out_dir)
+
+
+def _turn_span(turn: Turn, base_ms: float, previous: Turn | None, secrets: list[str]) -> SpanSpec:
+    """A turn as a span: user turns say what the caller meant and what the agent heard (with the effects the channel
+    applied); agent turns what the agent heard, what it said, its latencies and its tool calls as TOOL spans."""
+    attributes: dict[str, object] = {"turn": turn.index, "role": turn.role, "start_ms": turn.start_ms,
+                                     "end_ms": turn.end_ms, "compute_ms": turn.compute_ms}  # fmt: skip
+    if turn.audio:
+        attributes["audio"] = dict(turn.audio)
+    if turn.role == "user":
+        attributes["effects"] = [e.model_dump() for e in turn.effects]
+        if turn.variation:
+            attributes["variation"] = dict(turn.variation)
+        inputs: dict[str, object] = {"intended_text": turn.intended_text}
+        outputs: dict[str, object] = {"heard_text": turn.heard_text}
+        span_type = "CHAIN"
+    else:
+        heard_before = previous.heard_text if previous is not None and previous.role == "user" else None
+        latency = {"response_latency_ms": turn.start_ms - previous.end_ms} if previous is not None else {}
+        stages = {"stt_ms": turn.stt_ms, "llm_ms": turn.llm_ms, "tts_ms": turn.tts_ms}
+        attributes |= latency | {k: v for k, v in stages.items() if v is not None}
+        attributes["http_retries"] = turn.http_retries
+        inputs = {"heard_user_text": heard_before}
+        outputs = {"intended_text": turn.intended_text, "heard_text": turn.heard_text}
+        span_type = "AGENT"
+    tools = [
+        SpanSpec(
+            name=call.name,
+            span_type="TOOL",
+            start_ms=base_ms + call.t_ms,
+            end_ms=base_ms + call.t_ms,
+            inputs=redact(call.arguments, secrets),
+            outputs=redact(call.result, secrets),
+            attributes={"writes": call.writes, "irreversible": call.irreversible},
+            ok=call.ok,
+        )
+        for call in turn.tool_calls
+    ]
+    return SpanSpec(
+        name=f"turn {turn.index} {turn.role}",
+        span_type=span_type,
+        start_ms=base_ms + turn.start_ms,
+        end_ms=base_ms + turn.end_ms,
+        inputs=redact(inputs, secrets),
+        outputs=redact(outputs, secrets),
+        attributes=redact(attributes, secrets),
+        children=tools,
+    )
+
+
+def conversation_traces(
+    records: list[ConversationRecord], base_ms: float, session: str, tags: dict[str, str], artifact_uri: str
+) -> list[TraceSpec]:
+    """One trace per conversation for the MLflow trace/session views, laid end to end on the wall clock from
+    ``base_ms`` (a span's length is the turn's simulated length). ``artifact_uri``: the run's artifact root, to
+    which each trace links its audio folder."""
+    secrets = list(secret_env_values())
+    specs: list[TraceSpec] = []
+    for record in records:
+        conv = record.conversation
+        stem = f"{conv.scenario_id}_t{conv.trial}"
+        turns = [_turn_span(t, base_ms, conv.turns[i - 1] if i else None, secrets) for i, t in enumerate(conv.turns)]
+        length = max((t.end_ms for t in conv.turns), default=0.0)
+        scores = {name: m.score for name, m in record.metrics.items() if m.score is not None}
+        root = SpanSpec(
+            name=f"{conv.scenario_id} t{conv.trial}",
+            span_type="CHAIN",
+            start_ms=base_ms,
+            end_ms=base_ms + length,
+            inputs=redact(
+                {
+                    "scenario": conv.scenario_id,
+                    "domain": conv.domain,
+                    "trial": conv.trial,
+                    "key_entities": conv.key_entities,
+                },
+                secrets,
+            ),
+            outputs={"end_reason": conv.end_reason, "turns": len(conv.turns)},  # scores: the trace's assessments
+            attributes={
+                "seed": conv.seed,
+                "records": f"records/{stem}.json",
+                "audio": f"{artifact_uri}/audio/{stem}",
+                "error": conv.error,
+            },
+            ok=conv.end_reason != "error",
+            children=turns,
+        )
+        specs.append(
+            TraceSpec(
+                key=f"{conv.scenario_id}/t{conv.trial}",
+                root=root,
+                session=session,
+                tags=tags | {"scenario": conv.scenario_id, "trial": str(conv.trial)},
+                metadata={"evalkit.audio": f"{artifact_uri}/audio/{stem}"},
+                scores=scores,
+            )
+        )
+        base_ms += length + 1000.0  # a second between calls, so the trace list keeps plan order
+    return specs

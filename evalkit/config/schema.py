@@ -173,6 +173,7 @@ class MlflowConfig(_Group):
     experiment: str = "evalkit"
     artifact_location: str | None = Field(default=None, description="null: ./mlartifacts beside the database")
     log_audio: bool = True
+    log_traces: bool = Field(default=True, description="each conversation as an MLflow trace (trace/session views)")
 
 
 class ModalityConfig(_Group):

@@ -8,7 +8,9 @@ EVA-Bench M.9 calls one ("a specific, concrete value that could be passed as an 
 flight numbers, amounts, times, dates, names): here a run of single-character tokens holding a digit or at least two
 letters (codes, numbers, spelled names), with a month name in front (a date) or a unit after it (am/pm, dollars)
 kept as part of it, plus the scenario's key entity values. A lone digit without month or unit ("six characters",
-"two hours") is a count, not an entity, and is left out.
+"two hours") is a count, not an entity, and is left out. The one-letter words "a" before a number and "I" after one
+("a 15 dollar voucher", "on June 22 I have") are the article and the pronoun, not characters of the entity:
+measured on the main job's clean cell, they made "june 2 2 i" an entity no heard text grounds.
 """
 
 from __future__ import annotations
@@ -49,6 +51,11 @@ def _runs(toks: list[str]) -> list[Span]:
         j = i
         while j < len(toks) and len(toks[j]) == 1:
             j += 1
+        # "a 15 dollar", "June 22 I have": article / pronoun next to a plain number, not part of it
+        while j - i > 1 and toks[j - 1] == "i" and all(t.isdigit() for t in toks[i : j - 1]):
+            j -= 1
+        if j - i > 1 and toks[i] == "a" and all(t.isdigit() for t in toks[i + 1 : j]):
+            i += 1
         run = toks[i:j]
         digits = sum(t.isdigit() for t in run)
         start = i - 1 if i > 0 and toks[i - 1] in MONTHS and digits else i

@@ -11,6 +11,13 @@ the STT text, E.2):
   date, flight number, name) that appears in no heard user text and no tool argument/result of the conversation,
   also after one step of arithmetic -> 1 (a misstated value the user could act on).
 
+What the agent heard includes what a spelled answer spells: a caller's "O, K, A, F, O, R" comes back from the ASR as
+"okay AFOR", and "No, the third one is Echo" corrects one character of the read-back before it. The agent's read-back
+of such a spelling, and the corrected one, are grounded in the heard text (E.4.2 judges the cascade on the STT text
+it saw, and mishearing the caller is no faithfulness violation for a cascade), read with the shared spoken-form rules
+(``evalkit.spoken``: letter names, NATO words, ordinal corrections). Measured on the main job's clean cell, without
+this every conversation that spelled a name failed the proxy (hallucination = 1) for reading back a spelling.
+
 The other three dimensions (policy violations, disambiguation) need the agent's instructions and judgement and are
 reported as ``not_rated``. Limitations: policy constants that appear in no tool result (a fee the agent knows from
 its instructions) count as ungrounded. Read/write is the tool's declared flag as recorded with the call
@@ -26,7 +33,8 @@ from evalkit.metrics.base import Metric, value
 from evalkit.metrics.entities import Grounding, spoken_entities, spoken_forms, tokens
 from evalkit.metrics.registry import register_all
 from evalkit.metrics.tool_flags import is_write
-from evalkit.records import Conversation, MetricValue
+from evalkit.records import Conversation, MetricValue, Turn
+from evalkit.spoken import parse_code, parse_correction, parse_spelled_word, spelled_runs
 
 NAME = "faithfulness_proxy"
 THRESHOLD = 0.5  # App. E.4.2: rating >= 2
@@ -46,11 +54,44 @@ def _checked_arguments(arguments: dict[str, Any]) -> list[tuple[str, Any]]:
     return out
 
 
+def heard_forms(heard: str | None, read_back: str | None) -> list[str]:
+    """A user turn's heard text and the spellings it gives: the characters it spells (as letters and as the word
+    they make), and, for a correction of one character ("the third one is Echo"), every spelled entity of the
+    agent's read-back before it (``read_back``) with that character replaced."""
+    if not heard:
+        return []
+    found = (parse_spelled_word(heard), parse_code(heard), *spelled_runs(heard))
+    spelled = {w.lower() for w in found if w and len(w) >= 2}
+    forms = [heard] + [" ".join(w) for w in sorted(spelled)] + sorted(spelled)
+    correction = parse_correction(heard)
+    if correction is not None and read_back:
+        position, char = correction
+        for span in spoken_entities(read_back):
+            if 0 < position <= len(span) and all(len(t) == 1 for t in span):
+                fixed = [*span[: position - 1], char.lower(), *span[position:]]
+                forms += [" ".join(fixed), "".join(fixed)]
+    return forms
+
+
+def _heard(conversation: Conversation) -> dict[int, list[str]]:
+    """Per user turn index, what it grounds (see :func:`heard_forms`)."""
+    out: dict[int, list[str]] = {}
+    read_back: Turn | None = None
+    for turn in conversation.turns:
+        if turn.role == "assistant":
+            read_back = turn
+        else:
+            out[turn.index] = heard_forms(turn.heard_text, read_back.intended_text if read_back else None)
+    return out
+
+
 def faithfulness_proxy(conversation: Conversation) -> MetricValue:
+    heard = _heard(conversation)
     everything = Grounding()  # statements may cite any tool I/O of the call (lenient: order not checked)
     for turn in conversation.turns:
         if turn.role == "user":
-            everything.add_text(turn.heard_text)
+            for form in heard[turn.index]:
+                everything.add_text(form)
         for call in turn.tool_calls:
             everything.add_structured(call.arguments)
             everything.add_structured(call.result)
@@ -60,7 +101,8 @@ def faithfulness_proxy(conversation: Conversation) -> MetricValue:
     ungrounded: list[dict[str, Any]] = []
     for turn in conversation.turns:
         if turn.role == "user":
-            so_far.add_text(turn.heard_text)
+            for form in heard[turn.index]:
+                so_far.add_text(form)
             continue
         for call in turn.tool_calls:
             for key, val in _checked_arguments(call.arguments):

@@ -34,7 +34,13 @@ Two details keep the match about the audio rather than the transcript's formatti
 (the only ones rated; about half the agent audio). On the main job's clean cell the mean proxy score went from 0.0
 (unprompted) to 0.71; no conversation reaches the 0.95 pass line yet, because tiny.en still mishears some of
 eSpeak's entities (e.g. "eight fifteen" -> "8.50", trailing code characters dropped): that is the listener's limit,
-which the proxy cannot separate from a TTS fault.
+which the proxy cannot separate from a TTS fault. Re-measured for issue 17.3 (7 scenarios × 2 trials, clean): the
+conversations whose task succeeded scored 0.43–0.92, every miss a listener error on audio the agent spoke right
+(eSpeak's "eight fifteen AM" is "eight fifty AM" to tiny.en even when the TTS input is the words themselves; a
+repeated letter of a spelled code dropped); beam search (5) instead of greedy decoding did not help (1 of 5
+conversations passed greedy, 0 of 5 with beam 5). Rating every agent turn, as E.4.3's cascade variant does, would
+not lift any of them over 0.95 either (one miss in 14-16 turns). The threshold and the rating follow E.4.3;
+tests/test_eva_a_proxy.py shows a conversation heard right passes, 19/20 passes and 18/19 does not.
 
 Known differences from the judge: an ASR error on the *listener's* side also fails a turn (the proxy cannot tell a
 garbled TTS from a weak ASR), and non-entity wording errors are not rated. The per-turn transcript and the missing

@@ -33,6 +33,7 @@ from mlflow.tracking import MlflowClient
 from mlflow.utils.time import get_current_time_millis
 
 from evalkit.tracking.liveness import HEARTBEAT_TAG, Heartbeat, RunLife, now_ms, owner_tags
+from evalkit.tracking.traces import TraceSpec, log_traces
 
 PARENT_RUN_FILE = ".evalkit_parent_run"
 # In-process and forked/spawned jobs (basic, joblib, submitit_local) inherit the environment, so the parent run id
@@ -324,6 +325,8 @@ class CellRun:
     client: MlflowClient
     run_id: str
     incomplete: str | None = field(default=None)
+    tracking_uri: str | None = field(default=None)
+    experiment_id: str | None = field(default=None)
 
     def mark_incomplete(self, reason: str) -> None:
         """The cell ran but its results are not whole (e.g. the judge failed): the run ends FAILED with the reason,
@@ -354,7 +357,7 @@ class CellRun:
             if holder is not None:
                 client.delete_run(run.info.run_id)  # never a second run for the key, not even a FAILED one
                 raise CellClaimed(tags["cell_key"], holder)
-        cell = cls(client, run.info.run_id)
+        cell = cls(client, run.info.run_id, tracking_uri=target.tracking_uri, experiment_id=experiment_id)
         heartbeat = beat(client, run.info.run_id)
         try:
             yield cell
@@ -387,6 +390,17 @@ class CellRun:
 
     def log_table(self, columns: dict[str, list[Any]], artifact_file: str) -> None:
         self.client.log_table(self.run_id, columns, artifact_file)
+
+    @property
+    def artifact_uri(self) -> str:
+        return str(self.client.get_run(self.run_id).info.artifact_uri)
+
+    def log_traces(self, specs: list[TraceSpec]) -> list[str]:
+        """Each conversation as an MLflow trace of this run (see evalkit.tracking.traces). The trace ids."""
+        if self.tracking_uri is None or self.experiment_id is None:
+            raise ValueError("log_traces needs a run opened with CellRun.open")
+        uri, experiment_id = self.tracking_uri, self.experiment_id
+        return retry_locked(lambda: log_traces(uri, experiment_id, self.run_id, specs))
 
 
 def copy_reference(target: TrackingTarget, source_run_id: str) -> dict[str, float]:
