@@ -162,3 +162,44 @@ def test_a_sweep_with_interruptions_and_its_clean_twin_in_audio(tmp_path):
     assert abs(user_heard).max() > 0.01  # the caller talks over the agent's tail: the overlap is in the audio
     assert record["metrics"]["interruption_yield_ms"]["score"] > 0
     assert record["metrics"]["turn_taking"]["score"] is not None
+
+
+def test_recovery_quality_is_judged_per_interruption_with_pass_only_when_every_criterion_is_met(tmp_path):
+    """The judged IHBench RQ: the judge sees each interruption in IHBench's markup with its type's criteria; PASS is
+    computed here from the criteria (a judge saying otherwise is not believed); a wrong answer shape fails it."""
+    import json
+
+    from evalkit.judges.config import JudgeConfig
+    from evalkit.judges.judge import Judge
+    from evalkit.judges.prompts import RECOVERY_CRITERIA
+    from tests.openai_server import OpenAIStubServer, RecordedRequest, Reply, reply_json
+
+    conversation = run_with("pushback")
+    n_cuts = sum(e.type == "interruption" for t in conversation.turns for e in t.effects)
+
+    def judge(request: RecordedRequest) -> Reply:
+        prompt = request.body["messages"][1]["content"]
+        ids = [int(line.split()[1]) for line in prompt.splitlines() if line.startswith("interruption_id")]
+        # every criterion met, except the tone of the first interruption
+        entries = [
+            {"interruption_id": i, "criteria": {c: not (i == 0 and c == "non_defensive") for c in
+                                                RECOVERY_CRITERIA["pushback"]}, "explanation": "-"}
+            for i in ids
+        ]  # fmt: skip
+        return reply_json({"interruptions": entries})
+
+    config = {"kind": "openai_compatible", "model": "rq-judge", "api_key_env": None, "cache_dir": None}
+    with OpenAIStubServer([judge]) as server:
+        value = Judge(JudgeConfig(base_url=server.base_url, **config)).metric_value(
+            "interruption_recovery_quality", conversation, threshold=1.0
+        )
+        prompt = server.requests[0].body["messages"][1]["content"]
+    assert "<INTERRUPTED />" in prompt and "<INTERRUPTION>" in prompt and "[Undelivered:" in prompt
+    assert "concern_addressed" in prompt and prompt.count("interruption_id") == n_cuts
+    assert value.score == pytest.approx((n_cuts - 1) / n_cuts) and value.passed is False
+    assert value.details["interruptions"][0]["pass"] is False
+    with OpenAIStubServer([reply_json({"interruptions": [{"interruption_id": 0, "criteria": {"x": True}}]})]) as bad:
+        failed = Judge(JudgeConfig(base_url=bad.base_url, **config)).metric_value(
+            "interruption_recovery_quality", conversation
+        )
+    assert failed.score is None and "expected" in json.dumps(failed.details)

@@ -28,7 +28,7 @@ from evalkit.judges import (
 from evalkit.judges.client import backoff_delay
 from evalkit.judges.prompts import progression_rating
 from evalkit.judges.schemas import ProgressionOutput
-from evalkit.records import Conversation, ToolCall, Turn
+from evalkit.records import AppliedEffect, Conversation, ToolCall, Turn
 from tests.conftest import CONF_DIR
 from tests.openai_server import OpenAIStubServer, Reply, free_port, reply_json
 
@@ -466,7 +466,13 @@ def test_every_prompt_renders_fully_from_a_conversation(metric, architecture):
     prompt = PROMPTS[metric]
     ctx = FULL_CONTEXT.model_copy(update={"architecture": architecture})
     assert prompt.missing_context(ctx) == []
-    system, user = (m["content"] for m in prompt.render(prompt.build_inputs(conversation(), ctx)))
+    record = conversation()
+    if metric == "interruption_recovery_quality":  # needs a caller who cut in: the greeting is cut
+        params = {"kind": "normal", "delivered": "Hello, SkyWay Airlines.", "undelivered": "How can I help?"}
+        record.turns[0].effects.append(
+            AppliedEffect(type="interruption", turn=0, start_ms=1500, end_ms=1800, params=params)
+        )
+    system, user = (m["content"] for m in prompt.render(prompt.build_inputs(record, ctx)))
     assert not re.search(r"\$[A-Za-z_{]", system + user), metric
     for field in prompt.output_model.model_fields:
         assert f'"{field}"' in system, (metric, field)

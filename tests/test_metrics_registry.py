@@ -31,6 +31,7 @@ BUILTIN = [
     "faithfulness_proxy",
     "interruption_no_redelivery",
     "interruption_recovery",
+    "interruption_recovery_quality",
     "interruption_yield_ms",
     "irreversible_action_safety",
     "key_entity_accuracy",

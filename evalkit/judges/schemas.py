@@ -155,3 +155,15 @@ class BehavioralFidelityOutput(BaseModel):
 
     corruption_analysis: CorruptionAnalysis
     rating: Binary
+
+
+class RecoveryQualityEntry(BaseModel):
+    interruption_id: int
+    criteria: dict[str, bool]
+    explanation: str = ""
+
+
+class RecoveryQualityOutput(BaseModel):
+    """IHBench Recovery Quality: each type-specific criterion met or not, per interruption."""
+
+    interruptions: list[RecoveryQualityEntry]

@@ -11,6 +11,7 @@ agent_speech_fidelity      E.4.3, M.3        >= 0.95   mean binary per-turn rati
 conversation_progression   E.5.1, M.4        >= 0.5    (overall rating - 1) / 2
 conciseness                E.5.2, M.5        >= 0.5    mean of (turn rating - 1) / 2
 speakability               E.6, M.8          none      mean binary per-turn rating (a diagnostic)
+interruption_recovery_q... IHBench RQ        1.0       share of interruptions whose criteria are all met
 ========================== ================= ========= =====================================================
 
 Offline (``judge=none``, the default) a selected judge metric is *skipped*: score None, ``details.skipped`` says
@@ -75,6 +76,13 @@ METRICS = (
     judge_metric("conversation_progression", "EVA-Bench App. E.5.1, M.4 (LLM judge)", _TRACE, 0.5),
     judge_metric("conciseness", "EVA-Bench App. E.5.2, M.5 (LLM judge)", _TRACE, 0.5),
     judge_metric("speakability", "EVA-Bench App. E.6, M.8 (LLM judge; diagnostic)", ("turns.intended_text",), None),
+    judge_metric(
+        "interruption_recovery_quality",
+        "IHBench Recovery Quality (LLM judge; type-specific criteria, PASS iff all met)",
+        ("turns.effects (interruption)", "turns.intended_text"),
+        1.0,
+        description="share of the caller's interruptions the agent recovered from as the type expects (judged)",
+    ),
 )
 
 register_all(METRICS, __name__)
