@@ -1,0 +1,531 @@
+"""Hardware requests, software access, licenses, request status and escalation."""
+
+from __future__ import annotations
+
+import copy
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from evalkit.domains.base import ToolArgs, ToolError
+from evalkit.domains.itsm.api.common import (
+    REGISTRY,
+    AssetTag,
+    BuildingRef,
+    CatalogName,
+    EmployeeArgs,
+    EmployeeId,
+    FloorCode,
+    LicenseAssignmentId,
+    RequestId,
+    content_id,
+    days_after,
+    employee,
+    empty_to_none,
+    facility_code,
+    full_name,
+    in_48_hours,
+    matches_name,
+    months_between,
+    not_found,
+    require,
+    today,
+    today_text,
+)
+
+HardwareType = Literal["laptop_replacement", "monitor_bundle"]
+LAPTOP_REASONS = ("end_of_life", "performance_degradation", "physical_damage", "lost_or_stolen")
+MONITOR_REASONS = ("new_setup", "replacement")
+LAPTOP_MIN_MONTHS, MONITOR_MIN_MONTHS = 36, 12
+RENEW_BEFORE_DAYS, RENEW_AFTER_DAYS, RENEWAL_TERM_DAYS = 30, 14, 365
+APP_ID = r"^APP-\d{4}$"
+LICENSE_ID = r"^LIC-\d{4}$"
+
+# ------------------------------------------------------------------------------------------------ hardware
+
+
+class EntitlementArgs(ToolArgs):
+    employee_id: EmployeeId
+    request_type: HardwareType
+
+
+@REGISTRY.tool(EntitlementArgs, writes=False)
+def check_hardware_entitlement(db: dict[str, Any], args: EntitlementArgs) -> dict[str, Any]:
+    """Whether the employee may get the hardware: role entitlement, no pending request, device old enough."""
+    require(db)
+    entitlement = employee(db, args.employee_id).get("hardware_entitlements", {}).get(args.request_type)
+    if not entitlement:
+        raise ToolError("no_entitlement", f"No entitlement for {args.request_type}")
+    if entitlement.get("pending_request"):
+        raise ToolError("request_already_pending", f"Pending: {entitlement.get('pending_request_id')}")
+    tag = entitlement.get("current_asset_tag")
+    asset = db.get("assets", {}).get(tag) if tag else None
+    age = None
+    if asset and asset.get("purchase_date"):
+        age = months_between(date.fromisoformat(asset["purchase_date"]), today(db))
+    if age is not None and args.request_type == "laptop_replacement" and age < LAPTOP_MIN_MONTHS:
+        raise ToolError(
+            "device_too_new",
+            f"The laptop is {age} months old; a standard replacement needs {LAPTOP_MIN_MONTHS}. A lost, stolen "
+            "or damaged device goes through a security incident.",
+        )
+    if age is not None and args.request_type == "monitor_bundle" and age < MONITOR_MIN_MONTHS:
+        raise ToolError(
+            "replaced_too_recently",
+            f"The monitor is {age} months old; replacements are {MONITOR_MIN_MONTHS} months apart at least.",
+        )
+    current = None
+    if asset:
+        current = {"asset_tag": tag, "os": asset.get("os"), "size": asset.get("size"), "model": asset.get("model")}
+    return {
+        "eligible": True,
+        "employee_id": args.employee_id,
+        "request_type": args.request_type,
+        "current_asset_tag": tag,
+        "device_age_months": age,
+        "current_asset": current,
+        "message": "Eligible",
+    }
+
+
+def _cost_center(db: dict[str, Any], employee_id: str) -> tuple[dict[str, Any], str, str]:
+    """The employee's cost center record, its code and the employee's department (they must agree)."""
+    person = employee(db, employee_id)
+    code, department = person.get("cost_center_code"), person.get("department_code")
+    if not code:
+        raise ToolError("cc_not_on_file", f"No cost center on file for {employee_id}")
+    center = db.get("cost_centers", {}).get(code)
+    if not center:
+        raise not_found(f"Cost center {code}")
+    if center.get("department_code") != department:
+        raise ToolError("department_mismatch", f"{code} belongs to {center['department_code']}, not {department}")
+    return center, code, department
+
+
+@REGISTRY.tool(EmployeeArgs, writes=False)
+def verify_cost_center_budget(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
+    """Whether the employee's department cost center (from the employee record) has budget for hardware."""
+    require(db)
+    center, code, department = _cost_center(db, args.employee_id)
+    remaining = center.get("remaining_budget_usd", 0)
+    if not center.get("has_budget", True):
+        raise ToolError(
+            "insufficient_budget",
+            f"Cost center {code} has no budget left; the request waits for budget approval",
+            details={"cost_center_code": code, "remaining_budget_usd": remaining},
+        )
+    return {
+        "cost_center_code": code,
+        "department_code": department,
+        "has_budget": True,
+        "remaining_budget_usd": remaining,
+        "message": "Budget available",
+    }
+
+
+class HardwareRequestArgs(ToolArgs):
+    employee_id: EmployeeId
+    request_type: HardwareType
+    justification: Literal[
+        "end_of_life", "performance_degradation", "physical_damage", "lost_or_stolen", "new_setup", "replacement"
+    ] = Field(
+        description="laptop_replacement: end_of_life, performance_degradation, physical_damage or lost_or_stolen; "
+        "monitor_bundle: new_setup or replacement"
+    )
+    current_asset_tag: AssetTag | None = Field(
+        default=None, description="The device replaced; omit for lost_or_stolen laptops and new monitor setups"
+    )
+    laptop_os: Literal["macos", "windows"] | None = Field(default=None, description="laptop_replacement only")
+    laptop_size: Literal["13_inch", "14_inch", "16_inch"] | None = Field(
+        default=None, description="laptop_replacement only"
+    )
+    monitor_size: Literal["24_inch", "27_inch", "32_inch"] | None = Field(
+        default=None, description="monitor_bundle only"
+    )
+    delivery_building: BuildingRef
+    delivery_floor: FloorCode
+
+    @field_validator("current_asset_tag", "laptop_os", "laptop_size", "monitor_size", mode="before")
+    @classmethod
+    def _placeholder_is_absent(cls, value: Any) -> Any:
+        return empty_to_none(value)
+
+    @model_validator(mode="after")
+    def _fields_of_the_type(self) -> HardwareRequestArgs:
+        """Fields the request type needs are required; those of the other type are dropped, as EVA-Bench's
+        stored request records hold None for them."""
+        if self.request_type == "laptop_replacement":
+            if self.justification not in LAPTOP_REASONS:
+                raise ValueError(f"justification must be one of {', '.join(LAPTOP_REASONS)} for a laptop")
+            self.monitor_size = None
+            if self.laptop_os is None or self.laptop_size is None:
+                raise ValueError("laptop_os and laptop_size are required for laptop_replacement")
+            if self.justification != "lost_or_stolen" and self.current_asset_tag is None:
+                raise ValueError("current_asset_tag is required for laptop_replacement unless lost_or_stolen")
+        else:
+            if self.justification not in MONITOR_REASONS:
+                raise ValueError(f"justification must be one of {', '.join(MONITOR_REASONS)} for a monitor bundle")
+            self.laptop_os = self.laptop_size = None
+            if self.monitor_size is None:
+                raise ValueError("monitor_size is required for monitor_bundle")
+            if self.justification == "replacement" and self.current_asset_tag is None:
+                raise ValueError("current_asset_tag is required for a monitor replacement")
+            if self.justification == "new_setup":
+                self.current_asset_tag = None
+        return self
+
+
+@REGISTRY.tool(HardwareRequestArgs, writes=True, irreversible=True)
+def submit_hardware_request(db: dict[str, Any], args: HardwareRequestArgs) -> dict[str, Any]:
+    """Submit a laptop replacement or monitor bundle request for delivery to a building and floor."""
+    require(db)
+    building = facility_code(db, "building", args.delivery_building)
+    request: dict[str, Any] = {
+        "request_id": None,
+        "employee_id": args.employee_id,
+        "request_type": args.request_type,
+        "justification": args.justification,
+        "current_asset_tag": args.current_asset_tag,
+        "monitor_size": args.monitor_size,
+        "laptop_os": args.laptop_os,
+        "laptop_size": args.laptop_size,
+        "delivery_building": building,
+        "delivery_floor": args.delivery_floor,
+        "status": "submitted",
+        "created_date": today_text(db),
+    }
+    request_id = request["request_id"] = content_id("REQ-HW-", request)
+    db.setdefault("requests", {})[request_id] = request
+    person = db.get("employees", {}).get(args.employee_id, {})
+    entitlement = person.get("hardware_entitlements", {}).get(args.request_type)
+    if entitlement:
+        entitlement.update(pending_request=True, pending_request_id=request_id)
+    if args.justification == "lost_or_stolen" and args.current_asset_tag:
+        lost = db.get("assets", {}).get(args.current_asset_tag)
+        if lost:
+            lost.update(lifecycle_status="lost_or_stolen", status="inactive")
+    return {"request_id": request_id, "request_type": args.request_type, "message": f"Submitted {request_id}"}
+
+
+class ReturnArgs(ToolArgs):
+    employee_id: EmployeeId
+    asset_tag: AssetTag
+    request_id: RequestId
+
+
+@REGISTRY.tool(ReturnArgs, writes=True)
+def initiate_asset_return(db: dict[str, Any], args: ReturnArgs) -> dict[str, Any]:
+    """Open a return authorization (14 days) for the device a replacement supersedes."""
+    require(db)
+    asset = db.get("assets", {}).get(args.asset_tag)
+    if not asset:
+        raise not_found(f"Asset {args.asset_tag}")
+    deadline = days_after(today(db), 14)
+    rma = f"RMA-{args.asset_tag[-6:]}"
+    asset["return_authorization"] = {
+        "return_auth_id": rma,
+        "request_id": args.request_id,
+        "return_deadline": deadline,
+        "status": "pending_return",
+    }
+    return {
+        "return_auth_id": rma,
+        "asset_tag": args.asset_tag,
+        "return_deadline": deadline,
+        "message": f"Return {rma}: by {deadline}",
+    }
+
+
+# ------------------------------------------------------------------------------------------------ app access
+
+
+def _catalog_entry(db: dict[str, Any], section: str, name: str) -> tuple[str, dict[str, Any]] | None:
+    for catalog_id, entry in db.get("software_catalog", {}).get(section, {}).items():
+        if matches_name(name, entry):
+            return catalog_id, entry
+    return None
+
+
+class ApplicationArgs(ToolArgs):
+    application_name: CatalogName
+
+
+@REGISTRY.tool(ApplicationArgs, writes=False)
+def get_application_details(db: dict[str, Any], args: ApplicationArgs) -> dict[str, Any]:
+    """The catalog entry of an application by name or alias: id, access levels, whether approval is needed."""
+    require(db)
+    found = _catalog_entry(db, "applications", args.application_name)
+    if not found:
+        raise ToolError("not_found", f"No application named '{args.application_name}'; confirm the exact product name")
+    catalog_id, entry = found
+    return {"catalog_id": catalog_id, "application": {**copy.deepcopy(entry), "catalog_id": catalog_id}}
+
+
+class AccessRequestArgs(ToolArgs):
+    employee_id: EmployeeId
+    catalog_id: str = Field(pattern=APP_ID, description="APP-NNNN, from get_application_details")
+    access_level: Literal["read_only", "standard", "admin"]
+
+
+@REGISTRY.tool(AccessRequestArgs, writes=True, irreversible=True)
+def submit_access_request(db: dict[str, Any], args: AccessRequestArgs) -> dict[str, Any]:
+    """Request access to an application (OTP-verified callers only); approval-gated apps wait for the manager."""
+    require(db)
+    require(db, "otp_auth")
+    app = db.get("software_catalog", {}).get("applications", {}).get(args.catalog_id)
+    if not app:
+        raise not_found(f"Application {args.catalog_id}")
+    levels = app.get("available_access_levels", [])
+    if args.access_level not in levels:
+        raise ToolError("invalid_access_level", f"'{args.access_level}' is not offered; options: {levels}")
+    approval = app.get("requires_manager_approval", False)
+    request: dict[str, Any] = {
+        "request_id": None,
+        "employee_id": args.employee_id,
+        "catalog_id": args.catalog_id,
+        "application_name": app["name"],
+        "access_level": args.access_level,
+        "status": "pending_approval" if approval else "approved",
+        "requires_manager_approval": approval,
+        "created_date": today_text(db),
+    }
+    request_id = request["request_id"] = content_id("REQ-SW-", request)
+    db.setdefault("requests", {})[request_id] = request
+    return {
+        "request_id": request_id,
+        "application_name": app["name"],
+        "access_level": args.access_level,
+        "requires_approval": approval,
+        "message": request_id + (" (waiting for approval)" if approval else " (approved)"),
+    }
+
+
+class RouteArgs(ToolArgs):
+    request_id: RequestId
+    employee_id: EmployeeId
+    approver_employee_id: EmployeeId
+
+
+@REGISTRY.tool(RouteArgs, writes=True)
+def route_approval_workflow(db: dict[str, Any], args: RouteArgs) -> dict[str, Any]:
+    """Send a request needing approval to the approver (the manager), with a 48-hour approval window."""
+    require(db)
+    request = db.get("requests", {}).get(args.request_id)
+    if not request:
+        raise not_found(f"Request {args.request_id}")
+    approver = employee(db, args.approver_employee_id)
+    deadline = in_48_hours(db)
+    request.update(approval_routed_to=args.approver_employee_id, approval_sla_deadline=deadline)
+    return {
+        "request_id": args.request_id,
+        "approver_name": full_name(approver),
+        "approval_deadline": deadline,
+        "message": f"Sent to {full_name(approver)} for approval within 48 hours",
+    }
+
+
+# ------------------------------------------------------------------------------------------------ licenses
+
+
+class LicenseNameArgs(ToolArgs):
+    license_name: CatalogName
+
+
+@REGISTRY.tool(LicenseNameArgs, writes=False)
+def get_license_catalog_item(db: dict[str, Any], args: LicenseNameArgs) -> dict[str, Any]:
+    """The catalog entry of a software license by name or alias."""
+    require(db)
+    found = _catalog_entry(db, "licenses", args.license_name)
+    if not found:
+        raise ToolError("not_found", f"No license named '{args.license_name}'; confirm the exact product name")
+    catalog_id, entry = found
+    return {"catalog_id": catalog_id, "license": {**copy.deepcopy(entry), "catalog_id": catalog_id}}
+
+
+@REGISTRY.tool(EmployeeArgs, writes=False)
+def validate_cost_center(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
+    """Check that the employee's cost center (from the employee record) belongs to their department."""
+    require(db)
+    _, code, department = _cost_center(db, args.employee_id)
+    return {
+        "cost_center_code": code,
+        "department_code": department,
+        "validated": True,
+        "message": f"Cost center {code} valid",
+    }
+
+
+class LicenseRequestArgs(ToolArgs):
+    employee_id: EmployeeId
+    catalog_id: str = Field(pattern=LICENSE_ID, description="LIC-NNNN, from get_license_catalog_item")
+    duration_days: Literal[30, 60, 90] | None = Field(
+        default=None, description="A temporary license's days (30, 60 or 90); omit for a permanent license"
+    )
+
+    @field_validator("duration_days", mode="before")
+    @classmethod
+    def _days(cls, value: Any) -> Any:
+        """A placeholder or 0 means permanent; "60" is 60."""
+        value = empty_to_none(value)
+        if isinstance(value, str):
+            try:
+                value = int(value.strip())
+            except ValueError:
+                return value
+        return None if value == 0 else value
+
+
+@REGISTRY.tool(LicenseRequestArgs, writes=True, irreversible=True)
+def submit_license_request(db: dict[str, Any], args: LicenseRequestArgs) -> dict[str, Any]:
+    """Request a permanent license, or a temporary one for 30, 60 or 90 days."""
+    require(db)
+    request: dict[str, Any] = {
+        "request_id": None,
+        "employee_id": args.employee_id,
+        "catalog_id": args.catalog_id,
+        "status": "submitted",
+        "created_date": today_text(db),
+    }
+    if args.duration_days is None:
+        request["request_type"] = "license_request"
+        request_id = request["request_id"] = content_id("REQ-SW-", request)
+        db.setdefault("requests", {})[request_id] = request
+        return {
+            "request_id": request_id,
+            "catalog_id": args.catalog_id,
+            "license_type": "permanent",
+            "message": f"License request {request_id}",
+        }
+    expires = days_after(today(db), args.duration_days)
+    request.update(request_type="temporary_license", duration_days=args.duration_days, expiration_date=expires)
+    request_id = request["request_id"] = content_id("REQ-SW-", request)
+    db.setdefault("requests", {})[request_id] = request
+    return {
+        "request_id": request_id,
+        "catalog_id": args.catalog_id,
+        "license_type": "temporary",
+        "duration_days": args.duration_days,
+        "expiration_date": expires,
+        "message": f"Temporary license {request_id}, expires {expires}",
+    }
+
+
+@REGISTRY.tool(EmployeeArgs, writes=False)
+def get_employee_licenses(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
+    """The software licenses assigned to the employee, with their expiration dates."""
+    require(db)
+    person = employee(db, args.employee_id)
+    return {"employee_id": args.employee_id, "licenses": copy.deepcopy(person.get("software_licenses", []))}
+
+
+class RenewalArgs(ToolArgs):
+    employee_id: EmployeeId
+    license_assignment_id: LicenseAssignmentId
+
+
+@REGISTRY.tool(RenewalArgs, writes=True, irreversible=True)
+def submit_license_renewal(db: dict[str, Any], args: RenewalArgs) -> dict[str, Any]:
+    """Renew a license for a year: only from 30 days before its expiry to 14 days after."""
+    require(db)
+    person = employee(db, args.employee_id)
+    held = person.get("software_licenses", [])
+    license_ = next((x for x in held if x["license_assignment_id"] == args.license_assignment_id), None)
+    if not license_:
+        raise not_found(f"License {args.license_assignment_id}")
+    now = today(db)
+    expiry = license_.get("expiration_date", "")
+    if expiry:
+        days = (date.fromisoformat(expiry) - now).days
+        if days > RENEW_BEFORE_DAYS:
+            raise ToolError(
+                "not_in_renewal_window",
+                f"The license expires in {days} days; renewal opens {RENEW_BEFORE_DAYS} days before expiry.",
+                details={"expiration_date": expiry},
+            )
+        if days < -RENEW_AFTER_DAYS:
+            raise ToolError(
+                "not_in_renewal_window",
+                f"The license expired {-days} days ago; renewal closes {RENEW_AFTER_DAYS} days after expiry, "
+                "so a new license request is needed.",
+                details={"expiration_date": expiry},
+            )
+    start = max(date.fromisoformat(expiry), now) if expiry else now
+    new_expiry = days_after(start, RENEWAL_TERM_DAYS)
+    license_.update(expiration_date=new_expiry, status="active")
+    request: dict[str, Any] = {
+        "request_id": None,
+        "employee_id": args.employee_id,
+        "license_assignment_id": args.license_assignment_id,
+        "request_type": "license_renewal",
+        "new_expiration_date": new_expiry,
+        "status": "submitted",
+        "created_date": today_text(db),
+    }
+    request_id = request["request_id"] = content_id("REQ-SW-", request)
+    db.setdefault("requests", {})[request_id] = request
+    return {
+        "request_id": request_id,
+        "new_expiration_date": new_expiry,
+        "message": f"Renewed until {new_expiry} ({request_id})",
+    }
+
+
+# ------------------------------------------------------------------------------------------------ status
+
+
+class StatusArgs(ToolArgs):
+    request_id: RequestId
+
+
+def _deadline_passed(db: dict[str, Any], deadline: str) -> bool:
+    return today(db) > date.fromisoformat(deadline.split(" ")[0])
+
+
+@REGISTRY.tool(StatusArgs, writes=False)
+def get_request_status(db: dict[str, Any], args: StatusArgs) -> dict[str, Any]:
+    """A request's status, approver, approval deadline and whether that deadline has passed."""
+    require(db)
+    request = db.get("requests", {}).get(args.request_id)
+    if not request:
+        raise not_found(f"Request {args.request_id}")
+    deadline = request.get("approval_sla_deadline")
+    breached = bool(deadline) and _deadline_passed(db, deadline)
+    return {
+        "request_id": args.request_id,
+        "request_status": request.get("status"),
+        "approval_routed_to": request.get("approval_routed_to"),
+        "approval_sla_deadline": deadline,
+        "sla_breached": breached,
+        "created_date": request.get("created_date"),
+        "message": f"Request {args.request_id}: {request.get('status')}" + (" (deadline passed)" if breached else ""),
+    }
+
+
+class EscalateArgs(ToolArgs):
+    request_id: RequestId
+    escalate_to_employee_id: EmployeeId
+
+
+@REGISTRY.tool(EscalateArgs, writes=True)
+def escalate_approval(db: dict[str, Any], args: EscalateArgs) -> dict[str, Any]:
+    """Escalate a routed request to a skip-level approver once its approval deadline has passed."""
+    require(db)
+    request = db.get("requests", {}).get(args.request_id)
+    if not request:
+        raise not_found(f"Request {args.request_id}")
+    deadline = request.get("approval_sla_deadline")
+    if not deadline:
+        raise ToolError("no_pending_approval", "The request was never routed for approval")
+    if not _deadline_passed(db, deadline):
+        raise ToolError("sla_not_breached", "The approval deadline has not passed yet")
+    approver = employee(db, args.escalate_to_employee_id)
+    new_deadline = in_48_hours(db)
+    request.update(escalated_to=args.escalate_to_employee_id, escalation_sla_deadline=new_deadline, status="escalated")
+    return {
+        "request_id": args.request_id,
+        "escalated_to": args.escalate_to_employee_id,
+        "approver_name": full_name(approver),
+        "escalation_deadline": new_deadline,
+        "message": f"Escalated to {full_name(approver)}; 48 hours to decide",
+    }
