@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, time
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 
 class _Strict(BaseModel):
@@ -70,6 +70,17 @@ class UserGoal(_Strict):
 class ReferenceCall(_Strict):
     name: str
     arguments: dict[str, Any]
+    # The error the call answers with on the reference path (a policy refusal the tools give, e.g. ITSM's MFA
+    # reset "in_person_required"); None: it succeeds.
+    error_type: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_default(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A succeeding call is written as before (no ``error_type``), so existing scenario files stay the same."""
+        data = handler(self)
+        if data.get("error_type") is None:
+            data.pop("error_type", None)
+        return data
 
 
 class Scenario(_Strict):

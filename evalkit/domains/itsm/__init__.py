@@ -4,7 +4,7 @@ from pathlib import Path
 
 from evalkit.domains.domain import Domain, DomainTexts, register_domain
 from evalkit.domains.itsm import prompt
-from evalkit.domains.itsm.tools import REGISTRY
+from evalkit.domains.itsm.api import REGISTRY
 from evalkit.domains.itsm.workflows import WORKFLOWS
 
 DOMAIN = register_domain(

@@ -92,6 +92,9 @@ REGISTRY = ToolRegistry(FIELD_ERROR_TYPES)
 # Without a ``_current_date`` in the DB the tools use EVA-Bench's default day.
 DEFAULT_CURRENT_DATE = "2026-08-12"
 SLA_HOURS = {"tier_1": (1, 4), "tier_2": (4, 8), "tier_3": (8, 24)}  # tier -> (response, resolution) hours
+APPROVAL_HOURS = 48  # an approver's window, and a skip-level approver's after an escalation
+RETURN_DAYS = 14  # a replaced device's return deadline
+TEMPORARY_LICENSE_DAYS = (30, 60, 90)
 TIER_OF_URGENCY = {"high": "tier_1", "medium": "tier_2", "low": "tier_3"}
 
 
@@ -250,9 +253,9 @@ def days_after(start: date, days: int) -> str:
     return (start + timedelta(days=days)).isoformat()
 
 
-def in_48_hours(db: dict[str, Any]) -> str:
+def approval_deadline(db: dict[str, Any]) -> str:
     """Approval deadlines: midnight of today + 48 h, as ``YYYY-MM-DD HH:MM``."""
-    return f"{days_after(today(db), 2)} 00:00"
+    return f"{days_after(today(db), APPROVAL_HOURS // 24)} 00:00"
 
 
 def months_between(start: date, end: date) -> int:

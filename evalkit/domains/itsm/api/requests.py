@@ -11,6 +11,7 @@ from pydantic import Field, field_validator, model_validator
 from evalkit.domains.base import ToolArgs, ToolError
 from evalkit.domains.itsm.api.common import (
     REGISTRY,
+    RETURN_DAYS,
     AssetTag,
     BuildingRef,
     CatalogName,
@@ -19,13 +20,13 @@ from evalkit.domains.itsm.api.common import (
     FloorCode,
     LicenseAssignmentId,
     RequestId,
+    approval_deadline,
     content_id,
     days_after,
     employee,
     empty_to_none,
     facility_code,
     full_name,
-    in_48_hours,
     matches_name,
     months_between,
     not_found,
@@ -221,7 +222,7 @@ def initiate_asset_return(db: dict[str, Any], args: ReturnArgs) -> dict[str, Any
     asset = db.get("assets", {}).get(args.asset_tag)
     if not asset:
         raise not_found(f"Asset {args.asset_tag}")
-    deadline = days_after(today(db), 14)
+    deadline = days_after(today(db), RETURN_DAYS)
     rma = f"RMA-{args.asset_tag[-6:]}"
     asset["return_authorization"] = {
         "return_auth_id": rma,
@@ -315,7 +316,7 @@ def route_approval_workflow(db: dict[str, Any], args: RouteArgs) -> dict[str, An
     if not request:
         raise not_found(f"Request {args.request_id}")
     approver = employee(db, args.approver_employee_id)
-    deadline = in_48_hours(db)
+    deadline = approval_deadline(db)
     request.update(approval_routed_to=args.approver_employee_id, approval_sla_deadline=deadline)
     return {
         "request_id": args.request_id,
@@ -520,7 +521,7 @@ def escalate_approval(db: dict[str, Any], args: EscalateArgs) -> dict[str, Any]:
     if not _deadline_passed(db, deadline):
         raise ToolError("sla_not_breached", "The approval deadline has not passed yet")
     approver = employee(db, args.escalate_to_employee_id)
-    new_deadline = in_48_hours(db)
+    new_deadline = approval_deadline(db)
     request.update(escalated_to=args.escalate_to_employee_id, escalation_sla_deadline=new_deadline, status="escalated")
     return {
         "request_id": args.request_id,
