@@ -134,7 +134,11 @@ def test_every_workflow_checks_and_together_they_use_every_tool():
 
 
 def test_no_question_names_another_slots_label():
-    """The scripted simulator answers by label: a question naming two labels would be ambiguous."""
+    """The scripted simulator answers by label: a question naming two labels would be ambiguous; and a slot name is
+    one question wherever it is asked (the caller knows each slot by one question)."""
+    for name in SLOTS:
+        asked = {s.question for w in WORKFLOWS.values() for s in w.slots if s.name == name}
+        assert len(asked) == 1, (name, asked)
     for slot in SLOTS.values():
         clash = [o.name for o in SLOTS.values() if o.name != slot.name and o.label.lower() in slot.question.lower()]
         assert not clash, (slot.name, clash)

@@ -20,6 +20,8 @@ NOT_ELIGIBLE = ("no_entitlement", "request_already_pending", "device_too_new", "
 NO_BUDGET = "Your department has no budget for this right now, so the request goes on hold pending budget approval."
 SUCCESS = {"status": "success"}
 DELIVERY_BUILDING = building("delivery_building", "delivery")
+# One slot for the desk's and the meeting's building: a slot name is one question in the whole call.
+BUILDING_NAME = Slot("building_name", "text", "In which building, please?", label="in which building")
 DELIVERY_FLOOR = floor("delivery_floor", "delivery")
 
 
@@ -170,7 +172,7 @@ DESK_REQUEST = Workflow(
     ("desk", "office space", "workspace"),
     (
         *STANDARD_AUTH,
-        Ask(building("building_name", "desk")),
+        Ask(BUILDING_NAME),
         Ask(floor("floor", "desk")),
         Call("check_desk_availability", {"building_code": "$building_name", "floor_code": "$floor"}, name="desks"),
         Ask(OTHER_FLOOR, when="!$desks.available_desks"),
@@ -284,7 +286,7 @@ CONFERENCE_ROOM = Workflow(
     ("conference room", "meeting room", "book a room", "a room for"),
     (
         *STANDARD_AUTH,
-        Ask(building("building_name", "meeting")),
+        Ask(BUILDING_NAME),
         Ask(Slot("meeting_date", "date", "What's the meeting date?", label="meeting date")),
         Ask(Slot("start_time", "time", "What start time?", label="start time")),
         Ask(Slot("end_time", "time", "And the end time?", label="end time")),

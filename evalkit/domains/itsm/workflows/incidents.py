@@ -36,6 +36,8 @@ LOGIN_ISSUE = Workflow(
         "sign in",
         "password reset",
         "reset my password",
+        "resetting my",
+        "password",
         "unlocked",
     ),
     (
@@ -93,7 +95,7 @@ LOGIN_ISSUE = Workflow(
 SERVICE_OUTAGE = Workflow(
     "service_outage",
     "A shared service is down: join the outage on file, or open an outage ticket with SLA and the known error.",
-    ("is down", "outage", "down for everyone", "not working for anyone", "down for the whole"),
+    ("is down", "outage", "down for everyone", "not working for anyone", "down for the whole", "completely down"),
     (
         *STANDARD_AUTH,
         Ask(
@@ -134,7 +136,19 @@ SERVICE_OUTAGE = Workflow(
 HARDWARE_MALFUNCTION = Workflow(
     "hardware_malfunction",
     "A device fails: troubleshoot; if not fixed, find the asset, open a ticket and dispatch a technician.",
-    ("broken", "won't turn on", "won't power on", "malfunction", "screen is", "keyboard", "battery", "dead pixel"),
+    (
+        "broken",
+        "won't turn on",
+        "won't power on",
+        "malfunction",
+        "screen is",
+        "keyboard",
+        "battery",
+        "dead pixel",
+        "no signal",
+        "flickering",
+        "not powering",
+    ),
     STANDARD_AUTH
     + troubleshoot(
         "hw",
