@@ -5,8 +5,9 @@ A record names its tasks in prose and keeps the caller's details in ``informatio
 ``user_goal.scripted.answers``); what the caller decides (is the account locked, did troubleshooting fix it, how
 urgent is it, which floor instead) shows in its ground-truth tool calls and expected end state. So the tasks come
 from the ground-truth calls (a tool that only one workflow uses names it, in call order), and each answer from the
-record's own field of the slot's name when it has one, else from the ground-truth call that carries it. The caller
-knows its own intentions this way; the agent still hears only what the caller says and reads only the DB.
+ground-truth call that carries it (the value in the tools' own form), else from the record's field of the slot's
+name. The caller knows its own intentions this way; the agent still hears only what the caller says and reads only
+the DB.
 
 Nothing here is per record: a record whose calls name no task (an adversarial one refused at verification) gets
 None and the field fallback (``evalkit.simulator.field_answers``) answers it.
