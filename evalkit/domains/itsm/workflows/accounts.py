@@ -75,7 +75,7 @@ GROUP_MEMBERSHIP = Workflow(
     "group_membership",
     "Join or leave an access group (OTP-elevated); eligibility by department and role; approval routing for "
     "some joins.",
-    ("group", "distribution list", "access group", "group for"),
+    ("group", "distribution list", "access group", "group for a"),
     (
         *ELEVATED_AUTH,
         Ask(
