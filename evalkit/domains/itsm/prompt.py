@@ -6,12 +6,8 @@ from __future__ import annotations
 from evalkit.domains.itsm.api.accounts import ACCESS_REVIEW_DAYS, STAGED_MAILBOX_DAYS
 from evalkit.domains.itsm.api.common import APPROVAL_HOURS, RETURN_DAYS, SLA_HOURS, TEMPORARY_LICENSE_DAYS
 from evalkit.domains.itsm.api.facilities import DESK_COOLDOWN_DAYS, PARKING_COOLDOWN_DAYS
-from evalkit.domains.itsm.api.requests import (
-    LAPTOP_MIN_MONTHS,
-    MONITOR_MIN_MONTHS,
-    RENEW_AFTER_DAYS,
-    RENEW_BEFORE_DAYS,
-)
+from evalkit.domains.itsm.api.requests import LAPTOP_MIN_MONTHS, MONITOR_MIN_MONTHS
+from evalkit.domains.itsm.api.software import RENEW_AFTER_DAYS, RENEW_BEFORE_DAYS
 
 
 def _sla() -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 # The import order is the tool registration order: keep it.
 # isort: off
 from evalkit.domains.itsm.api.common import FIELD_ERROR_TYPES, REGISTRY, content_id
-from evalkit.domains.itsm.api import incidents, requests, facilities, accounts  # noqa: F401  (registers the tools)
+from evalkit.domains.itsm.api import incidents, requests, software, facilities, accounts, security  # noqa: F401
 # isort: on
 
 __all__ = ["FIELD_ERROR_TYPES", "REGISTRY", "content_id"]
