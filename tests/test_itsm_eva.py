@@ -142,6 +142,20 @@ def test_an_eva_format_itsm_record_replays_to_its_expected_db(tmp_path: Path, ca
     assert (report.domain, report.count("equal"), len(report.records)) == ("itsm", 1, 1), report.summary()
 
 
+def test_an_imported_itsm_file_keeps_the_recorded_responses_and_replays_equal(tmp_path: Path, capsys) -> None:
+    from evalkit.scenarios.__main__ import main
+
+    checkout = write_checkout(tmp_path / "eva", {"itsm": [network_record()]})
+    assert main(["import-eva", str(checkout), "--out", str(tmp_path / "out")]) == 0
+    stored = json.loads((tmp_path / "out" / "itsm" / "701.json").read_text())
+    ticket = next(c for c in stored["reference_calls"] if c["name"] == "create_incident_ticket")
+    assert ticket["response"]["ticket_number"] == "INC0000001"
+    assert "response" not in stored["reference_calls"][0] or stored["reference_calls"][0]["response"]
+    capsys.readouterr()
+    assert main(["replay", str(tmp_path / "out")]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "itsm: replayed 1: equal 1, differ 0, error 0"
+
+
 def test_a_wrong_tool_result_is_caught_by_the_replay(tmp_path: Path) -> None:
     record, db = network_record()
     number = ticket_number()

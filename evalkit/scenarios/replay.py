@@ -108,6 +108,8 @@ def replay_scenario(
     executor = ToolExecutor(registry, scenario.scenario_db)
     first_call = ""
     issued: dict[str, str] = {}
+    if responses is None:  # an imported scenario file keeps its recorded responses with its calls
+        responses = [c.response for c in scenario.reference_calls]
     for i, call in enumerate(scenario.reference_calls):
         if call.name not in registry:
             return Replayed(

@@ -73,13 +73,17 @@ class ReferenceCall(_Strict):
     # The error the call answers with on the reference path (a policy refusal the tools give, e.g. ITSM's MFA
     # reset "in_person_required"); None: it succeeds.
     error_type: str | None = None
+    # An imported record's recorded response (EVA-Bench's trace): the identifiers it issued, which later calls quote
+    # and a replay maps to the ones its own tools issue. None for a generated scenario.
+    response: dict[str, Any] | None = None
 
     @model_serializer(mode="wrap")
     def _without_default(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """A succeeding call is written as before (no ``error_type``), so existing scenario files stay the same."""
+        """Unset optional fields are not written, so existing scenario files stay the same."""
         data = handler(self)
-        if data.get("error_type") is None:
-            data.pop("error_type", None)
+        for key in ("error_type", "response"):
+            if data.get(key) is None:
+                data.pop(key, None)
         return data
 
 
