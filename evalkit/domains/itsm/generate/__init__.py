@@ -2,8 +2,9 @@
 adversarial = 80).
 
 Run ``python -m evalkit.domains.itsm.generate [OUT_DIR]`` to rewrite ``scenarios/*.json``. Each scenario draws its
-entities from ``random.Random(SEED + index)``; each workflow part adds the records it needs to one initial DB and
-returns what the caller says. The typed slot values are ``parse_slot`` of those answers (what a perfect-hearing
+entities from ``random.Random(SEED + index)``; each workflow part adds the records it needs to one initial DB (in
+EVA-Bench's ITSM layout, run by EVA-Bench's ITSM tool API: ``evalkit.domains.itsm.api``) and returns what the caller
+says. The typed slot values are ``parse_slot`` of those answers (what a perfect-hearing
 agent extracts), the reference path is ``run_reference`` of each workflow in call order on one executor, and the
 expected DB is what that path leaves behind: never typed by hand.
 
