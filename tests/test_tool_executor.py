@@ -36,3 +36,37 @@ def test_an_exception_inside_a_tool_is_a_structured_error_and_writes_nothing():
     assert tools.drain() == [("close_record", {"record_id": "r9"}, failed)]  # recorded like any call
     assert tools.call("close_record", record_id="r1")["status"] == "success"
     assert executor.db["records"]["r1"]["open"] is False
+
+
+def test_a_tool_error_may_carry_details_and_keep_its_writes():
+    """EVA-Bench's ITSM MFA reset refuses but opens a security case: ``keep_writes`` commits the tool's writes,
+    ``details`` add fields to the error; a plain ToolError still leaves nothing behind."""
+    from pydantic import Field
+
+    from evalkit.domains.base import ToolError
+
+    class Args(ToolArgs):
+        record_id: str = Field(pattern=r"^R\d$")
+
+    registry = ToolRegistry({"record_id": "invalid_record_id_format"})
+
+    @registry.tool(Args, writes=True)
+    def refuse_but_log(db: dict[str, Any], args: Args) -> dict[str, Any]:
+        """Log the request, then refuse it."""
+        db.setdefault("log", []).append(args.record_id)
+        raise ToolError("in_person_required", "come in person", details={"case": "C1"}, keep_writes=True)
+
+    @registry.tool(Args, writes=True)
+    def refuse(db: dict[str, Any], args: Args) -> dict[str, Any]:
+        """Write, then refuse: nothing stays."""
+        db["log"] = ["x"]
+        raise ToolError("nope", "no")
+
+    executor = ToolExecutor(registry, {})
+    result = executor.call("refuse_but_log", {"record_id": "R1"})
+    assert result == {"status": "error", "error_type": "in_person_required", "message": "come in person", "case": "C1"}
+    assert executor.db["log"] == ["R1"]
+    assert executor.call("refuse", {"record_id": "R2"})["error_type"] == "nope" and executor.db["log"] == ["R1"]
+    bad = executor.call("refuse", {"record_id": "X"})
+    assert bad["error_type"] == "invalid_record_id_format" and "record_id" in bad["message"]
+    assert executor.call("refuse", {"record_id": "R3", "other": 1})["error_type"] == "invalid_arguments"

@@ -156,3 +156,63 @@ def test_once_calls_are_not_repeated_by_a_later_task_unless_the_session_was_rebu
     other_name = run_reference(second, {**ANSWERS, "last_name": "DELGADO"}, executor, memo=memo)
     assert [n for n, _ in other_name.calls] == ["get_reservation", "get_flight_status"]  # fresh chain
     assert [n for n, _ in run_reference(second, ANSWERS, executor).calls] == ["get_reservation", "get_flight_status"]
+
+
+def test_error_answers_derived_arguments_conditions_and_value_forms():
+    """``errors_ok``: an error that answers the call (kept in the scope, ``require`` decides); ``Derived``: an
+    argument computed from values; ``when="$ref=value"`` compares, a reference to a call that did not run is false;
+    ``Slot.normalize`` puts the parsed value in the tool's form."""
+    from typing import Any
+
+    from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry
+    from evalkit.domains.workflow import Derived
+
+    class Args(ToolArgs):
+        code: str
+
+    registry = ToolRegistry()
+
+    @registry.tool(Args, writes=False)
+    def check(db: dict[str, Any], args: Args) -> dict[str, Any]:
+        """Eligible unless the code is blocked."""
+        if args.code in db["blocked"]:
+            raise ToolError("too_new", f"{args.code} is too new")
+        return {"eligible": True, "tier": "gold" if args.code.endswith("7") else "basic"}
+
+    @registry.tool(Args, writes=True)
+    def order(db: dict[str, Any], args: Args) -> dict[str, Any]:
+        """Order the item."""
+        db.setdefault("orders", []).append(args.code)
+        return {"ordered": args.code}
+
+    slot = Slot("item", "code", "Which item code?", label="item code", length=4, normalize=lambda v: f"IT-{v}")
+    flow = Workflow(
+        "buy",
+        "Buy an item when eligible.",
+        ("buy",),
+        (
+            Ask(slot),
+            Call("check", {"code": "$item"}, name="ok", errors_ok=("too_new",), require={"status": "success"}),
+            Call("order", {"code": Derived(str.lower, "$item")}, when="$ok.tier=gold"),
+            Call("order", {"code": "$item"}, when="!$ok.tier=gold"),
+            Call("check", {"code": "$item"}, name="not_run", when="$ok.tier=platinum"),
+            Call("order", {"code": "never"}, when="$not_run.eligible"),
+        ),
+    )
+    flow.check(registry)
+    assert parse_slot(slot, "It's 4 4 0 7.", date(2031, 1, 1)) == "IT-4407"
+    gold = ToolExecutor(registry, {"blocked": []})
+    assert run_reference(flow, {"item": "IT-4407"}, gold).outcome == "completed"
+    assert gold.db["orders"] == ["it-4407"]
+    basic = ToolExecutor(registry, {"blocked": []})
+    run = run_reference(flow, {"item": "IT-4401"}, basic)
+    assert basic.db["orders"] == ["IT-4401"] and run.errors == [None, None]
+    blocked = ToolExecutor(registry, {"blocked": ["IT-4401"]})
+    run = run_reference(flow, {"item": "IT-4401"}, blocked)
+    assert (run.outcome, run.errors, "orders" in blocked.db) == ("refused", ["too_new"], False)
+    with pytest.raises(WorkflowError):  # an error the call does not accept still breaks the reference path
+        run_reference(
+            Workflow("x", "x", ("x",), (Ask(slot), Call("check", {"code": "$item"}))),
+            {"item": "IT-4401"},
+            ToolExecutor(registry, {"blocked": ["IT-4401"]}),
+        )

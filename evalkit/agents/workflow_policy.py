@@ -98,7 +98,8 @@ def hear_slot(slot: Slot, heard: str, today: date) -> Any:
         for words in {slot.label, slot.name.replace("_", " ")}:
             heard = re.sub(rf"\b{re.escape(words)}\b", " ", heard, flags=re.IGNORECASE)
     if slot.kind == "text":
-        return clean_text(slot, heard)
+        text = clean_text(slot, heard)
+        return slot.normalize(text) if slot.normalize is not None and text is not None else text
     if slot.kind == "name" and (spelled := parse_spelled_word(heard)) and len(spelled) >= 3:
         return spelled.capitalize()  # "D, E, L, G, A, D, O": parse_name alone would keep the last letter
     parts = SELF_CORRECTION.split(heard)
@@ -288,7 +289,7 @@ class WorkflowPolicy:
         else:
             result = self.tools.call(step.tool, **args)
             run.fresh_once = run.fresh_once or step.once
-        if not ok(result):
+        if not ok(result) and not step.accepts(result):
             return self._after_error(step, result, said)
         if step.once and not any(lookup_or_none(path, result) != want for path, want in step.require.items()):
             self.memo[key] = result

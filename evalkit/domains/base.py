@@ -20,12 +20,25 @@ log = logging.getLogger("evalkit.tools")
 
 
 class ToolError(Exception):
-    """Raised inside a tool to return ``{"status": "error", "error_type": ..., "message": ...}``."""
+    """Raised inside a tool to return ``{"status": "error", "error_type": ..., "message": ...}``.
 
-    def __init__(self, error_type: str, message: str) -> None:
+    ``details``: further fields of the error result (alternatives, the blocking reason). ``keep_writes``: the
+    tool's writes stand although it reports an error (EVA-Bench's ITSM MFA reset opens a security case and still
+    refuses the change); by default a failing tool leaves the DB untouched."""
+
+    def __init__(
+        self,
+        error_type: str,
+        message: str,
+        *,
+        details: Mapping[str, Any] | None = None,
+        keep_writes: bool = False,
+    ) -> None:
         super().__init__(message)
         self.error_type = error_type
         self.message = message
+        self.details = dict(details or {})
+        self.keep_writes = keep_writes
 
 
 class ToolArgs(BaseModel):
@@ -55,10 +68,14 @@ class ToolSpec:
 
 
 class ToolRegistry:
-    """The flat tool list of one domain (agents get all of it, as in EVA-Bench)."""
+    """The flat tool list of one domain (agents get all of it, as in EVA-Bench).
 
-    def __init__(self) -> None:
+    ``field_error_types``: argument field -> the error type an invalid value of it gets (EVA-Bench names them per
+    field, e.g. ``invalid_employee_id_format``); other invalid arguments get ``invalid_arguments``."""
+
+    def __init__(self, field_error_types: Mapping[str, str] | None = None) -> None:
         self._tools: dict[str, ToolSpec] = {}
+        self.field_error_types: dict[str, str] = dict(field_error_types or {})
 
     def tool(
         self, args_model: type[ToolArgs], *, writes: bool, irreversible: bool = False
@@ -127,14 +144,16 @@ class ToolExecutor:
         try:
             args = spec.args_model.model_validate(parsed)
         except ValidationError as exc:
-            return _error("invalid_arguments", "; ".join(_describe(e) for e in exc.errors()))
+            return _error(_validation_error_type(self.registry, exc), "; ".join(_describe(e) for e in exc.errors()))
         # Tools mutate only on success: work on a scratch copy and commit it afterwards, so a tool that
         # fails half-way leaves no partial write behind.
         scratch = copy.deepcopy(self.db)
         try:
             result = spec.fn(scratch, args)
         except ToolError as exc:
-            return _error(exc.error_type, exc.message)
+            if exc.keep_writes:
+                self.db = scratch
+            return {**_error(exc.error_type, exc.message), **exc.details}
         except Exception as exc:  # a tool bug (a KeyError on an odd DB): the agent sees an error, the call goes on
             log.warning("tool %s raised %r", name, exc)
             return _error("tool_exception", f"the tool failed: {type(exc).__name__}: {exc}")
@@ -154,6 +173,15 @@ def _argument_object(arguments: Mapping[str, Any] | str) -> dict[str, Any] | str
     if not isinstance(arguments, Mapping):
         return f"arguments must be an object, got {type(arguments).__name__}"
     return dict(arguments)
+
+
+def _validation_error_type(registry: ToolRegistry, exc: ValidationError) -> str:
+    """The registry's error type for the first invalid field it names, else ``invalid_arguments``."""
+    for error in exc.errors():
+        loc = error.get("loc", ())
+        if loc and str(loc[0]) in registry.field_error_types:
+            return registry.field_error_types[str(loc[0])]
+    return "invalid_arguments"
 
 
 def _describe(error: Mapping[str, Any]) -> str:

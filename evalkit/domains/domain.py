@@ -7,10 +7,11 @@ through the entry-point group ``evalkit.domains``. Nothing outside a domain's ow
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from evalkit.domains.base import ToolRegistry
 from evalkit.domains.workflow import Workflow
@@ -48,6 +49,10 @@ class Domain:
     scenario_dir: Path
     workflows: Mapping[str, Workflow] | None = None
     greeting: str | None = None
+    # An imported record (EVA-Bench's) -> (its tasks as workflow names, the caller's slot answers), read from its
+    # fields and ground truth, so the scripted caller plays it in workflow mode; None (or returning None): the
+    # field fallback (evalkit.simulator.field_answers) answers it.
+    record_plan: Callable[[Any], tuple[list[str], dict[str, str]] | None] | None = None
 
     @property
     def irreversible_tools(self) -> frozenset[str]:

@@ -22,14 +22,20 @@ references in ``{...}``, e.g. ``"Your case number is {submit.case_id}."``.
 
 Branches (ITSM: troubleshooting must fail before a ticket; HR: OTP elevation) are expressed with
 ``Ask(yes_no slot)`` + ``Call(..., when="$slot")`` / ``when="!$slot"``: a step with ``when`` runs only if the
-referenced value is truthy (or falsy with ``!``).
+referenced value is truthy (or falsy with ``!``); a reference to a call that did not run (or a result without the
+field) is falsy. ``when="$ref=value"`` (``!$ref=value``) compares the value's text instead.
+
+A ``Call`` may name ``errors_ok``: error types that are an answer, not a failure (an unlock refused for a security
+hold, a device too new to replace): the error result goes into the scope like a success, and ``require`` decides.
+``Derived(fn, "$ref", ...)`` as an argument is ``fn`` of the values (an SLA tier from the urgency); a ``Slot`` may
+``normalize`` the parsed value to the tool's format (a floor "2" -> "FL2").
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
@@ -58,6 +64,8 @@ class Slot:
     length: int | None = None
     choices: tuple[str, ...] = ()
     read_back: bool = False
+    # The parsed value in the form the tools take (None when it cannot be put in that form: ask again).
+    normalize: Callable[[Any], Any] | None = None
 
     def __post_init__(self) -> None:
         label = self.label or self.name.replace("_", " ")
@@ -86,6 +94,26 @@ class Call:
     # workflow makes one of its ``once`` calls afresh (e.g. manager auth, which starts a new session), its later
     # ``once`` calls are made afresh too: the session they built on is gone.
     once: bool = False
+    # Error types that answer the call (the result is kept and ``require`` decides) rather than fail it.
+    errors_ok: tuple[str, ...] = ()
+
+    def accepts(self, result: Mapping[str, Any]) -> bool:
+        """A success, or an error of one of the ``errors_ok`` types."""
+        return result.get("status") == "success" or result.get("error_type") in self.errors_ok
+
+
+@dataclass(frozen=True, init=False)
+class Derived:
+    """An argument computed from slot or result values: ``Derived(SLA_TIER.get, "$urgency")`` is the tier of the
+    urgency the caller gave; ``fn`` gets the referenced values in order (a reference that cannot be resolved is
+    an error, as for a plain reference)."""
+
+    fn: Callable[..., Any]
+    refs: tuple[str, ...]
+
+    def __init__(self, fn: Callable[..., Any], *refs: str) -> None:
+        object.__setattr__(self, "fn", fn)
+        object.__setattr__(self, "refs", refs)
 
 
 def memo_key(tool: str, args: Mapping[str, Any]) -> str:
@@ -145,9 +173,10 @@ class Workflow:
 def _references(step: Step) -> list[str]:
     refs: list[str] = []
     if step.when:
-        refs.append(step.when.lstrip("!$").split(".")[0])
+        refs.append(step.when.lstrip("!$").split("=")[0].split(".")[0])
     if isinstance(step, Call):
-        refs += [m.group(1) for v in step.args.values() if isinstance(v, str) and (m := REFERENCE.match(v))]
+        values = [r for v in step.args.values() for r in (v.refs if isinstance(v, Derived) else (v,))]
+        refs += [m.group(1) for v in values if isinstance(v, str) and (m := REFERENCE.match(v))]
     if isinstance(step, Confirm | Say):
         refs += [m.split(".")[0] for m in TEXT_REFERENCE.findall(step.text)]
     return refs
@@ -170,6 +199,8 @@ def lookup(path: str, scope: Mapping[str, Any]) -> Any:
 
 
 def resolve(value: Any, scope: Mapping[str, Any]) -> Any:
+    if isinstance(value, Derived):
+        return value.fn(*(resolve(ref, scope) for ref in value.refs))
     if isinstance(value, str) and (match := REFERENCE.match(value)):
         return lookup(match.group(1) + match.group(2), scope)
     return value
@@ -183,8 +214,13 @@ def applies(step: Step, scope: Mapping[str, Any]) -> bool:
     if step.when is None:
         return True
     negate = step.when.startswith("!")
-    value = bool(resolve(step.when.lstrip("!"), scope))
-    return value != negate
+    reference, equals, wanted = step.when.lstrip("!").partition("=")
+    try:
+        value = resolve(reference, scope)
+    except WorkflowError:  # a call that did not run (the other branch), a result without the field
+        value = None
+    holds = str(value) == wanted if equals else bool(value)
+    return holds != negate
 
 
 @dataclass
@@ -194,6 +230,8 @@ class ReferenceRun:
     calls: list[tuple[str, dict[str, Any]]]
     outcome: Literal["completed", "refused", "declined"]
     scope: dict[str, Any]
+    # Per call: the error type it answered with (one of its ``errors_ok``), None for a success.
+    errors: list[str | None] = field(default_factory=list)
 
 
 def run_reference(
@@ -214,6 +252,7 @@ def run_reference(
     fresh = False  # a ``once`` call of this workflow was made afresh: the later ones are too
     scope: dict[str, Any] = {}
     calls: list[tuple[str, dict[str, Any]]] = []
+    errors: list[str | None] = []
     for i, step in enumerate(workflow.steps):
         if not applies(step, scope):
             continue
@@ -229,18 +268,19 @@ def run_reference(
             else:
                 result = executor.call(step.tool, args)
                 calls.append((step.tool, args))
+                errors.append(result.get("error_type") if result.get("status") == "error" else None)
                 fresh = fresh or step.once
-            if result.get("status") != "success":
+            if not step.accepts(result):
                 raise WorkflowError(f"workflow {workflow.name} step {i}: {step.tool}({args}) failed: {result}")
             if step.name:
                 scope[step.name] = result
             if any(lookup_or_none(path, result) != want for path, want in step.require.items()):
-                return ReferenceRun(calls, "refused", scope)
+                return ReferenceRun(calls, "refused", scope, errors)
             if step.once:
                 memo[key] = result
         elif isinstance(step, Confirm) and not confirm:
-            return ReferenceRun(calls, "declined", scope)
-    return ReferenceRun(calls, "completed", scope)
+            return ReferenceRun(calls, "declined", scope, errors)
+    return ReferenceRun(calls, "completed", scope, errors)
 
 
 def lookup_or_none(path: str, result: Mapping[str, Any]) -> Any:
@@ -259,7 +299,11 @@ def parse_slot(slot: Slot, text: str, today: date) -> Any:
     date -> ISO date; time -> "HH:MM"; number -> float; choice -> one of ``choices``; yes_no -> bool;
     email -> "a.b@c.com" from "a dot b at c dot com"; text -> the text itself.
     """
-    stripped = text.strip()
+    value = _parse_kind(slot, text.strip(), today)
+    return slot.normalize(value) if slot.normalize is not None and value is not None else value
+
+
+def _parse_kind(slot: Slot, stripped: str, today: date) -> Any:
     match slot.kind:
         case "code":
             return parse_code(stripped, slot.length or 6)

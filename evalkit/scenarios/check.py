@@ -61,8 +61,10 @@ def check_reference_path(scenario: Scenario, registry: ToolRegistry) -> list[tup
             problems.append(("reference_path", f"reference_calls[{i}]: unknown tool {call.name!r}"))
             return problems
         result = executor.call(call.name, call.arguments)
-        if result.get("status") != "success":
-            problems.append(("reference_path", f"reference_calls[{i}] {call.name} failed: {result}"))
+        outcome = result.get("error_type") if result.get("status") == "error" else None
+        if outcome != call.error_type:
+            wanted = f"error {call.error_type}" if call.error_type else "success"
+            problems.append(("reference_path", f"reference_calls[{i}] {call.name}: {result} (expected {wanted})"))
             return problems
     if canonical_hash(executor.db) != canonical_hash(scenario.expected_scenario_db):
         diff = db_diff(scenario.expected_scenario_db, executor.db)[:5]

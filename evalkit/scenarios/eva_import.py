@@ -272,7 +272,9 @@ def convert_record(
         "key_entities": _key_entities(answers, [db, expected]),
         "scenario_db": db,
         "reference_calls": [
-            {"name": c["name"], "arguments": culture.fill(c["arguments"], "ground_truth.expected_trace")} for c in calls
+            {"name": c["name"], "arguments": culture.fill(c["arguments"], "ground_truth.expected_trace")}
+            | ({"response": culture.fill(c["response"], "ground_truth.expected_trace")} if c.get("response") else {})
+            for c in calls
         ],
         "expected_scenario_db": expected,
         "expected_flow": record.get("expected_flow") if isinstance(record.get("expected_flow"), str) else "",

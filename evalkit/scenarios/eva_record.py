@@ -151,8 +151,9 @@ def check_layout(db: Any, eva_domain: str, field: str, source: str = "") -> None
 
 
 def ground_truth_calls(record: Mapping[str, Any], tools: Any) -> list[dict[str, Any]]:
-    """The ``tool_call`` events of ``ground_truth.expected_trace.trace`` as ``{name, arguments, status}`` (status: the
-    recorded response's, or None); ``tools`` (a container of tool names, or None: no check) names the known tools."""
+    """The ``tool_call`` events of ``ground_truth.expected_trace.trace`` as ``{name, arguments, status, response}``
+    (status and response: the recorded response's, or None); ``tools`` (a container of tool names, or None: no
+    check) names the known tools."""
     trace = get(record, "ground_truth.expected_trace.trace")
     if trace is None:
         return []
@@ -165,6 +166,7 @@ def ground_truth_calls(record: Mapping[str, Any], tools: Any) -> list[dict[str, 
             raise ScenarioError(f"field {where}[{i}]: an event must be an object, got {_short(event)}")
         if event.get("event_type") == "tool_response" and calls and calls[-1]["name"] == event.get("tool_name"):
             calls[-1]["status"] = event.get("status")
+            calls[-1]["response"] = event.get("response")
         if event.get("event_type") != "tool_call":
             continue
         name, params = event.get("tool_name"), event.get("params", {})
@@ -174,7 +176,7 @@ def ground_truth_calls(record: Mapping[str, Any], tools: Any) -> list[dict[str, 
             raise ScenarioError(f"field {where}[{i}].tool_name: unknown tool {name!r} (not a tool of the domain)")
         if not isinstance(params, Mapping):
             raise ScenarioError(f"field {where}[{i}].params: expected an object, got {_short(params)}")
-        calls.append({"name": name, "arguments": dict(params), "status": None})
+        calls.append({"name": name, "arguments": dict(params), "status": None, "response": None})
     return calls
 
 

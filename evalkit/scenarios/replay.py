@@ -74,16 +74,50 @@ def first_db_difference(expected: Mapping[str, Any], actual: Mapping[str, Any]) 
     return f"{change['path']}: {change['change']} " + ", ".join(f"{k} {v}" for k, v in shown.items())
 
 
-def replay_scenario(scenario: Scenario, registry: ToolRegistry, recorded: list[str | None] | None = None) -> Replayed:
-    """``recorded``: the status EVA-Bench's trace gives each call's response (None: unknown)."""
+def issued_values(recorded: Mapping[str, Any] | None, actual: Mapping[str, Any]) -> dict[str, str]:
+    """Recorded -> actual text of the top-level fields both responses have and that differ: the identifiers the
+    tools issued (a ticket number, a request id). EVA-Bench's traces keep identifiers from before its tools derived
+    them from content, so a later call quoting one must quote the one this replay's tools issued instead."""
+    if not isinstance(recorded, Mapping):
+        return {}
+    return {
+        old: new
+        for key, old in recorded.items()
+        if isinstance(old, str) and isinstance(new := actual.get(key), str) and old != new and key != "message"
+    }
+
+
+def _substituted(value: Any, issued: Mapping[str, str]) -> Any:
+    if isinstance(value, str):
+        return issued.get(value, value)
+    if isinstance(value, list):
+        return [_substituted(v, issued) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _substituted(v, issued) for k, v in value.items()}
+    return value
+
+
+def replay_scenario(
+    scenario: Scenario,
+    registry: ToolRegistry,
+    recorded: list[str | None] | None = None,
+    responses: list[Mapping[str, Any] | None] | None = None,
+) -> Replayed:
+    """``recorded``: the status EVA-Bench's trace gives each call's response (None: unknown); ``responses``: the
+    recorded responses, whose issued identifiers later arguments quote (see ``issued_values``)."""
     executor = ToolExecutor(registry, scenario.scenario_db)
     first_call = ""
+    issued: dict[str, str] = {}
+    if responses is None:  # an imported scenario file keeps its recorded responses with its calls
+        responses = [c.response for c in scenario.reference_calls]
     for i, call in enumerate(scenario.reference_calls):
         if call.name not in registry:
             return Replayed(
                 scenario.id, "error", f"call {i + 1}: unknown tool {call.name!r} in domain {scenario.domain}"
             )
-        result = executor.call(call.name, call.arguments)
+        result = executor.call(call.name, _substituted(call.arguments, issued))
+        if responses and i < len(responses):
+            issued.update(issued_values(responses[i], result))
         wanted = recorded[i] if recorded and i < len(recorded) and recorded[i] else "success"
         if not first_call and result.get("status") != wanted:
             why = f"{result.get('error_type')}: {result.get('message')}" if result.get("status") == "error" else ""
@@ -104,8 +138,9 @@ def replay_eva(datasets: list[Dataset], options: ImportOptions = DEFAULT_OPTIONS
             if isinstance(scenario, ScenarioError):
                 report.records.append(Replayed(rid, "error", str(scenario)))
                 continue
-            statuses = [c["status"] for c in ground_truth_calls(record, None)]
-            report.records.append(replay_scenario(scenario, registry, statuses))
+            calls = ground_truth_calls(record, None)
+            statuses, responses = [c["status"] for c in calls], [c["response"] for c in calls]
+            report.records.append(replay_scenario(scenario, registry, statuses, responses))
         results.append(report)
     return results
 

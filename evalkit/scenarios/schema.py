@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, time
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 
 class _Strict(BaseModel):
@@ -70,6 +70,21 @@ class UserGoal(_Strict):
 class ReferenceCall(_Strict):
     name: str
     arguments: dict[str, Any]
+    # The error the call answers with on the reference path (a policy refusal the tools give, e.g. ITSM's MFA
+    # reset "in_person_required"); None: it succeeds.
+    error_type: str | None = None
+    # An imported record's recorded response (EVA-Bench's trace): the identifiers it issued, which later calls quote
+    # and a replay maps to the ones its own tools issue. None for a generated scenario.
+    response: dict[str, Any] | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_default(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Unset optional fields are not written, so existing scenario files stay the same."""
+        data = handler(self)
+        for key in ("error_type", "response"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
 
 class Scenario(_Strict):

@@ -50,6 +50,25 @@ TRANSFER_OFFER = "would you like me to transfer you"  # slots whose read-back is
 REPHRASED_KINDS = {"name": "keep", "date": "keep", "time": "keep", "number": "keep", "choice": "lower"}
 
 
+def domain_record_plan(scenario: Scenario) -> tuple[list[str], dict[str, str]] | None:
+    """An imported record's workflows and answers from its domain's ``record_plan`` (None: it has none)."""
+    try:
+        plan = get_domain(scenario.domain).record_plan
+    except UnknownPluginError:
+        return None
+    return plan(scenario) if plan is not None else None
+
+
+def task_requests(workflows: list[Workflow], said: list[str]) -> list[str]:
+    """For each workflow, the first of the record's further requests that names one of its intents, else a plain
+    request naming the task."""
+    out = []
+    for workflow in workflows:
+        own = [r for r in said if any(i in r.lower() for i in workflow.intents) and r not in out]
+        out.append(own[0] if own else f"I also need help with a {workflow.name.replace('_', ' ')}.")
+    return out
+
+
 def domain_workflows(domain: str) -> Mapping[str, Workflow] | None:
     """A domain's declared workflows; None for a domain that declares none (airline: the cue-based script answers
     it) or that is not registered (a scenario a test builds for its own domain passes ``workflows`` instead)."""
@@ -120,15 +139,30 @@ class ScriptedSimulator:
         self.last = ""
         self.last_field = ""
         known = workflows if workflows is not None else domain_workflows(scenario.domain)
-        # Workflow mode: the scenario's workflows in call order, and every slot they can ask for.
-        self.workflows = [known[n] for n in scenario.workflow.split("+") if n in known] if known else []
+        # Workflow mode: the scenario's workflows in call order, and every slot they can ask for. An imported
+        # record plays in workflow mode when its domain reads its tasks and answers from it (Domain.record_plan).
+        names = scenario.workflow.split("+")
+        record = domain_record_plan(scenario) if scenario.source == "eva_import" and known else None
+        if record is not None:
+            names = record[0]
+            scenario = scenario.model_copy(
+                update={"user_goal": scenario.user_goal.model_copy(
+                    update={"scripted": scenario.user_goal.scripted.model_copy(update={"answers": record[1]})}
+                )}
+            )  # fmt: skip
+            self.plan = scenario.user_goal.scripted
+        self.workflows = [known[n] for n in names if n in known] if known else []
+        if record is not None:  # one further request per further task (a record's "instead" is not a new task)
+            self.plan = self.plan.model_copy(
+                update={"followups": task_requests(self.workflows[1:], self.plan.followups)}
+            )
         self.slots: dict[str, Slot] = {s.name: s for w in self.workflows for s in w.slots}
         self.refusals = fixed_wording(self.workflows, Call)
         self.confirmations = fixed_wording(self.workflows, Confirm)
         self.followups_said = 0
         self.today = date.fromisoformat(scenario.current_date_time[:10])
         # A workflow evalkit does not know (an imported EVA-Bench record): answer from the scenario's fields.
-        self.fallback = FieldAnswers.for_scenario(scenario, known)
+        self.fallback = None if record is not None else FieldAnswers.for_scenario(scenario, known)
         if self.fallback is not None:
             self.plan = self.plan.model_copy(update={"answers": self.fallback.fields})
 

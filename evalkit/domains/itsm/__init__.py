@@ -4,7 +4,8 @@ from pathlib import Path
 
 from evalkit.domains.domain import Domain, DomainTexts, register_domain
 from evalkit.domains.itsm import prompt
-from evalkit.domains.itsm.tools import REGISTRY
+from evalkit.domains.itsm.api import REGISTRY
+from evalkit.domains.itsm.records import record_plan
 from evalkit.domains.itsm.workflows import WORKFLOWS
 
 DOMAIN = register_domain(
@@ -14,6 +15,7 @@ DOMAIN = register_domain(
         texts=DomainTexts.from_module(prompt),
         scenario_dir=Path(__file__).parent / "scenarios",
         workflows=WORKFLOWS,
+        record_plan=record_plan,
     ),
     __name__,
 )

@@ -1,30 +1,21 @@
 """Enterprise ITSM texts for LLM-ready prompts. Our wording; structure after EVA-Bench App. K.2 / L.5, numbers from
-the policy the tools enforce (``evalkit.domains.itsm.tools``)."""
+the policy the tools enforce (``evalkit.domains.itsm.api``)."""
 
 from __future__ import annotations
 
-from evalkit.domains.itsm.tools import (
-    ACCESS_REVIEW_DAYS,
-    APPROVAL_SLA_HOURS,
-    DESK_COOLDOWN_DAYS,
-    LAPTOP_MIN_AGE_MONTHS,
-    MONITOR_MIN_AGE_MONTHS,
-    PARKING_COOLDOWN_DAYS,
-    RENEWAL_AFTER_DAYS,
-    RENEWAL_BEFORE_DAYS,
-    RETURN_DAYS,
-    SLA_TARGETS,
-    STAGED_MAILBOX_DAYS,
-    TEMPORARY_LICENSE_DAYS,
-)
+from evalkit.domains.itsm.api.accounts import ACCESS_REVIEW_DAYS, STAGED_MAILBOX_DAYS
+from evalkit.domains.itsm.api.common import APPROVAL_HOURS, RETURN_DAYS, SLA_HOURS, TEMPORARY_LICENSE_DAYS
+from evalkit.domains.itsm.api.facilities import DESK_COOLDOWN_DAYS, PARKING_COOLDOWN_DAYS
+from evalkit.domains.itsm.api.requests import LAPTOP_MIN_MONTHS, MONITOR_MIN_MONTHS
+from evalkit.domains.itsm.api.software import RENEW_AFTER_DAYS, RENEW_BEFORE_DAYS
 
 
 def _sla() -> str:
     urgency = {"tier_1": "High (blocked, cannot work, shared service fully down)",
                "tier_2": "Medium (degraded but working)", "tier_3": "Low (minor, full workaround)"}  # fmt: skip
     return "\n".join(
-        f"- {urgency[tier]}: {tier.replace('_', ' ').title()}, {resp} response, {res} resolution"
-        for tier, (resp, res) in SLA_TARGETS.items()
+        f"- {urgency[tier]}: {tier.replace('_', ' ').title()}, {resp}h response, {res}h resolution"
+        for tier, (resp, res) in SLA_HOURS.items()
     )
 
 
@@ -61,19 +52,19 @@ Work out the category yourself (login, outage, hardware, network); do not let th
 - Outage: check for an existing outage first; if one is on file add the caller to it (its SLA stands). A new
   outage ticket gets an SLA and is linked to a known error when one exists (read out its workaround).
 - Hardware: after failed troubleshooting confirm the asset, open the ticket and book a technician date/window.
-- Network: after failed troubleshooting open the ticket and attach the netdiag.company.com reference code.
+- Network: after failed troubleshooting open the ticket and attach the diagnostic's DIAG reference code.
 Infer urgency from the described impact; never ask the caller to rate it:
 {_sla()}
 
 ## Hardware, software and facilities
-- Laptops: {LAPTOP_MIN_AGE_MONTHS}-month minimum age; monitors: {MONITOR_MIN_AGE_MONTHS} months for a
+- Laptops: {LAPTOP_MIN_MONTHS}-month minimum age; monitors: {MONITOR_MIN_MONTHS} months for a
   replacement. Check entitlement and the cost center's budget first (no budget: on hold, submit nothing). Ask OS
   and screen size for laptops, size for monitors, and the delivery building and floor. After a laptop request,
   start the old laptop's return ({RETURN_DAYS}-day deadline); lost or stolen devices go through the security flow.
 - Application access: resolve the name in the catalog; if approval is required, route it to the manager
-  ({APPROVAL_SLA_HOURS}-hour approval SLA). Escalate to the skip-level approver only once that SLA is breached.
-- Licenses: temporary licenses run exactly {", ".join(map(str, TEMPORARY_LICENSE_DAYS))} days; permanent ones need an
-  active cost center. Renewals only from {RENEWAL_BEFORE_DAYS} days before to {RENEWAL_AFTER_DAYS} days after
+  ({APPROVAL_HOURS}-hour approval SLA). Escalate to the skip-level approver only once that SLA is breached.
+- Licenses: temporary licenses run exactly {", ".join(map(str, TEMPORARY_LICENSE_DAYS))} days; permanent ones need the
+  caller's cost center validated. Renewals only from {RENEW_BEFORE_DAYS} days before to {RENEW_AFTER_DAYS} days after
   expiry; otherwise advise a new license request.
 - Desks and parking: check availability first; offer the waitlist when nothing is free; one assignment on file;
   reassignment at most every {DESK_COOLDOWN_DAYS} days (desk) / {PARKING_COOLDOWN_DAYS} days (parking).
@@ -86,7 +77,7 @@ Infer urgency from the described impact; never ask the caller to rate it:
 - Permission change: only after HR approved the role change; use HR's effective date, then schedule the access
   review {ACCESS_REVIEW_DAYS} days later.
 - Off-boarding: needs HR's off-boarding record and a last working day not in the past; staged removal keeps the
-  mailbox {STAGED_MAILBOX_DAYS} days; then start asset recovery (shipping label or in person).
+  mailbox {STAGED_MAILBOX_DAYS} days; then start asset recovery (shipping label or drop-off).
 - Lost or stolen device: open a security case and send a remote wipe. MFA phone changes need an in-person visit:
   open the tracking case."""
 

@@ -2,8 +2,9 @@
 adversarial = 80).
 
 Run ``python -m evalkit.domains.itsm.generate [OUT_DIR]`` to rewrite ``scenarios/*.json``. Each scenario draws its
-entities from ``random.Random(SEED + index)``; each workflow part adds the records it needs to one initial DB and
-returns what the caller says. The typed slot values are ``parse_slot`` of those answers (what a perfect-hearing
+entities from ``random.Random(SEED + index)``; each workflow part adds the records it needs to one initial DB (in
+EVA-Bench's ITSM layout, run by EVA-Bench's ITSM tool API: ``evalkit.domains.itsm.api``) and returns what the caller
+says. The typed slot values are ``parse_slot`` of those answers (what a perfect-hearing
 agent extracts), the reference path is ``run_reference`` of each workflow in call order on one executor, and the
 expected DB is what that path leaves behind: never typed by hand.
 
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.domains.base import ToolExecutor
+from evalkit.domains.itsm.api import REGISTRY
 from evalkit.domains.itsm.generate.accounts import (
     access_removal,
     group_membership,
@@ -62,7 +64,6 @@ from evalkit.domains.itsm.generate.tables import (
     SLOTS,
     TODAY,
 )
-from evalkit.domains.itsm.tools import REGISTRY
 from evalkit.domains.itsm.workflows import WORKFLOWS
 from evalkit.domains.workflow import parse_slot, run_reference
 from evalkit.scenarios.schema import Scenario
@@ -136,7 +137,7 @@ def build(scenario_id: str, kind: str, names: list[str], variant: int) -> Scenar
     answers = {"employee_id": caller["employee_id"], "phone_last_four": employee["phone_last_four"]}
     if any(n in ("application_access", "group_membership", "permission_change", "new_employee_provisioning",
                  "access_removal") for n in names):  # fmt: skip
-        answers["otp_code"] = db["otp_codes"][caller["employee_id"]]
+        answers["otp_code"] = employee["otp_code"]
     for part in parts:
         answers |= part.answers
     initial = copy.deepcopy(db)
@@ -146,7 +147,10 @@ def build(scenario_id: str, kind: str, names: list[str], variant: int) -> Scenar
     memo: dict[str, Any] = {}  # verification happens once per call, at the highest level needed (App. L.5)
     for name in names:
         run = run_reference(WORKFLOWS[name], typed, executor, memo=memo)
-        calls += [{"name": tool, "arguments": args} for tool, args in run.calls]
+        calls += [
+            {"name": tool, "arguments": args} | ({"error_type": error} if error else {})
+            for (tool, args), error in zip(run.calls, run.errors, strict=True)
+        ]
         want = "refused" if adversarial else "completed"
         if run.outcome != want:
             raise RuntimeError(f"{scenario_id}: {name} ended {run.outcome}, expected {want}")

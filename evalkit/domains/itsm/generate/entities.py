@@ -41,3 +41,16 @@ def months_ago(months: int) -> str:
 
 def spoken(value: str) -> str:
     return value.replace("_", " ")
+
+
+def asset_tag(rng: random.Random, kind: str, taken: set[str]) -> str:
+    """``AST-<kind>-NNNNNN`` (kind LPT, MON), unique in the scenario."""
+    while (tag := f"AST-{kind}-{digits(rng, 6)}") in taken:
+        pass
+    taken.add(tag)
+    return tag
+
+
+def spell(value: str) -> str:
+    """A code as the caller reads it, dashes dropped: "AST-LPT-284719" -> "A S T L P T 2 8 4 7 1 9"."""
+    return " ".join(value.replace("-", ""))

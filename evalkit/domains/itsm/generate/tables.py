@@ -39,12 +39,52 @@ LAST_NAMES = (
     "Li", "Adeyemi", "Raghunathan", "Ni Bhriain", "Nkosi", "Wojciechowski", "Quintanilla", "Okonkwo", "Szymanski",
     "Farahani", "Vasquez-Ortega", "Thorsdottir", "Kowalczyk", "Mbeki", "Achterberg",
 )  # fmt: skip
+# Department code -> (role code, cost center); the role each caller's department gives them, and the role an
+# HR-approved change moves them to.
 DEPARTMENTS = {
-    "finance": ("financial_analyst", "CC4410"),
-    "engineering": ("software_engineer", "CC7720"),
-    "marketing": ("marketing_specialist", "CC3305"),
-    "operations": ("operations_coordinator", "CC5160"),
+    "FIN": ("ANLST", "CC-4410"),
+    "ENG": ("SWE", "CC-7720"),
+    "DSGN": ("DESGN", "CC-3305"),
+    "OPS": ("ADMIN", "CC-5160"),
 }
-NEW_ROLES = {"financial_analyst": "senior_financial_analyst", "software_engineer": "staff_engineer",
-             "marketing_specialist": "marketing_manager", "operations_coordinator": "operations_manager"}  # fmt: skip
+NEW_ROLES = {"ANLST": "DATAN", "SWE": "MGENG", "DESGN": "PM", "ADMIN": "MGOPS"}
+MANAGER_ROLES = {"FIN": "MGOPS", "ENG": "MGENG", "DSGN": "MGSLS", "OPS": "MGOPS"}
+# Building code -> (name, aliases); zone code -> (name, aliases).
+BUILDINGS = {
+    "BLD1": ("Harbor Point", ["HP", "Harbor"]),
+    "BLD2": ("Riverside Center", ["Riverside"]),
+    "BLD4": ("Summit Tower", ["Summit"]),
+    "BLD6": ("Lakeview Annex", ["Lakeview"]),
+}
+ZONES = {
+    "PZA": ("Harbor Garage", ["Garage A"]),
+    "PZB": ("River Lot", ["Lot B"]),
+    "PZC": ("Summit Deck", ["Deck C"]),
+    "PZD": ("Visitor Lot", ["Lot D"]),
+}
+# Catalog id -> (name, vendor, access levels, manager approval needed).
+APPLICATIONS = {
+    "APP-1040": ("Confluence", "Atlassian", ["read_only", "standard", "admin"], False),
+    "APP-1041": ("Tableau", "Salesforce", ["read_only", "standard"], False),
+    "APP-1042": ("GitHub", "Microsoft", ["read_only", "standard", "admin"], True),
+    "APP-1043": ("Figma", "Figma", ["read_only", "standard", "admin"], False),
+    "APP-1044": ("Snowflake", "Snowflake", ["read_only", "standard", "admin"], True),
+    "APP-1045": ("ServiceNow", "ServiceNow", ["standard", "admin"], True),
+}
+LICENSES = {
+    "LIC-2040": ("Adobe Acrobat", "Adobe"),
+    "LIC-2041": ("Visio", "Microsoft"),
+    "LIC-2042": ("AutoCAD", "Autodesk"),
+    "LIC-2043": ("Mathematica", "Wolfram"),
+    "LIC-2044": ("Camtasia", "TechSmith"),
+    "LIC-2045": ("PyCharm", "JetBrains"),
+}
+# Group code -> (name, requires approval).
+GROUPS = {
+    "GRP-FINRPT": ("Finance Reporting", False),
+    "GRP-PRODDP": ("Prod Deploy", True),
+    "GRP-HRANLY": ("HR Analytics", False),
+    "GRP-VENDOR": ("Vendor Portal", False),
+    "GRP-DSLAB": ("Data Science Lab", True),
+}
 SLOTS: dict[str, Slot] = {s.name: s for w in WORKFLOWS.values() for s in w.slots}

@@ -1,9 +1,13 @@
-"""The ITSM workflows (EVA-Bench Table 44) as declarative ``Workflow``s.
+"""The ITSM workflows (EVA-Bench Table 44) as declarative ``Workflow``s on EVA-Bench's ITSM tool API
+(``evalkit.domains.itsm.api``).
 
 Each starts with its authentication tier (standard, OTP-elevated or manager + OTP, App. L.5). Incident flows
 branch on the caller's yes/no after troubleshooting: resolved -> ``mark_resolved``, no ticket; not resolved ->
-ticket + SLA (the ticket tool itself refuses without failed troubleshooting). Slot names are unique per workflow
-except the caller's credentials, so one multi-intent answer sheet serves every workflow in the call.
+ticket + SLA (the ticket tool itself refuses without failed troubleshooting). A slot name means one value in the
+whole call (the caller's credentials, the delivery building and floor, the building), so one multi-intent answer
+sheet serves every workflow in the call; the names are EVA-Bench's ``information_required`` fields where it has one.
+Refusals the tools give (a security hold, a device too new, no budget) are ``errors_ok`` answers that end the
+workflow at its policy boundary.
 
 The package: ``steps`` (choice lists, shared slots, authentication tiers, ticket and troubleshooting steps) and the
 workflows by category: ``incidents`` (incidents and security), ``equipment`` (hardware and facilities),
@@ -42,31 +46,23 @@ from evalkit.domains.itsm.workflows.software import (
 )
 from evalkit.domains.itsm.workflows.steps import (
     ACCESS_LEVELS,
-    APPLICATIONS,
-    BUILDINGS,
     EQUIPMENT,
-    GROUPS,
-    IMPACTS,
-    LICENSES,
-    PARKING_ZONES,
-    ROOMS,
+    ROOM_EQUIPMENT,
     SERVICES,
+    TARGET_SYSTEMS,
+    URGENCIES,
 )
 from evalkit.domains.workflow import Workflow
 
 __all__ = [
     "ACCESS_LEVELS",
-    "APPLICATIONS",
     "AUTH_TIER",
-    "BUILDINGS",
     "CATEGORIES",
     "EQUIPMENT",
-    "GROUPS",
-    "IMPACTS",
-    "LICENSES",
-    "PARKING_ZONES",
-    "ROOMS",
+    "ROOM_EQUIPMENT",
     "SERVICES",
+    "TARGET_SYSTEMS",
+    "URGENCIES",
     "WORKFLOWS",
 ]
 

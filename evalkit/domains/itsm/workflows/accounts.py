@@ -1,178 +1,234 @@
-"""Account workflows: new employee provisioning, group membership, permission change and access removal."""
+"""Account workflows (new employee provisioning, group membership, permission change, access removal) on
+EVA-Bench's ITSM tool API.
+"""
 
 from __future__ import annotations
 
-from evalkit.domains.itsm.workflows.steps import ELEVATED_AUTH, GROUPS, MANAGER_AUTH
-from evalkit.domains.workflow import Ask, Call, Confirm, Say, Slot, Workflow
+from evalkit.domains.itsm.workflows.steps import (
+    ELEVATED_AUTH,
+    MANAGER_AUTH,
+    ROLE_CODES,
+    days_later,
+    group_code,
+    group_codes,
+    pick,
+)
+from evalkit.domains.workflow import Ask, Call, Confirm, Derived, Say, Slot, Workflow
 
-# --------------------------------------------------------------------------------------------------- accounts
+SUCCESS = {"status": "success"}
+ACCESS_REVIEW_DAYS = 90
 
 NEW_HIRE_ID = Slot(
-    "new_hire_id", "code", "What's the new hire's ID number?", label="new hire's ID", length=9, read_back=True
+    "new_hire_id",
+    "code",
+    "What's the new hire's ID number?",
+    label="new hire's ID",
+    length=9,
+    read_back=True,
 )
 NEW_EMPLOYEE_PROVISIONING = Workflow(
     "new_employee_provisioning",
-    "A manager sets up a new hire's accounts (manager auth + OTP); the hire must exist in HR without accounts.",
-    ("new hire", "new employee", "set up accounts", "provision"),
+    "A manager sets up a direct report's accounts (manager auth + OTP); the hire must be pending start, without "
+    "accounts.",
+    ("new hire", "new employee", "set up accounts", "provision", "new team member"),
     (
         *MANAGER_AUTH,
         Ask(NEW_HIRE_ID),
-        Call("lookup_new_hire", {"new_hire_id": "$new_hire_id"}, name="hire"),
-        Confirm("That's {hire.new_hire.first_name} {hire.new_hire.last_name}, correct?"),
+        Call("lookup_new_hire", {"new_hire_employee_id": "$new_hire_id"}, name="hire"),
         Call(
             "check_existing_accounts",
-            {"new_hire_id": "$new_hire_id"},
-            require={"has_active_accounts": False},
-            refusal="That employee already has active accounts, so I can't provision them again.",
+            {"employee_id": "$new_hire_id"},
+            errors_ok=("accounts_already_exist",),
+            require=SUCCESS,
+            refusal="{hire.employee.first_name} already has active accounts, so there is nothing to provision.",
         ),
-        Ask(Slot("hire_start_date", "date", "What is the new hire's start date?", label="start date")),
+        Ask(
+            Slot(
+                "access_groups",
+                "text",
+                "Which access groups should the accounts have? Please read me their G R P codes.",
+                label="access groups",
+                normalize=group_codes,
+            )
+        ),
+        Confirm("I'll create {hire.employee.first_name}'s accounts, starting {hire.employee.start_date}. Go ahead?"),
         Call(
             "provision_new_account",
             {
-                "new_hire_id": "$new_hire_id",
-                "department": "$hire.new_hire.department",
-                "role": "$hire.new_hire.role",
-                "start_date": "$hire_start_date",
-                "access_groups": "$hire.new_hire.default_groups",
+                "manager_employee_id": "$employee_id",
+                "new_hire_employee_id": "$new_hire_id",
+                "department_code": "$hire.employee.department_code",
+                "role_code": "$hire.employee.role_code",
+                "start_date": "$hire.employee.start_date",
+                "access_groups": "$access_groups",
             },
             name="prov",
+            errors_ok=("group_not_eligible",),
+            require=SUCCESS,
+            refusal="I can't provision that: {prov.message}",
         ),
-        Say("Done: the new email is {prov.email}."),
+        Say("Done: case {prov.case_id}, mailbox {prov.email}."),
     ),
 )
 
 GROUP_MEMBERSHIP = Workflow(
     "group_membership",
-    "Join or leave an access group (OTP-elevated); department eligibility; approval routing for some joins.",
-    ("group", "distribution list", "access group"),
+    "Join or leave an access group (OTP-elevated); eligibility by department and role; approval routing for "
+    "some joins.",
+    ("group", "distribution list", "access group", "group for a"),
     (
         *ELEVATED_AUTH,
-        Call("get_group_memberships", {"employee_id": "$employee_id"}),
-        Ask(Slot("group_name", "choice", "Which access group?", label="access group", choices=GROUPS)),
-        Call(
-            "get_group_details",
-            {"group_name": "$group_name", "employee_id": "$employee_id"},
-            name="grp",
-            require={"eligible": True},
-            refusal="That group is restricted to other departments, so I can't add you; I can transfer you if you "
-            "think that's wrong.",
+        Ask(
+            Slot(
+                "group_code",
+                "text",
+                "What's the group code, starting with G R P?",
+                label="group code",
+                normalize=group_code,
+            )
         ),
         Ask(
             Slot(
-                "group_action",
-                "choice",
-                "Should I add you to the group or remove you?",
-                label="add you",
-                choices=("add", "remove"),
+                "action", "choice", "Should I add you to it or remove you?", label="add you", choices=("add", "remove")
             )
         ),
+        Call("get_group_memberships", {"employee_id": "$employee_id"}),
+        Call("get_group_details", {"group_code": "$group_code"}, name="grp"),
+        Confirm("I'll {action} you for {grp.group.name}. Shall I go ahead?"),
         Call(
             "submit_group_membership_change",
-            {"employee_id": "$employee_id", "group_id": "$grp.group.group_id", "action": "$group_action"},
-            name="gm",
+            {"employee_id": "$employee_id", "group_code": "$group_code", "action": "$action"},
+            name="chg",
+            errors_ok=("group_not_eligible", "already_member", "not_member"),
+            require=SUCCESS,
+            refusal="I can't make that change: {chg.message}",
         ),
         Call(
             "route_approval_workflow",
-            {"request_id": "$gm.request_id", "employee_id": "$employee_id"},
-            when="$gm.needs_approval",
+            {
+                "request_id": "$chg.request_id",
+                "employee_id": "$employee_id",
+                "approver_employee_id": "$me.employee.manager_employee_id",
+            },
+            when="$chg.requires_approval",
         ),
-        Say("Request {gm.request_id}: {gm.request_status}."),
+        Say("Done, case {chg.case_id}."),
     ),
 )
 
 PERMISSION_CHANGE = Workflow(
     "permission_change",
-    "Permissions after an HR-approved role change (OTP-elevated), then a 90-day access review.",
-    ("permissions", "role change", "new role"),
+    "Permissions for an HR-approved role change (OTP-elevated), then the 90-day access review.",
+    ("permissions", "role change", "new role", "promotion"),
     (
         *ELEVATED_AUTH,
-        Call(
-            "check_role_change_authorized",
-            {"employee_id": "$employee_id"},
-            name="rc",
-            require={"authorized": True},
-            refusal="HR hasn't approved a role change for you, so please contact HR first.",
-        ),
-        Call("get_permission_templates", {"role": "$rc.new_role"}),
         Ask(
             Slot(
-                "permission_template",
+                "new_role_code",
                 "choice",
-                "Which permission template fits: standard or elevated?",
-                label="permission template",
-                choices=("standard", "elevated"),
+                "What's the role code of your new role, for example M G E N G?",
+                label="role code",
+                choices=ROLE_CODES,
             )
         ),
-        Confirm("I'll apply the {permission_template} template for {rc.new_role} from {rc.effective_date}. OK?"),
+        Call(
+            "check_role_change_authorized",
+            {"employee_id": "$employee_id", "new_role_code": "$new_role_code"},
+            name="hr",
+            errors_ok=("not_authorized", "role_mismatch"),
+            require=SUCCESS,
+            refusal="HR hasn't approved that role change yet, so please contact HR first.",
+        ),
+        Call("get_permission_templates", {"role_code": "$new_role_code"}, name="tpl"),
+        Confirm("I'll apply the new role's standard permissions from {hr.effective_date}. Go ahead?"),
         Call(
             "submit_permission_change",
             {
                 "employee_id": "$employee_id",
-                "new_role": "$rc.new_role",
-                "template_name": "$permission_template",
-                "effective_date": "$rc.effective_date",
+                "new_role_code": "$new_role_code",
+                "permission_template_id": Derived(pick("role_code", "template_id"), "$tpl.templates", "$new_role_code"),
+                "effective_date": "$hr.effective_date",
             },
-            name="pc",
+            name="perm",
         ),
         Call(
             "schedule_access_review",
-            {"employee_id": "$employee_id", "change_id": "$pc.change_id", "review_date": "$pc.review_due"},
+            {
+                "case_id": "$perm.case_id",
+                "employee_id": "$employee_id",
+                "review_date": Derived(lambda day: days_later(day, ACCESS_REVIEW_DAYS), "$hr.effective_date"),
+            },
+            name="review",
         ),
-        Say("Change {pc.change_id} takes effect {pc.effective_date}; access review on {pc.review_due}."),
+        Say("Case {perm.case_id}; the access review is on {review.review_date}."),
     ),
 )
 
-DEPARTING_ID = Slot(
-    "departing_employee_id",
-    "code",
-    "What's the departing employee's ID?",
-    label="departing employee",
-    length=9,
-    read_back=True,
-)
 ACCESS_REMOVAL = Workflow(
     "access_removal",
-    "A manager removes a departing employee's access (manager auth + OTP), then recovers the hardware.",
+    "A manager removes a departing direct report's access (manager auth + OTP), then recovers the hardware.",
     ("offboard", "off-board", "leaving", "remove access", "departing"),
     (
         *MANAGER_AUTH,
-        Ask(DEPARTING_ID),
+        Ask(
+            Slot(
+                "departing_employee_id",
+                "code",
+                "What's the departing employee's ID?",
+                label="departing employee's ID",
+                length=9,
+                read_back=True,
+            )
+        ),
         Call(
             "get_offboarding_record",
-            {"departing_employee_id": "$departing_employee_id"},
-            name="off",
-            require={"removable": True},
-            refusal="The last working day on HR's record has passed, so I can't remove access here; please contact HR.",
+            {"employee_id": "$departing_employee_id"},
+            name="ob",
+            errors_ok=("no_offboarding_record",),
+            require=SUCCESS,
+            refusal="HR hasn't started the off-boarding yet, so I can't remove the access.",
         ),
-        Call("get_employee_record", {"employee_id": "$departing_employee_id"}),
         Ask(
             Slot(
                 "removal_scope",
                 "choice",
-                "Full removal now, or staged removal keeping email for the handoff?",
-                label="staged removal",
+                "Should the removal be full, or staged to keep the mailbox for 30 days?",
+                label="full, or staged",
                 choices=("full", "staged"),
             )
         ),
-        Confirm("This is permanent. Remove {removal_scope} access for {departing_employee_id}?"),
+        Confirm("I'll remove the access ({removal_scope}) as of {ob.offboarding.last_working_day}. Go ahead?"),
         Call(
             "submit_access_removal",
-            {"departing_employee_id": "$departing_employee_id", "removal_scope": "$removal_scope"},
+            {
+                "manager_employee_id": "$employee_id",
+                "departing_employee_id": "$departing_employee_id",
+                "last_working_day": "$ob.offboarding.last_working_day",
+                "removal_scope": "$removal_scope",
+            },
+            name="removal",
+            errors_ok=("invalid_last_working_day",),
+            require=SUCCESS,
+            refusal="The last working day has already passed, so this needs HR; I can't remove the access here.",
         ),
         Ask(
             Slot(
-                "return_method",
+                "recovery_method",
                 "choice",
-                "Should they get a prepaid shipping label or return devices in person?",
-                label="shipping label",
-                choices=("shipping_label", "in_person"),
+                "How should the devices come back: a shipping label or a drop off?",
+                label="devices come back",
+                choices=("shipping_label", "drop_off"),
             )
         ),
         Call(
             "initiate_asset_recovery",
-            {"departing_employee_id": "$departing_employee_id", "return_method": "$return_method"},
-            name="rec",
+            {
+                "departing_employee_id": "$departing_employee_id",
+                "case_id": "$removal.case_id",
+                "recovery_method": "$recovery_method",
+            },
+            name="recovery",
         ),
-        Say("Recovery order {rec.recovery_id} covers {rec.asset_tags}."),
+        Say("Access removed, case {removal.case_id}; device recovery {recovery.recovery_id}."),
     ),
 )

@@ -1,20 +1,22 @@
-"""Software workflows: application access, software license, license renewal and request status escalation."""
+"""Software workflows (application access, software license, license renewal, request status and escalation) on
+EVA-Bench's ITSM tool API.
+"""
 
 from __future__ import annotations
 
-from evalkit.domains.itsm.workflows.steps import ACCESS_LEVELS, APPLICATIONS, ELEVATED_AUTH, LICENSES, STANDARD_AUTH
-from evalkit.domains.workflow import Ask, Call, Say, Slot, Workflow
+from evalkit.domains.itsm.workflows.steps import ACCESS_LEVELS, OTP_STEPS, STANDARD_AUTH, pick, request_id
+from evalkit.domains.workflow import Ask, Call, Derived, Say, Slot, Workflow
 
-# --------------------------------------------------------------------------------------------------- software
+SUCCESS = {"status": "success"}
 
 APPLICATION_ACCESS = Workflow(
     "application_access",
     "Access to an application (OTP-elevated); routed to the manager when the catalog says approval is needed.",
-    ("access to", "need access"),
+    ("access to", "need access", "get access"),
     (
-        *ELEVATED_AUTH,
-        Ask(Slot("application", "choice", "Which application do you need?", label="application", choices=APPLICATIONS)),
-        Call("get_application_details", {"application_name": "$application"}, name="app"),
+        *STANDARD_AUTH,
+        Ask(Slot("application_name", "text", "Which application do you need access to?", label="which application")),
+        Call("get_application_details", {"application_name": "$application_name"}, name="app"),
         Ask(
             Slot(
                 "access_level",
@@ -24,6 +26,7 @@ APPLICATION_ACCESS = Workflow(
                 choices=ACCESS_LEVELS,
             )
         ),
+        *OTP_STEPS,
         Call(
             "submit_access_request",
             {"employee_id": "$employee_id", "catalog_id": "$app.catalog_id", "access_level": "$access_level"},
@@ -31,25 +34,35 @@ APPLICATION_ACCESS = Workflow(
         ),
         Call(
             "route_approval_workflow",
-            {"request_id": "$acc_req.request_id", "employee_id": "$employee_id"},
-            when="$app.requires_manager_approval",
+            {
+                "request_id": "$acc_req.request_id",
+                "employee_id": "$employee_id",
+                "approver_employee_id": "$me.employee.manager_employee_id",
+            },
+            name="routed",
+            when="$acc_req.requires_approval",
         ),
-        Say("Your access request is {acc_req.request_id}, status {acc_req.request_status}."),
+        Say("Your access request is {acc_req.request_id}."),
+        Say(
+            "It needs your manager's approval: {routed.approver_name} has until {routed.approval_deadline}.",
+            when="$routed",
+        ),
     ),
 )
 
+
+def _days(value: float) -> int:
+    return int(value)
+
+
 SOFTWARE_LICENSE = Workflow(
     "software_license",
-    "A permanent (validated cost center) or 30/60/90-day temporary license.",
-    ("license for", "a license", "trial"),
+    "A permanent license (the cost center validated) or a 30/60/90-day temporary one.",
+    ("license for", "a license", "trial", "temporary license", "permanent license"),
     (
         *STANDARD_AUTH,
-        Ask(
-            Slot(
-                "license_product", "choice", "Which product is the license for?", label="license for", choices=LICENSES
-            )
-        ),
-        Call("get_license_catalog_item", {"license_name": "$license_product"}, name="lic"),
+        Ask(Slot("license_product_name", "text", "Which product is the license for?", label="license for")),
+        Call("get_license_catalog_item", {"license_name": "$license_product_name"}, name="lic"),
         Ask(
             Slot(
                 "license_temporary",
@@ -59,7 +72,7 @@ SOFTWARE_LICENSE = Workflow(
             )
         ),
         Ask(
-            Slot("license_days", "number", "For how many days: 30, 60 or 90?", label="how many days"),
+            Slot("duration_days", "number", "For how many days: 30, 60 or 90?", label="how many days"),
             when="$license_temporary",
         ),
         Call(
@@ -67,23 +80,22 @@ SOFTWARE_LICENSE = Workflow(
             {
                 "employee_id": "$employee_id",
                 "catalog_id": "$lic.catalog_id",
-                "license_type": "temporary",
-                "duration_days": "$license_days",
+                "duration_days": Derived(_days, "$duration_days"),
             },
             name="lic_req",
             when="$license_temporary",
         ),
         Call(
             "validate_cost_center",
-            {"cost_center": "$me.employee.cost_center"},
-            name="cc",
+            {"employee_id": "$employee_id"},
             when="!$license_temporary",
-            require={"active": True},
-            refusal="Your cost center's charge code is inactive, so I can't submit a permanent license.",
+            errors_ok=("cc_not_on_file", "department_mismatch", "not_found"),
+            require=SUCCESS,
+            refusal="Your cost center doesn't check out, so I can't submit a permanent license.",
         ),
         Call(
             "submit_license_request",
-            {"employee_id": "$employee_id", "catalog_id": "$lic.catalog_id", "license_type": "permanent"},
+            {"employee_id": "$employee_id", "catalog_id": "$lic.catalog_id"},
             name="lic_req",
             when="!$license_temporary",
         ),
@@ -97,22 +109,20 @@ LICENSE_RENEWAL = Workflow(
     ("renew",),
     (
         *STANDARD_AUTH,
-        Ask(
-            Slot(
-                "renewal_product", "choice", "Which product's license should I renew?", label="renew", choices=LICENSES
-            )
-        ),
-        Call(
-            "get_employee_licenses",
-            {"employee_id": "$employee_id", "product_name": "$renewal_product"},
-            name="lics",
-            require={"licenses.0.renewable": True},
-            refusal="That license is outside the renewal window; please submit a new license request instead.",
-        ),
+        Ask(Slot("renewal_product_name", "text", "Which product's license should I renew?", label="renew")),
+        Call("get_employee_licenses", {"employee_id": "$employee_id"}, name="lics"),
         Call(
             "submit_license_renewal",
-            {"employee_id": "$employee_id", "license_id": "$lics.licenses.0.license_id"},
+            {
+                "employee_id": "$employee_id",
+                "license_assignment_id": Derived(
+                    pick("software_name", "license_assignment_id"), "$lics.licenses", "$renewal_product_name"
+                ),
+            },
             name="renewal",
+            errors_ok=("not_in_renewal_window",),
+            require=SUCCESS,
+            refusal="I can't renew it now: {renewal.message}",
         ),
         Say("Renewed; the license now expires on {renewal.new_expiration_date}."),
     ),
@@ -120,21 +130,33 @@ LICENSE_RENEWAL = Workflow(
 
 REQUEST_STATUS = Workflow(
     "request_status_escalation",
-    "Status of a pending request; escalate to the skip-level approver only after the approval SLA is breached.",
-    ("status of", "my request", "escalate"),
+    "Status of a pending request; escalate to the skip-level approver only after the approval deadline passed.",
+    ("status of", "my request", "escalate", "still pending"),
     (
         *STANDARD_AUTH,
         Ask(
-            Slot("request_id", "code", "What's the request number?", label="request number", length=11, read_back=True)
+            Slot(
+                "request_id",
+                "text",
+                "What's the request number?",
+                label="request number",
+                read_back=True,
+                normalize=request_id,
+            )
         ),
         Call(
             "get_request_status",
             {"request_id": "$request_id"},
             name="st",
             require={"sla_breached": True},
-            refusal="The approval window hasn't passed yet, so I can't escalate it; your manager still has time.",
+            refusal="It's {st.request_status} and the approval deadline hasn't passed yet, so I can't escalate it.",
         ),
-        Call("escalate_approval", {"request_id": "$request_id", "employee_id": "$employee_id"}, name="esc"),
-        Say("I've escalated it to {esc.escalated_to}."),
+        Call("get_employee_record", {"employee_id": "$st.approval_routed_to"}, name="approver"),
+        Call(
+            "escalate_approval",
+            {"request_id": "$request_id", "escalate_to_employee_id": "$approver.employee.manager_employee_id"},
+            name="esc",
+        ),
+        Say("I've escalated it to {esc.approver_name}; they have until {esc.escalation_deadline}."),
     ),
 )
