@@ -11,6 +11,7 @@ import copy
 import json
 import logging
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,16 @@ class ToolError(Exception):
 
 class ToolArgs(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+# The 1-based count of calls to the running tool in this conversation, this one included (failed calls count):
+# EVA-Bench derives some record ids from it (airline refunds ``REF-<code>-002``). Set by ``ToolExecutor.call``.
+_CALL_INDEX: ContextVar[int] = ContextVar("evalkit_tool_call_index", default=1)
+
+
+def call_index() -> int:
+    """How many times the running tool has been called in this conversation, this call included."""
+    return _CALL_INDEX.get()
 
 
 ToolFn = Callable[[dict[str, Any], Any], dict[str, Any]]
@@ -55,10 +66,14 @@ class ToolSpec:
 
 
 class ToolRegistry:
-    """The flat tool list of one domain (agents get all of it, as in EVA-Bench)."""
+    """The flat tool list of one domain (agents get all of it, as in EVA-Bench).
 
-    def __init__(self) -> None:
+    ``field_error_types``: argument field -> the error type an invalid value of it gets (EVA-Bench names them per
+    field, e.g. ``invalid_employee_id_format``); other invalid arguments get ``invalid_arguments``."""
+
+    def __init__(self, field_error_types: Mapping[str, str] | None = None) -> None:
         self._tools: dict[str, ToolSpec] = {}
+        self.field_error_types: dict[str, str] = dict(field_error_types or {})
 
     def tool(
         self, args_model: type[ToolArgs], *, writes: bool, irreversible: bool = False
@@ -110,6 +125,7 @@ class ToolExecutor:
         self.registry = registry
         self.db: dict[str, Any] = copy.deepcopy(dict(initial_db))
         self.db.setdefault("session", {})
+        self.call_counts: dict[str, int] = {}
         # Why ``db`` is not the conversation's end state, when it is not (issue 13: an agent that ran its tools on
         # its own side and posted no final DB back); task completion is then unscored with this reason.
         self.final_db_missing: str | None = None
@@ -121,16 +137,18 @@ class ToolExecutor:
         if name not in self.registry:
             return _error("unknown_tool", f"no tool named {name!r}; available: {', '.join(self.registry.names)}")
         spec = self.registry[name]
+        self.call_counts[name] = self.call_counts.get(name, 0) + 1
         parsed = _argument_object(arguments)
         if isinstance(parsed, str):
             return _error("invalid_arguments", parsed)
         try:
             args = spec.args_model.model_validate(parsed)
         except ValidationError as exc:
-            return _error("invalid_arguments", "; ".join(_describe(e) for e in exc.errors()))
+            return _error(_validation_error_type(self.registry, exc), "; ".join(_describe(e) for e in exc.errors()))
         # Tools mutate only on success: work on a scratch copy and commit it afterwards, so a tool that
         # fails half-way leaves no partial write behind.
         scratch = copy.deepcopy(self.db)
+        token = _CALL_INDEX.set(self.call_counts[name])
         try:
             result = spec.fn(scratch, args)
         except ToolError as exc:
@@ -138,6 +156,8 @@ class ToolExecutor:
         except Exception as exc:  # a tool bug (a KeyError on an odd DB): the agent sees an error, the call goes on
             log.warning("tool %s raised %r", name, exc)
             return _error("tool_exception", f"the tool failed: {type(exc).__name__}: {exc}")
+        finally:
+            _CALL_INDEX.reset(token)
         if "status" in result:  # the envelope owns "status"; a tool must name its own status fields
             raise RuntimeError(f"tool {name} returned a reserved 'status' key")
         self.db = scratch
@@ -154,6 +174,15 @@ def _argument_object(arguments: Mapping[str, Any] | str) -> dict[str, Any] | str
     if not isinstance(arguments, Mapping):
         return f"arguments must be an object, got {type(arguments).__name__}"
     return dict(arguments)
+
+
+def _validation_error_type(registry: ToolRegistry, exc: ValidationError) -> str:
+    """The registry's error type for the first invalid field it names, else ``invalid_arguments``."""
+    for error in exc.errors():
+        loc = error.get("loc", ())
+        if loc and str(loc[0]) in registry.field_error_types:
+            return registry.field_error_types[str(loc[0])]
+    return "invalid_arguments"
 
 
 def _describe(error: Mapping[str, Any]) -> str:
