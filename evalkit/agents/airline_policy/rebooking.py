@@ -12,10 +12,12 @@ from evalkit.agents.airline_policy.rules import (
     SAME_DAY_CUTOFF_MINUTES,
     describe_option,
     later,
+    option_view,
 )
 from evalkit.agents.policy import PolicyReply, ok
 from evalkit.domains.airline.tools import (
     change_fee,
+    elite_waives,
 )
 from evalkit.spoken import (
     flight_digits,
@@ -48,15 +50,16 @@ class RebookingMixin(PolicyCore):
         booking = self.booking
         assert self.travel_date is not None
         self.searched.append(self.travel_date)
+        day = self.travel_date.isoformat()
         result = self.tools.call(
             "search_rebooking_options",
             origin=booking["origin"],
             destination=booking["destination"],
-            date=self.travel_date.isoformat(),
+            date=day,
             passenger_count=1,
-            fare_class="any",
+            fare_class=booking["fare_class"] if seats_needed else "any",  # priced in the booked cabin
         )
-        options = result.get("options", []) if ok(result) else []
+        options = [option_view(o, day) for o in result.get("options", [])] if ok(result) else []
         options = [o for o in options if o["journey_id"] != booking["journey_id"]]
         if self.travel_date == self.today:
             cutoff = later(self.clock, SAME_DAY_CUTOFF_MINUTES)
@@ -140,9 +143,8 @@ class RebookingMixin(PolicyCore):
                 f"Shall I go ahead and move you to {describe_option(self.choice)}?",
             )
         rebooking_type = self.rebooking_type
-        elite = self.reservation["passengers"][0]["elite_status"]
-        fee = change_fee(rebooking_type, self.booking["fare_class"], elite)
-        difference = self.choice["fares"][self.booking["fare_class"]] - self.booking["fare_paid"]
+        fee = change_fee(rebooking_type, self.booking["fare_class"], self.elite_waiver)
+        difference = (self.choice["fare"] or 0) - self.booking["fare_paid"]
         kind = "same day change" if rebooking_type == "same_day" else "change"
         fee_text = f"The {kind} fee is {fee} dollars" if fee else f"There is no {kind} fee"
         diff_text = (
@@ -166,10 +168,18 @@ class RebookingMixin(PolicyCore):
     @property
     def rebooking_type(self) -> str:
         if self.intent == "irrops_rebooking":
-            return "irrops"
+            kind = self.disruption.get("disruption_type", "cancellation")
+            return {"delay": "irrops_delay", "schedule_change": "irrops_schedule_change"}.get(
+                kind, "irrops_cancellation"
+            )
         if self.intent == "missed_connection":
-            return "missed_connection"
+            return "missed_connection_airline_fault"
         return "same_day" if self.travel_date == self.today else "voluntary"
+
+    @property
+    def elite_waiver(self) -> bool:
+        assert self.reservation is not None
+        return elite_waives(self.rebooking_type, self.reservation["passengers"][0].get("elite_status"))
 
     def _on_confirm(self, heard: str) -> PolicyReply:
         if self.intent == "cancellation_refund":
@@ -190,18 +200,20 @@ class RebookingMixin(PolicyCore):
             journey_id=old["journey_id"],
             new_journey_id=self.choice["journey_id"],
             rebooking_type=self.rebooking_type,
-            waive_change_fee=self.involuntary,
+            waive_change_fee=self.involuntary or self.elite_waiver,
         )
         if not ok(result):
             return self._transfer("system_issue")
         new_id = self.choice["journey_id"]
-        if result.get("fare_difference", 0) < 0:  # a downgrade's difference goes back as travel credit
+        # A voluntary downgrade's difference goes back as travel credit (an IRROPS one keeps the fare paid).
+        credit = 0 if self.involuntary else result["cost_summary"]["credit_due"]
+        if credit > 0:
             self.tools.call(
                 "issue_travel_credit",
                 confirmation_number=self.code,
                 passenger_id=self.passenger_id,
-                amount=float(-result["fare_difference"]),
-                reason="fare_downgrade",
+                amount=float(credit),
+                credit_reason="fare_difference_negative",
             )
         seat = self.tools.call(
             "assign_seat",
@@ -210,20 +222,27 @@ class RebookingMixin(PolicyCore):
             journey_id=new_id,
             seat_preference=self.seat,
         )
-        if old.get("meal_request"):  # principle 5: carry ancillaries over to the new flight
+        if old.get("bags"):  # principle 5: carry ancillaries over to the new flight
             self.tools.call(
-                "update_meal_request",
+                "add_baggage_allowance", confirmation_number=self.code, journey_id=new_id, num_bags=old["bags"]
+            )
+        if old.get("meal_request"):
+            self.tools.call(
+                "add_meal_request",
                 confirmation_number=self.code,
+                passenger_id=self.passenger_id,
                 journey_id=new_id,
-                meal_request=old["meal_request"],
+                meal_type=old["meal_request"],
             )
         parts = [f"All done. You are now on {describe_option(self.choice)} on {say_date(self.choice['date'])}."]
         if ok(seat):
-            parts.append(f"Your seat is {seat['seat']}.")
+            parts.append(f"Your seat is {seat['seat_assigned']}.")
+        if old.get("bags"):
+            parts.append(f"Your {old['bags']} checked {'bag is' if old['bags'] == 1 else 'bags are'} moved too.")
         if old.get("meal_request"):
             parts.append(f"Your {old['meal_request'].replace('_', ' ')} meal is moved as well.")
-        if result.get("fare_difference", 0) < 0:
-            parts.append(f"The {-result['fare_difference']} dollar fare difference is a travel credit.")
+        if credit > 0:
+            parts.append(f"The {credit:g} dollar fare difference is a travel credit.")
         if self.involuntary:
             parts += self._irrops_vouchers(old)
         parts.append(f"Your confirmation number is still {spell_code(self.code)}.")

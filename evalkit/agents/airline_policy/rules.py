@@ -34,6 +34,59 @@ REJECT_CUES = ("none", "too late", "too early", "can't", "cannot", "rather", "do
 SUPERVISOR_CUES = ("supervisor", "manager", "live agent", "real person", "somebody else", "someone else")
 
 
+# The policy's transfer reasons -> EVA-Bench's transfer_reason values.
+TRANSFER_REASONS = {
+    "caller_request": "passenger_requested",
+    "policy_exception": "policy_exception_needed",
+    "no_acceptable_option": "unable_to_resolve",
+    "unresolved_after_two_attempts": "unable_to_resolve",
+    "authentication_failed": "unable_to_resolve",
+    "system_issue": "technical_issue",
+}
+
+
+def booking_view(booking: dict[str, Any]) -> dict[str, Any]:
+    """A booking of get_reservation (EVA-Bench layout: segments with route and times) as one flat journey: first
+    flight, date, route from the first leg's origin to the last leg's destination, departure, fare, ancillaries."""
+    segments = booking.get("segments") or [{}]
+    first, last = segments[0], segments[-1]
+    return {
+        "journey_id": booking.get("journey_id"),
+        "flights": [s.get("flight_number") for s in segments],
+        "flight_number": first.get("flight_number"),
+        "date": first.get("date"),
+        "origin": first.get("origin"),
+        "destination": last.get("destination"),
+        "departure": first.get("scheduled_departure", ""),
+        "arrival": last.get("scheduled_arrival", ""),
+        "fare_class": booking.get("fare_class", "main_cabin"),
+        "fare_paid": booking.get("fare_paid", 0),
+        "status": booking.get("status"),
+        "meal_request": next((s.get("meal_request") for s in segments if s.get("meal_request") not in NO_MEAL), None),
+        "bags": max((s.get("bags_checked") or 0 for s in segments), default=0),
+        "seat": first.get("seat"),
+    }
+
+
+NO_MEAL = (None, "none", "standard")
+
+
+def option_view(option: dict[str, Any], date: str) -> dict[str, Any]:
+    """A search_rebooking_options result as one flat journey (the search date added: the result has none)."""
+    return {
+        "journey_id": option["journey_id"],
+        "flights": [s.get("flight_number") for s in option.get("segments", [])],
+        "date": date,
+        "origin": option.get("origin"),
+        "destination": option.get("destination"),
+        "departure": option.get("departure_time") or "",
+        "arrival": option.get("arrival_time") or "",
+        "stops": option.get("num_stops", 0),
+        "seats": option.get("available_seats", {}),
+        "fare": option.get("fare"),
+    }
+
+
 def classify_intent(text: str) -> str | None:
     low = text.lower()
     for intent, words in INTENT_KEYWORDS:

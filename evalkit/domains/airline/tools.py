@@ -150,6 +150,14 @@ def meal_voucher_for_delay(delay_minutes: int) -> str | None:
     return next((reason for minimum, reason in MEAL_VOUCHER_DELAY_BANDS if delay_minutes >= minimum), None)
 
 
+def elite_waives(rebooking_type: str, elite_status: str | None) -> bool:
+    """Whether the caller's elite status waives the change fee (the agent then passes ``waive_change_fee``):
+    Platinum on voluntary changes, Gold and Platinum on same-day changes (App. L.4 "Elite Status Benefits")."""
+    if rebooking_type == "voluntary":
+        return elite_status == "platinum"
+    return rebooking_type == "same_day" and elite_status in ("gold", "platinum")
+
+
 def journey_id_of(flights: Iterable[str], date: str) -> str:
     return f"FL_{'_'.join(flights)}_{date.replace('-', '')}"
 

@@ -10,7 +10,7 @@ from typing import Any
 from evalkit.domains.airline.generate.draws import FARES, Draw, spec
 from evalkit.domains.airline.generate.records import (
     NO_TRANSFER,
-    NOW_ISO,
+    NOW,
     TODAY,
     TOMORROW,
     auth,
@@ -24,7 +24,7 @@ from evalkit.domains.airline.generate.records import (
     search,
     transfer,
 )
-from evalkit.domains.airline.tools import cancellation_fee
+from evalkit.domains.airline.tools import cancellation_terms
 
 
 def cancellation(
@@ -47,25 +47,25 @@ def cancellation(
     res = reservation(
         d.code, d.first, d.last, old, fare_class, paid, fare_type=fare_type, elite=elite, booking_date=booked
     )
-    now, booked_at = datetime.fromisoformat(NOW_ISO), datetime.fromisoformat(booked)
+    now, booked_at = datetime.fromisoformat(NOW[:16]), datetime.fromisoformat(booked)
     departure = datetime.fromisoformat(f"{departs}T15:10")
     within_24h = now - booked_at <= timedelta(hours=24) and departure - booked_at >= timedelta(days=7)
     if disrupted:
-        rule, refund_type = "IRROPS full refund", "irrops"
+        rule, reason = "IRROPS full refund", "irrops_refund"
     elif within_24h:
-        rule, refund_type = "24-hour rule full refund", "twenty_four_hour"
+        rule, reason = "24-hour rule full refund", "24_hour_rule"
     elif fare_type == "refundable":
-        rule, refund_type = "refundable fare", "standard"
+        rule, reason = "refundable fare", "voluntary"
     else:
-        rule, refund_type = "non-refundable: credit minus fee", "credit"
-    calls = auth(d.code, d.last) + disruption(old)
+        rule, reason = "non-refundable: credit minus the cancellation fee", "voluntary"
+    terms = cancellation_terms(fare_type, reason, paid)
+    calls = auth(d.code, d.last) + flight_status(old) + (disruption(old) if disrupted else [])
     if accept:
-        if refund_type == "credit":
-            fee = cancellation_fee(fare_class, elite)
-            calls += cancel(d.code, "voluntary") + credit(d.code, float(paid - fee), "non_refundable_cancellation")
+        calls += cancel(d.code, old, reason)
+        if terms["is_refundable"]:
+            calls += refund(d.code, float(terms["refund_amount_eligible"]))
         else:
-            reason = refund_type if refund_type != "standard" else "voluntary"
-            calls += cancel(d.code, reason) + refund(d.code, float(paid), refund_type)
+            calls += credit(d.code, float(terms["credit_amount_eligible"]), "cancellation_non_refundable")
     wants = "a refund or, if the fare doesn't allow one, travel credit" if accept else "your money back in cash only"
     return spec(
         d,
@@ -100,7 +100,8 @@ def waiver_escalation(sid: str, reason: str, opening: str, *, accept: bool = Tru
     d = Draw(sid)
     old = d.journey("2026-06-23", "10:40", "13:05", "main_cabin")
     res = reservation(d.code, d.first, d.last, old, "main_cabin", FARES["main_cabin"])
-    calls = auth(d.code, d.last) + (transfer("policy_exception") if accept else [])
+    summary = f"Caller asks for a {reason} change fee waiver; documentation needed."
+    calls = auth(d.code, d.last) + (transfer(d.code, "policy_exception_needed", summary) if accept else [])
     return spec(
         d,
         "escalation",
@@ -141,9 +142,9 @@ def exhausted(sid: str, *, cancelled: bool, take_refund: bool) -> dict[str, Any]
     res = reservation(d.code, d.first, d.last, old, fare_class, FARES[fare_class])
     calls = auth(d.code, d.last) + disruption(old) + search(old, TODAY) + search(old, TOMORROW)
     if cancelled and take_refund:
-        calls += cancel(d.code, "irrops") + refund(d.code, float(FARES[fare_class]), "irrops")
+        calls += cancel(d.code, old, "irrops_refund") + refund(d.code, float(FARES[fare_class]))
     else:
-        calls += transfer("no_acceptable_option")
+        calls += transfer(d.code, "unable_to_resolve", "Disrupted flight; no acceptable rebooking option found.")
     return spec(
         d,
         "escalation",
@@ -211,7 +212,7 @@ def compensation(
     if status in ("delayed", "cancelled"):
         calls += disruption(old)
     if supervisor:
-        calls += transfer("caller_request")
+        calls += transfer(d.code, "passenger_requested", "Caller insists on a supervisor about a voucher claim.")
     thing = "hotel voucher" if hotel_claim else "meal voucher"
     state = {"delayed": f"is delayed {delay} minutes", "on_time": "is running late", "cancelled": "got cancelled"}
     return spec(
