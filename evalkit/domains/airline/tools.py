@@ -35,6 +35,7 @@ from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry, call_index, 
 
 FARE_CLASSES = ("basic_economy", "main_cabin", "premium_economy", "business", "first")
 FareClass = Literal["basic_economy", "main_cabin", "premium_economy", "business", "first"]
+FareClassOrAny = Literal["basic_economy", "main_cabin", "premium_economy", "business", "first", "any"]
 RebookingType = Literal[
     "voluntary",
     "same_day",
@@ -314,7 +315,7 @@ class SearchArgs(AirlineArgs):
     destination: AirportCode
     date: IsoDate
     passenger_count: int = Field(ge=1)
-    fare_class: FareClass | Literal["any"]
+    fare_class: FareClassOrAny  # "any": the cheapest class with seats
 
 
 def _cheapest_class(fares: dict[str, Any], seats: dict[str, int], count: int) -> str | None:
@@ -404,8 +405,10 @@ def _new_segments(
 
 @REGISTRY.tool(RebookArgs, writes=True, irreversible=True)
 def rebook_flight(db: dict[str, Any], args: RebookArgs) -> dict[str, Any]:
-    """Move a booked journey (or, with flight_number, one leg of it) to another journey; the old booking is kept as
-    cancelled and a new one added. Charges the change fee and the fare difference unless IRROPS."""
+    """Rebook a booked journey (or, with flight_number, one leg of it) onto another journey, with its cost.
+
+    The old booking is kept as cancelled and a new one added; the change fee and the fare difference are collected
+    unless the rebooking type is IRROPS."""
     code = args.confirmation_number.upper()
     reservation = _reservation(db, code)
     booking = _booking(reservation, args.journey_id)
@@ -548,8 +551,9 @@ class AssignSeatArgs(AirlineArgs):
 
 @REGISTRY.tool(AssignSeatArgs, writes=True)
 def assign_seat(db: dict[str, Any], args: AssignSeatArgs) -> dict[str, Any]:
-    """Assign a seat of the preferred type on a booked journey's segment (the booking already holds the seat count,
-    so availability is not decremented)."""
+    """Assign a seat of the preferred type (window, aisle, middle) on a booked journey's segment.
+
+    The booking already holds its place, so availability is not decremented."""
     code = args.confirmation_number.upper()
     booking = _booking(_reservation(db, code), args.journey_id)
     segment = _segments(booking, args.flight_number, all_when_omitted=False)[0]
@@ -752,8 +756,9 @@ def cancellation_terms(fare_type: str, reason: str, fare: float) -> dict[str, An
 
 @REGISTRY.tool(CancelArgs, writes=True, irreversible=True)
 def cancel_reservation(db: dict[str, Any], args: CancelArgs) -> dict[str, Any]:
-    """Cancel one booked journey; the reservation is cancelled once all its bookings are. States the refund or
-    credit due."""
+    """Cancel one booked journey and state the refund or travel credit it is eligible for.
+
+    The reservation is cancelled once all its bookings are."""
     code = args.confirmation_number.upper()
     reservation = _reservation(db, code)
     booking = _booking(reservation, args.journey_id)
@@ -785,8 +790,9 @@ REFUND_PROCESSING_DAYS = 7
 
 @REGISTRY.tool(RefundArgs, writes=True, irreversible=True)
 def process_refund(db: dict[str, Any], args: RefundArgs) -> dict[str, Any]:
-    """Refund to the original payment, one call per refund type (fare and ancillary fees apart); the id counts
-    this tool's calls (``REF-<confirmation>-001``)."""
+    """Refund to the original payment after a cancellation; one call per refund type (fare, ancillary fees).
+
+    The refund id counts this tool's calls (``REF-<confirmation>-001``)."""
     code = args.confirmation_number.upper()
     _reservation(db, code)
     refund_id = f"REF-{code}-{call_index():03d}"
