@@ -264,7 +264,14 @@ def _number_words(tokens: list[str]) -> list[int]:
 
 
 def parse_date(text: str, today: date) -> date | None:
-    """'June 22nd', 'the twenty-second of June', 'tomorrow' -> a date in ``today``'s year."""
+    """'June 22nd', 'the twenty-second of June', 'tomorrow' -> a date in ``today``'s year; '2026-03-25' (a caller
+    reading a date from a record) as written."""
+    iso = re.search(r"\b(\d{4})-(\d{2})-(\d{2})\b", text)
+    if iso:
+        try:
+            return date(int(iso[1]), int(iso[2]), int(iso[3]))
+        except ValueError:
+            return None
     low = text.lower().replace("-", " ")
     if "tomorrow" in low:
         return date.fromordinal(today.toordinal() + 1)

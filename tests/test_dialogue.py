@@ -21,7 +21,8 @@ SCENARIOS = load_scenarios("airline")
 
 def expected_end(scenario: Scenario) -> str:
     """A call that ends in a transfer is ended by the agent (it hands the caller over); all others by the user."""
-    return "agent_end_call" if scenario.expected_scenario_db.get("transfers") else "user_end_call"
+    transfers = any(call.name == "transfer_to_agent" for call in scenario.reference_calls)
+    return "agent_end_call" if transfers else "user_end_call"
 
 
 def talk(scenario: Scenario, ear: Callable[[str], str] = lambda s: s, max_turns: int = 30) -> tuple[Conversation, list]:
