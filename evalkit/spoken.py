@@ -225,10 +225,11 @@ def parse_yes_no(text: str) -> bool | None:
 
 
 def parse_seat_preference(text: str) -> str | None:
+    """The seat type the caller names first ('aisle, then window' -> aisle)."""
     low = text.lower()
-    for kind in ("window", "aisle", "middle"):
-        if kind in low:
-            return kind
+    named = [(low.find(kind), kind) for kind in ("window", "aisle", "middle") if kind in low]
+    if named:
+        return min(named)[1]
     if re.search(r"\b(isle|i'll|i owe|i'll sit|all)\b", low):  # how ASR hears a lone 'aisle'
         return "aisle"
     if "no preference" in low or "don't care" in low or "any seat" in low:

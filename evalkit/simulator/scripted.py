@@ -375,10 +375,12 @@ class ScriptedSimulator:
         """The record's further requests, its opening request again, or the fields the agent asks for; None: the
         cue-based script answers (read-backs, confirmations, offers, closing)."""
         assert self.fallback is not None
-        if "anything else" in low and self.followups_said < len(self.plan.followups):
-            self.followups_said += 1
-            self.no_progress = 0
-            return self._styled(self.plan.followups[self.followups_said - 1])
+        if "anything else" in low:
+            if self.followups_said < len(self.plan.followups):
+                self.followups_said += 1
+                self.no_progress = 0
+                return self._styled(self.plan.followups[self.followups_said - 1])
+            return None  # the closing (or a push-back), not a field the wrap-up restates ("your confirmation ...")
         if "is that right" in low or any(c in low for c in CONFIRM_CUES):
             return None
         fields = self.fallback.asked(agent_text)
