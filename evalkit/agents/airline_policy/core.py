@@ -41,6 +41,8 @@ class PolicyCore:
         self.refund_type = "standard"
         self.disruption: dict[str, Any] = {}
         self.searched: list[date] = []
+        self.focus: dict[str, Any] | None = None  # the booking the caller named on a multi-journey reservation
+        self.meal_issued = False
 
     # -- helpers -----------------------------------------------------------------------------------------
     def _ask(self, pending: str, text: str) -> PolicyReply:
@@ -90,6 +92,7 @@ class PolicyCore:
         result = self.tools.call(
             "issue_meal_voucher", confirmation_number=self.code, passenger_id=self.passenger_id, voucher_reason=reason
         )
+        self.meal_issued = self.meal_issued or ok(result)
         return int(result["amount"]) if ok(result) else 0
 
     @property
@@ -101,6 +104,8 @@ class PolicyCore:
     @property
     def booking(self) -> dict[str, Any]:
         """The booking the call is about: a missed leg if there is one, else the first live one."""
+        if self.focus is not None:
+            return self.focus
         live = self.bookings or [booking_view(self.reservation["bookings"][0])]  # type: ignore[index]
         return next((b for b in live if b["status"] == "missed"), live[0])
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from evalkit.agents.airline_policy.core import PolicyCore
 from evalkit.agents.airline_policy.rules import (
+    REBOOK_WORDS,
     describe_option,
 )
 from evalkit.agents.policy import PolicyReply, ok
@@ -29,6 +30,9 @@ class DisruptionMixin(PolicyCore):
     def _start_irrops(self, found: str) -> PolicyReply:
         booking = self.booking
         self.disruption = self._look_up_disruption(booking)
+        if not self.disruption:  # no disruption on record: the caller's own reason, a regular change
+            self.intent = "voluntary_change"
+            return self._ask("date", f"{found} What date would you like to travel instead?")
         if not self.disruption.get("irrops"):
             delay = self.disruption.get("delay_minutes", 0)
             state = f"delayed by {delay} minutes" if delay else "operating on schedule"
@@ -43,7 +47,24 @@ class DisruptionMixin(PolicyCore):
         )
         cause = f" because of {self.disruption['cause'].replace('_', ' ')}" if self.disruption.get("cause") else ""
         self.travel_date = max(date.fromisoformat(booking["date"]), self.today)
-        return self._offer(f"{found} I'm sorry, that flight is {what}{cause}. All change fees are waived.")
+        said = f"{found} I'm sorry, that flight is {what}{cause}. All change fees are waived."
+        if self.disruption["disruption_type"] == "cancellation":
+            return self._offer(said)
+        # A delay: the wait earns its meal voucher whether or not the caller moves (App. L.4 "Compensation").
+        reason = meal_voucher_for_delay(self.disruption.get("delay_minutes", 0))
+        if reason is not None:
+            said += f" I've issued a {self._issue_meal(reason)} dollar meal voucher for the airport restaurants."
+        if any(w in self.opening.lower() for w in REBOOK_WORDS):
+            return self._offer(said)
+        return self._ask("rebook_offer", f"{said} Would you like me to look for another flight?")
+
+    def _on_rebook_offer(self, heard: str) -> PolicyReply:
+        answer = parse_yes_no(heard)
+        if answer is None:
+            return self._reask("Sorry, shall I look for another flight? Yes or no.", "Yes or no, please.")
+        if answer is False:
+            return self._anything_else("Okay, you stay on your flight.")
+        return self._offer("")
 
     def _irrops_vouchers(self, old: dict[str, Any]) -> list[str]:
         """Meal and hotel vouchers after an involuntary rebooking (App. L.4 "Compensation"), issued once the new
@@ -57,9 +78,9 @@ class DisruptionMixin(PolicyCore):
                 meal = "irrops_overnight"
             elif self.disruption.get("disruption_type") == "cancellation":
                 meal = "cancellation_wait_same_day"
-            elif self.disruption.get("disruption_type") == "delay":  # a schedule change is no wait at the airport
+            elif self.disruption.get("disruption_type") in ("delay", "schedule_change"):
                 meal = meal_voucher_for_delay(self.disruption.get("delay_minutes", 0))
-        if meal is not None:
+        if meal is not None and not (self.meal_issued and meal != "irrops_overnight"):
             said.append(f"I've issued a {self._issue_meal(meal)} dollar meal voucher for the airport restaurants.")
         if nights > 0:
             nights = min(nights, MAX_HOTEL_NIGHTS)

@@ -139,7 +139,24 @@ class RefundMixin(PolicyCore):
         )
         if not ok(result):
             return self._transfer("system_issue")
-        return self._anything_else(f"Your booking is cancelled and a refund of {refund:g} dollars is on its way.")
+        said = f"Your booking is cancelled and a refund of {refund:g} dollars is on its way."
+        fees = sum((self.reservation.get("ancillaries") or {}).values()) if reason == "irrops_refund" else 0
+        if fees > 0:  # an IRROPS refund includes seat and bag fees, refunded in a call of their own
+            self.tools.call(
+                "process_refund", confirmation_number=self.code, refund_amount=float(fees), refund_type="ancillary_fees"
+            )
+            said += f" Your {fees:g} dollars of seat and bag fees are refunded as well."
+        return self._anything_else(said)
+
+    # -- a question about a booking that names no task ---------------------------------------------------------
+    def _booking_question(self, found: str) -> PolicyReply:
+        """The caller asked about the booking without a task the policy knows: a disrupted flight gets its status
+        and the meal voucher it earns; anything else is offered to a live agent (beyond this agent's tools)."""
+        status, _ = self._flight_state(self.booking)
+        if status in ("delayed", "cancelled"):
+            return self._check_compensation(found)
+        self.transfer_reason = "policy_exception"
+        return self._offer_transfer(f"{found} I'm not able to help with that request myself.")
 
     # -- compensation ---------------------------------------------------------------------------------------
     def _check_compensation(self, found: str) -> PolicyReply:

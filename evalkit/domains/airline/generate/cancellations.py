@@ -19,6 +19,7 @@ from evalkit.domains.airline.generate.records import (
     db_of,
     disruption,
     flight_status,
+    meal,
     refund,
     reservation,
     search,
@@ -140,7 +141,8 @@ def exhausted(sid: str, *, cancelled: bool, take_refund: bool) -> dict[str, Any]
     today_opt = d.journey(TODAY, "15:30", "17:45", fare_class, seats=0 if cancelled else 3)
     next_opt = d.journey(TOMORROW, "13:20", "15:35", fare_class, seats=0 if cancelled else 3)
     res = reservation(d.code, d.first, d.last, old, fare_class, FARES[fare_class])
-    calls = auth(d.code, d.last) + disruption(old) + search(old, TODAY) + search(old, TOMORROW)
+    calls = auth(d.code, d.last) + disruption(old) + ([] if cancelled else meal(d.code, "delay_over_2_hours"))
+    calls += search(old, TODAY) + search(old, TOMORROW)
     if cancelled and take_refund:
         calls += cancel(d.code, old, "irrops_refund") + refund(d.code, float(FARES[fare_class]))
     else:
@@ -179,7 +181,8 @@ def exhausted(sid: str, *, cancelled: bool, take_refund: bool) -> dict[str, Any]
             "Cancelled, today and tomorrow full: IRROPS refund offered and "
             + ("taken." if take_refund else "declined, then a transfer.")
             if cancelled
-            else "3-hour delay (IRROPS, no refund right): both days' options rejected, transfer offered and taken."
+            else "3-hour delay (IRROPS, no refund right): $12 meal voucher, both days' options rejected, "
+            "transfer offered and taken."
         ),
         escalation="Accept a transfer if the agent offers one after options run out.",
     )

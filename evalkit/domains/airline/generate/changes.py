@@ -19,7 +19,7 @@ from evalkit.domains.airline.generate.records import (
     search,
     standby,
 )
-from evalkit.domains.airline.tools import change_fee, elite_waives
+from evalkit.domains.airline.tools import change_fee, elite_waives, meal_voucher_for_delay
 
 
 def voluntary(
@@ -205,6 +205,8 @@ def irrops(
     target = next_opt if overnight else today_opt
     calls = auth(d.code, d.last) + disruption(old)
     if irrops_applies:
+        if not cancelled:  # a delay or schedule change earns its meal voucher up front
+            calls += meal(d.code, meal_voucher_for_delay(delay) or "delay_over_2_hours")
         calls += search(old, TODAY)
         if overnight:
             calls += search(old, TOMORROW)
@@ -213,8 +215,6 @@ def irrops(
             calls += meal(d.code, "irrops_overnight") + hotel(d.code, 1)
         elif cancelled:
             calls += meal(d.code, "cancellation_wait_same_day")
-        elif kind == "delayed":
-            calls += meal(d.code, "delay_over_4_hours" if delay >= 240 else "delay_over_2_hours")
     what = (
         "was cancelled"
         if cancelled
