@@ -224,6 +224,12 @@ def parse_yes_no(text: str) -> bool | None:
     return None
 
 
+def parse_seat_preferences(text: str) -> list[str]:
+    """Every seat type the caller names, in the order named ('aisle, then window' -> ['aisle', 'window'])."""
+    low = text.lower()
+    return [kind for _, kind in sorted((low.find(k), k) for k in ("window", "aisle", "middle") if k in low)]
+
+
 def parse_seat_preference(text: str) -> str | None:
     """The seat type the caller names first ('aisle, then window' -> aisle)."""
     low = text.lower()

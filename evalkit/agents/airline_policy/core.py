@@ -35,6 +35,7 @@ class PolicyCore:
         self.rejections = 0
         self.choice: dict[str, Any] | None = None
         self.seat = "no_preference"
+        self.seat_choices: list[str] = []  # the caller's seat types in order of preference
         self.travel_date: date | None = None
         self.opening = ""
         self.transfer_reason = ""

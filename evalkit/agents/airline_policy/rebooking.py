@@ -25,6 +25,7 @@ from evalkit.spoken import (
     parse_date,
     parse_flight_numbers,
     parse_seat_preference,
+    parse_seat_preferences,
     parse_yes_no,
     say_date,
     spell_code,
@@ -66,8 +67,10 @@ class RebookingMixin(PolicyCore):
             options = [o for o in options if o["departure"] >= cutoff]
         if seats_needed:
             options = [o for o in options if o["seats"].get(booking["fare_class"], 0) >= 1]
-        if self.intent in ("same_day_change", "standby"):
+        if self.intent == "standby" or (self.intent == "same_day_change" and self.direction == "earlier"):
             options = [o for o in options if o["departure"] < booking["departure"]]
+        elif self.intent == "same_day_change" and self.direction == "later":
+            options = [o for o in options if o["departure"] > booking["departure"]]
         return options[:3]
 
     def _offer(self, prefix: str) -> PolicyReply:
@@ -135,6 +138,7 @@ class RebookingMixin(PolicyCore):
             return self._reask("Sorry, would you like a window, an aisle or a middle seat?", "Window, aisle or middle?")
         self.reasks = 0
         self.seat = seat
+        self.seat_choices = parse_seat_preferences(heard) or [seat]
         assert self.reservation is not None and self.choice is not None
         if self.involuntary:
             return self._ask(
@@ -146,20 +150,47 @@ class RebookingMixin(PolicyCore):
         fee = change_fee(rebooking_type, self.booking["fare_class"], self.elite_waiver)
         difference = (self.choice["fare"] or 0) - self.booking["fare_paid"]
         kind = "same day change" if rebooking_type == "same_day" else "change"
-        fee_text = f"The {kind} fee is {fee} dollars" if fee else f"There is no {kind} fee"
+        fee_text = f"The {kind} fee is {fee:g} dollars" if fee else f"There is no {kind} fee"
         diff_text = (
             "there is no fare difference"
             if difference == 0
-            else f"the fare difference is {difference} dollars"
+            else f"the fare difference is {difference:g} dollars"
             if difference > 0
-            else f"you get a travel credit of {-difference} dollars"
+            else f"you get a travel credit of {-difference:g} dollars"
         )
         total = fee + max(difference, 0)
         return self._ask(
             "confirm",
-            f"{fee_text}, and {diff_text}, for a total of {total} dollars. "
+            f"{fee_text}, and {diff_text}, for a total of {total:g} dollars. "
             f"Shall I go ahead and move you to {describe_option(self.choice)}?",
         )
+
+    def _assign_seat(self, journey_id: str) -> dict[str, Any]:
+        """The caller's seat preferences in order until one is available on the new flight (a second choice when the
+        first type is not offered in the cabin)."""
+        result: dict[str, Any] = {}
+        for preference in self.seat_choices or [self.seat]:
+            result = self.tools.call(
+                "assign_seat",
+                confirmation_number=self.code,
+                passenger_id=self.passenger_id,
+                journey_id=journey_id,
+                seat_preference=preference,
+            )
+            if ok(result) or result.get("error_type") != "seat_type_unavailable":
+                break
+        return result
+
+    @property
+    def direction(self) -> str | None:
+        """Which way a same-day change goes, as the caller asked: "earlier", "later" (also a caller running late
+        for the booked flight) or None (either)."""
+        low = self.opening.lower()
+        if any(w in low for w in ("later", "miss my", "missed my", "running late")):
+            return "later"
+        if any(w in low for w in ("earlier", "sooner")):
+            return "earlier"
+        return None
 
     @property
     def involuntary(self) -> bool:
@@ -215,13 +246,7 @@ class RebookingMixin(PolicyCore):
                 amount=float(credit),
                 credit_reason="fare_difference_negative",
             )
-        seat = self.tools.call(
-            "assign_seat",
-            confirmation_number=self.code,
-            passenger_id=self.passenger_id,
-            journey_id=new_id,
-            seat_preference=self.seat,
-        )
+        seat = self._assign_seat(new_id)
         if old.get("bags"):  # principle 5: carry ancillaries over to the new flight
             self.tools.call(
                 "add_baggage_allowance", confirmation_number=self.code, journey_id=new_id, num_bags=old["bags"]
