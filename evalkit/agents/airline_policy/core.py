@@ -103,6 +103,11 @@ class PolicyCore:
         return [booking_view(b) for b in self.reservation["bookings"] if b.get("status") != "cancelled"]
 
     @property
+    def cancelling(self) -> list[dict[str, Any]]:
+        """The bookings a cancellation covers: the journey the caller named, else every live one."""
+        return [self.focus] if self.focus is not None else self.bookings
+
+    @property
     def booking(self) -> dict[str, Any]:
         """The booking the call is about: a missed leg if there is one, else the first live one."""
         if self.focus is not None:

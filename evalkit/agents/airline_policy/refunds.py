@@ -42,9 +42,27 @@ class RefundMixin(PolicyCore):
         if answer is None:
             return self._reask("Sorry, shall I transfer you to a live agent? Yes or no.", "Yes or no, please.")
         if answer is False:
+            if self.intent == "escalation":  # no waiver without documents; a regular change still is possible
+                return self._ask(
+                    "regular_change",
+                    "Okay, I won't transfer you. I can still change your flight as a regular change, with the usual "
+                    "fees. Would you like me to do that?",
+                )
             return self._anything_else("Okay, I won't transfer you.")
         self._call_transfer(self.transfer_reason)
         return PolicyReply("I'm transferring you to a live agent now. Please hold.", True)
+
+    def _on_regular_change(self, heard: str) -> PolicyReply:
+        answer = parse_yes_no(heard)
+        if answer is None:
+            return self._reask("Sorry, shall I look at a regular change? Yes or no.", "Yes or no, please.")
+        if answer is False:
+            return self._anything_else("Okay, your booking stays as it is.")
+        if any(w in self.opening.lower() for w in ("today", "right now", "right away")):
+            self.intent, self.travel_date = "same_day_change", self.today
+            return self._offer("")  # type: ignore[attr-defined]
+        self.intent = "voluntary_change"
+        return self._ask("date", "What date would you like to travel instead?")
 
     # -- cancellation ---------------------------------------------------------------------------------------
     def _offer_cancellation(self, found: str) -> PolicyReply:
@@ -54,7 +72,7 @@ class RefundMixin(PolicyCore):
         booking = self.booking
         if self._flight_state(booking)[0] not in ("scheduled", "on_time"):
             self.disruption = self._look_up_disruption(booking)
-        paid = sum(b["fare_paid"] for b in self.bookings)
+        paid = sum(b["fare_paid"] for b in self.cancelling)
         if self.disruption.get("refund_eligible"):
             self.refund_type = "irrops_refund"
             why = "Because that flight was disrupted by the airline, you"
@@ -112,7 +130,7 @@ class RefundMixin(PolicyCore):
         cancellations make refundable, or issue the credit they leave."""
         assert self.reservation is not None and self.code is not None
         refund, credit = 0.0, 0.0
-        for booking in self.bookings:
+        for booking in self.cancelling:
             result = self.tools.call(
                 "cancel_reservation",
                 confirmation_number=self.code,

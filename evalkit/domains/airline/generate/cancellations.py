@@ -112,10 +112,13 @@ def waiver_escalation(sid: str, reason: str, opening: str, *, accept: bool = Tru
         must=["fee waived"],
         opening=opening,
         info=d.answers(),
-        tree=[f"If offered a transfer to a live agent, {'accept' if accept else 'decline'} it."],
+        tree=[
+            f"If offered a transfer to a live agent, {'accept' if accept else 'decline'} it.",
+            "Decline a change with the usual fees: you only want the waiver.",
+        ],
         resolution="You are transferred to someone who can waive the fee." if accept else "You decline the transfer.",
         failure="No waiver possible: end the call.",
-        scripted={"answers": d.answers(accept_transfer="yes" if accept else "no")},
+        scripted={"answers": d.answers(accept_transfer="yes" if accept else "no", confirm="no")},
         entities=d.entities(),
         calls=calls,
         flow=f"A {reason} waiver is beyond the agent's authority: offer a transfer, "
