@@ -64,10 +64,14 @@ class PolicyCore:
         return PolicyReply("I'm sorry I couldn't sort this out. I'm transferring you to a live agent now.", True)
 
     def _call_transfer(self, reason: str) -> None:
+        """transfer_to_agent for an authenticated caller; before that the tool (which needs the reservation) would
+        only fail, so the handover is spoken without it."""
+        if self.reservation is None:
+            return
         summary = f"Caller's request: {self.opening}".strip() if self.opening else "Caller needs a live agent."
         self.tools.call(
             "transfer_to_agent",
-            confirmation_number=self.code or "",
+            confirmation_number=self.reservation["confirmation_number"],
             transfer_reason=TRANSFER_REASONS.get(reason, reason),
             issue_summary=summary,
         )

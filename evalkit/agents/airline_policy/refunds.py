@@ -45,7 +45,7 @@ class RefundMixin(PolicyCore):
             if self.intent == "escalation":  # no waiver without documents; a regular change still is possible
                 return self._ask(
                     "regular_change",
-                    "Okay, I won't transfer you. I can still change your flight as a regular change, with the usual "
+                    "Okay, no transfer then. I can still change your flight as a regular change, with the usual "
                     "fees. Would you like me to do that?",
                 )
             return self._anything_else("Okay, I won't transfer you.")
