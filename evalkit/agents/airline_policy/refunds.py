@@ -7,6 +7,7 @@ from datetime import date
 
 from evalkit.agents.airline_policy.core import PolicyCore
 from evalkit.agents.airline_policy.rules import (
+    DISRUPTION_WORDS,
     _minutes,
     waiver_reason,
 )
@@ -70,7 +71,8 @@ class RefundMixin(PolicyCore):
         24-hour rule refund any fare; refundable fares refund; non-refundable fares get credit minus the fee."""
         assert self.reservation is not None
         booking = self.booking
-        if self._flight_state(booking)[0] not in ("scheduled", "on_time"):
+        told = any(w in self.opening.lower() for w in DISRUPTION_WORDS)  # "my flight time got changed a lot"
+        if told or self._flight_state(booking)[0] not in ("scheduled", "on_time"):
             self.disruption = self._look_up_disruption(booking)
         paid = sum(b["fare_paid"] for b in self.cancelling)
         if self.disruption.get("refund_eligible"):
