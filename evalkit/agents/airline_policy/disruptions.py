@@ -9,6 +9,7 @@ from typing import Any
 from evalkit.agents.airline_policy.core import PolicyCore
 from evalkit.agents.airline_policy.rules import (
     REBOOK_WORDS,
+    booking_view,
     describe_option,
 )
 from evalkit.agents.policy import PolicyReply, ok
@@ -30,6 +31,12 @@ class DisruptionMixin(PolicyCore):
     def _start_irrops(self, found: str) -> PolicyReply:
         booking = self.booking
         self.disruption = self._look_up_disruption(booking)
+        replaced = self._replaced_disrupted_booking() if not self.disruption else None
+        if replaced is not None:  # the airline already rebooked a cancelled flight: that rebooking is the question
+            self.disruption = self._look_up_disruption(replaced)
+            reason = "irrops_overnight" if booking["date"] > replaced["date"] else "cancellation_wait_same_day"
+            found += f" Your original flight {replaced['flight_number']} was cancelled and you were moved to this one."
+            found += f" I've issued a {self._issue_meal(reason)} dollar meal voucher for the wait."
         if not self.disruption:  # no disruption on record: the caller's own reason, a regular change
             self.intent = "voluntary_change"
             return self._ask("date", f"{found} What date would you like to travel instead?")
@@ -57,6 +64,19 @@ class DisruptionMixin(PolicyCore):
         if any(w in self.opening.lower() for w in REBOOK_WORDS):
             return self._offer(said)
         return self._ask("rebook_offer", f"{said} Would you like me to look for another flight?")
+
+    def _replaced_disrupted_booking(self) -> dict[str, Any] | None:
+        """A cancelled booking of the reservation whose flight the airline cancelled (a rebooking it made)."""
+        assert self.reservation is not None
+        for raw in self.reservation["bookings"]:
+            if raw.get("status") == "cancelled":
+                view = booking_view(raw)
+                journey = self.tools.call(
+                    "get_flight_status", flight_number=view["flight_number"], flight_date=view["date"]
+                )
+                if ok(journey) and journey["journey"].get("status") == "cancelled":
+                    return view
+        return None
 
     def _on_rebook_offer(self, heard: str) -> PolicyReply:
         answer = parse_yes_no(heard)
