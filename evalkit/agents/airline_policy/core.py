@@ -32,6 +32,7 @@ class PolicyCore:
         self.auth_failures = 0
         self.reasks = 0
         self.options: list[dict[str, Any]] = []
+        self.standby_options: list[dict[str, Any]] = []  # full flights offered for free standby
         self.rejections = 0
         self.choice: dict[str, Any] | None = None
         self.seat = "no_preference"

@@ -163,7 +163,7 @@ class DisruptionMixin(PolicyCore):
         )
 
     def _full_flights(self) -> list[dict[str, Any]]:
-        options = self._search(seats_needed=False)
+        options = self._search(seats_needed=False, limit=20)
         return [o for o in options if o["seats"].get(self.booking["fare_class"], 0) < 1]
 
     # -- standby --------------------------------------------------------------------------------------------

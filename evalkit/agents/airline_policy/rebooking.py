@@ -44,7 +44,7 @@ class RebookingMixin(PolicyCore):
         self.travel_date = when
         return self._offer("")
 
-    def _search(self, seats_needed: bool = True) -> list[dict[str, Any]]:
+    def _search(self, seats_needed: bool = True, limit: int = 3) -> list[dict[str, Any]]:
         """Options on the travel date for the booking's route: not the booked journey, not gone (a same-day
         change closes 30 minutes before departure), with a seat in the booked cabin unless ``seats_needed`` is off
         (standby lists on full flights)."""
@@ -71,7 +71,7 @@ class RebookingMixin(PolicyCore):
             options = [o for o in options if o["departure"] < booking["departure"]]
         elif self.intent == "same_day_change" and self.direction == "later":
             options = [o for o in options if o["departure"] > booking["departure"]]
-        return options[:3]
+        return options[:limit]
 
     def _offer(self, prefix: str) -> PolicyReply:
         self.options = self._search()
@@ -84,9 +84,18 @@ class RebookingMixin(PolicyCore):
                 return self._no_acceptable_option()
             return self._anything_else(f"{prefix} I'm sorry, I don't see any available flights that day.".strip())
         listed = "; ".join(describe_option(o) for o in self.options)
+        standby = ""
+        if self.intent == "same_day_change" and "cheap" in self.opening.lower():
+            # the cheapest way today is free standby on a full flight (App. L.4 "Same-day standby: Free")
+            known = {o["journey_id"] for o in self.options}
+            self.standby_options = [o for o in self._full_flights() if o["journey_id"] not in known][:1]
+            standby = "".join(
+                f" {describe_option(o).capitalize()} is full, but standby on it is free." for o in self.standby_options
+            )
         return self._ask(
             "choice",
-            f"{prefix} On {say_date(self.travel_date.isoformat())} I have {listed}. Which would you like?".strip(),
+            f"{prefix} On {say_date(self.travel_date.isoformat())} I have {listed}.{standby} "
+            "Which would you like?".strip(),
         )
 
     def _match_option(self, heard: str) -> dict[str, Any] | None:
@@ -94,7 +103,7 @@ class RebookingMixin(PolicyCore):
         numbers = set(parse_flight_numbers(heard))
         times = set(parse_clock_times(heard))
         digits = flight_digits(heard)
-        for option in self.options:
+        for option in [*self.options, *self.standby_options]:
             if numbers & set(option["flights"]) or option["departure"] in times:
                 return option
         by_digits = [o for o in self.options if digits & {f[2:] for f in o["flights"]}]
@@ -113,7 +122,7 @@ class RebookingMixin(PolicyCore):
             return self._reask("Sorry, which flight would you like?", "Please tell me the flight number or time.")
         self.reasks = 0
         self.choice = choice
-        if self.intent == "standby":
+        if self.intent == "standby" or choice in self.standby_options:
             return self._confirm_standby()
         return self._ask("seat", "Do you have a seat preference: window, aisle or middle?")
 
