@@ -23,7 +23,7 @@ from evalkit.scenarios import Scenario
 NAME_LABELS = ("your name", "your full name", "full name")
 # The scripted caller's yes/no decisions (``scripted.answers``): said when the agent asks for a decision, never as a
 # field its words name ("Standby is free ..." is no question about "standby").
-DECISIONS = frozenset({"confirm", "standby", "refund_instead", "accept_transfer"})
+DECISIONS = frozenset({"confirm", "standby", "refund_instead", "accept_transfer", "accept_also"})
 
 
 class FieldAnswers:

@@ -266,7 +266,12 @@ class ScriptedSimulator:
 
     def _choose(self, agent_text: str) -> UserUtterance:
         # Flights offered earlier count: "Sorry, which flight would you like?" re-asks about the same list.
-        self.offered |= set(parse_flight_numbers(agent_text))
+        offered_now = set(parse_flight_numbers(agent_text))
+        # further flights the caller takes (``answers["accept_also"]``: a round trip's return leg), when offered now
+        also = [f for f in self.plan.answers.get("accept_also", "").split() if f in offered_now]
+        if also and self.plan.accept_option not in offered_now:
+            return self._styled(f"I'll take flight {also[0]}.")
+        self.offered |= offered_now
         if self.plan.accept_option and self.plan.accept_option in self.offered:
             return self._styled(self.plan.accept_say or f"I'll take flight {self.plan.accept_option}.")
         self.rejected += 1

@@ -45,6 +45,7 @@ class PolicyCore:
         self.searched: list[date] = []
         self.focus: dict[str, Any] | None = None  # the booking the caller named on a multi-journey reservation
         self.meal_issued = False
+        self.changed: set[str] = set()  # journeys rebooked in this call (both legs of a round trip)
 
     # -- helpers -----------------------------------------------------------------------------------------
     def _ask(self, pending: str, text: str) -> PolicyReply:

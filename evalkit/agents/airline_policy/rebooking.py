@@ -282,4 +282,21 @@ class RebookingMixin(PolicyCore):
         parts.append(f"Your confirmation number is still {spell_code(self.code)}.")
         if self.intent == "missed_connection":
             return self._offer_standby_after_rebooking(" ".join(parts))
+        following = self._other_leg(old["journey_id"], new_id)
+        if following is not None:  # a round trip to change: the return leg next
+            self.focus = following
+            parts.append(
+                f"Now your return flight {following['flight_number']} on {say_date(following['date'])}. "
+                "What return date would you like?"
+            )
+            return self._ask("date", " ".join(parts))
         return self._anything_else(" ".join(parts))
+
+    def _other_leg(self, changed: str, new_id: str) -> dict[str, Any] | None:
+        """The return journey still to change when the caller asked to change a round trip's dates."""
+        low = self.opening.lower()
+        if self.intent != "voluntary_change" or not any(w in low for w in ("round trip", "round-trip", "both")):
+            return None
+        done = {changed, new_id, *self.changed}
+        self.changed.update((changed, new_id))
+        return next((b for b in self.bookings if b["journey_id"] not in done), None)

@@ -64,9 +64,13 @@ def expected_choices(
     if rebooked:
         first = rebooked[0]
         accept = first["segments"][0]["flight_number"] if first.get("segments") else _flight_of(first["journey_id"])
-        day = first["segments"][0].get("date") if first.get("segments") else None
-        if day:
-            answers["new_date"] = day
+        for field, booking in zip(("new_date", "return_date"), rebooked, strict=False):
+            day = booking["segments"][0].get("date") if booking.get("segments") else None
+            if day:
+                answers[field] = day
+        later = [b["segments"][0]["flight_number"] for b in rebooked[1:] if b.get("segments")]
+        if later:
+            answers["accept_also"] = " ".join(later)
     elif standby:
         accept = _flight_of(standby[0])
     answers["standby"] = YES if standby else NO
