@@ -68,7 +68,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evalkit.domains.airline import choices as airline_choices
+from evalkit.scenarios.eva_choices import airline_choices
 from evalkit.scenarios.eva_culture import Culture, CultureError, Names, culture_for, load_aliases
 from evalkit.scenarios.eva_record import GENDERS, check_layout, check_shape, get, ground_truth_calls
 from evalkit.scenarios.schema import Scenario
@@ -90,7 +90,7 @@ MAX_FEE_FIELDS = {"maximum_total_rebooking_cost": 0.0, "max_total_additional_cos
 MAX_FEE_EXCLUSIVE = {"maximum_additional_cost_usd_exclusive": 0.01}  # "less than $X": the most is X - 1 cent
 # Domain -> (initial DB, expected DB, ground-truth calls) -> the caller's choices towards the expected end state
 # (``accept_option`` and yes/no ``answers``): issue 15 point 5.
-SCRIPTED_CHOICES: dict[str, Callable[..., dict[str, Any]]] = {"airline": airline_choices.expected_choices}
+SCRIPTED_CHOICES: dict[str, Callable[..., dict[str, Any]]] = {"airline": airline_choices}
 TYPES = {"single_intent": "single_intent", "adversarial": "adversarial", "adversarial_intent": "adversarial"}
 NUMBERING = re.compile(r"^\s*(\d+)\.\s+")
 

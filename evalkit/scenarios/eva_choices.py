@@ -1,11 +1,12 @@
-"""What an airline caller chooses, read from a scenario's expected end state (issue 15 point 5: the scripted caller
-"makes its choices towards the record's expected end state"): an imported EVA-Bench record states the caller's
-goal in prose, and its expected DB says which outcome that goal leads to.
+"""What a caller of an imported EVA-Bench airline record chooses, read from its expected end state (issue 15
+point 5: the scripted caller "makes its choices towards the record's expected end state"): a record states the
+caller's goal in prose, and its expected DB says which outcome that goal leads to.
 
-``expected_choices(initial, expected, calls)`` compares the two DBs (EVA-Bench's airline layout) and returns the
-scripted caller's fields: the flight to accept (the first flight of a booking the expected DB adds), the date to
-ask for, and the yes/no decisions (standby, a refund instead of a rebooking, a transfer, the confirmation itself).
-Pure functions of the DBs; nothing is read from the record's hidden trace except whether it transfers.
+``airline_choices(initial, expected, calls)`` compares the two DBs (EVA-Bench's airline layout) and returns the
+scripted caller's fields: the flight to accept (the first flight of a booking the expected DB adds) and any further
+ones (``accept_also``: a round trip's return), the dates to ask for, and the yes/no decisions (standby, a refund
+instead of a rebooking, a transfer, the confirmation itself). Pure functions of the DBs; of the record's trace only
+whether it transfers is read.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def _flight_of(journey_id: str) -> str:
     return parts[1] if len(parts) >= 3 else ""
 
 
-def expected_choices(
+def airline_choices(
     initial: Mapping[str, Any], expected: Mapping[str, Any], calls: Sequence[Mapping[str, Any]] = ()
 ) -> dict[str, Any]:
     """``{"accept_option": ..., "answers": {...}}`` for the scripted caller (only what the DBs decide)."""
