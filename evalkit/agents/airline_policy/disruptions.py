@@ -13,7 +13,7 @@ from evalkit.agents.airline_policy.rules import (
     describe_option,
 )
 from evalkit.agents.policy import PolicyReply, ok
-from evalkit.domains.airline.tools import (
+from evalkit.domains.airline.policy import (
     MAX_HOTEL_NIGHTS,
     meal_voucher_for_delay,
 )

@@ -15,7 +15,7 @@ from evalkit.agents.airline_policy.rules import (
     option_view,
 )
 from evalkit.agents.policy import PolicyReply, ok
-from evalkit.domains.airline.tools import (
+from evalkit.domains.airline.policy import (
     change_fee,
     elite_waives,
 )

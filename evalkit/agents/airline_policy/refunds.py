@@ -12,7 +12,7 @@ from evalkit.agents.airline_policy.rules import (
     waiver_reason,
 )
 from evalkit.agents.policy import PolicyReply, ok
-from evalkit.domains.airline.tools import (
+from evalkit.domains.airline.policy import (
     cancellation_terms,
     meal_voucher_for_delay,
 )

@@ -3,7 +3,7 @@ numbers from the policy the tools enforce (``evalkit.domains.airline.tools``).""
 
 from __future__ import annotations
 
-from evalkit.domains.airline.tools import (
+from evalkit.domains.airline.policy import (
     IRROPS_DELAY_MINUTES,
     MAX_HOTEL_NIGHTS,
     MEAL_VOUCHER_AMOUNT,

@@ -25,7 +25,7 @@ from evalkit.domains.airline.generate.records import (
     search,
     transfer,
 )
-from evalkit.domains.airline.tools import cancellation_terms
+from evalkit.domains.airline.policy import cancellation_terms
 
 
 def cancellation(

@@ -19,7 +19,7 @@ from evalkit.domains.airline.generate.records import (
     search,
     standby,
 )
-from evalkit.domains.airline.tools import change_fee, elite_waives, meal_voucher_for_delay
+from evalkit.domains.airline.policy import change_fee, elite_waives, meal_voucher_for_delay
 
 
 def voluntary(

@@ -18,7 +18,7 @@ from evalkit.domains.airline.generate.records import (
     rules,
     seat,
 )
-from evalkit.domains.airline.tools import elite_waives
+from evalkit.domains.airline.policy import elite_waives
 
 FIRST_NAMES = (
     ("Kenji", "male"),

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.domains.airline.tools import (
-    FARE_CLASSES,
+from evalkit.domains.airline.api import FARE_CLASSES
+from evalkit.domains.airline.policy import (
     IRROPS_DELAY_MINUTES,
     REFUND_DELAY_MINUTES,
     journey_id_of,
