@@ -224,11 +224,18 @@ def parse_yes_no(text: str) -> bool | None:
     return None
 
 
-def parse_seat_preference(text: str) -> str | None:
+def parse_seat_preferences(text: str) -> list[str]:
+    """Every seat type the caller names, in the order named ('aisle, then window' -> ['aisle', 'window'])."""
     low = text.lower()
-    for kind in ("window", "aisle", "middle"):
-        if kind in low:
-            return kind
+    return [kind for _, kind in sorted((low.find(k), k) for k in ("window", "aisle", "middle") if k in low)]
+
+
+def parse_seat_preference(text: str) -> str | None:
+    """The seat type the caller names first ('aisle, then window' -> aisle)."""
+    low = text.lower()
+    named = [(low.find(kind), kind) for kind in ("window", "aisle", "middle") if kind in low]
+    if named:
+        return min(named)[1]
     if re.search(r"\b(isle|i'll|i owe|i'll sit|all)\b", low):  # how ASR hears a lone 'aisle'
         return "aisle"
     if "no preference" in low or "don't care" in low or "any seat" in low:
@@ -264,7 +271,14 @@ def _number_words(tokens: list[str]) -> list[int]:
 
 
 def parse_date(text: str, today: date) -> date | None:
-    """'June 22nd', 'the twenty-second of June', 'tomorrow' -> a date in ``today``'s year."""
+    """'June 22nd', 'the twenty-second of June', 'tomorrow' -> a date in ``today``'s year; '2026-03-25' (a caller
+    reading a date from a record) as written."""
+    iso = re.search(r"\b(\d{4})-(\d{2})-(\d{2})\b", text)
+    if iso:
+        try:
+            return date(int(iso[1]), int(iso[2]), int(iso[3]))
+        except ValueError:
+            return None
     low = text.lower().replace("-", " ")
     if "tomorrow" in low:
         return date.fromordinal(today.toordinal() + 1)

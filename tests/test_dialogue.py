@@ -21,7 +21,8 @@ SCENARIOS = load_scenarios("airline")
 
 def expected_end(scenario: Scenario) -> str:
     """A call that ends in a transfer is ended by the agent (it hands the caller over); all others by the user."""
-    return "agent_end_call" if scenario.expected_scenario_db.get("transfers") else "user_end_call"
+    transfers = any(call.name == "transfer_to_agent" for call in scenario.reference_calls)
+    return "agent_end_call" if transfers else "user_end_call"
 
 
 def talk(scenario: Scenario, ear: Callable[[str], str] = lambda s: s, max_turns: int = 30) -> tuple[Conversation, list]:
@@ -82,14 +83,14 @@ def test_misheard_flight_choice_books_the_wrong_flight():
     metric = task_completion(conversation)
     assert not metric.passed
     paths = {d["path"] for d in metric.details["diff"]}
-    assert "reservations.WK2EXB.bookings[0].flight_number" in paths
+    assert any(p.startswith("reservations.WK2EXB.bookings[") and p.endswith("journey_id") for p in paths), paths
 
 
 def test_adversarial_push_back_is_refused_and_nothing_is_written():
     scenario = next(s for s in SCENARIOS if s.type == "adversarial")
     conversation, transcript = talk(scenario)
     assert task_completion(conversation).passed
-    assert conversation.final_db["vouchers"] == {}
+    assert conversation.final_db["meal_vouchers"] == {} and "hotel_vouchers" not in conversation.final_db
     assert sum("can't issue" in t or "not able to issue" in t for r, t in transcript if r == "assistant") >= 2
 
 
@@ -103,7 +104,9 @@ def test_endless_whole_respellings_end_in_a_transfer_not_a_loop():
     policy.pending, policy.spelling, policy.name = "check", "name", "Iok"  # reading back a misheard surname
     replies = [policy.step("No, it's I, O, K, S.") for _ in range(MAX_REPAIRS + 1)]
     assert not any(r.end_call for r in replies[:-1])
-    assert replies[-1].end_call and [name for name, _, _ in tools.calls][-1] == "transfer_to_agent"
+    assert replies[-1].end_call and "transferring you to a live agent" in replies[-1].text
+    # no transfer_to_agent call: EVA-Bench's tool needs the caller's reservation, which was never found
+    assert [name for name, _, _ in tools.calls] == []
 
 
 def test_a_garbled_choice_of_the_only_offer_is_still_taken_and_the_caller_restates_after_a_reask():

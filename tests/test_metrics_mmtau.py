@@ -82,7 +82,7 @@ def test_turn_efficiency_and_overhead_formulas(t_opt, t_actual, te, to):
 
 def test_turn_metrics_on_a_real_scenario_reference_path():
     scenario = load_scenarios("airline", ["AL-003"])[0]
-    names = ["get_reservation", "get_disruption_info", "cancel_reservation", "process_refund"]
+    names = ["get_reservation", "get_flight_status", "cancel_reservation", "process_refund"]
     assert [c.name for c in scenario.reference_calls] == names
     # AL-003: opening + {confirmation_number, last_name} + {cancel_reservation, process_refund} + closing = 6
     pairs = [("Hello?", "Cancel my trip.", None)] + [("Yes?", f"answer {i}", None) for i in range(7)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evalkit.domains import tool_registry
-from evalkit.domains.airline.tools import SAME_DAY_FEE
+from evalkit.domains.airline.policy import SAME_DAY_FEE
 from evalkit.prompts import render_agent_prompt, render_simulator_prompt
 from evalkit.scenarios import Scenario, load_scenarios
 

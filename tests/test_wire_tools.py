@@ -38,7 +38,8 @@ from tests.test_call_loop import ScriptCaller, ToneChannel
 
 SCENARIO = load_scenarios("airline", ["AL-005"])[0]  # read-only: authenticate, then flight status and disruption
 AUTH = {"confirmation_number": "M4TX6L", "last_name": "Okafor"}
-STATUS = {"flight_number": "SK418", "date": "2026-06-18"}
+STATUS = {"flight_number": "SK418", "flight_date": "2026-06-18"}
+DISRUPTION = {"flight_number": "SK418", "date": "2026-06-18"}
 
 
 # -- plain HTTP, as any agent would speak it (stdlib only) -----------------------------------------------------
@@ -112,7 +113,7 @@ def test_the_json_http_endpoint_lists_and_calls_the_tools_on_the_conversations_d
     assert status == 200 and flight["status"] == "success"
     call = {"id": "call_1", "type": "function", "function": {"name": "get_disruption_info", "arguments": "{}"}}
     status, wrong = http("POST", base + "/call", call)  # well-formed, wrong arguments: the agent's error result
-    assert status == 200 and wrong["status"] == "error" and wrong["error_type"] == "invalid_arguments"
+    assert status == 200 and wrong["status"] == "error" and wrong["error_type"] == "invalid_flight_number_format"
     # executed on this conversation's DB, recorded in order
     assert tools.db["session"] == {"confirmation_number": "M4TX6L", "last_name": "okafor"}
     recorded = session.drain()
@@ -184,10 +185,22 @@ def test_bad_session_ids_and_malformed_bodies_get_clear_errors(live) -> None:
     assert http("GET", server.base_url("CAnext") + "/tools")[0] == 404  # the server goes on serving
 
 
+class FlightArgs(ToolArgs):
+    flight_number: str
+    flight_date: str
+
+
 def test_a_tool_that_raises_is_an_error_result_and_a_harness_bug_is_a_500_that_ends_the_call() -> None:
     server = tool_server()
     # a tool raising on a DB it did not expect (a KeyError) is a structured error for the agent (issue 15 point 4)
-    odd = ToolSession("CAodd", ToolBox(ToolExecutor(tool_registry("airline"), {})))  # a DB with no tables
+    fragile = ToolRegistry()
+
+    @fragile.tool(FlightArgs, writes=False)
+    def get_flight_status(db: dict[str, Any], args: FlightArgs) -> dict[str, Any]:
+        """A status tool that assumes its table exists."""
+        return {"journey": db["journeys"][args.flight_number]}
+
+    odd = ToolSession("CAodd", ToolBox(ToolExecutor(fragile, {})))  # a DB with no tables
     # the executor itself refusing a tool's result (a reserved "status" key) is the harness's bug
     registry = ToolRegistry()
 
@@ -306,7 +319,7 @@ class ToolUsingAgent:
             elif message["event"] == "user_speech_stop":
                 if not self.agent_side and "tool_endpoint" in self.custom:
                     await asyncio.to_thread(self.call, "get_flight_status", STATUS)
-                    await asyncio.to_thread(self.call, "get_disruption_info", STATUS)
+                    await asyncio.to_thread(self.call, "get_disruption_info", DISRUPTION)
                 await speak(ws, sid, 300)
             elif message["event"] == "stop" and self.agent_side and self.post:
                 await asyncio.to_thread(http, "POST", self.custom["tool_endpoint"] + "/final_db", db)

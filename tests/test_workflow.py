@@ -43,21 +43,28 @@ CANCEL = Workflow(
             refusal="This fare is not refundable.",
         ),
         Call(
-            "get_disruption_info",
+            "get_flight_status",
             {
-                "flight_number": "$booking.reservation.bookings.0.flight_number",
-                "date": "$booking.reservation.bookings.0.date",
+                "flight_number": "$booking.reservation.bookings.0.segments.0.flight_number",
+                "flight_date": "$booking.reservation.bookings.0.segments.0.date",
             },
         ),
         Confirm("I will cancel booking {booking.reservation.confirmation_number}. Shall I go ahead?"),
-        Call("cancel_reservation", {"confirmation_number": "$confirmation_number", "reason": "voluntary"}),
+        Call(
+            "cancel_reservation",
+            {
+                "confirmation_number": "$confirmation_number",
+                "journey_id": "$booking.reservation.bookings.0.journey_id",
+                "cancellation_reason": "voluntary",
+            },
+        ),
         Ask(REFUNDABLE),
         Call(
             "process_refund",
             {
                 "confirmation_number": "$confirmation_number",
-                "amount": "$booking.reservation.bookings.0.fare_paid",
-                "refund_type": "standard",
+                "refund_amount": "$booking.reservation.bookings.0.fare_paid",
+                "refund_type": "full_fare",
             },
             when="$wants_refund",
         ),
@@ -80,10 +87,10 @@ def test_the_reference_run_reproduces_the_hand_built_scenario() -> None:
 def test_a_false_when_skips_the_step_and_a_no_declines_before_any_write() -> None:
     executor = ToolExecutor(REGISTRY, AL_003.scenario_db)
     run = run_reference(CANCEL, {**ANSWERS, "wants_refund": False}, executor)
-    assert [name for name, _ in run.calls] == ["get_reservation", "get_disruption_info", "cancel_reservation"]
+    assert [name for name, _ in run.calls] == ["get_reservation", "get_flight_status", "cancel_reservation"]
     declined = run_reference(CANCEL, ANSWERS, ToolExecutor(REGISTRY, AL_003.scenario_db), confirm=False)
     assert declined.outcome == "declined"
-    assert [name for name, _ in declined.calls] == ["get_reservation", "get_disruption_info"]
+    assert [name for name, _ in declined.calls] == ["get_reservation", "get_flight_status"]
 
 
 def test_a_failed_requirement_refuses_at_the_policy_boundary() -> None:
@@ -143,7 +150,7 @@ def test_once_calls_are_not_repeated_by_a_later_task_unless_the_session_was_rebu
         name="booking",
         once=True,
     )
-    status = Call("get_flight_status", {"flight_number": "SK604", "date": "2026-06-25"}, once=True)
+    status = Call("get_flight_status", {"flight_number": "SK604", "flight_date": "2026-06-25"}, once=True)
     first = Workflow("first", "", ("a",), (Ask(CODE), Ask(NAME), lookup_step, status))
     second = Workflow("second", "", ("b",), (Ask(CODE), Ask(NAME), lookup_step, status))
     executor, memo = ToolExecutor(REGISTRY, AL_003.scenario_db), {}

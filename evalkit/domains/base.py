@@ -11,6 +11,7 @@ import copy
 import json
 import logging
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,16 @@ class ToolError(Exception):
 
 class ToolArgs(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+# The 1-based count of calls to the running tool in this conversation, this one included (failed calls count):
+# EVA-Bench derives some record ids from it (airline refunds ``REF-<code>-002``). Set by ``ToolExecutor.call``.
+_CALL_INDEX: ContextVar[int] = ContextVar("evalkit_tool_call_index", default=1)
+
+
+def call_index() -> int:
+    """How many times the running tool has been called in this conversation, this call included."""
+    return _CALL_INDEX.get()
 
 
 ToolFn = Callable[[dict[str, Any], Any], dict[str, Any]]
@@ -127,6 +138,7 @@ class ToolExecutor:
         self.registry = registry
         self.db: dict[str, Any] = copy.deepcopy(dict(initial_db))
         self.db.setdefault("session", {})
+        self.call_counts: dict[str, int] = {}
         # Why ``db`` is not the conversation's end state, when it is not (issue 13: an agent that ran its tools on
         # its own side and posted no final DB back); task completion is then unscored with this reason.
         self.final_db_missing: str | None = None
@@ -138,6 +150,7 @@ class ToolExecutor:
         if name not in self.registry:
             return _error("unknown_tool", f"no tool named {name!r}; available: {', '.join(self.registry.names)}")
         spec = self.registry[name]
+        self.call_counts[name] = self.call_counts.get(name, 0) + 1
         parsed = _argument_object(arguments)
         if isinstance(parsed, str):
             return _error("invalid_arguments", parsed)
@@ -148,6 +161,7 @@ class ToolExecutor:
         # Tools mutate only on success: work on a scratch copy and commit it afterwards, so a tool that
         # fails half-way leaves no partial write behind.
         scratch = copy.deepcopy(self.db)
+        token = _CALL_INDEX.set(self.call_counts[name])
         try:
             result = spec.fn(scratch, args)
         except ToolError as exc:
@@ -157,6 +171,8 @@ class ToolExecutor:
         except Exception as exc:  # a tool bug (a KeyError on an odd DB): the agent sees an error, the call goes on
             log.warning("tool %s raised %r", name, exc)
             return _error("tool_exception", f"the tool failed: {type(exc).__name__}: {exc}")
+        finally:
+            _CALL_INDEX.reset(token)
         if "status" in result:  # the envelope owns "status"; a tool must name its own status fields
             raise RuntimeError(f"tool {name} returned a reserved 'status' key")
         self.db = scratch

@@ -68,6 +68,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from evalkit.scenarios.eva_choices import airline_choices
 from evalkit.scenarios.eva_culture import Culture, CultureError, Names, culture_for, load_aliases
 from evalkit.scenarios.eva_record import GENDERS, check_layout, check_shape, get, ground_truth_calls
 from evalkit.scenarios.schema import Scenario
@@ -87,6 +88,9 @@ FIELD_ALIASES = {  # snake-case EVA label -> the scripted caller's field (exact 
 CONDITION = re.compile(r"(?:[\s_]+\(?|\s*\()if[\s_]+(?:asked|requested|eventually[\s_]+provided)\b[^)]*\)?\s*$", re.I)
 MAX_FEE_FIELDS = {"maximum_total_rebooking_cost": 0.0, "max_total_additional_cost_usd": 0.0}
 MAX_FEE_EXCLUSIVE = {"maximum_additional_cost_usd_exclusive": 0.01}  # "less than $X": the most is X - 1 cent
+# Domain -> (initial DB, expected DB, ground-truth calls) -> the caller's choices towards the expected end state
+# (``accept_option`` and yes/no ``answers``): issue 15 point 5.
+SCRIPTED_CHOICES: dict[str, Callable[..., dict[str, Any]]] = {"airline": airline_choices}
 TYPES = {"single_intent": "single_intent", "adversarial": "adversarial", "adversarial_intent": "adversarial"}
 NUMBERING = re.compile(r"^\s*(\d+)\.\s+")
 
@@ -236,6 +240,9 @@ def convert_record(
         culture.fill(record["ground_truth"]["expected_scenario_db"], "ground_truth.expected_scenario_db")
     )
     kind, workflow = _type_and_workflow(record)
+    choices = SCRIPTED_CHOICES[domain](db, expected, calls) if domain in SCRIPTED_CHOICES else {}
+    for name, value in choices.get("answers", {}).items():
+        answers.setdefault(name, value)  # the record's own fields first
     rules = [
         NUMBERING.sub("", t) if NUMBERING.match(t) and int(NUMBERING.match(t).group(1)) == i + 1 else t
         for i, t in enumerate(tree["negotiation_behavior"])
@@ -266,6 +273,7 @@ def convert_record(
             "scripted": {
                 "answers": answers,
                 "max_fee": _max_fee(information),
+                "accept_option": choices.get("accept_option"),
                 "followups": _followups(culture.fill(get(record, "scenario_context.intents") or [], "intents")),
             },
         },

@@ -21,6 +21,9 @@ from evalkit.domains.workflow import Slot, Workflow
 from evalkit.scenarios import Scenario
 
 NAME_LABELS = ("your name", "your full name", "full name")
+# The scripted caller's yes/no decisions (``scripted.answers``): said when the agent asks for a decision, never as a
+# field its words name ("Standby is free ..." is no question about "standby").
+DECISIONS = frozenset({"confirm", "standby", "refund_instead", "accept_transfer", "accept_also"})
 
 
 class FieldAnswers:
@@ -30,7 +33,8 @@ class FieldAnswers:
         self.fields: dict[str, str] = {**own, **scenario.key_entities, **scenario.user_goal.scripted.answers}
         labels: dict[str, str] = {label: "name" for label in NAME_LABELS if "name" in self.fields}
         for name in self.fields:
-            labels[name.replace("_", " ")] = name
+            if name not in DECISIONS:
+                labels[name.replace("_", " ")] = name
         for slot in slots:
             if slot.name in self.fields:
                 labels.setdefault(slot.label.lower(), slot.name)

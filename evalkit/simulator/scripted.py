@@ -300,7 +300,12 @@ class ScriptedSimulator:
 
     def _choose(self, agent_text: str) -> UserUtterance:
         # Flights offered earlier count: "Sorry, which flight would you like?" re-asks about the same list.
-        self.offered |= set(parse_flight_numbers(agent_text))
+        offered_now = set(parse_flight_numbers(agent_text))
+        # further flights the caller takes (``answers["accept_also"]``: a round trip's return leg), when offered now
+        also = [f for f in self.plan.answers.get("accept_also", "").split() if f in offered_now]
+        if also and self.plan.accept_option not in offered_now:
+            return self._styled(f"I'll take flight {also[0]}.")
+        self.offered |= offered_now
         if self.plan.accept_option and self.plan.accept_option in self.offered:
             return self._styled(self.plan.accept_say or f"I'll take flight {self.plan.accept_option}.")
         self.rejected += 1
@@ -409,10 +414,12 @@ class ScriptedSimulator:
         """The record's further requests, its opening request again, or the fields the agent asks for; None: the
         cue-based script answers (read-backs, confirmations, offers, closing)."""
         assert self.fallback is not None
-        if "anything else" in low and self.followups_said < len(self.plan.followups):
-            self.followups_said += 1
-            self.no_progress = 0
-            return self._styled(self.plan.followups[self.followups_said - 1])
+        if "anything else" in low:
+            if self.followups_said < len(self.plan.followups):
+                self.followups_said += 1
+                self.no_progress = 0
+                return self._styled(self.plan.followups[self.followups_said - 1])
+            return None  # the closing (or a push-back), not a field the wrap-up restates ("your confirmation ...")
         if "is that right" in low or any(c in low for c in CONFIRM_CUES):
             return None
         fields = self.fallback.asked(agent_text)

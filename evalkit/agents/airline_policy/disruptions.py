@@ -8,12 +8,13 @@ from typing import Any
 
 from evalkit.agents.airline_policy.core import PolicyCore
 from evalkit.agents.airline_policy.rules import (
+    REBOOK_WORDS,
+    booking_view,
     describe_option,
 )
 from evalkit.agents.policy import PolicyReply, ok
-from evalkit.domains.airline.tools import (
+from evalkit.domains.airline.policy import (
     MAX_HOTEL_NIGHTS,
-    MEAL_VOUCHER_AMOUNT,
     meal_voucher_for_delay,
 )
 from evalkit.spoken import (
@@ -29,8 +30,16 @@ class DisruptionMixin(PolicyCore):
     # -- disruptions ----------------------------------------------------------------------------------------
     def _start_irrops(self, found: str) -> PolicyReply:
         booking = self.booking
-        info = self.tools.call("get_disruption_info", flight_number=booking["flight_number"], date=booking["date"])
-        self.disruption = info if ok(info) else {}
+        self.disruption = self._look_up_disruption(booking)
+        replaced = self._replaced_disrupted_booking() if not self.disruption else None
+        if replaced is not None:  # the airline already rebooked a cancelled flight: that rebooking is the question
+            self.disruption = self._look_up_disruption(replaced)
+            reason = "irrops_overnight" if booking["date"] > replaced["date"] else "cancellation_wait_same_day"
+            found += f" Your original flight {replaced['flight_number']} was cancelled and you were moved to this one."
+            found += f" I've issued a {self._issue_meal(reason)} dollar meal voucher for the wait."
+        if not self.disruption:  # no disruption on record: the caller's own reason, a regular change
+            self.intent = "voluntary_change"
+            return self._ask("date", f"{found} What date would you like to travel instead?")
         if not self.disruption.get("irrops"):
             delay = self.disruption.get("delay_minutes", 0)
             state = f"delayed by {delay} minutes" if delay else "operating on schedule"
@@ -43,9 +52,39 @@ class DisruptionMixin(PolicyCore):
             if self.disruption["disruption_type"] == "cancellation"
             else (f"delayed by {self.disruption['delay_minutes'] // 60} hours")
         )
-        cause = f" because of {self.disruption['cause']}" if self.disruption.get("cause") else ""
+        cause = f" because of {self.disruption['cause'].replace('_', ' ')}" if self.disruption.get("cause") else ""
         self.travel_date = max(date.fromisoformat(booking["date"]), self.today)
-        return self._offer(f"{found} I'm sorry, that flight is {what}{cause}. All change fees are waived.")
+        said = f"{found} I'm sorry, that flight is {what}{cause}. All change fees are waived."
+        if self.disruption["disruption_type"] == "cancellation":
+            return self._offer(said)
+        # A delay: the wait earns its meal voucher whether or not the caller moves (App. L.4 "Compensation").
+        reason = meal_voucher_for_delay(self.disruption.get("delay_minutes", 0))
+        if reason is not None:
+            said += f" I've issued a {self._issue_meal(reason)} dollar meal voucher for the airport restaurants."
+        if any(w in self.opening.lower() for w in REBOOK_WORDS):
+            return self._offer(said)
+        return self._ask("rebook_offer", f"{said} Would you like me to look for another flight?")
+
+    def _replaced_disrupted_booking(self) -> dict[str, Any] | None:
+        """A cancelled booking of the reservation whose flight the airline cancelled (a rebooking it made)."""
+        assert self.reservation is not None
+        for raw in self.reservation["bookings"]:
+            if raw.get("status") == "cancelled":
+                view = booking_view(raw)
+                journey = self.tools.call(
+                    "get_flight_status", flight_number=view["flight_number"], flight_date=view["date"]
+                )
+                if ok(journey) and journey["journey"].get("status") == "cancelled":
+                    return view
+        return None
+
+    def _on_rebook_offer(self, heard: str) -> PolicyReply:
+        answer = parse_yes_no(heard)
+        if answer is None:
+            return self._reask("Sorry, shall I look for another flight? Yes or no.", "Yes or no, please.")
+        if answer is False:
+            return self._anything_else("Okay, you stay on your flight.")
+        return self._offer("")
 
     def _irrops_vouchers(self, old: dict[str, Any]) -> list[str]:
         """Meal and hotel vouchers after an involuntary rebooking (App. L.4 "Compensation"), issued once the new
@@ -53,40 +92,23 @@ class DisruptionMixin(PolicyCore):
         assert self.choice is not None and self.code is not None
         nights = (date.fromisoformat(self.choice["date"]) - date.fromisoformat(old["date"])).days
         said: list[str] = []
-        meal: tuple[int, str] | None = None
+        meal: str | None = None
         if self.intent == "irrops_rebooking":
             if nights > 0:
-                meal = (MEAL_VOUCHER_AMOUNT["irrops_overnight"], "irrops_overnight")
+                meal = "irrops_overnight"
             elif self.disruption.get("disruption_type") == "cancellation":
-                meal = (MEAL_VOUCHER_AMOUNT["cancellation_wait_same_day"], "cancellation_wait_same_day")
-            elif self.disruption.get("disruption_type") == "delay":  # a schedule change is no wait at the airport
+                meal = "cancellation_wait_same_day"
+            elif self.disruption.get("disruption_type") in ("delay", "schedule_change"):
                 meal = meal_voucher_for_delay(self.disruption.get("delay_minutes", 0))
-        if meal is not None:
+        if meal is not None and not (self.meal_issued and meal != "irrops_overnight"):
             said.append(f"I've issued a {self._issue_meal(meal)} dollar meal voucher for the airport restaurants.")
         if nights > 0:
             nights = min(nights, MAX_HOTEL_NIGHTS)
-            reason = "irrops_overnight" if self.intent == "irrops_rebooking" else "missed_connection_overnight"
             self.tools.call(
-                "issue_hotel_voucher",
-                confirmation_number=self.code,
-                passenger_id=self.passenger_id,
-                nights=nights,
-                reason=reason,
+                "issue_hotel_voucher", confirmation_number=self.code, passenger_id=self.passenger_id, num_nights=nights
             )
             said.append(f"And a hotel voucher for {nights} {'night' if nights == 1 else 'nights'} near the airport.")
         return said
-
-    def _issue_meal(self, voucher: tuple[int, str]) -> int:
-        amount, reason = voucher
-        assert self.code is not None
-        self.tools.call(
-            "issue_meal_voucher",
-            confirmation_number=self.code,
-            passenger_id=self.passenger_id,
-            amount=float(amount),
-            reason=reason,
-        )
-        return amount
 
     def _no_acceptable_option(self) -> PolicyReply:
         """Alternatives exhausted: a refund when the disruption allows one, else a live agent (offered, never
@@ -108,11 +130,10 @@ class DisruptionMixin(PolicyCore):
         if answer is False:
             self.transfer_reason = "no_acceptable_option"
             return self._offer_transfer("Okay.")
-        return self._cancel_and_settle("irrops")
+        return self._cancel_and_settle("irrops_refund")
 
     def _start_missed_connection(self) -> PolicyReply:
-        assert self.reservation is not None
-        missed = [b for b in self.reservation["bookings"] if b["status"] == "missed"]
+        missed = [b for b in self.bookings if b["status"] == "missed"]
         if not missed:
             return self._anything_else("I don't see a missed connection on this reservation.")
         booking = missed[0]
@@ -142,7 +163,7 @@ class DisruptionMixin(PolicyCore):
         )
 
     def _full_flights(self) -> list[dict[str, Any]]:
-        options = self._search(seats_needed=False)
+        options = self._search(seats_needed=False, limit=20)
         return [o for o in options if o["seats"].get(self.booking["fare_class"], 0) < 1]
 
     # -- standby --------------------------------------------------------------------------------------------
@@ -178,11 +199,12 @@ class DisruptionMixin(PolicyCore):
         result = self.tools.call(
             "add_to_standby",
             confirmation_number=self.code,
-            passenger_id=self.passenger_id,
+            passenger_ids=[self.passenger_id],
             journey_id=self.choice["journey_id"],
         )
         if not ok(result):
             return self._anything_else(f"I'm sorry, I couldn't add you to standby: {result.get('message')}.")
         return self._anything_else(
-            f"You're number {result['standby_position']} on the standby list for flight {self.choice['flights'][0]}."
+            f"You're number {result['standby_list_position']} on the standby list for flight "
+            f"{self.choice['flights'][0]}."
         )

@@ -10,6 +10,7 @@ from evalkit.agents.airline_policy.rules import (
     MAX_REASKS,
     MAX_REPAIRS,
     classify_intent,
+    pick_booking,
 )
 from evalkit.agents.policy import PolicyReply, ok
 from evalkit.spoken import (
@@ -31,12 +32,13 @@ class IdentifyMixin(PolicyCore):
     def _on_intent(self, heard: str) -> PolicyReply:
         self.opening = heard
         self.intent = classify_intent(heard)
-        if self.intent is None:
+        if self.intent is None and not self._about_a_booking(heard):
             return self._reask(
                 "Sorry, I didn't catch that. I can help with flight changes, cancellations and refunds. "
                 "What would you like to do?",
                 "Could you tell me again what you need help with today?",
             )
+        self.intent = self.intent or "booking_question"  # the booking will tell what it is about
         self.reasks = 0
         return self._ask("code", "Sure, I can help with that. May I have your six character confirmation code?")
 
@@ -133,8 +135,16 @@ class IdentifyMixin(PolicyCore):
             "Could you spell your last name for me?",
         )
 
+    @staticmethod
+    def _about_a_booking(heard: str) -> bool:
+        low = heard.lower()
+        return any(w in low for w in ("flight", "booking", "reservation", "charged", "ticket", "trip"))
+
     def _start_workflow(self) -> PolicyReply:
+        self.focus = pick_booking(self.bookings, self.opening)
         booking = self.booking
+        if self.intent == "same_day_change" and booking["date"] != self.today.isoformat():
+            self.intent = "voluntary_change"  # "an earlier date": a change to another day
         found = (
             f"I found your booking on flight {booking['flight_number']} from {booking['origin']} to "
             f"{booking['destination']} on {say_date(booking['date'])} at {say_time(booking['departure'])}."
@@ -154,4 +164,6 @@ class IdentifyMixin(PolicyCore):
             return self._start_standby(found)
         if self.intent == "escalation":
             return self._offer_waiver_transfer(found)
+        if self.intent == "booking_question":
+            return self._booking_question(found)
         return self._check_compensation(found)

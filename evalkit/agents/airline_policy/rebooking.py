@@ -12,10 +12,12 @@ from evalkit.agents.airline_policy.rules import (
     SAME_DAY_CUTOFF_MINUTES,
     describe_option,
     later,
+    option_view,
 )
 from evalkit.agents.policy import PolicyReply, ok
-from evalkit.domains.airline.tools import (
+from evalkit.domains.airline.policy import (
     change_fee,
+    elite_waives,
 )
 from evalkit.spoken import (
     flight_digits,
@@ -23,6 +25,7 @@ from evalkit.spoken import (
     parse_date,
     parse_flight_numbers,
     parse_seat_preference,
+    parse_seat_preferences,
     parse_yes_no,
     say_date,
     spell_code,
@@ -41,31 +44,34 @@ class RebookingMixin(PolicyCore):
         self.travel_date = when
         return self._offer("")
 
-    def _search(self, seats_needed: bool = True) -> list[dict[str, Any]]:
+    def _search(self, seats_needed: bool = True, limit: int = 3) -> list[dict[str, Any]]:
         """Options on the travel date for the booking's route: not the booked journey, not gone (a same-day
         change closes 30 minutes before departure), with a seat in the booked cabin unless ``seats_needed`` is off
         (standby lists on full flights)."""
         booking = self.booking
         assert self.travel_date is not None
         self.searched.append(self.travel_date)
+        day = self.travel_date.isoformat()
         result = self.tools.call(
             "search_rebooking_options",
             origin=booking["origin"],
             destination=booking["destination"],
-            date=self.travel_date.isoformat(),
+            date=day,
             passenger_count=1,
-            fare_class="any",
+            fare_class=booking["fare_class"] if seats_needed else "any",  # priced in the booked cabin
         )
-        options = result.get("options", []) if ok(result) else []
+        options = [option_view(o, day) for o in result.get("options", [])] if ok(result) else []
         options = [o for o in options if o["journey_id"] != booking["journey_id"]]
         if self.travel_date == self.today:
             cutoff = later(self.clock, SAME_DAY_CUTOFF_MINUTES)
             options = [o for o in options if o["departure"] >= cutoff]
         if seats_needed:
             options = [o for o in options if o["seats"].get(booking["fare_class"], 0) >= 1]
-        if self.intent in ("same_day_change", "standby"):
+        if self.intent == "standby" or (self.intent == "same_day_change" and self.direction == "earlier"):
             options = [o for o in options if o["departure"] < booking["departure"]]
-        return options[:3]
+        elif self.intent == "same_day_change" and self.direction == "later":
+            options = [o for o in options if o["departure"] > booking["departure"]]
+        return options[:limit]
 
     def _offer(self, prefix: str) -> PolicyReply:
         self.options = self._search()
@@ -78,9 +84,18 @@ class RebookingMixin(PolicyCore):
                 return self._no_acceptable_option()
             return self._anything_else(f"{prefix} I'm sorry, I don't see any available flights that day.".strip())
         listed = "; ".join(describe_option(o) for o in self.options)
+        standby = ""
+        if self.intent == "same_day_change" and "cheap" in self.opening.lower():
+            # the cheapest way today is free standby on a full flight (App. L.4 "Same-day standby: Free")
+            known = {o["journey_id"] for o in self.options}
+            self.standby_options = [o for o in self._full_flights() if o["journey_id"] not in known][:1]
+            standby = "".join(
+                f" {describe_option(o).capitalize()} is full, but standby on it is free." for o in self.standby_options
+            )
         return self._ask(
             "choice",
-            f"{prefix} On {say_date(self.travel_date.isoformat())} I have {listed}. Which would you like?".strip(),
+            f"{prefix} On {say_date(self.travel_date.isoformat())} I have {listed}.{standby} "
+            "Which would you like?".strip(),
         )
 
     def _match_option(self, heard: str) -> dict[str, Any] | None:
@@ -88,7 +103,7 @@ class RebookingMixin(PolicyCore):
         numbers = set(parse_flight_numbers(heard))
         times = set(parse_clock_times(heard))
         digits = flight_digits(heard)
-        for option in self.options:
+        for option in [*self.options, *self.standby_options]:
             if numbers & set(option["flights"]) or option["departure"] in times:
                 return option
         by_digits = [o for o in self.options if digits & {f[2:] for f in o["flights"]}]
@@ -107,7 +122,7 @@ class RebookingMixin(PolicyCore):
             return self._reask("Sorry, which flight would you like?", "Please tell me the flight number or time.")
         self.reasks = 0
         self.choice = choice
-        if self.intent == "standby":
+        if self.intent == "standby" or choice in self.standby_options:
             return self._confirm_standby()
         return self._ask("seat", "Do you have a seat preference: window, aisle or middle?")
 
@@ -132,6 +147,7 @@ class RebookingMixin(PolicyCore):
             return self._reask("Sorry, would you like a window, an aisle or a middle seat?", "Window, aisle or middle?")
         self.reasks = 0
         self.seat = seat
+        self.seat_choices = parse_seat_preferences(heard) or [seat]
         assert self.reservation is not None and self.choice is not None
         if self.involuntary:
             return self._ask(
@@ -140,24 +156,50 @@ class RebookingMixin(PolicyCore):
                 f"Shall I go ahead and move you to {describe_option(self.choice)}?",
             )
         rebooking_type = self.rebooking_type
-        elite = self.reservation["passengers"][0]["elite_status"]
-        fee = change_fee(rebooking_type, self.booking["fare_class"], elite)
-        difference = self.choice["fares"][self.booking["fare_class"]] - self.booking["fare_paid"]
+        fee = change_fee(rebooking_type, self.booking["fare_class"], self.elite_waiver)
+        difference = (self.choice["fare"] or 0) - self.booking["fare_paid"]
         kind = "same day change" if rebooking_type == "same_day" else "change"
-        fee_text = f"The {kind} fee is {fee} dollars" if fee else f"There is no {kind} fee"
+        fee_text = f"The {kind} fee is {fee:g} dollars" if fee else f"There is no {kind} fee"
         diff_text = (
             "there is no fare difference"
             if difference == 0
-            else f"the fare difference is {difference} dollars"
+            else f"the fare difference is {difference:g} dollars"
             if difference > 0
-            else f"you get a travel credit of {-difference} dollars"
+            else f"you get a travel credit of {-difference:g} dollars"
         )
         total = fee + max(difference, 0)
         return self._ask(
             "confirm",
-            f"{fee_text}, and {diff_text}, for a total of {total} dollars. "
+            f"{fee_text}, and {diff_text}, for a total of {total:g} dollars. "
             f"Shall I go ahead and move you to {describe_option(self.choice)}?",
         )
+
+    def _assign_seat(self, journey_id: str) -> dict[str, Any]:
+        """The caller's seat preferences in order until one is available on the new flight (a second choice when the
+        first type is not offered in the cabin)."""
+        result: dict[str, Any] = {}
+        for preference in self.seat_choices or [self.seat]:
+            result = self.tools.call(
+                "assign_seat",
+                confirmation_number=self.code,
+                passenger_id=self.passenger_id,
+                journey_id=journey_id,
+                seat_preference=preference,
+            )
+            if ok(result) or result.get("error_type") != "seat_type_unavailable":
+                break
+        return result
+
+    @property
+    def direction(self) -> str | None:
+        """Which way a same-day change goes, as the caller asked: "earlier", "later" (also a caller running late
+        for the booked flight) or None (either)."""
+        low = self.opening.lower()
+        if any(w in low for w in ("later", "miss my", "missed my", "running late")):
+            return "later"
+        if any(w in low for w in ("earlier", "sooner")):
+            return "earlier"
+        return None
 
     @property
     def involuntary(self) -> bool:
@@ -166,10 +208,18 @@ class RebookingMixin(PolicyCore):
     @property
     def rebooking_type(self) -> str:
         if self.intent == "irrops_rebooking":
-            return "irrops"
+            kind = self.disruption.get("disruption_type", "cancellation")
+            return {"delay": "irrops_delay", "schedule_change": "irrops_schedule_change"}.get(
+                kind, "irrops_cancellation"
+            )
         if self.intent == "missed_connection":
-            return "missed_connection"
+            return "missed_connection_airline_fault"
         return "same_day" if self.travel_date == self.today else "voluntary"
+
+    @property
+    def elite_waiver(self) -> bool:
+        assert self.reservation is not None
+        return elite_waives(self.rebooking_type, self.reservation["passengers"][0].get("elite_status"))
 
     def _on_confirm(self, heard: str) -> PolicyReply:
         if self.intent == "cancellation_refund":
@@ -190,43 +240,63 @@ class RebookingMixin(PolicyCore):
             journey_id=old["journey_id"],
             new_journey_id=self.choice["journey_id"],
             rebooking_type=self.rebooking_type,
-            waive_change_fee=self.involuntary,
+            waive_change_fee=self.involuntary or self.elite_waiver,
         )
         if not ok(result):
             return self._transfer("system_issue")
         new_id = self.choice["journey_id"]
-        if result.get("fare_difference", 0) < 0:  # a downgrade's difference goes back as travel credit
+        # A voluntary downgrade's difference goes back as travel credit (an IRROPS one keeps the fare paid).
+        credit = 0 if self.involuntary else result["cost_summary"]["credit_due"]
+        if credit > 0:
             self.tools.call(
                 "issue_travel_credit",
                 confirmation_number=self.code,
                 passenger_id=self.passenger_id,
-                amount=float(-result["fare_difference"]),
-                reason="fare_downgrade",
+                amount=float(credit),
+                credit_reason="fare_difference_negative",
             )
-        seat = self.tools.call(
-            "assign_seat",
-            confirmation_number=self.code,
-            passenger_id=self.passenger_id,
-            journey_id=new_id,
-            seat_preference=self.seat,
-        )
-        if old.get("meal_request"):  # principle 5: carry ancillaries over to the new flight
+        seat = self._assign_seat(new_id)
+        if old.get("bags"):  # principle 5: carry ancillaries over to the new flight
             self.tools.call(
-                "update_meal_request",
+                "add_baggage_allowance", confirmation_number=self.code, journey_id=new_id, num_bags=old["bags"]
+            )
+        if old.get("meal_request"):
+            self.tools.call(
+                "add_meal_request",
                 confirmation_number=self.code,
+                passenger_id=self.passenger_id,
                 journey_id=new_id,
-                meal_request=old["meal_request"],
+                meal_type=old["meal_request"],
             )
         parts = [f"All done. You are now on {describe_option(self.choice)} on {say_date(self.choice['date'])}."]
         if ok(seat):
-            parts.append(f"Your seat is {seat['seat']}.")
+            parts.append(f"Your seat is {seat['seat_assigned']}.")
+        if old.get("bags"):
+            parts.append(f"Your {old['bags']} checked {'bag is' if old['bags'] == 1 else 'bags are'} moved too.")
         if old.get("meal_request"):
             parts.append(f"Your {old['meal_request'].replace('_', ' ')} meal is moved as well.")
-        if result.get("fare_difference", 0) < 0:
-            parts.append(f"The {-result['fare_difference']} dollar fare difference is a travel credit.")
+        if credit > 0:
+            parts.append(f"The {credit:g} dollar fare difference is a travel credit.")
         if self.involuntary:
             parts += self._irrops_vouchers(old)
         parts.append(f"Your confirmation number is still {spell_code(self.code)}.")
         if self.intent == "missed_connection":
             return self._offer_standby_after_rebooking(" ".join(parts))
+        following = self._other_leg(old["journey_id"], new_id)
+        if following is not None:  # a round trip to change: the return leg next
+            self.focus = following
+            parts.append(
+                f"Now your return flight {following['flight_number']} on {say_date(following['date'])}. "
+                "What return date would you like?"
+            )
+            return self._ask("date", " ".join(parts))
         return self._anything_else(" ".join(parts))
+
+    def _other_leg(self, changed: str, new_id: str) -> dict[str, Any] | None:
+        """The return journey still to change when the caller asked to change a round trip's dates."""
+        low = self.opening.lower()
+        if self.intent != "voluntary_change" or not any(w in low for w in ("round trip", "round-trip", "both")):
+            return None
+        done = {changed, new_id, *self.changed}
+        self.changed.update((changed, new_id))
+        return next((b for b in self.bookings if b["journey_id"] not in done), None)

@@ -3,10 +3,11 @@ numbers from the policy the tools enforce (``evalkit.domains.airline.tools``).""
 
 from __future__ import annotations
 
-from evalkit.domains.airline.tools import (
+from evalkit.domains.airline.policy import (
     IRROPS_DELAY_MINUTES,
     MAX_HOTEL_NIGHTS,
     MEAL_VOUCHER_AMOUNT,
+    NON_REFUNDABLE_CANCELLATION_FEE,
     REFUND_DELAY_MINUTES,
     SAME_DAY_FEE,
     VOLUNTARY_FEE,
@@ -48,9 +49,11 @@ Voluntary change to a later date:
 {_fees(VOLUNTARY_FEE)}
 Same-day change:
 {_fees(SAME_DAY_FEE)}
-Gold and Platinum members pay no same-day change fee; Platinum members pay no voluntary change fee. Airline-caused
-disruptions (cancellation, or a delay or schedule change over {IRROPS_DELAY_MINUTES // 60} hours) and missed connections
-caused by the airline waive every fee and keep the fare (rebooking_type irrops / missed_connection, waive the fee).
+Gold and Platinum members pay no same-day change fee; Platinum members pay no voluntary change fee (set
+waive_change_fee). Airline-caused disruptions (cancellation, or a delay or schedule change over
+{IRROPS_DELAY_MINUTES // 60} hours) waive every fee and keep the fare (rebooking_type irrops_cancellation /
+irrops_delay / irrops_schedule_change); a missed connection caused by the airline is rebooked free
+(missed_connection_airline_fault, waive_change_fee true).
 Same-day changes close 30 minutes before departure. A lower new fare's difference is issued as travel credit.
 Fee waivers for bereavement, medical emergencies or military orders need documentation: offer a live agent.
 
@@ -58,8 +61,10 @@ Fee waivers for bereavement, medical emergencies or military orders need documen
 - Refundable fares: full refund to the original payment (5-7 business days).
 - Airline cancelled the flight or delayed it over {REFUND_DELAY_MINUTES // 60} hours: full refund whatever the fare.
 - Booked less than 24 hours ago and at least 7 days before departure: full refund whatever the fare.
-- Other non-refundable fares: travel credit of the fare minus the cancellation fee (the voluntary change fee of the
-  cabin), valid 12 months for the named passenger.
+- Other non-refundable fares: travel credit of the fare minus the ${NON_REFUNDABLE_CANCELLATION_FEE} cancellation fee,
+  valid 12 months for the named passenger.
+cancel_reservation cancels one journey and states the refund or credit due; refund fare and ancillary fees in
+separate process_refund calls.
 
 ## Compensation (issue it whenever it is due, never otherwise)
 - Meal voucher: delay of 2 to under 4 hours ${_MEAL["delay_over_2_hours"]}, 4 hours or more

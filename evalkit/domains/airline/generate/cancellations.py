@@ -10,7 +10,7 @@ from typing import Any
 from evalkit.domains.airline.generate.draws import FARES, Draw, spec
 from evalkit.domains.airline.generate.records import (
     NO_TRANSFER,
-    NOW_ISO,
+    NOW,
     TODAY,
     TOMORROW,
     auth,
@@ -19,12 +19,13 @@ from evalkit.domains.airline.generate.records import (
     db_of,
     disruption,
     flight_status,
+    meal,
     refund,
     reservation,
     search,
     transfer,
 )
-from evalkit.domains.airline.tools import cancellation_fee
+from evalkit.domains.airline.policy import cancellation_terms
 
 
 def cancellation(
@@ -47,25 +48,25 @@ def cancellation(
     res = reservation(
         d.code, d.first, d.last, old, fare_class, paid, fare_type=fare_type, elite=elite, booking_date=booked
     )
-    now, booked_at = datetime.fromisoformat(NOW_ISO), datetime.fromisoformat(booked)
+    now, booked_at = datetime.fromisoformat(NOW[:16]), datetime.fromisoformat(booked)
     departure = datetime.fromisoformat(f"{departs}T15:10")
     within_24h = now - booked_at <= timedelta(hours=24) and departure - booked_at >= timedelta(days=7)
     if disrupted:
-        rule, refund_type = "IRROPS full refund", "irrops"
+        rule, reason = "IRROPS full refund", "irrops_refund"
     elif within_24h:
-        rule, refund_type = "24-hour rule full refund", "twenty_four_hour"
+        rule, reason = "24-hour rule full refund", "24_hour_rule"
     elif fare_type == "refundable":
-        rule, refund_type = "refundable fare", "standard"
+        rule, reason = "refundable fare", "voluntary"
     else:
-        rule, refund_type = "non-refundable: credit minus fee", "credit"
-    calls = auth(d.code, d.last) + disruption(old)
+        rule, reason = "non-refundable: credit minus the cancellation fee", "voluntary"
+    terms = cancellation_terms(fare_type, reason, paid)
+    calls = auth(d.code, d.last) + flight_status(old) + (disruption(old) if disrupted else [])
     if accept:
-        if refund_type == "credit":
-            fee = cancellation_fee(fare_class, elite)
-            calls += cancel(d.code, "voluntary") + credit(d.code, float(paid - fee), "non_refundable_cancellation")
+        calls += cancel(d.code, old, reason)
+        if terms["is_refundable"]:
+            calls += refund(d.code, float(terms["refund_amount_eligible"]))
         else:
-            reason = refund_type if refund_type != "standard" else "voluntary"
-            calls += cancel(d.code, reason) + refund(d.code, float(paid), refund_type)
+            calls += credit(d.code, float(terms["credit_amount_eligible"]), "cancellation_non_refundable")
     wants = "a refund or, if the fare doesn't allow one, travel credit" if accept else "your money back in cash only"
     return spec(
         d,
@@ -100,7 +101,8 @@ def waiver_escalation(sid: str, reason: str, opening: str, *, accept: bool = Tru
     d = Draw(sid)
     old = d.journey("2026-06-23", "10:40", "13:05", "main_cabin")
     res = reservation(d.code, d.first, d.last, old, "main_cabin", FARES["main_cabin"])
-    calls = auth(d.code, d.last) + (transfer("policy_exception") if accept else [])
+    summary = f"Caller asks for a {reason} change fee waiver; documentation needed."
+    calls = auth(d.code, d.last) + (transfer(d.code, "policy_exception_needed", summary) if accept else [])
     return spec(
         d,
         "escalation",
@@ -110,10 +112,13 @@ def waiver_escalation(sid: str, reason: str, opening: str, *, accept: bool = Tru
         must=["fee waived"],
         opening=opening,
         info=d.answers(),
-        tree=[f"If offered a transfer to a live agent, {'accept' if accept else 'decline'} it."],
+        tree=[
+            f"If offered a transfer to a live agent, {'accept' if accept else 'decline'} it.",
+            "Decline a change with the usual fees: you only want the waiver.",
+        ],
         resolution="You are transferred to someone who can waive the fee." if accept else "You decline the transfer.",
         failure="No waiver possible: end the call.",
-        scripted={"answers": d.answers(accept_transfer="yes" if accept else "no")},
+        scripted={"answers": d.answers(accept_transfer="yes" if accept else "no", confirm="no")},
         entities=d.entities(),
         calls=calls,
         flow=f"A {reason} waiver is beyond the agent's authority: offer a transfer, "
@@ -139,11 +144,12 @@ def exhausted(sid: str, *, cancelled: bool, take_refund: bool) -> dict[str, Any]
     today_opt = d.journey(TODAY, "15:30", "17:45", fare_class, seats=0 if cancelled else 3)
     next_opt = d.journey(TOMORROW, "13:20", "15:35", fare_class, seats=0 if cancelled else 3)
     res = reservation(d.code, d.first, d.last, old, fare_class, FARES[fare_class])
-    calls = auth(d.code, d.last) + disruption(old) + search(old, TODAY) + search(old, TOMORROW)
+    calls = auth(d.code, d.last) + disruption(old) + ([] if cancelled else meal(d.code, "delay_over_2_hours"))
+    calls += search(old, TODAY) + search(old, TOMORROW)
     if cancelled and take_refund:
-        calls += cancel(d.code, "irrops") + refund(d.code, float(FARES[fare_class]), "irrops")
+        calls += cancel(d.code, old, "irrops_refund") + refund(d.code, float(FARES[fare_class]))
     else:
-        calls += transfer("no_acceptable_option")
+        calls += transfer(d.code, "unable_to_resolve", "Disrupted flight; no acceptable rebooking option found.")
     return spec(
         d,
         "escalation",
@@ -178,7 +184,8 @@ def exhausted(sid: str, *, cancelled: bool, take_refund: bool) -> dict[str, Any]
             "Cancelled, today and tomorrow full: IRROPS refund offered and "
             + ("taken." if take_refund else "declined, then a transfer.")
             if cancelled
-            else "3-hour delay (IRROPS, no refund right): both days' options rejected, transfer offered and taken."
+            else "3-hour delay (IRROPS, no refund right): $12 meal voucher, both days' options rejected, "
+            "transfer offered and taken."
         ),
         escalation="Accept a transfer if the agent offers one after options run out.",
     )
@@ -211,7 +218,7 @@ def compensation(
     if status in ("delayed", "cancelled"):
         calls += disruption(old)
     if supervisor:
-        calls += transfer("caller_request")
+        calls += transfer(d.code, "passenger_requested", "Caller insists on a supervisor about a voucher claim.")
     thing = "hotel voucher" if hotel_claim else "meal voucher"
     state = {"delayed": f"is delayed {delay} minutes", "on_time": "is running late", "cancelled": "got cancelled"}
     return spec(

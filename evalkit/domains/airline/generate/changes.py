@@ -19,7 +19,7 @@ from evalkit.domains.airline.generate.records import (
     search,
     standby,
 )
-from evalkit.domains.airline.tools import change_fee
+from evalkit.domains.airline.policy import change_fee, elite_waives, meal_voucher_for_delay
 
 
 def voluntary(
@@ -42,12 +42,12 @@ def voluntary(
     target = d.journey(new_date, "08:05", "10:30", fare_class, seats=0 if sold_out else 6, fare=target_fare)
     evening = d.journey(new_date, "19:25", "21:50", fare_class, fare=target_fare - 20)
     res = reservation(d.code, d.first, d.last, old, fare_class, paid, elite=elite, meal_request=meal_request)
-    fee = change_fee("voluntary", fare_class, elite)
+    fee = change_fee("voluntary", fare_class, elite_waives("voluntary", elite))
     total = fee + max(target_fare - paid, 0)
     accepted = total <= max_fee and not sold_out
     calls = auth(d.code, d.last) + search(old, new_date)
     if accepted:
-        calls += change_calls(d, old, target, "voluntary", pref, paid, fare_class, meal_request)
+        calls += change_calls(d, old, target, "voluntary", pref, paid, fare_class, meal_request, elite=elite)
     outcome = (
         f"moved to {target['flights'][0]}: fee ${fee}, fare difference ${target_fare - paid}"
         if accepted
@@ -100,12 +100,12 @@ def same_day(
     target = d.journey(TODAY, "13:35", "15:00", fare_class, fare=target_fare)
     late = d.journey(TODAY, "16:50", "18:15", fare_class, fare=target_fare)
     res = reservation(d.code, d.first, d.last, old, fare_class, paid, elite=elite)
-    fee = change_fee("same_day", fare_class, elite)
+    fee = change_fee("same_day", fare_class, elite_waives("same_day", elite))
     total = fee + max(target_fare - paid, 0)
     accepted = total <= max_fee
     calls = auth(d.code, d.last) + search(old, TODAY)
     if accepted:
-        calls += change_calls(d, old, target, "same_day", pref, paid, fare_class)
+        calls += change_calls(d, old, target, "same_day", pref, paid, fare_class, elite=elite)
     return spec(
         d,
         "same_day_change",
@@ -205,16 +205,16 @@ def irrops(
     target = next_opt if overnight else today_opt
     calls = auth(d.code, d.last) + disruption(old)
     if irrops_applies:
+        if not cancelled:  # a delay or schedule change earns its meal voucher up front
+            calls += meal(d.code, meal_voucher_for_delay(delay) or "delay_over_2_hours")
         calls += search(old, TODAY)
         if overnight:
             calls += search(old, TOMORROW)
         calls += change_calls(d, old, target, "irrops", "aisle", FARES[fare_class], fare_class, meal_request)
         if overnight:
-            calls += meal(d.code, "irrops_overnight") + hotel(d.code, 1, "irrops_overnight")
+            calls += meal(d.code, "irrops_overnight") + hotel(d.code, 1)
         elif cancelled:
             calls += meal(d.code, "cancellation_wait_same_day")
-        elif kind == "delayed":
-            calls += meal(d.code, "delay_over_4_hours" if delay >= 240 else "delay_over_2_hours")
     what = (
         "was cancelled"
         if cancelled
@@ -309,7 +309,7 @@ def missed_connection(
         calls += search(missed, TOMORROW)
     calls += change_calls(d, missed, target, "missed_connection", "window", 0, fare_class)
     if overnight:
-        calls += hotel(d.code, 1, "missed_connection_overnight")
+        calls += hotel(d.code, 1)
     else:
         calls += search(missed, TODAY)  # the policy looks for a full earlier flight to offer standby on
         if next_full and take_standby:

@@ -18,6 +18,7 @@ from evalkit.domains.airline.generate.records import (
     rules,
     seat,
 )
+from evalkit.domains.airline.policy import elite_waives
 
 FIRST_NAMES = (
     ("Kenji", "male"),
@@ -188,12 +189,14 @@ def change_calls(
     paid: int,
     fare_class: str,
     meal_request: str | None = None,
+    *,
+    elite: str = "none",
 ) -> Calls:
     """rebook, a downgrade's credit, the seat, the meal request carried over: the policy's order."""
-    calls = rebook(d.code, old, new, kind)
+    calls = rebook(d.code, old, new, kind, waive=elite_waives(kind, elite))
     difference = new["fares"][fare_class] - paid
     if kind in ("voluntary", "same_day") and difference < 0:
-        calls += credit(d.code, float(-difference), "fare_downgrade")
+        calls += credit(d.code, float(-difference), "fare_difference_negative")
     calls += seat(d.code, new, pref)
     if meal_request:
         calls += carry_meal(d.code, new, meal_request)

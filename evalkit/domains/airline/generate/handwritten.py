@@ -172,9 +172,9 @@ def cancel_refund() -> dict[str, Any]:
         },
         "key_entities": {"confirmation_number": "B9KM3R", "last_name": "Delgado"},
         "calls": auth("B9KM3R", "Delgado")
-        + disruption(original)
-        + cancel("B9KM3R", "voluntary")
-        + refund("B9KM3R", 420.0, "standard"),
+        + flight_status(original)
+        + cancel("B9KM3R", original, "voluntary")
+        + refund("B9KM3R", 420.0),
         "expected_flow": "Refundable fare: cancel and refund $420 to the original payment in 5-7 business days.",
     }
 
@@ -220,7 +220,7 @@ def same_day_change_gold() -> dict[str, Any]:
         "key_entities": {"confirmation_number": "Q3ZP8N", "last_name": "Fischer", "flight_number": "SK281"},
         "calls": auth("Q3ZP8N", "Fischer")
         + search(original, TODAY)
-        + rebook("Q3ZP8N", original, target, "same_day")
+        + rebook("Q3ZP8N", original, target, "same_day", waive=True)
         + seat("Q3ZP8N", target, "aisle"),
         "expected_flow": "Same-day change fee is waived for Gold members.",
     }
