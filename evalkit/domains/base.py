@@ -20,12 +20,14 @@ log = logging.getLogger("evalkit.tools")
 
 
 class ToolError(Exception):
-    """Raised inside a tool to return ``{"status": "error", "error_type": ..., "message": ...}``."""
+    """Raised inside a tool to return ``{"status": "error", "error_type": ..., "message": ..., **details}``;
+    ``details``: facts the agent needs to explain the refusal (e.g. the missing certifications)."""
 
-    def __init__(self, error_type: str, message: str) -> None:
+    def __init__(self, error_type: str, message: str, **details: Any) -> None:
         super().__init__(message)
         self.error_type = error_type
         self.message = message
+        self.details = details
 
 
 class ToolArgs(BaseModel):
@@ -54,11 +56,18 @@ class ToolSpec:
         }
 
 
-class ToolRegistry:
-    """The flat tool list of one domain (agents get all of it, as in EVA-Bench)."""
+# (validation error, argument model) -> (error_type, message): a domain's own wording of invalid arguments.
+InvalidArgs = Callable[[ValidationError, type[ToolArgs]], tuple[str, str]]
 
-    def __init__(self) -> None:
+
+class ToolRegistry:
+    """The flat tool list of one domain (agents get all of it, as in EVA-Bench). ``invalid_args``: how the domain
+    reports invalid arguments (EVA-Bench's domains name the field's format in ``error_type``); default
+    ``invalid_arguments`` with every pydantic error."""
+
+    def __init__(self, invalid_args: InvalidArgs | None = None) -> None:
         self._tools: dict[str, ToolSpec] = {}
+        self.invalid_args = invalid_args
 
     def tool(
         self, args_model: type[ToolArgs], *, writes: bool, irreversible: bool = False
@@ -127,6 +136,8 @@ class ToolExecutor:
         try:
             args = spec.args_model.model_validate(parsed)
         except ValidationError as exc:
+            if self.registry.invalid_args is not None:
+                return _error(*self.registry.invalid_args(exc, spec.args_model))
             return _error("invalid_arguments", "; ".join(_describe(e) for e in exc.errors()))
         # Tools mutate only on success: work on a scratch copy and commit it afterwards, so a tool that
         # fails half-way leaves no partial write behind.
@@ -134,7 +145,7 @@ class ToolExecutor:
         try:
             result = spec.fn(scratch, args)
         except ToolError as exc:
-            return _error(exc.error_type, exc.message)
+            return {**_error(exc.error_type, exc.message), **exc.details}
         except Exception as exc:  # a tool bug (a KeyError on an odd DB): the agent sees an error, the call goes on
             log.warning("tool %s raised %r", name, exc)
             return _error("tool_exception", f"the tool failed: {type(exc).__name__}: {exc}")

@@ -1,0 +1,1 @@
+"""EVA-Bench's medical_hr tool API (``evalkit.domains.medical_hr.tools``)."""
