@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from evalkit.domains.base import ToolExecutor
-from evalkit.domains.medical_hr.tools import REGISTRY
+from evalkit.domains.hr.tools import REGISTRY
 
 EMP, COLLEAGUE, NPI, SUPERVISOR = "EMP310442", "EMP310443", "4455667788", "9988776655"
 LICENSE, DEA, SHIFT, PETITION = "WA-MD-5566778", "QR7654321", "SHF-20300318-0700", "LIN3012345678"

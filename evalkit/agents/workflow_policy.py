@@ -23,10 +23,12 @@ from evalkit.domains.workflow import (
     Ask,
     Call,
     Confirm,
+    Derived,
     Say,
     Slot,
     Workflow,
     applies,
+    fit_pattern,
     lookup,
     lookup_or_none,
     memo_key,
@@ -288,6 +290,12 @@ class WorkflowPolicy:
         else:
             result = self.tools.call(step.tool, **args)
             run.fresh_once = run.fresh_once or step.once
+        if not ok(result) and result.get("error_type") in step.refuse_on:
+            if step.name:
+                run.scope[step.name] = result
+            refusal = speak(step.refusal, run.scope)
+            self.refused = (run.workflow.name, refusal)
+            return self._anything_else(" ".join([*said, refusal]))
         if not ok(result):
             return self._after_error(step, result, said)
         if step.once and not any(lookup_or_none(path, result) != want for path, want in step.require.items()):
@@ -310,6 +318,7 @@ class WorkflowPolicy:
             for v in step.args.values()
             if isinstance(v, str) and (m := REFERENCE.match(v)) and m.group(1) in slots and not m.group(2)
         ]
+        fed += [r for v in step.args.values() if isinstance(v, Derived) for r in v.refs if r in slots]
         fed.sort(key=lambda name: run.workflow.steps[slots[name]].slot.kind not in ("code", "digits"))  # IDs first
         tries = run.retries.get(run.index, 0)
         if not fed or tries >= MAX_TOOL_RETRIES:
@@ -363,12 +372,14 @@ class WorkflowPolicy:
         """Confirm a critical value before using it (App. L: read codes back; the caller corrects)."""
         self.value = value
         slot = self.slot
-        text = spell_code(str(value)) if slot.kind in ("code", "digits", "name") else say_value(value)
+        # A code's dashes are not spoken (the caller says the characters; ``Slot.pattern`` puts them back).
+        spelled = str(value).replace("-", "") if slot.pattern else str(value)
+        text = spell_code(spelled) if slot.kind in ("code", "digits", "name") else say_value(value)
         return self._ask("check", f"I have {text}. Is that right?")
 
     def _on_check(self, heard: str) -> PolicyReply:
         slot = self.slot
-        value = str(self.value)
+        value = str(self.value).replace("-", "") if slot.pattern else str(self.value)  # as it was read back
         correction = parse_correction(heard) if slot.kind in ("code", "digits", "name") else None
         if correction is not None and 1 <= correction[0] <= len(value):
             position, char = correction
@@ -377,6 +388,8 @@ class WorkflowPolicy:
                 if self.repairs > MAX_REPAIRS:
                     return self._transfer(f"could not capture the {slot.label}")
                 fixed = value[: position - 1] + char + value[position:]
+                if slot.pattern:
+                    fixed = fit_pattern(fixed, slot.pattern) or fixed
                 return self._read_back(fixed.capitalize() if slot.kind == "name" else fixed)
         answer = parse_yes_no(heard)
         if answer is True:

@@ -22,20 +22,30 @@ references in ``{...}``, e.g. ``"Your case number is {submit.case_id}."``.
 
 Branches (ITSM: troubleshooting must fail before a ticket; HR: OTP elevation) are expressed with
 ``Ask(yes_no slot)`` + ``Call(..., when="$slot")`` / ``when="!$slot"``: a step with ``when`` runs only if the
-referenced value is truthy (or falsy with ``!``).
+referenced value is truthy (or falsy with ``!``); ``when="$slot=value"`` runs it only if the value is ``value``
+(e.g. the choice a caller made).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
 
 from evalkit.domains.base import ToolExecutor, ToolRegistry
-from evalkit.spoken import DIGIT_NAMES, parse_clock_times, parse_code, parse_date, parse_name, parse_yes_no
+from evalkit.spoken import (
+    DIGIT_NAMES,
+    parse_clock_times,
+    parse_code,
+    parse_date,
+    parse_name,
+    parse_yes_no,
+    spelled_runs,
+)
 
 SlotKind = Literal["code", "digits", "name", "date", "time", "number", "choice", "yes_no", "text", "email"]
 REFERENCE = re.compile(r"^\$([a-z_][a-z0-9_]*)((?:\.[A-Za-z0-9_]+)*)$")
@@ -58,6 +68,9 @@ class Slot:
     length: int | None = None
     choices: tuple[str, ...] = ()
     read_back: bool = False
+    # A code's written form, as a regex with its dashes (e.g. ``[A-Z]{2,4}-\d{2}[A-Z]``): callers spell the
+    # characters and the dashes go unheard, so the parser puts them back where the format has them.
+    pattern: str | None = None
 
     def __post_init__(self) -> None:
         label = self.label or self.name.replace("_", " ")
@@ -75,6 +88,16 @@ class Ask:
 
 
 @dataclass(frozen=True)
+class Derived:
+    """An argument computed from slots and results (``refs``, as in templates without the ``$``): an ID the tool
+    wants in a form the caller does not say (``SHF-<date>-<time>`` from a shift's date and start time), or a
+    spoken name mapped to a code. ``fn`` is pure; None from it means the caller's words did not give the value."""
+
+    refs: tuple[str, ...]
+    fn: Callable[..., Any]
+
+
+@dataclass(frozen=True)
 class Call:
     tool: str
     args: Mapping[str, Any] = field(default_factory=dict)
@@ -86,6 +109,9 @@ class Call:
     # workflow makes one of its ``once`` calls afresh (e.g. manager auth, which starts a new session), its later
     # ``once`` calls are made afresh too: the session they built on is gone.
     once: bool = False
+    # Error types that are the policy's answer, not a mistake (EVA-Bench's eligibility checks answer "no" with an
+    # error): the workflow stops with ``refusal`` as for a failed ``require``; the error is in scope as ``name``.
+    refuse_on: tuple[str, ...] = ()
 
 
 def memo_key(tool: str, args: Mapping[str, Any]) -> str:
@@ -145,9 +171,10 @@ class Workflow:
 def _references(step: Step) -> list[str]:
     refs: list[str] = []
     if step.when:
-        refs.append(step.when.lstrip("!$").split(".")[0])
+        refs.append(step.when.lstrip("!$").partition("=")[0].split(".")[0])
     if isinstance(step, Call):
         refs += [m.group(1) for v in step.args.values() if isinstance(v, str) and (m := REFERENCE.match(v))]
+        refs += [r.split(".")[0] for v in step.args.values() if isinstance(v, Derived) for r in v.refs]
     if isinstance(step, Confirm | Say):
         refs += [m.split(".")[0] for m in TEXT_REFERENCE.findall(step.text)]
     return refs
@@ -170,6 +197,8 @@ def lookup(path: str, scope: Mapping[str, Any]) -> Any:
 
 
 def resolve(value: Any, scope: Mapping[str, Any]) -> Any:
+    if isinstance(value, Derived):
+        return value.fn(*(lookup(ref, scope) for ref in value.refs))
     if isinstance(value, str) and (match := REFERENCE.match(value)):
         return lookup(match.group(1) + match.group(2), scope)
     return value
@@ -183,8 +212,10 @@ def applies(step: Step, scope: Mapping[str, Any]) -> bool:
     if step.when is None:
         return True
     negate = step.when.startswith("!")
-    value = bool(resolve(step.when.lstrip("!"), scope))
-    return value != negate
+    ref, _, wanted = step.when.lstrip("!").partition("=")
+    value = resolve(ref, scope)
+    holds = str(value) == wanted if wanted else bool(value)
+    return holds != negate
 
 
 @dataclass
@@ -230,6 +261,10 @@ def run_reference(
                 result = executor.call(step.tool, args)
                 calls.append((step.tool, args))
                 fresh = fresh or step.once
+            if result.get("status") != "success" and result.get("error_type") in step.refuse_on:
+                if step.name:
+                    scope[step.name] = result
+                return ReferenceRun(calls, "refused", scope)
             if result.get("status") != "success":
                 raise WorkflowError(f"workflow {workflow.name} step {i}: {step.tool}({args}) failed: {result}")
             if step.name:
@@ -261,6 +296,8 @@ def parse_slot(slot: Slot, text: str, today: date) -> Any:
     """
     stripped = text.strip()
     match slot.kind:
+        case "code" if slot.pattern:
+            return fit_pattern(stripped, slot.pattern)
         case "code":
             return parse_code(stripped, slot.length or 6)
         case "digits":
@@ -295,6 +332,19 @@ def parse_slot(slot: Slot, text: str, today: date) -> Any:
         case _:
             # Free text as the caller said it, without the sentence's closing punctuation ("June 25, 1992.").
             return stripped.rstrip(".!?;, ") or None
+
+
+def fit_pattern(text: str, pattern: str) -> str | None:
+    """The last spelled code in ``text`` written in ``pattern``'s form: its characters with the pattern's dashes put
+    back ('K A F N one three R' -> 'KAFN-13R' for ``[A-Z]{2,4}-\\d{2}[A-Z]``); None when none fits."""
+    dashes = re.sub(r"\[[^]]*\]", "", pattern).count("-")  # the literal dashes, not the ranges' (A-Z)
+    for run in reversed(spelled_runs(text)):
+        for cuts in itertools.combinations(range(1, len(run)), dashes):
+            bounds = (0, *cuts, len(run))
+            candidate = "-".join(run[a:b] for a, b in itertools.pairwise(bounds))
+            if re.fullmatch(pattern, candidate):
+                return candidate
+    return None
 
 
 DIGIT_WORDS = {name: i for i, name in enumerate(DIGIT_NAMES)} | {"oh": 0}

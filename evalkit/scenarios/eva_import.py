@@ -3,7 +3,7 @@
 
 ``import_eva(path)`` finds the three datasets under an EVA checkout or its ``data`` folder (or takes one dataset
 file), and returns every record's result: a Scenario, or the reason it failed (the record's field, then why). A bad
-record never stops the others. EVA's ``medical_hr`` is evalkit's ``hr`` (``EVA_DOMAINS``).
+record never stops the others. EVA's domain names are evalkit's (``EVA_DOMAINS``).
 
 Field mapping (EVA record -> Scenario), derived from all 213 published records:
 
@@ -71,9 +71,9 @@ from pydantic import ValidationError
 from evalkit.scenarios.eva_culture import Culture, CultureError, Names, culture_for, load_aliases
 from evalkit.scenarios.eva_record import GENDERS, check_layout, check_shape, get, ground_truth_calls
 from evalkit.scenarios.schema import Scenario
-from evalkit.scenarios.store import ScenarioError
+from evalkit.scenarios.store import ScenarioError, same_domain
 
-EVA_DOMAINS = {"airline": "airline", "itsm": "itsm", "medical_hr": "hr"}  # EVA-Bench's name -> evalkit's
+EVA_DOMAINS = {"airline": "airline", "itsm": "itsm", "medical_hr": "medical_hr"}  # EVA-Bench's name -> evalkit's
 FIELD_ALIASES = {  # snake-case EVA label -> the scripted caller's field (exact keys only)
     "booking_confirmation_number": "confirmation_number",
     "booking_confirmation_code": "confirmation_number",
@@ -323,7 +323,7 @@ def find_datasets(path: Path, domains: Collection[str] | None = None) -> list[Da
         eva_domain = dataset.name.split("_dataset.")[0]
         if eva_domain not in EVA_DOMAINS:
             raise ScenarioError(f"{dataset}: not an EVA-Bench dataset (known: {', '.join(EVA_DOMAINS)})")
-        if domains and eva_domain not in domains and EVA_DOMAINS[eva_domain] not in domains:
+        if domains and eva_domain not in domains and not any(same_domain(EVA_DOMAINS[eva_domain], d) for d in domains):
             continue
         folder = dataset.parent
         found.append(Dataset(eva_domain, dataset, folder / f"{eva_domain}_scenarios", folder / f"{eva_domain}_aliases"))

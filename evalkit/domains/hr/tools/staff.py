@@ -17,8 +17,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from evalkit.domains.base import ToolError, session_of
-from evalkit.domains.medical_hr.tools.auth import Department, EmployeeArgs, appointment, book_slot, deep
-from evalkit.domains.medical_hr.tools.common import (
+from evalkit.domains.hr.tools.auth import Department, EmployeeArgs, appointment, book_slot, deep
+from evalkit.domains.hr.tools.common import (
     REGISTRY,
     AppointmentAt,
     Args,
