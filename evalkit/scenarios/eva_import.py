@@ -30,7 +30,8 @@ Field mapping (EVA record -> Scenario), derived from all 213 published records:
   adversarial(_intent), or an ``adversarial_vector`` / ``adversarial_tactic`` -> adversarial) and ``workflow``
   (``eva_<category>``, else ``eva_<first two parts of the id>``: never one of evalkit's workflow names).
 - ``scenario_context.intents[1:]`` -> ``user_goal.scripted.followups`` ("I also need to <intent>."), the further
-  tasks of a multi-intent record, said when the agent asks whether there is anything else.
+  tasks of a multi-intent record, said when the agent asks whether there is anything else; ``intents[0]`` ->
+  ``user_goal.scripted.request`` ("I need to <intent>."), said when the agent asks again what the caller needs.
 - ``user_goal.information_required`` maximum-cost keys (``MAX_FEE_FIELDS``) -> ``user_goal.scripted.max_fee``.
 - ``ground_truth.expected_scenario_db`` -> ``expected_scenario_db``; ``data/<domain>_scenarios/<id>.json`` ->
   ``scenario_db`` (both checked against EVA-Bench's layout of the domain, ``eva_record.DB_LAYOUTS``).
@@ -47,7 +48,7 @@ Field mapping (EVA record -> Scenario), derived from all 213 published records:
 
 Dropped, and why:
 - ``scenario_context.premise``, ``user_priorities``, ``adversarial_vector`` / ``adversarial_tactic``,
-  ``escalate_to_live_agent``, ``intents[0]``, ``satisfiable``: the generator's notes on the scenario; the goal and
+  ``escalate_to_live_agent``, ``satisfiable``: the generator's notes on the scenario; the goal and
   decision tree already say what the caller wants and does (EVA-Bench's simulator does not read them either).
 - ``seed_data``: the generator's input; its values are in ``information_required`` and the DB.
 - ``subflow_in_depth``: empty in every published record.
@@ -179,9 +180,20 @@ def _type_and_workflow(record: Mapping[str, Any]) -> tuple[str, str]:
     return ("adversarial" if adversarial else "single_intent"), f"eva_{'.'.join(str(record['id']).split('.')[:2])}"
 
 
+def _intent_texts(intents: Any) -> list[str]:
+    texts = [i.get("intent") for i in intents if isinstance(i, Mapping)] if isinstance(intents, list) else []
+    return [f"{t[:1].lower()}{t[1:].rstrip('.')}" for t in texts if isinstance(t, str) and t]
+
+
 def _followups(intents: Any) -> list[str]:
-    texts = [i.get("intent") for i in intents[1:] if isinstance(i, Mapping)] if isinstance(intents, list) else []
-    return [f"I also need to {t[:1].lower()}{t[1:].rstrip('.')}." for t in texts if isinstance(t, str) and t]
+    return [f"I also need to {t}." for t in _intent_texts(intents)[1:]]
+
+
+def _request(intents: Any) -> str | None:
+    """The first intent in plain words: what the caller says when asked again what it needs (a multi-intent
+    record's opening line often names no task: "I have a couple of HR things")."""
+    texts = _intent_texts(intents)
+    return f"I need to {texts[0]}." if texts else None
 
 
 def _key_entities(answers: Mapping[str, str], dbs: list[Any]) -> dict[str, str]:
@@ -231,6 +243,7 @@ def convert_record(
     for name in ("first_name", "last_name"):
         if name not in answers and name.upper() in culture.values:
             answers[name] = culture.values[name.upper()]
+    intents = culture.fill(get(record, "scenario_context.intents") or [], "intents")
     db = culture.add_name_aliases(culture.fill(scenario_db, "scenario_db"))
     expected = culture.add_name_aliases(
         culture.fill(record["ground_truth"]["expected_scenario_db"], "ground_truth.expected_scenario_db")
@@ -266,7 +279,8 @@ def convert_record(
             "scripted": {
                 "answers": answers,
                 "max_fee": _max_fee(information),
-                "followups": _followups(culture.fill(get(record, "scenario_context.intents") or [], "intents")),
+                "followups": _followups(intents),
+                "request": _request(intents),
             },
         },
         "key_entities": _key_entities(answers, [db, expected]),

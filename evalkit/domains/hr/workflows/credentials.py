@@ -35,7 +35,14 @@ def _other_physician(npi: str, supervisor: str) -> str | None:
 LICENSE_EXTENSION = Workflow(
     name="license_extension",
     description="A provider requests a provisional or supervised temporary extension of an expiring license.",
-    intents=("license extension", "extend my license", "license is expiring", "extension on my license"),
+    intents=(
+        "license extension",
+        "extend my license",
+        "license is expiring",
+        "extension on my license",
+        "temporary extension",
+        "extension for my",
+    ),
     steps=(
         *provider_auth(),
         Call("get_provider_profile", {"npi": "$npi"}, name="profile"),

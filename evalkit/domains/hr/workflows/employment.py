@@ -293,7 +293,7 @@ VISA_DEPENDENT = Workflow(
 PTO = Workflow(
     name="pto_request",
     description="An employee requests PTO or sick leave within balance and outside department blackouts.",
-    intents=("pto", "paid time off", "time off", "sick leave", "vacation"),
+    intents=("pto", "paid time off", "time off", "sick leave", "vacation", "request pto", "pto days", "sick days"),
     steps=(
         *employee_auth(),
         employee_record(),
