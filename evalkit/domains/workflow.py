@@ -306,13 +306,20 @@ def parse_slot(slot: Slot, text: str, today: date) -> Any:
         case "name":
             return parse_name(stripped)
         case "date":
+            if iso := re.search(r"\b\d{4}-\d{2}-\d{2}\b", stripped):  # a record's own ISO date, as it stands
+                try:
+                    return date.fromisoformat(iso.group(0)).isoformat()
+                except ValueError:
+                    return None
             parsed = parse_date(stripped, today)
             return parsed.isoformat() if parsed else None
         case "time":
             times = parse_clock_times(stripped)
             return times[0] if times else None
         case "number":
-            numbers = re.findall(r"\d+(?:\.\d+)?", stripped.replace(",", ""))
+            # "2 0 0 0 0 0 0": a figure read digit by digit is one number
+            digits_joined = re.sub(r"(?<=\d) (?=\d)", "", stripped.replace(",", ""))
+            numbers = re.findall(r"\d+(?:\.\d+)?", digits_joined)
             return float(numbers[0]) if numbers else None
         case "choice":
             lowered = stripped.lower()

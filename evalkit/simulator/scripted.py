@@ -379,6 +379,8 @@ class ScriptedSimulator:
             self.followups_said += 1
             self.no_progress = 0
             return self._styled(self.plan.followups[self.followups_said - 1])
+        if "anything else" in low:  # the closing question, even when the summary before it names a field
+            return None
         if "is that right" in low or any(c in low for c in CONFIRM_CUES):
             return None
         fields = self.fallback.asked(agent_text)

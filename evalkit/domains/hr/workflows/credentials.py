@@ -283,7 +283,7 @@ PRIVILEGE_REACTIVATION = Workflow(
             Slot(
                 "privilege_codes",
                 "text",
-                "Which of the suspended privilege codes should I reactivate?",
+                "Which of the suspended privilege codes do you want reactivated?",
                 label="privilege codes",
             )
         ),

@@ -66,10 +66,11 @@ def whole(number: Any) -> int:
     return int(float(number))
 
 
-def codes(text: str, form: str) -> list[str]:
-    """Every code of ``form`` named in a list ('PRV-SURG-004 and PRV-ECHO-007')."""
+def codes(text: str, form: str) -> list[str] | None:
+    """Every code of ``form`` named in a list ('PRV-SURG-004 and PRV-ECHO-007'); None when none was heard (the
+    tool then refuses and the agent asks again)."""
     parts = re.split(r",|;|\band\b", text)
-    return [code for part in parts if (code := fit_pattern(part, form))]
+    return [code for part in parts if (code := fit_pattern(part, form))] or None
 
 
 def named(table: dict[str, str]) -> Callable[[str], str | None]:
