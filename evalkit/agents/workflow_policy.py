@@ -282,6 +282,8 @@ class WorkflowPolicy:
         """Make the call; a reply when the workflow cannot go on (refusal, re-ask after an error, transfer)."""
         run = self.run
         assert run is not None
+        if step.each is not None:
+            return self._call_each(step, said)
         args = {key: resolve(value, run.scope) for key, value in step.args.items()}
         key = memo_key(step.tool, args)
         # A ``once`` call already made in this call (the caller's verification) is not made again (App. L.6).
@@ -308,6 +310,22 @@ class WorkflowPolicy:
             return self._anything_else(" ".join([*said, refusal]))
         return None
 
+    def _call_each(self, step: Call, said: list[str]) -> PolicyReply | None:
+        """One call per item of ``step.each`` (none heard: the value is asked again, as after a failed call)."""
+        run = self.run
+        assert run is not None
+        base = {key: resolve(value, run.scope) for key, value in step.args.items()}
+        items = resolve(step.each, run.scope) or []
+        if not items:
+            return self._after_error(step, {"message": "nothing to do was heard"}, said)
+        for item in items:
+            result = self.tools.call(step.tool, **{**base, **item})
+            if not ok(result):
+                return self._after_error(step, result, said)
+            if step.name:
+                run.scope[step.name] = result
+        return None
+
     def _after_error(self, step: Call, result: Mapping[str, Any], said: list[str]) -> PolicyReply:
         """A failed tool call: most often a misheard ID, so ask for the value that fed it once more."""
         run = self.run
@@ -319,6 +337,7 @@ class WorkflowPolicy:
             if isinstance(v, str) and (m := REFERENCE.match(v)) and m.group(1) in slots and not m.group(2)
         ]
         fed += [r for v in step.args.values() if isinstance(v, Derived) for r in v.refs if r in slots]
+        fed += [r for r in (step.each.refs if step.each else ()) if r in slots]
         fed.sort(key=lambda name: run.workflow.steps[slots[name]].slot.kind not in ("code", "digits"))  # IDs first
         tries = run.retries.get(run.index, 0)
         if not fed or tries >= MAX_TOOL_RETRIES:

@@ -109,6 +109,9 @@ class Call:
     # workflow makes one of its ``once`` calls afresh (e.g. manager auth, which starts a new session), its later
     # ``once`` calls are made afresh too: the session they built on is gone.
     once: bool = False
+    # One call per item of this list of argument sets (each merged into ``args``): a request of several like
+    # things (the onboarding tasks a caller finished, each with its own code); the result is the last call's.
+    each: Derived | None = None
     # Error types that are the policy's answer, not a mistake (EVA-Bench's eligibility checks answer "no" with an
     # error): the workflow stops with ``refusal`` as for a failed ``require``; the error is in scope as ``name``.
     refuse_on: tuple[str, ...] = ()
@@ -175,6 +178,7 @@ def _references(step: Step) -> list[str]:
     if isinstance(step, Call):
         refs += [m.group(1) for v in step.args.values() if isinstance(v, str) and (m := REFERENCE.match(v))]
         refs += [r.split(".")[0] for v in step.args.values() if isinstance(v, Derived) for r in v.refs]
+        refs += [r.split(".")[0] for r in (step.each.refs if step.each else ())]
     if isinstance(step, Confirm | Say):
         refs += [m.split(".")[0] for m in TEXT_REFERENCE.findall(step.text)]
     return refs
@@ -252,6 +256,16 @@ def run_reference(
             if step.slot.name not in answers:
                 raise WorkflowError(f"workflow {workflow.name}: no answer for slot {step.slot.name!r}")
             scope[step.slot.name] = answers[step.slot.name]
+        elif isinstance(step, Call) and step.each is not None:
+            base = {key: resolve(value, scope) for key, value in step.args.items()}
+            for item in resolve(step.each, scope) or ():
+                args = {**base, **item}
+                result = executor.call(step.tool, args)
+                calls.append((step.tool, args))
+                if result.get("status") != "success":
+                    raise WorkflowError(f"workflow {workflow.name} step {i}: {step.tool}({args}) failed: {result}")
+                if step.name:
+                    scope[step.name] = result
         elif isinstance(step, Call):
             args = {key: resolve(value, scope) for key, value in step.args.items()}
             key = memo_key(step.tool, args)

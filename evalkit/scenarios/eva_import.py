@@ -19,7 +19,8 @@ Field mapping (EVA record -> Scenario), derived from all 213 published records:
   prose labels of the caller's identity map through ``FIELD_ALIASES`` (``Passenger last name`` -> ``last_name``).
   No substring match: ``dependent_first_name``, ``colleague_employee_id`` or ``Husband's name`` keep their own
   names. A name that is taken already keeps its full snake-case key. Values: text as is, numbers as text, a list of
-  texts joined with ", ", an ordered preference (``{first_choice, second_choice, ...}``) as "window, then aisle",
+  texts joined with ", " (an empty one: "none"), an ordered preference (``{first_choice, second_choice, ...}``) as
+  "window, then aisle",
   any other structure as compact JSON.
 - the caller's own ``first_name`` / ``last_name`` (from the culture overrides) are added to the answers when
   ``information_required`` does not list them: the caller always knows their name.
@@ -138,7 +139,7 @@ def answer_text(value: Any) -> str:
     if isinstance(value, str | int | float):
         return str(value)
     if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
-        return ", ".join(str(v) for v in value)
+        return ", ".join(str(v) for v in value) or "none"  # an empty list: the caller has none to give
     if (
         isinstance(value, dict)
         and value

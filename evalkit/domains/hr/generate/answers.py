@@ -53,8 +53,7 @@ def answers_for(workflow: str, p: dict[str, Any]) -> dict[str, str]:
         case "onboarding_task":
             return {
                 **employee,
-                "task_code": TASK_SPOKEN[p["task"]],
-                "completion_code": p["completion_code"],
+                "completion_codes": f"{TASK_SPOKEN[p['task']]} with code {p['completion_code']}",
                 "preferred_date": spoken_date(day(p["orientation_offset"])),
                 "preferred_time": time,
             }
@@ -107,10 +106,8 @@ def answers_for(workflow: str, p: dict[str, Any]) -> dict[str, str]:
                 "availability_start_date": spoken_date(day(p["oncall_start_offset"])),
                 "availability_end_date": spoken_date(day(p["oncall_end_offset"])),
                 "oncall_tier": p["oncall_role"],
-                "has_blackout": "yes" if p["blackout_offset"] else "no",
+                "blackout_dates": spoken_date(day(p["blackout_offset"])) if p["blackout_offset"] else "none",
             }
-            if p["blackout_offset"]:
-                a["blackout_date"] = spoken_date(day(p["blackout_offset"]))
             return a
         case "i9_verification":
             return {
@@ -153,7 +150,6 @@ KEY_SLOTS = (
     "supervising_physician_npi",
     "colleague_employee_id",
     "new_policy_number",
-    "completion_code",
     "dea_number",
     "new_facility_code",
     "clearance_code",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from evalkit.domains.hr.workflows.steps import (
     COUNTRY_OF_BIRTH,
     COUNTRY_OF_ISSUE,
@@ -41,7 +43,20 @@ DOCUMENT_NAMES = {
 }
 
 
-TASK_CODE = Derived(("task_code",), named(TASK_NAMES))
+def finished_tasks(text: str) -> list[dict[str, str]]:
+    """The tasks a caller finished with their codes: 'HIPAA training with code K7Q2 and TB test with code T4B9',
+    or a record's own mapping ('{"HIPAA_TRAIN":"H7P2"}'); each as complete_onboarding_task's arguments."""
+    task_of = named(TASK_NAMES)
+    pairs = re.findall(r'"?([A-Z0-9_]{3,})"?\s*:\s*"?([A-Za-z0-9]{4})\b', text)
+    found = [(task, code) for task, code in pairs if task in TASK_NAMES.values()]
+    if not found:
+        for part in re.split(r"\band\b|;|,", text):
+            codes = [c for c in re.findall(r"\b[A-Za-z0-9]{4}\b", part) if re.search(r"\d", c)]
+            if (task := task_of(part)) and codes:
+                found.append((task, codes[-1].upper()))
+    return [{"task_code": task, "completion_code": code} for task, code in found]
+
+
 DOCUMENT_CODE = Derived(("document_type_code",), named(DOCUMENT_NAMES))
 
 ONBOARDING = Workflow(
@@ -52,20 +67,18 @@ ONBOARDING = Workflow(
         *employee_auth(),
         employee_record(),
         Call("get_onboarding_checklist", {"employee_id": "$employee_id"}, name="checklist"),
-        Ask(Slot("task_code", "text", "Which onboarding task did you finish?", label="onboarding task")),
         Ask(
             Slot(
-                "completion_code",
-                "code",
-                "What is the completion code for that task?",
-                label="completion code",
-                read_back=True,
-                pattern=r"[A-Z0-9]{4}",
+                "completion_codes",
+                "text",
+                "Which onboarding tasks did you finish, and what are their completion codes?",
+                label="completion codes",
             )
         ),
         Call(
             "complete_onboarding_task",
-            {"employee_id": "$employee_id", "task_code": TASK_CODE, "completion_code": "$completion_code"},
+            {"employee_id": "$employee_id"},
+            each=Derived(("completion_codes",), finished_tasks),
         ),
         *scheduling(
             "orientation_followup",

@@ -7,6 +7,7 @@ from evalkit.domains.hr.workflows.steps import (
     EMPLOYEE_ID_FORM,
     SHIFT_ID,
     UNIT_FORM,
+    dates_in,
     eligible,
     employee_auth,
     shift_id,
@@ -171,15 +172,11 @@ ONCALL = Workflow(
         ),
         Ask(
             Slot(
-                "has_blackout",
-                "yes_no",
-                "Are there any blackout dates in that window when you can't be reached?",
-                label="any blackout dates",
+                "blackout_dates",
+                "text",
+                "Any blackout dates in that window when you can't be reached? Tell me the blackout dates, or say none.",
+                label="blackout dates",
             )
-        ),
-        Ask(
-            Slot("blackout_date", "date", "Which blackout date is it?", label="which blackout date"),
-            when="$has_blackout",
         ),
         Confirm(
             "I'll register you as {oncall_tier} from {availability_start_date} to {availability_end_date}. Shall I?"
@@ -192,23 +189,9 @@ ONCALL = Workflow(
                 "availability_start_date": "$availability_start_date",
                 "availability_end_date": "$availability_end_date",
                 "oncall_tier": "$oncall_tier",
-                "blackout_dates": Derived(("blackout_date",), lambda day: [day]),
+                "blackout_dates": Derived(("blackout_dates", "availability_start_date"), dates_in),
             },
             name="registration",
-            when="$has_blackout",
-        ),
-        Call(
-            "register_oncall_availability",
-            {
-                "employee_id": "$employee_id",
-                "unit_code": "$unit_code",
-                "availability_start_date": "$availability_start_date",
-                "availability_end_date": "$availability_end_date",
-                "oncall_tier": "$oncall_tier",
-                "blackout_dates": [],
-            },
-            name="registration",
-            when="!$has_blackout",
         ),
         Say("You're registered for on-call, registration {registration.registration_id}."),
     ),

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 from evalkit.domains.hr.places import country_code, state_code
 from evalkit.domains.workflow import Ask, Call, Derived, Say, Slot, Step, fit_pattern
+from evalkit.spoken import MONTHS
 
 # Written forms of the tools' identifiers (evalkit.domains.hr.tools.common): the parser puts the dashes back.
 EMPLOYEE_ID_FORM = r"EMP\d{6}"
@@ -86,6 +88,18 @@ def named(table: dict[str, str]) -> Callable[[str], str | None]:
         return next((code for name, code in table.items() if name in lowered), None)
 
     return code_of
+
+
+def dates_in(text: str, first: str) -> list[str]:
+    """The dates a caller lists ('July 29 and August 2', '2026-07-29'; 'none' -> []), in the year of ``first``
+    (the window's first day) or the next one for a month before it."""
+    start = date.fromisoformat(first)
+    found = [iso for iso in re.findall(r"\b\d{4}-\d{2}-\d{2}\b", text)]
+    for month, day_ in re.findall(r"\b([A-Za-z]+)\s+(\d{1,2})(?:st|nd|rd|th)?\b", text):
+        if month.lower() in MONTHS:
+            when = date(start.year, MONTHS[month.lower()], int(day_))
+            found.append((when if when >= start else when.replace(year=start.year + 1)).isoformat())
+    return sorted(set(found))
 
 
 SHIFT_ID = Derived(("shift_date", "shift_start_time"), shift_id)
