@@ -18,7 +18,7 @@ from __future__ import annotations
 # The import order is the tool registration order (EVA-Bench's agent configuration lists them so): keep it.
 # isort: off
 from evalkit.domains.hr.tools.common import REGISTRY, invalid_args, normalize_date
-from evalkit.domains.hr.tools import auth, credentials, staff
+from evalkit.domains.hr.tools import auth, credentials, staff, employment
 # isort: on
 
-__all__ = ["REGISTRY", "auth", "credentials", "invalid_args", "normalize_date", "staff"]
+__all__ = ["REGISTRY", "auth", "credentials", "employment", "invalid_args", "normalize_date", "staff"]
