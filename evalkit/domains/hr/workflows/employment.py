@@ -311,8 +311,8 @@ PTO = Workflow(
         *employee_auth(),
         employee_record(),
         Call("get_pto_balance", {"employee_id": "$employee_id"}, name="balance"),
-        Ask(Slot("pto_start_date", "date", "What is the first day you want off?", label="first day you want off")),
-        Ask(Slot("pto_end_date", "date", "And the last day off?", label="last day off")),
+        Ask(Slot("pto_start_date", "date", "What is the start date of your time off?", label="start date")),
+        Ask(Slot("pto_end_date", "date", "And the end date of your time off?", label="end date")),
         Ask(
             Slot(
                 "pto_type",
