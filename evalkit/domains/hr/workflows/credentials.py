@@ -219,8 +219,8 @@ DEA_TRANSFER = Workflow(
             Slot(
                 "dea_transfer_effective_date",
                 "date",
-                "What date should the transfer take effect?",
-                label="take effect",
+                "What is the effective date of the transfer?",
+                label="effective date of the transfer",
             )
         ),
         Confirm("I'll transfer DEA registration {dea_number} to facility {new_facility_code}. Shall I go ahead?"),

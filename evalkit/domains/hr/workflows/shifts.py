@@ -21,7 +21,14 @@ SHIFT_SWAP = Workflow(
     steps=(
         *employee_auth(),
         Ask(Slot("shift_date", "date", "What is the date of the shift you want to swap?", label="date of the shift")),
-        Ask(Slot("shift_start_time", "time", "And what time does that shift start?", label="shift start")),
+        Ask(
+            Slot(
+                "shift_start_time",
+                "time",
+                "And the shift time: what is the shift start time?",
+                label="shift start time",
+            )
+        ),
         Call("get_shift_record", {"employee_id": "$employee_id", "shift_id": SHIFT_ID}, name="shift"),
         eligible(
             "check_swap_eligibility",
@@ -80,7 +87,14 @@ PAYROLL = Workflow(
                 label="date of the shift",
             )
         ),
-        Ask(Slot("payroll_shift_start_time", "time", "And what time did that shift start?", label="shift start")),
+        Ask(
+            Slot(
+                "payroll_shift_start_time",
+                "time",
+                "And the payroll shift time: what time did that shift start?",
+                label="shift start",
+            )
+        ),
         eligible(
             "get_timesheet_record",
             {"employee_id": "$employee_id", "shift_id": PAYROLL_SHIFT_ID},
