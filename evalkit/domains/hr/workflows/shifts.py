@@ -91,7 +91,7 @@ PAYROLL = Workflow(
             Slot(
                 "payroll_shift_start_time",
                 "time",
-                "And the payroll shift time: what time did that shift start?",
+                "And the payroll shift time: what was the shift start time?",
                 label="shift start",
             )
         ),
