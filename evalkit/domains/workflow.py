@@ -358,8 +358,9 @@ def parse_slot(slot: Slot, text: str, today: date) -> Any:
 def fit_pattern(text: str, pattern: str) -> str | None:
     """The last spelled code in ``text`` written in ``pattern``'s form: its characters with the pattern's dashes put
     back ('K A F N one three R' -> 'KAFN-13R' for ``[A-Z]{2,4}-\\d{2}[A-Z]``); None when none fits."""
-    written = re.findall(rf"(?<![A-Z0-9-])(?:{pattern})(?![A-Z0-9-])", text.upper())
-    if written:  # written out already ('PRV-ECHO-007': no NATO word to read into it)
+    # Written out already ('PRV-ECHO-007': no NATO word to read into it); a code has a digit, a word does not
+    written = [w for w in re.findall(rf"(?<![A-Z0-9-])(?:{pattern})(?![A-Z0-9-])", text.upper()) if re.search(r"\d", w)]
+    if written:
         return written[-1]
     dashes = re.sub(r"\[[^]]*\]", "", pattern).count("-")  # the literal dashes, not the ranges' (A-Z)
     for run in reversed(spelled_runs(text)):
