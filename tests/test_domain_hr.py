@@ -64,6 +64,15 @@ def test_medical_hr_is_the_name_and_hr_an_alias() -> None:
     assert {s.domain for s in SCENARIOS} == {"medical_hr"} and len(load_scenarios("medical_hr")) == 83
 
 
+def test_both_config_options_compose_and_validate() -> None:
+    from evalkit.config.schema import validate_config
+    from tests.test_registries import compose_with
+
+    for option in ("medical_hr", "hr"):
+        config = validate_config(compose_with(None, f"domain={option}"))
+        assert config.domain.name == option and get_domain(config.domain.name) is get_domain("medical_hr")
+
+
 def test_registry_has_eva_benchs_48_tools_and_every_workflow_checks() -> None:
     assert len(REGISTRY.names) == 48
     used = {tool for w in WORKFLOWS.values() for tool in w.tools}
