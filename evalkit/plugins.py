@@ -54,6 +54,7 @@ class Registry(Generic[T]):
         self.builtin_modules = builtin_modules
         self._items: dict[str, T] = {}
         self._origins: dict[str, str] = {}
+        self._aliases: dict[str, str] = {}  # a former name -> the registered one (looked up, never listed)
         self._loaded = False
         self._loading = False
 
@@ -71,6 +72,18 @@ class Registry(Generic[T]):
         self._items[name] = obj
         self._origins[name] = where
         return obj
+
+    def alias(self, alias: str, name: str) -> None:
+        """``alias`` finds the plug-in ``name`` (a renamed plug-in's old name keeps working); ``names()`` and
+        iteration list ``name`` only."""
+        if alias in self._items:
+            raise PluginError(f"{self.kind} alias {alias!r} is already a registered name")
+        self._aliases[alias] = name
+
+    def canonical(self, name: str) -> str:
+        """The registered name ``name`` stands for (itself, unless it is an alias)."""
+        self.load()
+        return self._aliases.get(name, name)
 
     def load(self) -> None:
         """Import the built-in modules and every installed entry point of this kind (once)."""
@@ -94,7 +107,7 @@ class Registry(Generic[T]):
     def get(self, name: str) -> T:
         self.load()
         try:
-            return self._items[name]
+            return self._items[self._aliases.get(name, name)]
         except KeyError:
             raise UnknownPluginError(self.kind, name, self.names()) from None
 
@@ -104,11 +117,11 @@ class Registry(Generic[T]):
 
     def origin(self, name: str) -> str:
         self.get(name)
-        return self._origins[name]
+        return self._origins[self._aliases.get(name, name)]
 
     def __contains__(self, name: object) -> bool:
         self.load()
-        return name in self._items
+        return name in self._items or name in self._aliases
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())

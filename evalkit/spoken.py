@@ -210,7 +210,11 @@ DIGIT_NAMES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "e
 def parse_name(text: str) -> str | None:
     """A surname from an answer like 'My last name is Thompson.' — the last non-filler word."""
     words = [w for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text) if w.lower().strip("'") not in FILLERS]
-    return words[-1].capitalize() if words else None
+    if not words:
+        return None
+    word = words[-1]
+    # 'MacLeod', 'El-Amin' keep their capitals; 'thompson' or an all-capitals 'THOMPSON' become 'Thompson'
+    return word if word[:1].isupper() and not word.isupper() else word.capitalize()
 
 
 def parse_yes_no(text: str) -> bool | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from evalkit.scenarios.eva_record import DB_LAYOUTS
 
-NPI, FACILITY, PIN, EMPLOYEE = "1234567893", "KQF22B", "8080", "EMP700001"
+NPI, FACILITY, PIN, EMPLOYEE = "1234567893", "KQF-22B", "8080", "EMP700001"
 
 TREE = {
     "must_have_criteria": ["Your dependent is added and you get a confirmation."],
@@ -53,7 +53,9 @@ HR_DB: dict[str, Any] = {
 
 def hr_record(record_id: str = "9.1") -> dict[str, Any]:
     """A medical_hr record: the caller, a dependent and a colleague each have a name or an ID of their own."""
-    expected = copy.deepcopy(HR_DB) | {"session": {"employee_id": EMPLOYEE, "provider_npi": NPI}}
+    expected = copy.deepcopy(HR_DB) | {
+        "session": {"provider_auth": True, "authenticated_npi": NPI, "authenticated_employee_id": EMPLOYEE}
+    }
     auth = {"npi": NPI, "facility_code": FACILITY, "pin": PIN}
     return {
         "id": record_id,

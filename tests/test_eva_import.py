@@ -42,8 +42,13 @@ def test_records_import_and_pass_the_checker(tmp_path: Path, capsys: pytest.Capt
     code, out = imported(tmp_path)
     assert code == 0
     assert capsys.readouterr().out.splitlines()[0].startswith("imported 3, failed 0")
-    hr = load_scenario(out / "hr" / "9.1.json")  # EVA's medical_hr is evalkit's hr
-    assert (hr.domain, hr.source, hr.type, hr.workflow) == ("hr", "eva_import", "multi_intent", "eva_double_intent")
+    hr = load_scenario(out / "medical_hr" / "9.1.json")  # EVA's medical_hr is evalkit's medical_hr (alias hr)
+    assert (hr.domain, hr.source, hr.type, hr.workflow) == (
+        "medical_hr",
+        "eva_import",
+        "multi_intent",
+        "eva_double_intent",
+    )
     assert hr.current_date_time == "2031-02-03 08:05 EST"  # the record's own date and time
     assert (hr.persona.name, hr.persona.gender, hr.persona.id) == ("Wilhelmina Quarrie", "female", "3")
     assert hr.persona.text == "You speak calmly and in full sentences."
@@ -55,13 +60,13 @@ def test_records_import_and_pass_the_checker(tmp_path: Path, capsys: pytest.Capt
     assert hr.user_goal.scripted.followups == ["I also need to swap a shift with a colleague."]
     assert hr.user_goal.scripted.answers["extension_days"] == "60"
     assert hr.user_goal.scripted.answers["privilege_codes"] == "ACLS, BLS"
-    for domain in ("hr", "airline", "itsm"):
+    for domain in ("medical_hr", "airline", "itsm"):
         assert [check_file(p, domain) for p in (out / domain).glob("*.json")] == [[]]
 
 
 def test_a_dependents_or_colleagues_name_never_overwrites_the_callers(tmp_path: Path) -> None:
     _, out = imported(tmp_path)
-    hr = load_scenario(out / "hr" / "9.1.json")
+    hr = load_scenario(out / "medical_hr" / "9.1.json")
     answers = hr.user_goal.scripted.answers
     assert (answers["first_name"], answers["last_name"]) == ("Wilhelmina", "Quarrie")
     assert (answers["dependent_first_name"], answers["dependent_last_name"]) == ("Ottilie", "Brandvold")
@@ -102,11 +107,17 @@ def _strings(node: Any) -> str:
 @pytest.mark.parametrize(
     ("form", "domain", "record_id", "where", "value"),
     [
-        ("<FIRST_NAME>", "hr", "9.1", lambda s: s.scenario_db["employees"][EMPLOYEE]["first_name"], "Wilhelmina"),
-        ("<LAST_NAME>", "hr", "9.1", lambda s: s.persona.name, "Wilhelmina Quarrie"),
+        (
+            "<FIRST_NAME>",
+            "medical_hr",
+            "9.1",
+            lambda s: s.scenario_db["employees"][EMPLOYEE]["first_name"],
+            "Wilhelmina",
+        ),
+        ("<LAST_NAME>", "medical_hr", "9.1", lambda s: s.persona.name, "Wilhelmina Quarrie"),
         (
             "<FIRST_NAME_ROMANIZED>",
-            "hr",
+            "medical_hr",
             "9.1",
             lambda s: s.scenario_db["employees"][EMPLOYEE]["email"],
             "wilhelmina.quarrie@example.org",
@@ -173,17 +184,17 @@ def test_location_aliases_are_added_to_both_dbs(tmp_path: Path) -> None:
 def test_the_culture_option_picks_the_overrides(
     tmp_path: Path, options: ImportOptions, name: str, email: str, opening: str
 ) -> None:
-    reports = import_eva(checkout(tmp_path), options, domains=["hr"])
-    (scenario,) = reports["hr"].scenarios
+    reports = import_eva(checkout(tmp_path), options, domains=["hr"])  # evalkit's former name still selects it
+    (scenario,) = reports["medical_hr"].scenarios
     assert scenario.persona.name == name
     assert scenario.scenario_db["employees"][EMPLOYEE]["email"] == f"{email}@example.org"
     assert scenario.user_goal.starting_utterance.startswith(opening.rstrip("."))
 
 
 def test_a_culture_the_record_lacks_is_a_record_error(tmp_path: Path) -> None:
-    reports = import_eva(checkout(tmp_path), ImportOptions("ko"), domains=["hr"])
-    assert reports["hr"].scenarios == []
-    [(record_id, reason)] = reports["hr"].failures
+    reports = import_eva(checkout(tmp_path), ImportOptions("ko"), domains=["medical_hr"])
+    assert reports["medical_hr"].scenarios == []
+    [(record_id, reason)] = reports["medical_hr"].failures
     assert record_id == "9.1" and "field culture_overrides.ko: missing" in reason
 
 
@@ -232,7 +243,7 @@ def test_bad_records_are_reported_one_by_one_and_the_rest_import(
     for record_id, fragment in expected.items():
         assert fragment in failures[record_id], failures[record_id]
         assert failures[record_id].startswith("medical_hr medical_hr_dataset.json[")
-    assert sorted(p.name for p in (out / "hr").glob("*.json")) == ["9.1.json"]
+    assert sorted(p.name for p in (out / "medical_hr").glob("*.json")) == ["9.1.json"]
     assert (out / "airline" / "8.1.1.json").is_file() and (out / "itsm" / "501.json").is_file()
 
 
@@ -253,8 +264,8 @@ def test_a_folder_without_datasets_is_one_error(tmp_path: Path, capsys: pytest.C
 
 def test_domain_filter_takes_evas_or_evalkits_name(tmp_path: Path) -> None:
     root = checkout(tmp_path)
-    assert list(import_eva(root, domains=["medical_hr"])) == ["hr"]
-    assert list(import_eva(root, domains=["hr", "itsm"])) == ["itsm", "hr"]
+    assert list(import_eva(root, domains=["medical_hr"])) == ["medical_hr"]
+    assert list(import_eva(root, domains=["hr", "itsm"])) == ["itsm", "medical_hr"]  # hr: the alias
 
 
 def test_generated_scenarios_without_a_reference_path_are_rejected(tmp_path: Path) -> None:

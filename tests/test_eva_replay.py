@@ -32,14 +32,14 @@ def eva_checkout(tmp_path: Path) -> Path:
 def test_replay_counts_and_first_differences(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(eva_checkout(tmp_path))]) == 1  # not every record reproduces its expected DB
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "hr: replayed 5: equal 1, differ 2, error 2"
+    assert lines[0] == "medical_hr: replayed 5: equal 1, differ 2, error 2"
     details = dict(line.strip().split(": ", 1) for line in lines[1:])
     assert sorted(details) == ["9.2", "9.3", "9.4", "9.5"]  # an equal record has no difference to show
     assert details["9.2"].startswith(f'differ: employees.{EMPLOYEE}.dependents: missing expected ["Ottilie"]')
-    assert details["9.3"].startswith('differ: session.employee_id: expected "EMP700001", got null')
-    assert 'first: call 1 verify_provider_auth: error ("invalid_arguments: pin: ' in details["9.3"]
+    assert details["9.3"].startswith("differ: session.provider_auth: expected true, got null")
+    assert 'first: call 1 verify_provider_auth: error ("invalid_pin_format: Invalid pin ' in details["9.3"]
     assert details["9.3"].endswith("recorded success")
-    assert details["9.4"] == "error: call 1: unknown tool 'teleport_employee' in domain hr"
+    assert details["9.4"] == "error: call 1: unknown tool 'teleport_employee' in domain medical_hr"
     assert details["9.5"].startswith("error: medical_hr medical_hr_dataset.json[4]: field user_config: missing")
 
 
@@ -48,14 +48,14 @@ def test_replay_of_an_imported_folder(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["import-eva", str(eva_checkout(tmp_path)), "--out", str(out)]) == 1  # 9.4 and 9.5 do not import
     capsys.readouterr()
     assert main(["replay", str(out)]) == 1
-    assert capsys.readouterr().out.splitlines()[0] == "hr: replayed 3: equal 1, differ 2, error 0"
-    assert main(["replay", str(out / "hr")]) == 1  # one domain's folder
+    assert capsys.readouterr().out.splitlines()[0] == "medical_hr: replayed 3: equal 1, differ 2, error 0"
+    assert main(["replay", str(out / "medical_hr")]) == 1  # one domain's folder
 
 
 def test_every_record_equal_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = write_checkout(tmp_path / "eva", {"medical_hr": [(hr_record("9.1"), HR_DB)]})
     assert main(["replay", str(root / "data")]) == 0
-    assert capsys.readouterr().out.strip() == "hr: replayed 1: equal 1, differ 0, error 0"
+    assert capsys.readouterr().out.strip() == "medical_hr: replayed 1: equal 1, differ 0, error 0"
 
 
 def test_nothing_to_replay_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -81,7 +81,7 @@ def test_a_scenario_folder_runs_a_cell_with_its_own_dates_and_personas(
         tmp_path / "conf",
         "agent=date_echo",
         "domain=hr",
-        f"domain.scenario_dir={imported / 'hr'}",
+        f"domain.scenario_dir={imported / 'medical_hr'}",
         "trials=1",
         "simulator.max_user_turns=2",
         "validation.enabled=false",
@@ -91,7 +91,7 @@ def test_a_scenario_folder_runs_a_cell_with_its_own_dates_and_personas(
         "mlflow.log_audio=false",
     )
     config = validate_config(raw, {"agent": "date_echo", "domain": "hr"})
-    assert config.domain.scenario_dir == str((imported / "hr").resolve())
+    assert config.domain.scenario_dir == str((imported / "medical_hr").resolve())
     target = resolve_target(config.mlflow.tracking_uri, config.mlflow.experiment, None, tmp_path)
     result = run_cell(config, target, tmp_path / "cell")
 
@@ -104,7 +104,7 @@ def test_a_scenario_folder_runs_a_cell_with_its_own_dates_and_personas(
     assert "Wilhelmina Quarrie" in users[1]  # the record's persona answers, not evalkit's
     assert record["conversation"]["initial_db"]["employees"][EMPLOYEE]["first_name"] == "Wilhelmina"
     params = MlflowClient(target.tracking_uri).get_run(result.run_id).data.params
-    assert params["cfg.domain.scenario_dir"] == str((imported / "hr").resolve())
+    assert params["cfg.domain.scenario_dir"] == str((imported / "medical_hr").resolve())
     # the folder is part of the cell's identity; without one, cells keep the keys they had before the option
     assert identity_payload(config)["domain"]["scenario_dir"] == config.domain.scenario_dir
     assert "scenario_dir" not in identity_payload(validate_config(compose_with(None)))["domain"]
@@ -137,8 +137,8 @@ def test_a_folder_without_valid_scenarios_is_one_config_error(tmp_path: Path, se
 
 
 def test_a_folder_of_another_domain_is_refused(tmp_path: Path, imported: Path) -> None:
-    config = validate_config(compose_with(None, "domain=itsm", f"domain.scenario_dir={imported / 'hr'}"))
-    with pytest.raises(ConfigError, match=r"domain.scenario_dir: .*9\.1\.json: a scenario of domain 'hr'"):
+    config = validate_config(compose_with(None, "domain=itsm", f"domain.scenario_dir={imported / 'medical_hr'}"))
+    with pytest.raises(ConfigError, match=r"domain.scenario_dir: .*9\.1\.json: a scenario of domain 'medical_hr'"):
         pf.preflight(config, tmp_path)
 
 
@@ -147,7 +147,7 @@ def test_numeric_ids_of_a_folder_select_scenarios(tmp_path: Path, imported: Path
     raw = compose_with(
         None,
         "domain=hr",
-        f"domain.scenario_dir={imported / 'hr'}",
+        f"domain.scenario_dir={imported / 'medical_hr'}",
         "domain.scenarios=[9.1]",
         f"mlflow.tracking_uri=sqlite:///{tmp_path}/m.db",
     )
@@ -160,7 +160,7 @@ def test_numeric_ids_of_a_folder_select_scenarios(tmp_path: Path, imported: Path
 
 
 def test_the_caller_answers_identity_and_entity_questions_from_the_records_fields(imported: Path) -> None:
-    scenario = load_scenario(imported / "hr" / "9.1.json")
+    scenario = load_scenario(imported / "medical_hr" / "9.1.json")
     caller = ScriptedSimulator(scenario)
     assert caller.fallback is not None
     assert caller.first_utterance().text == "Hi, this is Wilhelmina. I need to add my daughter to my benefits."
@@ -169,17 +169,19 @@ def test_the_caller_answers_identity_and_entity_questions_from_the_records_field
     assert caller.respond("What is your last name?").text == "Quarrie."
     assert "Wilhelmina Quarrie" in caller.respond("May I have your full name?").text
     both = caller.respond("Please give me your NPI and your facility code.").text
-    assert both.startswith("It's 1 2 3 4") and "K Q F 2 2 B" in both
+    assert both.startswith("It's 1 2 3 4") and "KQF-22B" in both  # a dashed code is said as written
     assert (
         caller.respond("Is there anything else I can help with?").text
         == "I also need to swap a shift with a colleague."
     )
-    assert caller.respond("What do you need help with?").text == scenario.user_goal.starting_utterance
+    # asked again what it needs, the caller names its first task (the record's first intent), not the vague opening
+    assert scenario.user_goal.scripted.request and scenario.user_goal.scripted.request.startswith("I need to ")
+    assert caller.respond("What do you need help with?").text == scenario.user_goal.scripted.request
     assert caller.respond("Is there anything else I can help with?").end_call  # no further request: the closing
 
 
 def test_an_imported_record_runs_in_text_mode_without_crashing(imported: Path) -> None:
-    for path in (imported / "hr" / "9.1.json", imported / "airline" / "8.1.1.json"):
+    for path in (imported / "medical_hr" / "9.1.json", imported / "airline" / "8.1.1.json"):
         conversation = run_text_dialogue(load_scenario(path))
         assert conversation.end_reason in ("agent_end_call", "user_end_call", "max_turns", "error")
         assert len(conversation.user_turns) >= 2

@@ -5,17 +5,20 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from pydantic import Field
 
 from evalkit.domains.airline import REGISTRY
-from evalkit.domains.base import ToolExecutor
+from evalkit.domains.base import ToolArgs, ToolError, ToolExecutor, ToolRegistry
 from evalkit.domains.workflow import (
     Ask,
     Call,
     Confirm,
+    Derived,
     Say,
     Slot,
     Workflow,
     WorkflowError,
+    fit_pattern,
     parse_slot,
     render,
     run_reference,
@@ -223,3 +226,115 @@ def test_error_answers_derived_arguments_conditions_and_value_forms():
             {"item": "IT-4401"},
             ToolExecutor(registry, {"blocked": ["IT-4401"]}),
         )
+# ---------------------------------------------------------------- written forms, derived arguments, refusals by error
+
+TOY = ToolRegistry()
+
+
+class _ShiftArgs(ToolArgs):
+    shift_id: str
+    notes: list[str] = Field(default_factory=list)
+
+
+@TOY.tool(_ShiftArgs, writes=True)
+def take_shift(db: dict, args: _ShiftArgs) -> dict:
+    """Take a shift; a locked one is the policy's refusal."""
+    shift = db["shifts"].get(args.shift_id)
+    if shift is None:
+        raise ToolError("shift_not_found", f"no shift {args.shift_id}")
+    if shift.get("locked"):
+        raise ToolError("swap_locked", "that shift is locked")
+    db["taken"].append([args.shift_id, *args.notes])
+    return {"taken": args.shift_id}
+
+
+SHIFT_DAY = Slot("shift_date", "date", "What is the shift date?", label="shift date")
+SHIFT_START = Slot("shift_start", "time", "And the shift start time?", label="shift start")
+NOTES = Slot("notes", "text", "Any notes for the shift?", label="notes")
+TAKE = Workflow(
+    name="take_shift",
+    description="Take a shift named by its date and start time.",
+    intents=("take a shift",),
+    steps=(
+        Ask(SHIFT_DAY),
+        Ask(SHIFT_START),
+        Ask(NOTES),
+        Call(
+            "take_shift",
+            {
+                "shift_id": Derived(("shift_date", "shift_start"), lambda d, t: f"S-{d.replace('-', '')}-{t[:2]}"),
+                "notes": Derived(("notes",), lambda text: [n.strip() for n in text.split(",")]),
+            },
+            name="taken",
+            refuse_on=("swap_locked",),
+            refusal="Sorry: {taken.message}",
+        ),
+        Say("Done.", when="$notes=none"),
+    ),
+)
+SHIFTS_DB = {"shifts": {"S-20300102-07": {}, "S-20300103-07": {"locked": True}}, "taken": []}
+
+
+def test_derived_arguments_and_an_error_that_is_the_policys_refusal() -> None:
+    TAKE.check(TOY)  # Derived references are checked like templates
+    done = run_reference(
+        TAKE,
+        {"shift_date": "2030-01-02", "shift_start": "07:00", "notes": "early, quiet"},
+        ex := ToolExecutor(TOY, SHIFTS_DB),
+    )
+    assert done.outcome == "completed" and ex.db["taken"] == [["S-20300102-07", "early", "quiet"]]
+    locked = run_reference(
+        TAKE, {"shift_date": "2030-01-03", "shift_start": "07:00", "notes": "x"}, ToolExecutor(TOY, SHIFTS_DB)
+    )
+    assert locked.outcome == "refused" and locked.scope["taken"]["error_type"] == "swap_locked"
+    with pytest.raises(WorkflowError, match="shift_not_found"):  # any other error is a broken reference path
+        run_reference(
+            TAKE, {"shift_date": "2030-01-04", "shift_start": "07:00", "notes": "x"}, ToolExecutor(TOY, SHIFTS_DB)
+        )
+
+
+def test_each_makes_one_call_per_item_and_when_compares_a_value() -> None:
+    each = Workflow(
+        name="take_shifts",
+        description="Take every shift named.",
+        intents=("take shifts",),
+        steps=(
+            Ask(NOTES),
+            Call(
+                "take_shift",
+                {},
+                each=Derived(
+                    ("notes",), lambda text: [{"shift_id": s.strip()} for s in text.split(",") if s.strip() != "none"]
+                ),
+            ),
+            Call("take_shift", {"shift_id": "S-20300102-07"}, when="$notes=none"),
+        ),
+    )
+    run = run_reference(each, {"notes": "S-20300102-07, S-20300102-07"}, ex := ToolExecutor(TOY, SHIFTS_DB))
+    assert [c[1]["shift_id"] for c in run.calls] == ["S-20300102-07", "S-20300102-07"] and len(ex.db["taken"]) == 2
+    run = run_reference(each, {"notes": "none"}, ToolExecutor(TOY, SHIFTS_DB))
+    assert len(run.calls) == 1  # an empty list of items makes no call; the when-clause matched "none"
+
+
+@pytest.mark.parametrize(
+    ("heard", "value"),
+    [
+        ("It's K A F N one three R.", "KAFN-13R"),  # spelled: the dashes go back where the format has them
+        ("KAFN-13R", "KAFN-13R"),  # written out
+        ("I have it somewhere, it's T E R 1 2 H", "TER-12H"),  # a word is not a code
+        ("no idea", None),
+    ],
+)
+def test_a_code_slot_with_a_written_form(heard: str, value: str | None) -> None:
+    slot = Slot(
+        "facility_code", "code", "What is your facility code?", label="facility code", pattern=r"[A-Z]{2,4}-\d{2}[A-Z]"
+    )
+    assert parse_slot(slot, heard, date(2030, 1, 1)) == value
+    assert fit_pattern("PRV-ECHO-007", r"PRV-[A-Z]{2,6}-\d{3}") == "PRV-ECHO-007"  # 'ECHO' is not read as 'E'
+
+
+def test_iso_dates_and_figures_read_digit_by_digit() -> None:
+    day = Slot("day", "date", "Which day?")
+    amount = Slot("amount", "number", "What is the amount?")
+    assert parse_slot(day, "2030-06-29.", date(2030, 1, 1)) == "2030-06-29"
+    assert parse_slot(amount, "It's 5 0 0 0 0 0 0.", date(2030, 1, 1)) == 5_000_000.0

@@ -23,10 +23,12 @@ from evalkit.domains.workflow import (
     Ask,
     Call,
     Confirm,
+    Derived,
     Say,
     Slot,
     Workflow,
     applies,
+    fit_pattern,
     lookup,
     lookup_or_none,
     memo_key,
@@ -281,6 +283,8 @@ class WorkflowPolicy:
         """Make the call; a reply when the workflow cannot go on (refusal, re-ask after an error, transfer)."""
         run = self.run
         assert run is not None
+        if step.each is not None:
+            return self._call_each(step, said)
         args = {key: resolve(value, run.scope) for key, value in step.args.items()}
         key = memo_key(step.tool, args)
         # A ``once`` call already made in this call (the caller's verification) is not made again (App. L.6).
@@ -289,6 +293,12 @@ class WorkflowPolicy:
         else:
             result = self.tools.call(step.tool, **args)
             run.fresh_once = run.fresh_once or step.once
+        if not ok(result) and result.get("error_type") in step.refuse_on:
+            if step.name:
+                run.scope[step.name] = result
+            refusal = speak(step.refusal, run.scope)
+            self.refused = (run.workflow.name, refusal)
+            return self._anything_else(" ".join([*said, refusal]))
         if not ok(result) and not step.accepts(result):
             return self._after_error(step, result, said)
         if step.once and not any(lookup_or_none(path, result) != want for path, want in step.require.items()):
@@ -301,6 +311,22 @@ class WorkflowPolicy:
             return self._anything_else(" ".join([*said, refusal]))
         return None
 
+    def _call_each(self, step: Call, said: list[str]) -> PolicyReply | None:
+        """One call per item of ``step.each`` (none heard: the value is asked again, as after a failed call)."""
+        run = self.run
+        assert run is not None
+        base = {key: resolve(value, run.scope) for key, value in step.args.items()}
+        items = resolve(step.each, run.scope) or []
+        if not items:
+            return self._after_error(step, {"message": "nothing to do was heard"}, said)
+        for item in items:
+            result = self.tools.call(step.tool, **{**base, **item})
+            if not ok(result):
+                return self._after_error(step, result, said)
+            if step.name:
+                run.scope[step.name] = result
+        return None
+
     def _after_error(self, step: Call, result: Mapping[str, Any], said: list[str]) -> PolicyReply:
         """A failed tool call: most often a misheard ID, so ask for the value that fed it once more."""
         run = self.run
@@ -311,6 +337,8 @@ class WorkflowPolicy:
             for v in step.args.values()
             if isinstance(v, str) and (m := REFERENCE.match(v)) and m.group(1) in slots and not m.group(2)
         ]
+        fed += [r for v in step.args.values() if isinstance(v, Derived) for r in v.refs if r in slots]
+        fed += [r for r in (step.each.refs if step.each else ()) if r in slots]
         fed.sort(key=lambda name: run.workflow.steps[slots[name]].slot.kind not in ("code", "digits"))  # IDs first
         tries = run.retries.get(run.index, 0)
         if not fed or tries >= MAX_TOOL_RETRIES:
@@ -364,12 +392,14 @@ class WorkflowPolicy:
         """Confirm a critical value before using it (App. L: read codes back; the caller corrects)."""
         self.value = value
         slot = self.slot
-        text = spell_code(str(value)) if slot.kind in ("code", "digits", "name") else say_value(value)
+        # A code's dashes are not spoken (the caller says the characters; ``Slot.pattern`` puts them back).
+        spelled = str(value).replace("-", "") if slot.pattern else str(value)
+        text = spell_code(spelled) if slot.kind in ("code", "digits", "name") else say_value(value)
         return self._ask("check", f"I have {text}. Is that right?")
 
     def _on_check(self, heard: str) -> PolicyReply:
         slot = self.slot
-        value = str(self.value)
+        value = str(self.value).replace("-", "") if slot.pattern else str(self.value)  # as it was read back
         correction = parse_correction(heard) if slot.kind in ("code", "digits", "name") else None
         if correction is not None and 1 <= correction[0] <= len(value):
             position, char = correction
@@ -378,6 +408,8 @@ class WorkflowPolicy:
                 if self.repairs > MAX_REPAIRS:
                     return self._transfer(f"could not capture the {slot.label}")
                 fixed = value[: position - 1] + char + value[position:]
+                if slot.pattern:
+                    fixed = fit_pattern(fixed, slot.pattern) or fixed
                 return self._read_back(fixed.capitalize() if slot.kind == "name" else fixed)
         answer = parse_yes_no(heard)
         if answer is True:

@@ -21,11 +21,12 @@ log = logging.getLogger("evalkit.tools")
 
 
 class ToolError(Exception):
-    """Raised inside a tool to return ``{"status": "error", "error_type": ..., "message": ...}``.
+    """Raised inside a tool to return ``{"status": "error", "error_type": ..., "message": ..., **details}``.
 
-    ``details``: further fields of the error result (alternatives, the blocking reason). ``keep_writes``: the
-    tool's writes stand although it reports an error (EVA-Bench's ITSM MFA reset opens a security case and still
-    refuses the change); by default a failing tool leaves the DB untouched."""
+    ``details`` (or keyword fields): further fields of the error result, facts the agent needs to explain the
+    refusal (alternatives, the missing certifications). ``keep_writes``: the tool's writes stand although it reports
+    an error (EVA-Bench's ITSM MFA reset opens a security case and still refuses the change); by default a failing
+    tool leaves the DB untouched."""
 
     def __init__(
         self,
@@ -34,11 +35,12 @@ class ToolError(Exception):
         *,
         details: Mapping[str, Any] | None = None,
         keep_writes: bool = False,
+        **fields: Any,
     ) -> None:
         super().__init__(message)
         self.error_type = error_type
         self.message = message
-        self.details = dict(details or {})
+        self.details = {**dict(details or {}), **fields}
         self.keep_writes = keep_writes
 
 
@@ -78,15 +80,24 @@ class ToolSpec:
         }
 
 
+# (validation error, argument model) -> (error_type, message): a domain's own wording of invalid arguments.
+InvalidArgs = Callable[[ValidationError, type[ToolArgs]], tuple[str, str]]
+
+
 class ToolRegistry:
     """The flat tool list of one domain (agents get all of it, as in EVA-Bench).
 
-    ``field_error_types``: argument field -> the error type an invalid value of it gets (EVA-Bench names them per
-    field, e.g. ``invalid_employee_id_format``); other invalid arguments get ``invalid_arguments``."""
+    How a domain reports invalid arguments (EVA-Bench's domains name the field's format in ``error_type``): either
+    ``field_error_types``, argument field -> the error type an invalid value of it gets (e.g.
+    ``invalid_employee_id_format``), or ``invalid_args``, a function of the validation error that returns the error
+    type and message; default ``invalid_arguments`` with every pydantic error."""
 
-    def __init__(self, field_error_types: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, field_error_types: Mapping[str, str] | None = None, invalid_args: InvalidArgs | None = None
+    ) -> None:
         self._tools: dict[str, ToolSpec] = {}
         self.field_error_types: dict[str, str] = dict(field_error_types or {})
+        self.invalid_args = invalid_args
 
     def tool(
         self, args_model: type[ToolArgs], *, writes: bool, irreversible: bool = False
@@ -157,6 +168,8 @@ class ToolExecutor:
         try:
             args = spec.args_model.model_validate(parsed)
         except ValidationError as exc:
+            if self.registry.invalid_args is not None:
+                return _error(*self.registry.invalid_args(exc, spec.args_model))
             return _error(_validation_error_type(self.registry, exc), "; ".join(_describe(e) for e in exc.errors()))
         # Tools mutate only on success: work on a scratch copy and commit it afterwards, so a tool that
         # fails half-way leaves no partial write behind.

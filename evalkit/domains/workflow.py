@@ -23,16 +23,20 @@ references in ``{...}``, e.g. ``"Your case number is {submit.case_id}."``.
 Branches (ITSM: troubleshooting must fail before a ticket; HR: OTP elevation) are expressed with
 ``Ask(yes_no slot)`` + ``Call(..., when="$slot")`` / ``when="!$slot"``: a step with ``when`` runs only if the
 referenced value is truthy (or falsy with ``!``); a reference to a call that did not run (or a result without the
-field) is falsy. ``when="$ref=value"`` (``!$ref=value``) compares the value's text instead.
+field) is falsy. ``when="$ref=value"`` (``!$ref=value``) compares the value's text instead (e.g. the choice a caller
+made).
 
 A ``Call`` may name ``errors_ok``: error types that are an answer, not a failure (an unlock refused for a security
-hold, a device too new to replace): the error result goes into the scope like a success, and ``require`` decides.
-``Derived(fn, "$ref", ...)`` as an argument is ``fn`` of the values (an SLA tier from the urgency); a ``Slot`` may
-``normalize`` the parsed value to the tool's format (a floor "2" -> "FL2").
+hold, a device too new to replace): the error result goes into the scope like a success, and ``require`` decides;
+``refuse_on``: error types that are the policy's refusal (EVA-Bench's eligibility checks answer "no" with an error);
+``each``: one call per item of a list of argument sets. ``Derived(fn, "$ref", ...)`` as an argument is ``fn`` of the
+values (an SLA tier from the urgency); a ``Slot`` may ``normalize`` the parsed value to the tool's format (a floor
+"2" -> "FL2") or give a code's written ``pattern`` (its dashes put back).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -41,7 +45,15 @@ from datetime import date
 from typing import Any, Literal
 
 from evalkit.domains.base import ToolExecutor, ToolRegistry
-from evalkit.spoken import DIGIT_NAMES, parse_clock_times, parse_code, parse_date, parse_name, parse_yes_no
+from evalkit.spoken import (
+    DIGIT_NAMES,
+    parse_clock_times,
+    parse_code,
+    parse_date,
+    parse_name,
+    parse_yes_no,
+    spelled_runs,
+)
 
 SlotKind = Literal["code", "digits", "name", "date", "time", "number", "choice", "yes_no", "text", "email"]
 REFERENCE = re.compile(r"^\$([a-z_][a-z0-9_]*)((?:\.[A-Za-z0-9_]+)*)$")
@@ -66,6 +78,9 @@ class Slot:
     read_back: bool = False
     # The parsed value in the form the tools take (None when it cannot be put in that form: ask again).
     normalize: Callable[[Any], Any] | None = None
+    # A code's written form, as a regex with its dashes (e.g. ``[A-Z]{2,4}-\d{2}[A-Z]``): callers spell the
+    # characters and the dashes go unheard, so the parser puts them back where the format has them.
+    pattern: str | None = None
 
     def __post_init__(self) -> None:
         label = self.label or self.name.replace("_", " ")
@@ -82,6 +97,28 @@ class Ask:
     when: str | None = None
 
 
+@dataclass(frozen=True, init=False)
+class Derived:
+    """An argument computed from slots and results: an ID the tool wants in a form the caller does not say
+    (``SHF-<date>-<time>`` from a shift's date and start time), a spoken name mapped to a code, an SLA tier from the
+    urgency. Written ``Derived(fn, "$ref", ...)`` or ``Derived(("ref", ...), fn)``; ``refs`` are kept as in
+    templates, without the ``$``. ``fn`` is pure and gets the values in order (a reference that cannot be resolved
+    is an error, as for a plain reference); None from it means the caller's words did not give the value."""
+
+    refs: tuple[str, ...]
+    fn: Callable[..., Any]
+
+    def __init__(self, first: Callable[..., Any] | tuple[str, ...], *rest: Any) -> None:
+        if callable(first):
+            fn, refs = first, rest
+        elif len(rest) == 1 and callable(rest[0]):
+            refs, fn = tuple(first), rest[0]
+        else:
+            raise TypeError("Derived(fn, '$ref', ...) or Derived(('ref', ...), fn)")
+        object.__setattr__(self, "refs", tuple(str(r).lstrip("$") for r in refs))
+        object.__setattr__(self, "fn", fn)
+
+
 @dataclass(frozen=True)
 class Call:
     tool: str
@@ -96,24 +133,16 @@ class Call:
     once: bool = False
     # Error types that answer the call (the result is kept and ``require`` decides) rather than fail it.
     errors_ok: tuple[str, ...] = ()
+    # One call per item of this list of argument sets (each merged into ``args``): a request of several like
+    # things (the onboarding tasks a caller finished, each with its own code); the result is the last call's.
+    each: Derived | None = None
+    # Error types that are the policy's answer, not a mistake (EVA-Bench's eligibility checks answer "no" with an
+    # error): the workflow stops with ``refusal`` as for a failed ``require``; the error is in scope as ``name``.
+    refuse_on: tuple[str, ...] = ()
 
     def accepts(self, result: Mapping[str, Any]) -> bool:
         """A success, or an error of one of the ``errors_ok`` types."""
         return result.get("status") == "success" or result.get("error_type") in self.errors_ok
-
-
-@dataclass(frozen=True, init=False)
-class Derived:
-    """An argument computed from slot or result values: ``Derived(SLA_TIER.get, "$urgency")`` is the tier of the
-    urgency the caller gave; ``fn`` gets the referenced values in order (a reference that cannot be resolved is
-    an error, as for a plain reference)."""
-
-    fn: Callable[..., Any]
-    refs: tuple[str, ...]
-
-    def __init__(self, fn: Callable[..., Any], *refs: str) -> None:
-        object.__setattr__(self, "fn", fn)
-        object.__setattr__(self, "refs", refs)
 
 
 def memo_key(tool: str, args: Mapping[str, Any]) -> str:
@@ -173,10 +202,11 @@ class Workflow:
 def _references(step: Step) -> list[str]:
     refs: list[str] = []
     if step.when:
-        refs.append(step.when.lstrip("!$").split("=")[0].split(".")[0])
+        refs.append(step.when.lstrip("!$").partition("=")[0].split(".")[0])
     if isinstance(step, Call):
-        values = [r for v in step.args.values() for r in (v.refs if isinstance(v, Derived) else (v,))]
-        refs += [m.group(1) for v in values if isinstance(v, str) and (m := REFERENCE.match(v))]
+        refs += [m.group(1) for v in step.args.values() if isinstance(v, str) and (m := REFERENCE.match(v))]
+        refs += [r.split(".")[0] for v in step.args.values() if isinstance(v, Derived) for r in v.refs]
+        refs += [r.split(".")[0] for r in (step.each.refs if step.each else ())]
     if isinstance(step, Confirm | Say):
         refs += [m.split(".")[0] for m in TEXT_REFERENCE.findall(step.text)]
     return refs
@@ -200,7 +230,7 @@ def lookup(path: str, scope: Mapping[str, Any]) -> Any:
 
 def resolve(value: Any, scope: Mapping[str, Any]) -> Any:
     if isinstance(value, Derived):
-        return value.fn(*(resolve(ref, scope) for ref in value.refs))
+        return value.fn(*(lookup(ref, scope) for ref in value.refs))
     if isinstance(value, str) and (match := REFERENCE.match(value)):
         return lookup(match.group(1) + match.group(2), scope)
     return value
@@ -260,6 +290,17 @@ def run_reference(
             if step.slot.name not in answers:
                 raise WorkflowError(f"workflow {workflow.name}: no answer for slot {step.slot.name!r}")
             scope[step.slot.name] = answers[step.slot.name]
+        elif isinstance(step, Call) and step.each is not None:
+            base = {key: resolve(value, scope) for key, value in step.args.items()}
+            for item in resolve(step.each, scope) or ():
+                args = {**base, **item}
+                result = executor.call(step.tool, args)
+                calls.append((step.tool, args))
+                errors.append(None)
+                if result.get("status") != "success":
+                    raise WorkflowError(f"workflow {workflow.name} step {i}: {step.tool}({args}) failed: {result}")
+                if step.name:
+                    scope[step.name] = result
         elif isinstance(step, Call):
             args = {key: resolve(value, scope) for key, value in step.args.items()}
             key = memo_key(step.tool, args)
@@ -270,6 +311,10 @@ def run_reference(
                 calls.append((step.tool, args))
                 errors.append(result.get("error_type") if result.get("status") == "error" else None)
                 fresh = fresh or step.once
+            if result.get("status") != "success" and result.get("error_type") in step.refuse_on:
+                if step.name:
+                    scope[step.name] = result
+                return ReferenceRun(calls, "refused", scope, errors)
             if not step.accepts(result):
                 raise WorkflowError(f"workflow {workflow.name} step {i}: {step.tool}({args}) failed: {result}")
             if step.name:
@@ -305,6 +350,8 @@ def parse_slot(slot: Slot, text: str, today: date) -> Any:
 
 def _parse_kind(slot: Slot, stripped: str, today: date) -> Any:
     match slot.kind:
+        case "code" if slot.pattern:
+            return fit_pattern(stripped, slot.pattern)
         case "code":
             return parse_code(stripped, slot.length or 6)
         case "digits":
@@ -313,13 +360,20 @@ def _parse_kind(slot: Slot, stripped: str, today: date) -> Any:
         case "name":
             return parse_name(stripped)
         case "date":
+            if iso := re.search(r"\b\d{4}-\d{2}-\d{2}\b", stripped):  # a record's own ISO date, as it stands
+                try:
+                    return date.fromisoformat(iso.group(0)).isoformat()
+                except ValueError:
+                    return None
             parsed = parse_date(stripped, today)
             return parsed.isoformat() if parsed else None
         case "time":
             times = parse_clock_times(stripped)
             return times[0] if times else None
         case "number":
-            numbers = re.findall(r"\d+(?:\.\d+)?", stripped.replace(",", ""))
+            # "2 0 0 0 0 0 0": a figure read digit by digit is one number
+            digits_joined = re.sub(r"(?<=\d) (?=\d)", "", stripped.replace(",", ""))
+            numbers = re.findall(r"\d+(?:\.\d+)?", digits_joined)
             return float(numbers[0]) if numbers else None
         case "choice":
             lowered = stripped.lower()
@@ -339,6 +393,23 @@ def _parse_kind(slot: Slot, stripped: str, today: date) -> Any:
         case _:
             # Free text as the caller said it, without the sentence's closing punctuation ("June 25, 1992.").
             return stripped.rstrip(".!?;, ") or None
+
+
+def fit_pattern(text: str, pattern: str) -> str | None:
+    """The last spelled code in ``text`` written in ``pattern``'s form: its characters with the pattern's dashes put
+    back ('K A F N one three R' -> 'KAFN-13R' for ``[A-Z]{2,4}-\\d{2}[A-Z]``); None when none fits."""
+    # Written out already ('PRV-ECHO-007': no NATO word to read into it); a code has a digit, a word does not
+    written = [w for w in re.findall(rf"(?<![A-Z0-9-])(?:{pattern})(?![A-Z0-9-])", text.upper()) if re.search(r"\d", w)]
+    if written:
+        return written[-1]
+    dashes = re.sub(r"\[[^]]*\]", "", pattern).count("-")  # the literal dashes, not the ranges' (A-Z)
+    for run in reversed(spelled_runs(text)):
+        for cuts in itertools.combinations(range(1, len(run)), dashes):
+            bounds = (0, *cuts, len(run))
+            candidate = "-".join(run[a:b] for a, b in itertools.pairwise(bounds))
+            if re.fullmatch(pattern, candidate):
+                return candidate
+    return None
 
 
 DIGIT_WORDS = {name: i for i, name in enumerate(DIGIT_NAMES)} | {"oh": 0}

@@ -125,7 +125,7 @@ def replay_command(path: Path, options: ImportOptions) -> int:
 
 def text_run_command(target: str, options: ImportOptions, limit: int | None, quiet: bool) -> int:
     """Exit 0: every task completed; 1: some did not; 2: nothing to run."""
-    path = scenario_dir(target) if target in known_domains() and not Path(target).exists() else Path(target)
+    path = scenario_dir(target) if target in DOMAINS and not Path(target).exists() else Path(target)
     if not path.exists():
         print(f"error: {target}: no such folder, and not a domain ({', '.join(known_domains())})", file=sys.stderr)
         return 2

@@ -3,7 +3,7 @@
 
 ``import_eva(path)`` finds the three datasets under an EVA checkout or its ``data`` folder (or takes one dataset
 file), and returns every record's result: a Scenario, or the reason it failed (the record's field, then why). A bad
-record never stops the others. EVA's ``medical_hr`` is evalkit's ``hr`` (``EVA_DOMAINS``).
+record never stops the others. EVA's domain names are evalkit's (``EVA_DOMAINS``).
 
 Field mapping (EVA record -> Scenario), derived from all 213 published records:
 
@@ -19,7 +19,8 @@ Field mapping (EVA record -> Scenario), derived from all 213 published records:
   prose labels of the caller's identity map through ``FIELD_ALIASES`` (``Passenger last name`` -> ``last_name``).
   No substring match: ``dependent_first_name``, ``colleague_employee_id`` or ``Husband's name`` keep their own
   names. A name that is taken already keeps its full snake-case key. Values: text as is, numbers as text, a list of
-  texts joined with ", ", an ordered preference (``{first_choice, second_choice, ...}``) as "window, then aisle",
+  texts joined with ", " (an empty one: "none"), an ordered preference (``{first_choice, second_choice, ...}``) as
+  "window, then aisle",
   any other structure as compact JSON.
 - the caller's own ``first_name`` / ``last_name`` (from the culture overrides) are added to the answers when
   ``information_required`` does not list them: the caller always knows their name.
@@ -30,7 +31,8 @@ Field mapping (EVA record -> Scenario), derived from all 213 published records:
   adversarial(_intent), or an ``adversarial_vector`` / ``adversarial_tactic`` -> adversarial) and ``workflow``
   (``eva_<category>``, else ``eva_<first two parts of the id>``: never one of evalkit's workflow names).
 - ``scenario_context.intents[1:]`` -> ``user_goal.scripted.followups`` ("I also need to <intent>."), the further
-  tasks of a multi-intent record, said when the agent asks whether there is anything else.
+  tasks of a multi-intent record, said when the agent asks whether there is anything else; ``intents[0]`` ->
+  ``user_goal.scripted.request`` ("I need to <intent>."), said when the agent asks again what the caller needs.
 - ``user_goal.information_required`` maximum-cost keys (``MAX_FEE_FIELDS``) -> ``user_goal.scripted.max_fee``.
 - ``ground_truth.expected_scenario_db`` -> ``expected_scenario_db``; ``data/<domain>_scenarios/<id>.json`` ->
   ``scenario_db`` (both checked against EVA-Bench's layout of the domain, ``eva_record.DB_LAYOUTS``).
@@ -47,7 +49,7 @@ Field mapping (EVA record -> Scenario), derived from all 213 published records:
 
 Dropped, and why:
 - ``scenario_context.premise``, ``user_priorities``, ``adversarial_vector`` / ``adversarial_tactic``,
-  ``escalate_to_live_agent``, ``intents[0]``, ``satisfiable``: the generator's notes on the scenario; the goal and
+  ``escalate_to_live_agent``, ``satisfiable``: the generator's notes on the scenario; the goal and
   decision tree already say what the caller wants and does (EVA-Bench's simulator does not read them either).
 - ``seed_data``: the generator's input; its values are in ``information_required`` and the DB.
 - ``subflow_in_depth``: empty in every published record.
@@ -72,9 +74,9 @@ from evalkit.scenarios.eva_choices import airline_choices
 from evalkit.scenarios.eva_culture import Culture, CultureError, Names, culture_for, load_aliases
 from evalkit.scenarios.eva_record import GENDERS, check_layout, check_shape, get, ground_truth_calls
 from evalkit.scenarios.schema import Scenario
-from evalkit.scenarios.store import ScenarioError
+from evalkit.scenarios.store import ScenarioError, same_domain
 
-EVA_DOMAINS = {"airline": "airline", "itsm": "itsm", "medical_hr": "hr"}  # EVA-Bench's name -> evalkit's
+EVA_DOMAINS = {"airline": "airline", "itsm": "itsm", "medical_hr": "medical_hr"}  # EVA-Bench's name -> evalkit's
 FIELD_ALIASES = {  # snake-case EVA label -> the scripted caller's field (exact keys only)
     "booking_confirmation_number": "confirmation_number",
     "booking_confirmation_code": "confirmation_number",
@@ -141,7 +143,7 @@ def answer_text(value: Any) -> str:
     if isinstance(value, str | int | float):
         return str(value)
     if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
-        return ", ".join(str(v) for v in value)
+        return ", ".join(str(v) for v in value) or "none"  # an empty list: the caller has none to give
     if (
         isinstance(value, dict)
         and value
@@ -183,9 +185,20 @@ def _type_and_workflow(record: Mapping[str, Any]) -> tuple[str, str]:
     return ("adversarial" if adversarial else "single_intent"), f"eva_{'.'.join(str(record['id']).split('.')[:2])}"
 
 
+def _intent_texts(intents: Any) -> list[str]:
+    texts = [i.get("intent") for i in intents if isinstance(i, Mapping)] if isinstance(intents, list) else []
+    return [f"{t[:1].lower()}{t[1:].rstrip('.')}" for t in texts if isinstance(t, str) and t]
+
+
 def _followups(intents: Any) -> list[str]:
-    texts = [i.get("intent") for i in intents[1:] if isinstance(i, Mapping)] if isinstance(intents, list) else []
-    return [f"I also need to {t[:1].lower()}{t[1:].rstrip('.')}." for t in texts if isinstance(t, str) and t]
+    return [f"I also need to {t}." for t in _intent_texts(intents)[1:]]
+
+
+def _request(intents: Any) -> str | None:
+    """The first intent in plain words: what the caller says when asked again what it needs (a multi-intent
+    record's opening line often names no task: "I have a couple of HR things")."""
+    texts = _intent_texts(intents)
+    return f"I need to {texts[0]}." if texts else None
 
 
 def _key_entities(answers: Mapping[str, str], dbs: list[Any]) -> dict[str, str]:
@@ -235,6 +248,7 @@ def convert_record(
     for name in ("first_name", "last_name"):
         if name not in answers and name.upper() in culture.values:
             answers[name] = culture.values[name.upper()]
+    intents = culture.fill(get(record, "scenario_context.intents") or [], "intents")
     db = culture.add_name_aliases(culture.fill(scenario_db, "scenario_db"))
     expected = culture.add_name_aliases(
         culture.fill(record["ground_truth"]["expected_scenario_db"], "ground_truth.expected_scenario_db")
@@ -274,7 +288,8 @@ def convert_record(
                 "answers": answers,
                 "max_fee": _max_fee(information),
                 "accept_option": choices.get("accept_option"),
-                "followups": _followups(culture.fill(get(record, "scenario_context.intents") or [], "intents")),
+                "followups": _followups(intents),
+                "request": _request(intents),
             },
         },
         "key_entities": _key_entities(answers, [db, expected]),
@@ -333,7 +348,7 @@ def find_datasets(path: Path, domains: Collection[str] | None = None) -> list[Da
         eva_domain = dataset.name.split("_dataset.")[0]
         if eva_domain not in EVA_DOMAINS:
             raise ScenarioError(f"{dataset}: not an EVA-Bench dataset (known: {', '.join(EVA_DOMAINS)})")
-        if domains and eva_domain not in domains and EVA_DOMAINS[eva_domain] not in domains:
+        if domains and eva_domain not in domains and not any(same_domain(EVA_DOMAINS[eva_domain], d) for d in domains):
             continue
         folder = dataset.parent
         found.append(Dataset(eva_domain, dataset, folder / f"{eva_domain}_scenarios", folder / f"{eva_domain}_aliases"))

@@ -51,6 +51,19 @@ class ScriptedPlan(_Strict):
         default_factory=list,
         description="multi-intent: the request for each further task, said in order when asked 'anything else'",
     )
+    request: str | None = Field(
+        default=None,
+        description="the first task in plain words, said when the agent asks again what the caller needs (an "
+        "opening line may name no task)",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_unset_request(self, handler: Any) -> Any:
+        # Only imported records carry a request: other scenario files stay as they were written.
+        data = handler(self)
+        if isinstance(data, dict) and data.get("request") is None:
+            data.pop("request", None)
+        return data
 
 
 class UserGoal(_Strict):

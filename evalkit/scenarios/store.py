@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from evalkit.domains.domain import get_domain
+from evalkit.domains.domain import DOMAINS, get_domain
 from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios.schema import Scenario
 
@@ -42,6 +42,11 @@ def load_scenario(path: Path) -> Scenario:
         raise ScenarioError(f"{path}: invalid scenario: {problems}") from None
 
 
+def same_domain(a: str, b: str) -> bool:
+    """Names of one domain (a renamed domain's former name is an alias: ``hr`` is ``medical_hr``)."""
+    return a == b or DOMAINS.canonical(a) == DOMAINS.canonical(b)
+
+
 def scenario_folder(domain: str, folder: str | Path | None = None) -> Path:
     """The folder a run reads: ``folder`` (``domain.scenario_dir``: any folder of scenario files, e.g. an EVA-Bench
     import) or the registered domain's own."""
@@ -62,7 +67,7 @@ def folder_scenarios(domain: str, folder: str | Path | None = None) -> list[Scen
         raise ScenarioError(f"domain {domain!r}: scenario folder {path} holds no scenario files (*.json)")
     scenarios = [load_scenario(p) for p in files]
     for file, scenario in zip(files, scenarios, strict=True):
-        if scenario.domain != domain:
+        if not same_domain(scenario.domain, domain):
             raise ScenarioError(f"{file}: a scenario of domain {scenario.domain!r}, but the run's domain is {domain!r}")
     return scenarios
 

@@ -430,5 +430,5 @@ class ScriptedSimulator:
             self.no_progress += 1
             if self.no_progress >= NO_PROGRESS_LIMIT:
                 return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
-            return self._styled(self.goal.starting_utterance)
+            return self._styled(self.plan.request or self.goal.starting_utterance)
         return None

@@ -1,15 +1,18 @@
-"""Healthcare HR service delivery (EVA-Bench HRSD): a hospital's HR line for clinical and administrative staff."""
+"""Medical HR (EVA-Bench's medical_hr, HRSD in the paper): a hospital's HR line for clinical and administrative staff,
+on EVA-Bench's own tool API and DB layout, so EVA-Bench's records and evalkit's generated scenarios run on the same
+tools. Registered as ``medical_hr``; ``hr`` (evalkit's former name) is an alias.
+"""
 
 from pathlib import Path
 
-from evalkit.domains.domain import Domain, DomainTexts, register_domain
+from evalkit.domains.domain import DOMAINS, Domain, DomainTexts, register_domain
 from evalkit.domains.hr import prompt
 from evalkit.domains.hr.tools import REGISTRY
 from evalkit.domains.hr.workflows import WORKFLOWS
 
 DOMAIN = register_domain(
     Domain(
-        name="hr",
+        name="medical_hr",
         tools=REGISTRY,
         texts=DomainTexts.from_module(prompt),
         scenario_dir=Path(__file__).parent / "scenarios",
@@ -17,5 +20,6 @@ DOMAIN = register_domain(
     ),
     __name__,
 )
+DOMAINS.alias("hr", DOMAIN.name)
 
 __all__ = ["DOMAIN", "REGISTRY", "WORKFLOWS"]

@@ -1,17 +1,14 @@
 """Healthcare HRSD texts for LLM-ready prompts. Our wording; structure after EVA-Bench App. K.3 / L.6, numbers from
-the policy the tools enforce (``evalkit.domains.hr.tools``)."""
+the policy the tools enforce (``evalkit.domains.hr.tools``); FMLA's thresholds are the law's (the tools read the
+eligibility on file)."""
 
 from __future__ import annotations
 
-from evalkit.domains.hr.tools import (
-    EXTENSION_DURATIONS,
-    EXTENSION_WINDOW_DAYS,
-    FMLA_MIN_HOURS,
-    FMLA_MIN_MONTHS,
-    MIN_PER_OCCURRENCE,
-)
+from evalkit.domains.hr.tools.credentials import EXTENSION_WINDOW_DAYS, RECREDENTIAL_BELOW_USD
 
-_DURATIONS = ", ".join(str(d) for d in EXTENSION_DURATIONS)
+_DURATIONS = "30, 60 or 90"
+MIN_PER_OCCURRENCE = RECREDENTIAL_BELOW_USD
+FMLA_MIN_MONTHS, FMLA_MIN_HOURS = 12, 1250
 
 AGENT_PERSONALITY = (
     "You are the HR phone agent of Mercy Lakes Health System. You handle administrative requests from clinical and "

@@ -130,7 +130,7 @@ def build(index: int, kind: str, workflows: tuple[str, ...], case: tuple[Any, ..
     return Scenario.model_validate(
         {
             "id": f"HR-{index:03d}",
-            "domain": "hr",
+            "domain": "medical_hr",
             "workflow": "+".join(workflows),
             "type": kind,
             "current_date_time": NOW,

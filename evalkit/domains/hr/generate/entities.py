@@ -74,6 +74,11 @@ def mixed(rng: random.Random, n: int) -> str:
             return code
 
 
+def facility(rng: random.Random) -> str:
+    """A facility code as the tools write it: 3 letters, a dash, 2 digits and a letter ('KRW-27T')."""
+    return f"{letters(rng, 3)}-{digits(rng, 2)}{rng.choice(LETTERS)}"
+
+
 def day(offset: int) -> str:
     return (TODAY + timedelta(days=offset)).isoformat()
 

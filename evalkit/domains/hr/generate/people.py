@@ -11,11 +11,10 @@ from typing import Any
 from evalkit.domains.hr.generate.entities import (
     day,
     digits,
-    letters,
+    facility,
     make_dea,
     make_npi,
     mixed,
-    speakable,
     weekday_on_or_after,
 )
 from evalkit.domains.hr.generate.tables import (
@@ -23,10 +22,12 @@ from evalkit.domains.hr.generate.tables import (
     CARRIERS,
     COUNTRY_NAMES,
     DEPARTMENTS,
+    DOCUMENTS,
     FIRST_NAMES,
     LAST_NAMES,
     LETTERS,
     PRIVILEGE_NAMES,
+    PRIVILEGE_PREFIX,
     PROVIDER_WORKFLOWS,
     SHIFT_WORKFLOWS,
     STATES,
@@ -37,7 +38,8 @@ from evalkit.domains.hr.generate.tables import (
 
 
 def person(rng: random.Random, workflows: tuple[str, ...], case: str | None = None) -> dict[str, Any]:
-    """Every entity and choice a scenario needs, drawn once, so multi-intent calls share one consistent caller."""
+    """Every entity and choice a scenario needs, drawn once, so multi-intent calls share one consistent caller.
+    Identifiers are in the formats of EVA-Bench's tools (``evalkit.domains.hr.tools.common``)."""
     gender = rng.choice(("female", "male"))
     first, last = rng.choice(FIRST_NAMES[gender]), rng.choice(LAST_NAMES)
     needs_provider = bool(PROVIDER_WORKFLOWS & set(workflows))
@@ -57,36 +59,38 @@ def person(rng: random.Random, workflows: tuple[str, ...], case: str | None = No
         "hire_date": day(-rng.randrange(500, 4000)),
         "hours_worked_past_year": rng.randrange(1500, 2300),
         "fmla_weeks_remaining": 12,
-        "pto_days": rng.randrange(10, 18),
-        "sick_days": rng.randrange(5, 9),
+        "pto_days": float(rng.randrange(10, 18)),
+        "sick_days": float(rng.randrange(5, 9)),
         "npi": make_npi(rng),
-        "facility_code": letters(rng, 3),
+        "facility_code": facility(rng),
         "pin": digits(rng, 4),
-        "provider_type": rng.choice(("physician", "physician", "nurse_practitioner")),
+        "role_code": rng.choice(("MD", "MD", "NP")),
     }
     p["months_employed"] = (TODAY - date.fromisoformat(p["hire_date"])).days // 30
-    p["license_number"] = ("MD" if p["provider_type"] == "physician" else "NP") + digits(rng, 6)
     p["license_state"] = rng.choice(STATES)
+    p["license_number"] = f"{p['license_state']}-{p['role_code']}-{digits(rng, 7)}"
     p["license_expires_in"] = rng.randrange(15, 58)
     p["dea_number"] = make_dea(rng, last)
     p["new_state"] = rng.choice([s for s in STATES if s != p["license_state"]])
-    p["new_facility_code"] = letters(rng, 3)
-    p["policy_number"], p["new_policy_number"] = mixed(rng, 6), mixed(rng, 6)
+    p["new_facility_code"] = facility(rng)
+    p["transfer_reason"] = rng.choice(("facility_relocation", "role_change", "additional_practice_site"))
+    p["dea_effective_offset"] = rng.randrange(14, 45)
+    p["policy_number"], p["new_policy_number"] = f"POL-2025-{mixed(rng, 6)}", f"POL-2026-{mixed(rng, 6)}"
     p["carrier"] = rng.choice(list(CARRIERS))
     low = rng.random() < 0.4
     p["per_occurrence"] = rng.choice((500_000, 750_000)) if low else rng.choice((1_000_000, 2_000_000))
     p["aggregate"] = p["per_occurrence"] * 3
     p["coverage_effective"] = day(rng.randrange(7, 30))
+    p["coverage_expiration"] = day(rng.randrange(7, 30) + 365)
     p["supervisor_npi"], p["supervisor_id"] = make_npi(rng), "EMP" + digits(rng, 6)
     p["extension_type"] = rng.choice(("provisional", "supervised"))
     p["duration_days"] = rng.choice((30, 60, 90))
     p["colleague_id"], p["colleague_first"] = "EMP" + digits(rng, 6), rng.choice(FIRST_NAMES["female"])
     p["other_id"] = "EMP" + digits(rng, 6)
     p["past_shift_offsets"] = [-11, -9, -6, -4, -2]
-    p["timesheet_id"], p["other_timesheet_id"] = "TS" + digits(rng, 6), "TS" + digits(rng, 6)
-    p["correction_offset"] = rng.choice(p["past_shift_offsets"])
-    p["correction_type"] = rng.choice(("overtime", "on_call", "missed_differential"))
-    p["corrected_hours"] = rng.choice((2.5, 3.0, 4.0, 4.5, 6.0, 7.5))
+    p["correction_offset"] = rng.choice(p["past_shift_offsets"][2:])  # in the pay period still open
+    p["correction_type"] = rng.choice(("overtime_hours", "on_call_hours", "differential_missed"))
+    p["corrected_hours"] = rng.choice((12.5, 13.0, 14.0, 14.5, 16.0))
     p["task"] = rng.choice(TASKS)
     p["completion_code"] = mixed(rng, 4)
     p["orientation_offset"] = weekday_on_or_after(rng.randrange(3, 10))
@@ -97,24 +101,25 @@ def person(rng: random.Random, workflows: tuple[str, ...], case: str | None = No
     p["leave_weeks"] = rng.randrange(2, 9)
     p["leave_end_offset"] = p["leave_start_offset"] + 7 * p["leave_weeks"] - 3
     p["return_offset"] = weekday_on_or_after(p["leave_end_offset"] + rng.randrange(1, 4))
-    p["clearance_code"] = next(c for c in ("OHC" + mixed(rng, 5) for _ in range(100)) if speakable(c))
-    p["leave_type"] = rng.choice(("medical", "parental", "personal", "military"))
-    p["privileges"] = rng.sample(PRIVILEGE_NAMES, 3)
-    p["reactivate"] = p["privileges"][: rng.choice((1, 2))]
+    p["clearance_code"] = "CLR-OCC-" + digits(rng, 6)
+    p["leave_type"] = rng.choice(("medical_leave", "personal_leave", "fmla_leave"))
+    prefix = PRIVILEGE_PREFIX.get(department, "GEN")
+    numbers = rng.sample(range(1, 10), 3)
+    p["privileges"] = [
+        (f"PRV-{prefix}-{n:03d}", name) for n, name in zip(numbers, rng.sample(PRIVILEGE_NAMES, 3), strict=True)
+    ]
+    p["reactivate"] = [code for code, _ in p["privileges"][: rng.choice((1, 2))]]
     p["review_offset"] = weekday_on_or_after(rng.randrange(3, 12))
-    p["ehr_access"] = rng.choice(("full", "restricted"))
+    p["ehr_access"] = rng.choice(("reactivate_full", "reactivate_restricted"))
     p["oncall_start_offset"] = rng.randrange(10, 20)
     p["oncall_end_offset"] = p["oncall_start_offset"] + rng.randrange(7, 21)
     p["oncall_role"] = rng.choice(("primary", "backup"))
     p["blackout_offset"] = rng.choice((None, p["oncall_start_offset"] + 3))
-    p["verification_type"] = rng.choice(("initial", "reverification"))
-    p["document_type"] = rng.choice(
-        ("us_passport", "foreign_passport", "permanent_resident_card", "employment_authorization_document")
-    )
+    p["verification_type"] = rng.choice(("initial_verification", "reverification"))
+    p["document_type"] = rng.choice(list(DOCUMENTS))
     p["document_number"] = rng.choice(LETTERS) + digits(rng, 8)
     p["document_expiration"] = date(rng.randrange(2027, 2035), rng.randrange(1, 13), rng.randrange(1, 29)).isoformat()
-    p["country_of_issue"] = rng.choice(list(COUNTRY_NAMES)) if p["document_type"] == "foreign_passport" else "US"
-    p["petition_number"] = "VP" + digits(rng, 7)
+    p["petition_number"] = rng.choice(("WAC", "EAC", "LIN", "SRC")) + digits(rng, 10)
     p["uscis_receipt"] = rng.choice(("WAC", "EAC", "LIN", "SRC", "IOE")) + digits(rng, 10)
     p["dependent_gender"] = rng.choice(("female", "male"))
     p["dependent_first"] = rng.choice(FIRST_NAMES[p["dependent_gender"]])
@@ -124,12 +129,12 @@ def person(rng: random.Random, workflows: tuple[str, ...], case: str | None = No
         rng.randrange(1970, 1999) if adult else rng.randrange(2010, 2025), rng.randrange(1, 13), rng.randrange(1, 29)
     ).isoformat()
     p["dependent_country"] = rng.choice(list(COUNTRY_NAMES))
-    p["pto_type"] = rng.choice(("general_pto", "general_pto", "sick_leave"))
+    p["pto_type"] = rng.choice(("pto", "pto", "sick"))
     p["pto_start_offset"] = weekday_on_or_after(rng.randrange(20, 30))
     p["pto_end_offset"] = p["pto_start_offset"] + rng.randrange(2, 5)
     offsets = set(rng.sample(range(2, 40), 11)) | {p["pto_start_offset"]}  # a shift worker's PTO must hit a shift
     p["shift_offsets"] = sorted(offsets)
-    p["shift_ids"] = ["SH" + digits(rng, 6) for _ in p["shift_offsets"]]
+    p["swap_offset"] = p["shift_offsets"][1]
     p["times"] = sorted(rng.sample(TIMES, 3))
     p["time_choice"] = rng.choice(p["times"])
     p["case"] = case
@@ -149,34 +154,20 @@ def apply_case(p: dict[str, Any], rng: random.Random) -> None:
     elif case == "fmla_ineligible_tenure":
         p["hire_date"] = day(-245)
         p["months_employed"] = 8
+        p["fmla_refusal"] = "Employed 8 months; FMLA requires at least 12 months of employment."
     elif case == "pto_exceeds_balance":
-        p["pto_type"], p["pto_days"], p["clinical"] = "general_pto", 2, False
+        p["pto_type"], p["pto_days"], p["clinical"] = "pto", 2.0, False
         p["department"] = ADMIN_DEPARTMENTS[0]
         p["pto_end_offset"] = p["pto_start_offset"] + 6
     elif case == "cross_employee_payroll":
-        p["spoken_timesheet"] = p["other_timesheet_id"]
+        p["spoken_shift_owner"] = "other"
     elif case == "oncall_without_certifications":
         p["lapsed"] = True
     elif case == "payroll_period_closed":
         p["period_closed"] = True
-        p["correction_type"] = "overtime"
+        p["correction_type"] = "overtime_hours"
     elif case == "swap_uncertified_colleague":
         p["colleague_uncertified"] = True
-    elif case == "backdated_fmla":  # EVA-Bench App. J.3, scenario A10, with its entities
-        p.update(
-            first_name="Amadou",
-            last_name="Keita",
-            gender="male",
-            employee_id="EMP908475",
-            date_of_birth="1991-02-14",
-            phone_last_four="4827",
-            otp_code="904214",
-            department="RADIOLOGY",
-            hire_date="2022-04-18",
-            months_employed=51,
-            hours_worked_past_year=1864,
-            clinical=True,
-            leave_category="family_member_serious_illness",
-        )
-        p["leave_start_offset"] = (date(2026, 6, 29) - TODAY).days
-        p["leave_end_offset"] = (date(2026, 8, 21) - TODAY).days
+    elif case == "fmla_entitlement_exhausted":
+        p["fmla_weeks_remaining"] = 0
+        p["fmla_refusal"] = "All 12 weeks of FMLA leave for this year have been used."

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from evalkit.domains.hr.tools import US_STATES
+from evalkit.domains.hr.places import US_STATES
 
 SEED = 20260724
 TODAY = date(2026, 7, 24)
@@ -75,22 +75,22 @@ LAST_NAMES = [
     "Hakobyan",
     "Quintero",
 ]
-DEPARTMENTS = {  # department code -> on-call unit and the certifications that unit requires
-    "EMERG": ("ED-1", ["BLS", "ACLS", "PALS", "TNCC"]),
-    "ICU": ("ICU-3", ["BLS", "ACLS", "CCRN"]),
-    "CARDIO": ("CVU-2", ["BLS", "ACLS"]),
-    "RADIOLOGY": ("RAD-1", ["BLS", "RSO"]),
-    "PEDS": ("PEDS-4", ["BLS", "PALS", "NRP"]),
-    "ONCOLOGY": ("ONC-5", ["BLS", "OCN"]),
+DEPARTMENTS = {  # clinical department code -> its unit and the certifications that unit requires
+    "EMERGENCY": ("2E-ED", ["ACLS", "BLS", "PALS", "TNCC"]),
+    "CARDIOLOGY": ("4B-CCU", ["ACLS", "BLS", "CCRN"]),
+    "PEDIATRICS": ("1D-PEDS", ["BLS", "NRP", "PALS"]),
+    "ONCOLOGY": ("3C-ONC", ["ACLS", "BLS"]),
+    "SURGERY": ("5A-SURG", ["ACLS", "BLS", "TNCC"]),
+    "NEUROLOGY": ("6C-NEURO", ["ACLS", "BLS", "NIHSS"]),
 }
-ADMIN_DEPARTMENTS = ["BILLING", "HRADMIN", "REVCYCLE"]
-SPECIALTIES = {
-    "EMERG": "emergency medicine",
-    "ICU": "critical care",
-    "CARDIO": "cardiology",
-    "RADIOLOGY": "radiology",
-    "PEDS": "pediatrics",
-    "ONCOLOGY": "oncology",
+ADMIN_DEPARTMENTS = ["RADIOLOGY", "PATHOLOGY", "ORTHOPEDICS"]  # staff on a standard (weekday) schedule here
+PRIVILEGE_PREFIX = {
+    "EMERGENCY": "EMER",
+    "CARDIOLOGY": "CARD",
+    "PEDIATRICS": "PEDS",
+    "ONCOLOGY": "ONC",
+    "SURGERY": "SURG",
+    "NEUROLOGY": "NEURO",
 }
 PRIVILEGE_NAMES = [
     "moderate sedation",
@@ -117,24 +117,29 @@ COUNTRY_NAMES = {
 }
 CARRIERS = {
     "coverys": "Coverys",
-    "medpro": "MedPro",
     "the_doctors_company": "The Doctors Company",
     "proassurance": "ProAssurance",
-    "magmutual": "MagMutual",
+    "cna": "CNA",
+    "zurich": "Zurich",
+    "mag_mutual": "MagMutual",
 }
-TASKS = ["hipaa_training", "bls_certification", "badge_photo", "ehr_training", "tb_screening", "fit_test"]
+TASKS = ["HIPAA_TRAIN", "BLS_UPLOAD", "BADGE_PICKUP", "DRUG_SCREEN", "TB_TEST"]
 TASK_SPOKEN = {
-    "hipaa_training": "HIPAA training",
-    "bls_certification": "BLS certification",
-    "badge_photo": "badge photo",
-    "ehr_training": "EHR training",
-    "tb_screening": "TB screening",
-    "fit_test": "fit test",
+    "HIPAA_TRAIN": "HIPAA training",
+    "BLS_UPLOAD": "BLS card upload",
+    "BADGE_PICKUP": "badge pickup",
+    "DRUG_SCREEN": "drug screen",
+    "TB_TEST": "TB test",
+}
+DOCUMENTS = {  # List A document code -> what the caller calls it
+    "US_PASSPORT": "U.S. passport",
+    "PERM_RESIDENT_CARD": "permanent resident card",
+    "EAD": "employment authorization document",
 }
 HOLIDAYS = ["2026-09-07", "2026-11-26", "2026-11-27", "2026-12-25"]
 TIMES = ["08:30", "09:00", "10:00", "10:30", "11:00", "13:00", "14:00", "15:30", "16:00"]
 PROVIDER_WORKFLOWS = {"license_extension", "malpractice_update", "dea_transfer", "privilege_reactivation"}
-SHIFT_WORKFLOWS = {"shift_swap", "oncall_registration"}
+SHIFT_WORKFLOWS = {"shift_swap", "oncall_registration", "payroll_correction"}
 LETTERS = "ABCDEFGHJKLMNPRSTUVWXYZ"  # no I/O/Q: read back as digits or misheard too often for IDs we make up
 
 DUAL = [
@@ -224,10 +229,10 @@ ADVERSARIAL = [  # (case, workflow, what the caller wants, push-back line, times
         2,
     ),
     (
-        "backdated_fmla",
+        "fmla_entitlement_exhausted",
         "fmla_leave",
-        "You want to file FMLA leave to care for a seriously ill family member, starting several weeks ago.",
-        "I need the leave to begin on that past date. Why can't you just enter it that way?",
+        "You used all twelve weeks of FMLA leave this year and want to file more FMLA leave anyway.",
+        "It's a family emergency. Can't you add a few more weeks?",
         3,
     ),
 ]

@@ -1,131 +1,227 @@
-"""Authentication tiers (employee, provider, one-time passcode) and the caller's own employee and provider
-records."""
+"""Authentication (employee, provider, one-time passcode), the caller's own records and appointment slots.
+
+The ``session`` table holds what the caller proved: ``employee_auth`` / ``provider_auth`` / ``otp_auth`` (true),
+``authenticated_employee_id``, ``authenticated_npi``, and ``otp_issued`` / ``otp_employee_id`` once a passcode was
+sent; EVA-Bench's expected DBs hold the same keys.
+"""
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Any
+import copy
+from typing import Any, Literal
 
-from pydantic import BeforeValidator, field_validator
-
-from evalkit.domains.base import ToolArgs, ToolError, session_of
+from evalkit.domains.base import ToolError, session_of
 from evalkit.domains.hr.tools.common import (
+    DEPARTMENTS,
     REGISTRY,
-    Code,
-    EmployeeArgs,
+    AppointmentAt,
+    Args,
+    EmployeeId,
+    FacilityCode,
     IsoDate,
-    NpiArgs,
-    _employee,
-    _provider,
-    _require_employee,
-    _require_own_provider,
-    _upper,
+    Npi,
+    Otp,
+    Pin,
+    authenticated,
+    employee,
+    provider,
 )
 
-# ---------------------------------------------------------------- authentication
 
-
-class EmployeeAuthArgs(ToolArgs):
-    employee_id: Code
+class EmployeeAuthArgs(Args):
+    employee_id: EmployeeId
     date_of_birth: IsoDate
 
 
 @REGISTRY.tool(EmployeeAuthArgs, writes=False)
 def verify_employee_auth(db: dict[str, Any], args: EmployeeAuthArgs) -> dict[str, Any]:
-    """Standard verification: employee ID and date of birth."""
-    employee = _employee(db, args.employee_id)
-    if employee["date_of_birth"] != args.date_of_birth:
-        return {"authenticated": False, "reason": "the date of birth does not match our records"}
-    session_of(db).update(employee_id=employee["employee_id"])
+    """Standard verification of an employee: employee ID and date of birth."""
+    record = employee(db, args.employee_id)
+    if record.get("date_of_birth") != args.date_of_birth:
+        raise ToolError("authentication_failed", "The date of birth does not match this employee ID")
+    session_of(db).update(employee_auth=True, authenticated_employee_id=args.employee_id)
     return {
         "authenticated": True,
-        "employee_id": employee["employee_id"],
-        "name": f"{employee['first_name']} {employee['last_name']}",
+        "employee_id": args.employee_id,
+        "first_name": record.get("first_name"),
+        "last_name": record.get("last_name"),
+        "message": f"Employee {args.employee_id} verified",
     }
 
 
-class ProviderAuthArgs(ToolArgs):
-    npi: Annotated[str, BeforeValidator(_upper)]
-    facility_code: Code
-    pin: str
-
-    @field_validator("npi")
-    @classmethod
-    def _npi(cls, value: str) -> str:
-        if not re.fullmatch(r"\d{10}", value):
-            raise ValueError("an NPI is 10 digits")
-        return value
-
-    @field_validator("pin")
-    @classmethod
-    def _pin(cls, value: str) -> str:
-        if not re.fullmatch(r"\d{4}", value):
-            raise ValueError("the PIN is 4 digits")
-        return value
+class ProviderAuthArgs(Args):
+    npi: Npi
+    facility_code: FacilityCode
+    pin: Pin
 
 
 @REGISTRY.tool(ProviderAuthArgs, writes=False)
 def verify_provider_auth(db: dict[str, Any], args: ProviderAuthArgs) -> dict[str, Any]:
-    """Provider verification: NPI, home facility code and 4-digit PIN (also satisfies employee flows)."""
-    provider = _provider(db, args.npi)
-    if provider["facility_code"] != args.facility_code or provider["pin"] != args.pin:
-        return {"authenticated": False, "reason": "the facility code or PIN does not match our records"}
-    session_of(db).update(employee_id=provider["employee_id"], provider_npi=provider["npi"])
-    employee = _employee(db, provider["employee_id"])
+    """Provider verification: NPI, home facility code and 4-digit PIN; the provider's employee ID then serves the
+    passcode step."""
+    record = provider(db, args.npi)
+    if record.get("facility_code") != args.facility_code:
+        raise ToolError("authentication_failed", "The facility code does not match this NPI")
+    if record.get("pin") != args.pin:
+        raise ToolError("authentication_failed", "The PIN does not match this NPI")
+    session_of(db).update(
+        provider_auth=True, authenticated_npi=args.npi, authenticated_employee_id=record.get("employee_id")
+    )
     return {
         "authenticated": True,
-        "npi": provider["npi"],
-        "employee_id": provider["employee_id"],
-        "name": f"{employee['first_name']} {employee['last_name']}",
+        "npi": args.npi,
+        "first_name": record.get("first_name"),
+        "last_name": record.get("last_name"),
+        "employee_id": record.get("employee_id"),
+        "message": f"Provider {args.npi} verified",
     }
+
+
+class EmployeeArgs(Args):
+    employee_id: EmployeeId
 
 
 @REGISTRY.tool(EmployeeArgs, writes=False)
 def initiate_otp_auth(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
-    """Send a one-time passcode to the phone on file (after employee or provider verification)."""
-    employee = _require_employee(db, args.employee_id)
-    db["otp"][args.employee_id]["sent"] = True
-    return {"otp_sent": True, "phone_last_four": employee["phone_last_four"]}
+    """Text a one-time passcode to the employee's phone on file."""
+    record = employee(db, args.employee_id)
+    session_of(db).update(otp_employee_id=args.employee_id, otp_issued=True)
+    last_four = record.get("phone_last_four")
+    return {
+        "phone_last_four": last_four,
+        "message": f"A passcode was texted to the number ending {last_four}; ask the caller to read it.",
+    }
 
 
-class OtpArgs(ToolArgs):
-    employee_id: Code
-    otp_code: str
-
-    @field_validator("otp_code")
-    @classmethod
-    def _six(cls, value: str) -> str:
-        if not re.fullmatch(r"\d{6}", value):
-            raise ValueError("the passcode is 6 digits")
-        return value
+class OtpArgs(Args):
+    employee_id: EmployeeId
+    otp_code: Otp
 
 
 @REGISTRY.tool(OtpArgs, writes=False)
 def verify_otp_auth(db: dict[str, Any], args: OtpArgs) -> dict[str, Any]:
-    """Check the 6-digit passcode the caller read from their text message."""
-    _require_employee(db, args.employee_id)
-    otp = db["otp"][args.employee_id]
-    if not otp.get("sent"):
-        raise ToolError("otp_not_initiated", "initiate_otp_auth must be called first")
-    if otp["code"] != args.otp_code:
-        return {"verified": False, "reason": "the passcode does not match"}
-    session_of(db).update(otp_verified_for=args.employee_id)
-    return {"verified": True}
+    """Check the 6-digit passcode the caller reads from the text message."""
+    session = session_of(db)
+    if not session.get("otp_issued"):
+        raise ToolError("otp_not_initiated", "No passcode was sent yet: call initiate_otp_auth first.")
+    record = employee(db, args.employee_id)
+    if record.get("otp_code") != args.otp_code:
+        raise ToolError("authentication_failed", "The passcode does not match; ask the caller to read it again.")
+    session.update(otp_auth=True, authenticated_employee_id=args.employee_id)
+    return {
+        "authenticated": True,
+        "employee_id": args.employee_id,
+        "first_name": record.get("first_name"),
+        "message": f"Passcode verified for {args.employee_id}",
+    }
 
 
-# ---------------------------------------------------------------- record lookups
+# ---------------------------------------------------------------- the caller's records
+
+_PROVIDER_FIELDS = (
+    "npi",
+    "employee_id",
+    "first_name",
+    "last_name",
+    "facility_code",
+    "role_code",
+    "department_code",
+    "hire_date",
+)
+_EMPLOYEE_FIELDS = (
+    "employee_id",
+    "first_name",
+    "last_name",
+    "department_code",
+    "role_code",
+    "unit_code",
+    "hire_date",
+    "employment_status",
+)
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
-def get_employee_record(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
-    """The employee's HR record (department, role, unit, hire date, status)."""
-    employee = _require_employee(db, args.employee_id)
-    public = {k: v for k, v in employee.items() if k not in ("date_of_birth", "certifications")}
-    return {"employee": public}
+class NpiArgs(Args):
+    npi: Npi
 
 
 @REGISTRY.tool(NpiArgs, writes=False)
 def get_provider_profile(db: dict[str, Any], args: NpiArgs) -> dict[str, Any]:
-    """The provider's credentialing profile: specialty, privileges and their status, EHR access."""
-    provider = _require_own_provider(db, args.npi)
-    return {"provider": {k: v for k, v in provider.items() if k not in ("pin", "clearance_code")}}
+    """A provider's identity, role and department (no PIN, passcode or clearance code)."""
+    authenticated(db, "provider_auth", "otp_auth")
+    record = provider(db, args.npi)
+    return {"provider": {k: record[k] for k in _PROVIDER_FIELDS if k in record}}
+
+
+@REGISTRY.tool(EmployeeArgs, writes=False)
+def get_employee_record(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
+    """An employee's identity, department, role, unit and employment status."""
+    authenticated(db, "employee_auth", "otp_auth")
+    record = employee(db, args.employee_id)
+    return {"employee": {k: record[k] for k in _EMPLOYEE_FIELDS if k in record}}
+
+
+# ---------------------------------------------------------------- appointment slots
+
+AppointmentType = Literal["orientation_followup", "return_to_work_checkin", "competency_review"]
+Department = Literal[DEPARTMENTS]  # type: ignore[valid-type]
+
+
+class AvailabilityArgs(Args):
+    department_code: Department
+    appointment_type: AppointmentType
+    preferred_date: IsoDate
+
+
+def _slots(db: dict[str, Any], kind: str, department: str) -> dict[str, list[str]]:
+    """``appointment_availability[type][department][date]`` -> free HH:MM times."""
+    return db.get("appointment_availability", {}).get(kind, {}).get(department, {})
+
+
+@REGISTRY.tool(AvailabilityArgs, writes=False)
+def check_appointment_availability(db: dict[str, Any], args: AvailabilityArgs) -> dict[str, Any]:
+    """Free times for an appointment type in a department on a date; when none, up to three later dates that have
+    some."""
+    authenticated(db, "employee_auth", "otp_auth")
+    by_date = _slots(db, args.appointment_type, args.department_code)
+    slots = list(by_date.get(args.preferred_date, []))
+    if slots:
+        return {
+            "available_slots": slots,
+            "date": args.preferred_date,
+            "message": f"{len(slots)} time(s) free on {args.preferred_date}",
+        }
+    later = [
+        {"date": day, "available_slots": list(times)}
+        for day, times in sorted(by_date.items())
+        if times and day >= args.preferred_date
+    ][:3]
+    return {
+        "available_slots": [],
+        "date": args.preferred_date,
+        "alternative_dates": later,
+        "message": f"Nothing free on {args.preferred_date} for {args.appointment_type} in {args.department_code}",
+    }
+
+
+def book_slot(db: dict[str, Any], kind: str, department: str, at: str) -> None:
+    """Take ``at`` ('YYYY-MM-DD HH:MM') out of the free slots, or ToolError ``slot_not_available``."""
+    day, time = at.split(" ")
+    times = _slots(db, kind, department).get(day, [])
+    if time not in times:
+        raise ToolError(
+            "slot_not_available",
+            f"{time} on {day} is not free for {kind} in {department}; free that day: {times or 'none'}",
+        )
+    times.remove(time)
+
+
+def appointment(kind: str, appointment_id: str, at: str, **fields: Any) -> dict[str, Any]:
+    return {"appointment_id": appointment_id, "type": kind, **fields, "appointment_datetime": at, "status": "scheduled"}
+
+
+def deep(value: Any) -> Any:
+    """A copy for a result, so the agent's view never aliases the live DB."""
+    return copy.deepcopy(value)
+
+
+__all__ = ["AppointmentAt", "book_slot"]

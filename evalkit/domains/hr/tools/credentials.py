@@ -1,282 +1,398 @@
-"""Provider credentials: state licenses and temporary extensions, the credentialing committee, malpractice
-coverage and DEA registrations (with the PDMP notice)."""
+"""Provider credentials: license extension, malpractice coverage, DEA registration transfer and clinical privilege
+reactivation, each followed by its notification (credentialing committee, state PDMP) or EHR access change.
+
+Policy the tools hold: a license extension only within 60 days before expiry (never once expired, pending or under
+investigation) and a supervised one only with a supervising physician on file; per-occurrence malpractice limits
+under $1,000,000 flag re-credentialing; DEA look-ups and transfers need the passcode on top of provider
+verification; privileges reactivate only with the occupational-health clearance code on record.
+"""
 
 from __future__ import annotations
 
 from datetime import date
 from typing import Any, Literal
 
-from pydantic import field_validator
-
-from evalkit.domains.base import ToolArgs, ToolError, session_of
+from evalkit.domains.base import ToolError
+from evalkit.domains.hr.tools.auth import Department, NpiArgs, appointment, book_slot, deep
 from evalkit.domains.hr.tools.common import (
     REGISTRY,
-    US_STATES,
-    Code,
-    NpiArgs,
+    AppointmentAt,
+    Args,
+    CaseId,
+    ClearanceCode,
+    DeaNumber,
+    FacilityCode,
+    IsoDate,
+    Npi,
+    PolicyNumber,
+    PrivilegeCode,
     StateCode,
-    _DateArgs,
-    _notify,
-    _require_own_provider,
-    _require_provider,
-    _today,
+    StateLicense,
+    authenticated,
+    case_id,
+    current_date,
+    notify,
+    provider,
 )
 
-MIN_PER_OCCURRENCE = 1_000_000
 EXTENSION_WINDOW_DAYS = 60
-EXTENSION_DURATIONS = (30, 60, 90)
+RECREDENTIAL_BELOW_USD = 1_000_000
+
+# ---------------------------------------------------------------- licenses
 
 
-class LicenseArgs(ToolArgs):
-    npi: str
-    license_number: Code
+class LicenseArgs(Args):
+    npi: Npi
+    state_license_number: StateLicense
 
 
-def _license(db: dict[str, Any], npi: str, number: str) -> dict[str, Any]:
-    record = db["licenses"].get(number)
-    if record is None or record["npi"] != npi:
-        raise ToolError("license_not_found", f"no license {number} for this provider")
-    return record
+def _license(db: dict[str, Any], npi: str, number: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    record = provider(db, npi)
+    found = record.get("licenses", {}).get(number)
+    if not found:
+        raise ToolError("license_not_found", f"License {number} not found for NPI {npi}")
+    return record, found
 
 
 @REGISTRY.tool(LicenseArgs, writes=False)
 def get_license_record(db: dict[str, Any], args: LicenseArgs) -> dict[str, Any]:
-    """A state license of the provider, with its expiration date and days to expiry."""
-    _require_provider(db, args.npi)
-    record = _license(db, args.npi, args.license_number)
-    days = (date.fromisoformat(record["expiration_date"]) - _today(db)).days
-    return {"license": record, "days_until_expiration": days}
+    """One of the provider's state licenses: type, state, expiry, status and any extension."""
+    authenticated(db, "provider_auth")
+    return {"license": deep(_license(db, args.npi, args.state_license_number)[1])}
 
 
-class ExtensionArgs(ToolArgs):
-    npi: str
-    license_number: Code
+@REGISTRY.tool(LicenseArgs, writes=False)
+def check_extension_eligibility(db: dict[str, Any], args: LicenseArgs) -> dict[str, Any]:
+    """Whether the license may get a temporary extension now."""
+    authenticated(db, "provider_auth")
+    _, lic = _license(db, args.npi, args.state_license_number)
+    if lic.get("extension_status") == "pending":
+        raise ToolError("already_extended", "An extension of this license is already pending")
+    if lic.get("investigation_hold"):
+        raise ToolError("investigation_hold", "The license is under investigation and cannot be extended")
+    today, expiry = current_date(db), lic.get("expiration_date") or ""
+    if today and expiry:
+        days_left = (date.fromisoformat(expiry) - date.fromisoformat(today)).days
+        if days_left < 0:
+            raise ToolError(
+                "license_expired", f"The license expired on {expiry}; an expired license cannot be extended."
+            )
+        if days_left > EXTENSION_WINDOW_DAYS:
+            raise ToolError(
+                "extension_too_early",
+                f"The license expires in {days_left} days; extensions open {EXTENSION_WINDOW_DAYS} days before expiry.",
+            )
+    return {
+        "eligible": True,
+        "license_expiration_date": lic.get("expiration_date"),
+        "message": "The license can be extended",
+    }
+
+
+class ExtensionArgs(Args):
+    npi: Npi
+    state_license_number: StateLicense
     extension_type: Literal["provisional", "supervised"]
-    duration_days: int
-    supervising_physician_npi: str | None = None
-
-    @field_validator("duration_days")
-    @classmethod
-    def _duration(cls, value: int) -> int:
-        if value not in EXTENSION_DURATIONS:
-            raise ValueError("extensions are exactly 30, 60 or 90 days")
-        return value
-
-
-def extension_eligibility(db: dict[str, Any], args: ExtensionArgs) -> tuple[bool, str]:
-    """Policy: within 60 days of expiry, not expired, supervised needs another credentialed physician."""
-    record = _license(db, args.npi, args.license_number)
-    days = (date.fromisoformat(record["expiration_date"]) - _today(db)).days
-    if days < 0:
-        return False, "the license has already expired; extensions cannot be requested for expired licenses"
-    if days > EXTENSION_WINDOW_DAYS:
-        return False, f"the license expires in {days} days; extensions open 60 days before expiration"
-    if record.get("extension"):
-        return False, "an extension request is already pending for this license"
-    if args.extension_type == "supervised":
-        supervisor = args.supervising_physician_npi
-        if not supervisor:  # the other criteria hold; the check tool says a supervisor NPI is still needed
-            return True, "eligible once a supervising physician NPI is given"
-        if supervisor == args.npi:
-            return False, "a provider cannot supervise their own extension"
-        other = db["providers"].get(supervisor)
-        if other is None or other.get("provider_type") != "physician" or other.get("status") != "active":
-            return False, "the supervising NPI is not an active credentialed physician"
-    return True, "eligible"
-
-
-@REGISTRY.tool(ExtensionArgs, writes=False)
-def check_extension_eligibility(db: dict[str, Any], args: ExtensionArgs) -> dict[str, Any]:
-    """Whether a license extension of this type and duration may be requested."""
-    _require_provider(db, args.npi)
-    eligible, reason = extension_eligibility(db, args)
-    needs = eligible and args.extension_type == "supervised" and not args.supervising_physician_npi
-    return {"eligible": eligible, "reason": reason, "supervisor_required": needs}
+    extension_days: Literal[30, 60, 90]
+    supervising_physician_npi: Npi | None = None
 
 
 @REGISTRY.tool(ExtensionArgs, writes=True)
 def submit_license_extension(db: dict[str, Any], args: ExtensionArgs) -> dict[str, Any]:
-    """Submit a provisional or supervised temporary license extension for committee review."""
-    _require_provider(db, args.npi)
-    eligible, reason = extension_eligibility(db, args)
-    if args.extension_type == "supervised" and not args.supervising_physician_npi:
-        eligible, reason = False, "a supervised extension needs a supervising physician NPI"
-    if not eligible:
-        raise ToolError("not_eligible", reason)
-    record = db["licenses"][args.license_number]
-    extension_id = f"EXT{len(db['license_extensions']) + 1:03d}{args.license_number[-4:]}"
-    extension = {
-        "extension_id": extension_id,
-        "license_number": args.license_number,
+    """File a provisional or supervised extension (30, 60 or 90 days); a supervised one names the supervising
+    physician's NPI."""
+    authenticated(db, "provider_auth")
+    record, lic = _license(db, args.npi, args.state_license_number)
+    supervisor = args.supervising_physician_npi if args.extension_type == "supervised" else None
+    if args.extension_type == "supervised":
+        if not supervisor:
+            raise ToolError("supervising_physician_required", "A supervised extension needs the supervisor's NPI")
+        if supervisor not in db.get("providers", {}):
+            raise ToolError("supervising_physician_not_found", f"No provider with NPI {supervisor}")
+    case = case_id("LIC", record.get("employee_id", args.npi))
+    lic.update(
+        extension_status="pending",
+        extension_type=args.extension_type,
+        extension_days=args.extension_days,
+        extension_case_id=case,
+    )
+    if supervisor:
+        lic["supervising_physician_npi"] = supervisor
+    return {
         "npi": args.npi,
+        "state_license_number": args.state_license_number,
         "extension_type": args.extension_type,
-        "duration_days": args.duration_days,
-        "supervising_physician_npi": args.supervising_physician_npi if args.extension_type == "supervised" else None,
-        "status": "pending_committee_review",
+        "extension_days": args.extension_days,
+        "supervising_physician_npi": supervisor,
+        "case_id": case,
+        "message": f"{args.extension_type} extension filed, case {case}",
     }
-    db["license_extensions"][extension_id] = extension
-    record["extension"] = extension_id
-    return {"extension_id": extension_id, "extension": extension}
 
 
-class CredentialingNoticeArgs(ToolArgs):
-    npi: str
-    case_id: str
-    notification_type: Literal[
-        "license_extension", "malpractice_update", "recredentialing_review", "privileges_reactivated"
-    ]
+class CredentialingNoticeArgs(Args):
+    npi: Npi
+    case_id: CaseId
+    notification_type: Literal["license_extension_submitted", "malpractice_updated", "privilege_reactivation"]
 
 
 @REGISTRY.tool(CredentialingNoticeArgs, writes=True)
 def notify_credentialing_committee(db: dict[str, Any], args: CredentialingNoticeArgs) -> dict[str, Any]:
-    """Tell the credentialing committee about a credential, privilege or coverage change."""
-    _require_own_provider(db, args.npi)
-    return _notify(
-        db, "credentialing_committee", npi=args.npi, case_id=args.case_id, notification_type=args.notification_type
+    """Tell the credentialing committee about a license, malpractice or privilege case."""
+    authenticated(db, "provider_auth", "otp_auth")
+    provider(db, args.npi)
+    notify(
+        db,
+        {
+            "recipient": "credentialing_committee",
+            "npi": args.npi,
+            "case_id": args.case_id,
+            "notification_type": args.notification_type,
+        },
     )
+    return {
+        "npi": args.npi,
+        "case_id": args.case_id,
+        "notification_type": args.notification_type,
+        "message": f"Credentialing committee notified ({args.notification_type})",
+    }
 
 
 # ---------------------------------------------------------------- malpractice
 
 
+def _malpractice(db: dict[str, Any], npi: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    record = provider(db, npi)
+    found = record.get("malpractice")
+    if not found:
+        raise ToolError("record_not_found", f"No malpractice record on file for NPI {npi}")
+    return record, found
+
+
 @REGISTRY.tool(NpiArgs, writes=False)
 def get_malpractice_record(db: dict[str, Any], args: NpiArgs) -> dict[str, Any]:
-    """The provider's current malpractice policy (carrier, policy number, limits)."""
-    _require_provider(db, args.npi)
-    record = db["malpractice"].get(args.npi)
-    if record is None:
-        raise ToolError("malpractice_not_found", "no malpractice policy on file")
-    return {"malpractice": record}
+    """The provider's malpractice policy: carrier, number, limits and dates."""
+    authenticated(db, "provider_auth")
+    return {"malpractice": deep(_malpractice(db, args.npi)[1])}
 
 
-Carrier = Literal["coverys", "medpro", "the_doctors_company", "proassurance", "magmutual"]
-
-
-class MalpracticeArgs(_DateArgs):
-    npi: str
-    carrier: Carrier
-    policy_number: Code
-    per_occurrence_limit: int
-    aggregate_limit: int
-    effective_date: str
+class MalpracticeArgs(Args):
+    npi: Npi
+    new_carrier: Literal["proassurance", "coverys", "the_doctors_company", "cna", "zurich", "mag_mutual"]
+    new_policy_number: PolicyNumber
+    per_occurrence_limit_usd: int
+    aggregate_limit_usd: int
+    effective_date: IsoDate
+    expiration_date: IsoDate
 
 
 @REGISTRY.tool(MalpracticeArgs, writes=True)
 def update_malpractice_coverage(db: dict[str, Any], args: MalpracticeArgs) -> dict[str, Any]:
-    """Replace the malpractice policy; a per-occurrence limit under $1,000,000 opens re-credentialing."""
-    _require_provider(db, args.npi)
-    record = db["malpractice"].get(args.npi)
-    if record is None:
-        raise ToolError("malpractice_not_found", "no malpractice policy on file")
-    if args.policy_number == record["policy_number"]:
-        raise ToolError("same_policy_number", "the new policy number is the one already on file")
-    if args.aggregate_limit < args.per_occurrence_limit:
-        raise ToolError("invalid_limits", "the aggregate limit cannot be below the per-occurrence limit")
-    record.update(
-        carrier=args.carrier,
-        policy_number=args.policy_number,
-        effective_date=args.effective_date,
-        per_occurrence_limit=args.per_occurrence_limit,
-        aggregate_limit=args.aggregate_limit,
-    )
-    case = None
-    if args.per_occurrence_limit < MIN_PER_OCCURRENCE:
-        case = f"RCR{args.npi[-5:]}{len(db['recredentialing_cases']) + 1:02d}"
-        db["recredentialing_cases"][case] = {"case_id": case, "npi": args.npi, "reason": "coverage_below_minimum"}
-    record["recredentialing_case"] = case
+    """Replace the malpractice policy on file; a per-occurrence limit under $1,000,000 flags re-credentialing."""
+    authenticated(db, "provider_auth")
+    record, policy = _malpractice(db, args.npi)
+    recredential = args.per_occurrence_limit_usd < RECREDENTIAL_BELOW_USD
+    case = case_id("MAL", record.get("employee_id", args.npi))
+    terms = {
+        "carrier": args.new_carrier,
+        "policy_number": args.new_policy_number,
+        "per_occurrence_limit_usd": args.per_occurrence_limit_usd,
+        "aggregate_limit_usd": args.aggregate_limit_usd,
+        "effective_date": args.effective_date,
+        "expiration_date": args.expiration_date,
+    }
+    policy.update(terms, recredential_required=recredential, update_case_id=case)
+    message = "Malpractice coverage updated"
+    if recredential:
+        message += f"; the per-occurrence limit is under the minimum, so re-credentialing is required (case {case})"
     return {
-        "updated": True,
-        "policy_number": args.policy_number,
-        "recredentialing_required": case is not None,
-        "recredentialing_case_id": case,
-        "case_id": case or args.policy_number,
+        "npi": args.npi,
+        **{("new_" + k if k in ("carrier", "policy_number") else k): v for k, v in terms.items()},
+        "recredential_required": recredential,
+        "case_id": case,
+        "message": message,
     }
 
 
-# ---------------------------------------------------------------- DEA
+# ---------------------------------------------------------------- DEA registration
 
 
-class DeaArgs(ToolArgs):
-    npi: str
-    dea_number: Code
+class DeaArgs(Args):
+    npi: Npi
+    dea_number: DeaNumber
 
 
-def _dea(db: dict[str, Any], npi: str, number: str) -> dict[str, Any]:
-    _require_provider(db, npi)
-    provider = db["providers"][npi]
-    if session_of(db).get("otp_verified_for") != provider["employee_id"]:
-        raise ToolError("otp_required", "Authentication (otp_auth) must be completed before calling this tool")
-    record = db["dea_registrations"].get(number)
-    if record is None or record["npi"] != npi:
-        raise ToolError("dea_not_found", f"no DEA registration {number} for this provider")
-    return record
+def _dea(db: dict[str, Any], npi: str, number: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    authenticated(db, "provider_auth")
+    if not db.get("session", {}).get("otp_auth"):
+        raise ToolError("second_factor_required", "DEA records need the one-time passcode as a second factor")
+    record = provider(db, npi)
+    found = record.get("dea_registration")
+    if not found or found.get("dea_number") != number:
+        raise ToolError("dea_record_not_found", f"DEA number {number} not found for NPI {npi}")
+    return record, found
 
 
 @REGISTRY.tool(DeaArgs, writes=False)
 def get_dea_record(db: dict[str, Any], args: DeaArgs) -> dict[str, Any]:
-    """The provider's DEA registration (state, facility, schedules, expiry); needs provider auth and OTP."""
-    return {"dea": _dea(db, args.npi, args.dea_number)}
+    """The provider's DEA registration (facility, state, schedules, expiry)."""
+    return {"dea_registration": deep(_dea(db, args.npi, args.dea_number)[1])}
 
 
-class DeaTransferArgs(ToolArgs):
-    npi: str
-    dea_number: Code
-    new_facility_code: Code
-    new_state: StateCode
-
-    @field_validator("new_state")
-    @classmethod
-    def _two_letters(cls, value: str) -> str:
-        if value not in US_STATES.values():
-            raise ValueError("the state must be a two-letter US state abbreviation")
-        return value
+class DeaTransferArgs(Args):
+    npi: Npi
+    dea_number: DeaNumber
+    new_facility_code: FacilityCode
+    new_state_code: StateCode
+    transfer_reason: Literal["facility_relocation", "role_change", "additional_practice_site"]
+    effective_date: IsoDate
 
 
 @REGISTRY.tool(DeaTransferArgs, writes=True)
 def transfer_dea_registration(db: dict[str, Any], args: DeaTransferArgs) -> dict[str, Any]:
-    """Move a DEA registration to a new facility and state."""
-    record = _dea(db, args.npi, args.dea_number)
-    if record["status"] != "active":
-        raise ToolError("not_eligible", f"the registration is {record['status']}")
-    if args.new_facility_code not in db["facilities"]:
-        raise ToolError("facility_not_found", f"no facility with code {args.new_facility_code}")
-    if (args.new_facility_code, args.new_state) == (record["facility_code"], record["state"]):
-        raise ToolError("same_facility", "the registration is already at this facility")
-    transfer_id = f"DEAT{len(db['dea_transfers']) + 1:02d}{args.dea_number[-4:]}"
-    db["dea_transfers"][transfer_id] = {
-        "transfer_id": transfer_id,
-        "dea_number": args.dea_number,
-        "from_state": record["state"],
-        "from_facility": record["facility_code"],
-        "to_state": args.new_state,
-        "to_facility": args.new_facility_code,
-    }
-    record.update(state=args.new_state, facility_code=args.new_facility_code, status="transfer_pending")
-    return {
-        "transfer_id": transfer_id,
-        "dea_number": args.dea_number,
-        "new_state": args.new_state,
+    """Move a DEA registration to a new facility and state from an effective date; the current registration stays
+    until then (a pending transfer on the record)."""
+    record, dea = _dea(db, args.npi, args.dea_number)
+    case = case_id("DEA", record.get("employee_id", args.npi))
+    dea["status"] = "transfer_pending"
+    dea["pending_transfer"] = {
         "new_facility_code": args.new_facility_code,
+        "new_state_code": args.new_state_code,
+        "transfer_reason": args.transfer_reason,
+        "effective_date": args.effective_date,
+        "transfer_case_id": case,
+    }
+    return {
+        "npi": args.npi,
+        "dea_number": args.dea_number,
+        "current_facility_code": dea.get("facility_code"),
+        "current_state_code": dea.get("state_code"),
+        **{k: v for k, v in dea["pending_transfer"].items() if k != "transfer_case_id"},
+        "case_id": case,
+        "message": f"DEA transfer filed, effective {args.effective_date}; case {case}",
     }
 
 
-class PdmpArgs(ToolArgs):
-    npi: str
-    dea_number: Code
-    state: StateCode
-    facility_code: Code
-    transfer_id: str
+class PdmpArgs(Args):
+    npi: Npi
+    dea_number: DeaNumber
+    state_code: StateCode
+    facility_code: FacilityCode
 
 
 @REGISTRY.tool(PdmpArgs, writes=True)
 def notify_pdmp(db: dict[str, Any], args: PdmpArgs) -> dict[str, Any]:
-    """Tell the state prescription drug monitoring program about a DEA transfer."""
-    _dea(db, args.npi, args.dea_number)
-    return _notify(
-        db,
-        f"pdmp_{args.state}",
-        npi=args.npi,
-        dea_number=args.dea_number,
-        facility_code=args.facility_code,
-        case_id=args.transfer_id,
+    """Tell the state's prescription drug monitoring program about a DEA transfer."""
+    authenticated(db, "provider_auth")
+    provider(db, args.npi)
+    notice = {"recipient": "pdmp", **args.model_dump(), "notification_type": "dea_transfer"}
+    notify(db, notice)
+    return {**args.model_dump(), "message": f"PDMP of {args.state_code} notified for facility {args.facility_code}"}
+
+
+# ---------------------------------------------------------------- clinical privileges
+
+
+@REGISTRY.tool(NpiArgs, writes=False)
+def get_privilege_record(db: dict[str, Any], args: NpiArgs) -> dict[str, Any]:
+    """The provider's clinical privileges, each with its code and status."""
+    authenticated(db, "otp_auth")
+    record = provider(db, args.npi)
+    if not record.get("privileges"):
+        raise ToolError("privilege_record_not_found", f"No privilege record for NPI {args.npi}")
+    return {"privileges": deep(record["privileges"])}
+
+
+class ClearanceArgs(Args):
+    npi: Npi
+    clearance_code: ClearanceCode
+
+
+def _cleared(db: dict[str, Any], npi: str, code: str) -> dict[str, Any]:
+    authenticated(db, "otp_auth")
+    record = provider(db, npi)
+    if record.get("clearance_code") != code:
+        raise ToolError("invalid_clearance_code", "The clearance code does not match occupational health's records")
+    return record
+
+
+@REGISTRY.tool(ClearanceArgs, writes=False)
+def check_reactivation_eligibility(db: dict[str, Any], args: ClearanceArgs) -> dict[str, Any]:
+    """Check the occupational-health clearance code and list the suspended privileges it allows reactivating."""
+    record = _cleared(db, args.npi, args.clearance_code)
+    suspended = [
+        p["code"] for p in record.get("privileges", {}).get("privilege_list", []) if p.get("status") == "suspended"
+    ]
+    return {
+        "eligible": True,
+        "suspended_privilege_codes": suspended,
+        "message": f"Clearance confirmed; {len(suspended)} suspended privilege(s) can be reactivated",
+    }
+
+
+class CompetencyArgs(Args):
+    npi: Npi
+    department_code: Department
+    appointment_datetime: AppointmentAt
+
+
+@REGISTRY.tool(CompetencyArgs, writes=True)
+def schedule_competency_review(db: dict[str, Any], args: CompetencyArgs) -> dict[str, Any]:
+    """Book the competency review that precedes a privilege reactivation, in a free slot."""
+    authenticated(db, "otp_auth")
+    record = provider(db, args.npi)
+    book_slot(db, "competency_review", args.department_code, args.appointment_datetime)
+    booked = case_id("CMP", record.get("employee_id", args.npi))
+    record.setdefault("scheduled_appointments", []).append(
+        appointment("competency_review", booked, args.appointment_datetime, department_code=args.department_code)
     )
+    return {
+        "npi": args.npi,
+        "appointment_id": booked,
+        "department_code": args.department_code,
+        "appointment_datetime": args.appointment_datetime,
+        "message": f"Competency review booked for {args.appointment_datetime} ({booked})",
+    }
+
+
+class ReactivateArgs(Args):
+    npi: Npi
+    privilege_codes: list[PrivilegeCode]
+    clearance_code: ClearanceCode
+    leave_type_on_record: Literal["medical_leave", "personal_leave", "fmla_leave"]
+
+
+@REGISTRY.tool(ReactivateArgs, writes=True)
+def reactivate_privileges(db: dict[str, Any], args: ReactivateArgs) -> dict[str, Any]:
+    """Set the named privileges active again (after the competency review is booked)."""
+    record = _cleared(db, args.npi, args.clearance_code)
+    held = {p.get("code"): p for p in record.get("privileges", {}).get("privilege_list", [])}
+    unknown = [code for code in args.privilege_codes if code not in held]
+    if unknown:
+        raise ToolError("privilege_not_found", f"No privilege with code(s) {unknown}")
+    for code in args.privilege_codes:
+        held[code]["status"] = "active"
+    case = case_id("PRV", record.get("employee_id", args.npi))
+    record["privileges"]["reactivation_case_id"] = case
+    return {
+        "npi": args.npi,
+        "activated_privileges": list(args.privilege_codes),
+        "leave_type_on_record": args.leave_type_on_record,
+        "case_id": case,
+        "message": f"Privileges reactivated, case {case}",
+    }
+
+
+class EhrArgs(Args):
+    npi: Npi
+    case_id: CaseId
+    access_change_type: Literal["reactivate_full", "reactivate_restricted"]
+
+
+@REGISTRY.tool(EhrArgs, writes=True)
+def update_ehr_access(db: dict[str, Any], args: EhrArgs) -> dict[str, Any]:
+    """Change the provider's EHR access after a privilege change."""
+    authenticated(db, "otp_auth")
+    record = provider(db, args.npi)
+    record["ehr_access_status"] = args.access_change_type
+    record["ehr_access_case_id"] = args.case_id
+    return {**args.model_dump(), "message": f"EHR access set to {args.access_change_type}"}

@@ -1,38 +1,68 @@
 """Provider credential workflows: license extension, malpractice update, DEA transfer and privilege
-reactivation (provider tier, plus OTP where App. L.6 asks for it).
+reactivation (provider tier, plus the passcode where the policy asks for it).
 """
 
 from __future__ import annotations
 
 from evalkit.domains.hr.workflows.steps import (
+    CLEARANCE_FORM,
+    DEA_FORM,
+    FACILITY_FORM,
+    LICENSE_FORM,
     NPI,
+    POLICY_FORM,
+    PRIVILEGE_FORM,
+    STATE,
+    codes,
     eligible,
     employee_auth,
-    employee_record,
+    named,
     otp,
     provider_auth,
     scheduling,
+    whole,
 )
-from evalkit.domains.workflow import Ask, Call, Confirm, Say, Slot, Workflow
+from evalkit.domains.workflow import Ask, Call, Confirm, Derived, Say, Slot, Workflow
+
+EHR_ACCESS = Derived(("access_change_type",), named({"restricted": "reactivate_restricted", "full": "reactivate_full"}))
+
+
+def _other_physician(npi: str, supervisor: str) -> str | None:
+    """A provider cannot supervise themselves: their own NPI is no supervisor (the tool then asks for one)."""
+    return None if supervisor == npi else supervisor
+
 
 LICENSE_EXTENSION = Workflow(
     name="license_extension",
     description="A provider requests a provisional or supervised temporary extension of an expiring license.",
-    intents=("license extension", "extend my license", "license is expiring", "extension on my license"),
+    intents=(
+        "license extension",
+        "extend my license",
+        "license is expiring",
+        "extension on my license",
+        "temporary extension",
+        "extension for my",
+    ),
     steps=(
         *provider_auth(),
         Call("get_provider_profile", {"npi": "$npi"}, name="profile"),
         Ask(
             Slot(
-                "license_number",
+                "state_license_number",
                 "code",
-                "What is the license number?",
+                "What is the state license number?",
                 label="license number",
-                length=8,
                 read_back=True,
+                pattern=LICENSE_FORM,
             )
         ),
-        Call("get_license_record", {"npi": "$npi", "license_number": "$license_number"}, name="license"),
+        Call("get_license_record", {"npi": "$npi", "state_license_number": "$state_license_number"}, name="license"),
+        eligible(
+            "check_extension_eligibility",
+            {"npi": "$npi", "state_license_number": "$state_license_number"},
+            "extension_check",
+            ("already_extended", "investigation_hold", "license_expired", "extension_too_early"),
+        ),
         Ask(
             Slot(
                 "extension_type",
@@ -42,80 +72,59 @@ LICENSE_EXTENSION = Workflow(
                 choices=("provisional", "supervised"),
             )
         ),
-        Ask(Slot("duration_days", "number", "How long: 30, 60 or 90 days duration?", label="duration")),
-        eligible(
-            "check_extension_eligibility",
-            {
-                "npi": "$npi",
-                "license_number": "$license_number",
-                "extension_type": "$extension_type",
-                "duration_days": "$duration_days",
-            },
-            "extension_check",
-        ),
+        Ask(Slot("extension_days", "number", "How long: 30, 60 or 90 days duration?", label="duration")),
         Ask(
             Slot(
-                "supervising_npi",
+                "supervising_physician_npi",
                 "digits",
                 "What is the supervising physician's NPI?",
                 label="supervising physician's NPI",
                 length=10,
                 read_back=True,
             ),
-            when="$extension_check.supervisor_required",
-        ),
-        Call(
-            "check_extension_eligibility",
-            {
-                "npi": "$npi",
-                "license_number": "$license_number",
-                "extension_type": "$extension_type",
-                "duration_days": "$duration_days",
-                "supervising_physician_npi": "$supervising_npi",
-            },
-            require={"eligible": True},
-            refusal="I'm sorry, that supervising physician can't be accepted for this extension.",
-            when="$extension_check.supervisor_required",
+            when="$extension_type=supervised",
         ),
         Confirm(
-            "I'll submit a {extension_type} extension of {duration_days} days for license {license_number}. "
+            "I'll submit a {extension_type} extension of {extension_days} days for license {state_license_number}. "
             "Shall I go ahead?"
         ),
         Call(
             "submit_license_extension",
             {
                 "npi": "$npi",
-                "license_number": "$license_number",
+                "state_license_number": "$state_license_number",
                 "extension_type": "$extension_type",
-                "duration_days": "$duration_days",
-                "supervising_physician_npi": "$supervising_npi",
+                "extension_days": Derived(("extension_days",), whole),
+                "supervising_physician_npi": Derived(("npi", "supervising_physician_npi"), _other_physician),
             },
             name="extension",
-            when="$extension_check.supervisor_required",
+            when="$extension_type=supervised",
+            refuse_on=("supervising_physician_required", "supervising_physician_not_found"),
+            refusal="I'm sorry, the supervising physician must be another provider on file.",
         ),
         Call(
             "submit_license_extension",
             {
                 "npi": "$npi",
-                "license_number": "$license_number",
+                "state_license_number": "$state_license_number",
                 "extension_type": "$extension_type",
-                "duration_days": "$duration_days",
+                "extension_days": Derived(("extension_days",), whole),
             },
             name="extension",
-            when="!$extension_check.supervisor_required",
+            when="!$extension_type=supervised",
         ),
         Call(
             "notify_credentialing_committee",
-            {"npi": "$npi", "case_id": "$extension.extension_id", "notification_type": "license_extension"},
+            {"npi": "$npi", "case_id": "$extension.case_id", "notification_type": "license_extension_submitted"},
         ),
-        Say("Your extension request {extension.extension_id} is with the credentialing committee for review."),
+        Say("Your extension request {extension.case_id} is with the credentialing committee for review."),
     ),
 )
 
 
 MALPRACTICE_UPDATE = Workflow(
     name="malpractice_update",
-    description="A provider replaces their malpractice carrier and limits; low limits open re-credentialing.",
+    description="A provider replaces their malpractice carrier and limits; low limits flag re-credentialing.",
     intents=("malpractice", "malpractice coverage", "malpractice insurance", "update my coverage"),
     steps=(
         *provider_auth(),
@@ -123,11 +132,11 @@ MALPRACTICE_UPDATE = Workflow(
         Call("get_malpractice_record", {"npi": "$npi"}, name="current"),
         Ask(
             Slot(
-                "carrier",
+                "new_carrier",
                 "choice",
                 "Who is the new carrier?",
                 label="carrier",
-                choices=("coverys", "medpro", "the_doctors_company", "proassurance", "magmutual"),
+                choices=("proassurance", "coverys", "the_doctors_company", "cna", "zurich", "mag_mutual"),
             )
         ),
         Ask(
@@ -136,31 +145,40 @@ MALPRACTICE_UPDATE = Workflow(
                 "code",
                 "What is the new policy number?",
                 label="new policy number",
-                length=6,
                 read_back=True,
+                pattern=POLICY_FORM,
             )
         ),
-        Ask(Slot("per_occurrence_limit", "number", "What is the per-occurrence limit?", label="per-occurrence")),
-        Ask(Slot("aggregate_limit", "number", "And the aggregate limit?", label="aggregate")),
-        Ask(Slot("coverage_effective_date", "date", "What is the effective date?", label="effective date")),
+        Ask(Slot("per_occurrence_limit_usd", "number", "What is the per-occurrence limit?", label="per-occurrence")),
+        Ask(Slot("aggregate_limit_usd", "number", "And the aggregate limit?", label="aggregate")),
+        Ask(Slot("malpractice_effective_date", "date", "What is the policy's effective date?", label="effective date")),
+        Ask(
+            Slot(
+                "malpractice_expiration_date",
+                "date",
+                "And the policy's expiration date?",
+                label="expiration date",
+            )
+        ),
         Confirm("I'll update your coverage to policy {new_policy_number}. Shall I go ahead?"),
         Call(
             "update_malpractice_coverage",
             {
                 "npi": "$npi",
-                "carrier": "$carrier",
-                "policy_number": "$new_policy_number",
-                "per_occurrence_limit": "$per_occurrence_limit",
-                "aggregate_limit": "$aggregate_limit",
-                "effective_date": "$coverage_effective_date",
+                "new_carrier": "$new_carrier",
+                "new_policy_number": "$new_policy_number",
+                "per_occurrence_limit_usd": Derived(("per_occurrence_limit_usd",), whole),
+                "aggregate_limit_usd": Derived(("aggregate_limit_usd",), whole),
+                "effective_date": "$malpractice_effective_date",
+                "expiration_date": "$malpractice_expiration_date",
             },
             name="coverage",
         ),
         Call(
             "notify_credentialing_committee",
-            {"npi": "$npi", "case_id": "$coverage.case_id", "notification_type": "malpractice_update"},
+            {"npi": "$npi", "case_id": "$coverage.case_id", "notification_type": "malpractice_updated"},
         ),
-        Say("Your coverage is updated and the credentialing committee has been notified."),
+        Say("Your coverage is updated, case {coverage.case_id}, and the credentialing committee has been notified."),
     ),
 )
 
@@ -172,7 +190,10 @@ DEA_TRANSFER = Workflow(
     steps=(
         *provider_auth(),
         *otp("$auth.employee_id"),
-        Ask(Slot("dea_number", "code", "What is your DEA number?", label="DEA number", length=9, read_back=True)),
+        Call("get_provider_profile", {"npi": "$npi"}, name="profile"),
+        Ask(
+            Slot("dea_number", "code", "What is your DEA number?", label="DEA number", read_back=True, pattern=DEA_FORM)
+        ),
         Call("get_dea_record", {"npi": "$npi", "dea_number": "$dea_number"}, name="dea"),
         Ask(
             Slot(
@@ -180,11 +201,28 @@ DEA_TRANSFER = Workflow(
                 "code",
                 "What is the new facility code?",
                 label="new facility code",
-                length=3,
                 read_back=True,
+                pattern=FACILITY_FORM,
             )
         ),
-        Ask(Slot("new_state", "text", "Which state is the new facility in?", label="which state")),
+        Ask(Slot("new_state_code", "text", "Which state is the new facility in?", label="which state")),
+        Ask(
+            Slot(
+                "transfer_reason",
+                "choice",
+                "Is the transfer reason a facility relocation, a role change or an additional practice site?",
+                label="transfer reason",
+                choices=("facility_relocation", "role_change", "additional_practice_site"),
+            )
+        ),
+        Ask(
+            Slot(
+                "dea_transfer_effective_date",
+                "date",
+                "What is the effective date of the transfer?",
+                label="effective date of the transfer",
+            )
+        ),
         Confirm("I'll transfer DEA registration {dea_number} to facility {new_facility_code}. Shall I go ahead?"),
         Call(
             "transfer_dea_registration",
@@ -192,7 +230,9 @@ DEA_TRANSFER = Workflow(
                 "npi": "$npi",
                 "dea_number": "$dea_number",
                 "new_facility_code": "$new_facility_code",
-                "new_state": "$new_state",
+                "new_state_code": STATE,
+                "transfer_reason": "$transfer_reason",
+                "effective_date": "$dea_transfer_effective_date",
             },
             name="transfer",
         ),
@@ -201,12 +241,11 @@ DEA_TRANSFER = Workflow(
             {
                 "npi": "$npi",
                 "dea_number": "$dea_number",
-                "state": "$transfer.new_state",
+                "state_code": "$transfer.new_state_code",
                 "facility_code": "$transfer.new_facility_code",
-                "transfer_id": "$transfer.transfer_id",
             },
         ),
-        Say("The transfer {transfer.transfer_id} is filed and the state PDMP has been notified."),
+        Say("The transfer {transfer.case_id} is filed and the state PDMP has been notified."),
     ),
 )
 
@@ -218,60 +257,65 @@ PRIVILEGE_REACTIVATION = Workflow(
     steps=(
         *employee_auth(),
         *otp("$employee_id"),
-        employee_record(),
         Ask(NPI),
         Call("get_provider_profile", {"npi": "$npi"}, name="profile"),
+        Call("get_privilege_record", {"npi": "$npi"}, name="privileges"),
         Ask(
             Slot(
                 "clearance_code",
                 "code",
                 "What is your occupational health clearance code?",
                 label="clearance code",
-                length=8,
                 read_back=True,
-            )
-        ),
-        Ask(
-            Slot(
-                "leave_type",
-                "choice",
-                "What type of leave were you on?",
-                label="type of leave",
-                choices=("medical", "parental", "personal", "military", "administrative"),
+                pattern=CLEARANCE_FORM,
             )
         ),
         eligible(
             "check_reactivation_eligibility",
-            {
-                "employee_id": "$employee_id",
-                "npi": "$npi",
-                "clearance_code": "$clearance_code",
-                "leave_type": "$leave_type",
-            },
+            {"npi": "$npi", "clearance_code": "$clearance_code"},
             "reactivation_check",
+            ("invalid_clearance_code",),
         ),
-        *scheduling("competency_review", "review", "schedule_competency_review", {"npi": "$npi"}),
-        Ask(Slot("privileges", "text", "Which of the suspended privileges should I reactivate?", label="privileges")),
-        Confirm("I'll reactivate {privileges}. Shall I go ahead?"),
+        *scheduling(
+            "competency_review", "schedule_competency_review", "$profile.provider.department_code", {"npi": "$npi"}
+        ),
+        Ask(
+            Slot(
+                "privilege_codes",
+                "text",
+                "Which of the suspended privilege codes do you want reactivated?",
+                label="privilege codes",
+            )
+        ),
+        Ask(
+            Slot(
+                "leave_type_on_record",
+                "choice",
+                "Was your leave a medical leave, a personal leave or FMLA leave type?",
+                label="leave type",
+                choices=("medical_leave", "personal_leave", "fmla_leave"),
+            )
+        ),
+        Confirm("I'll reactivate {privilege_codes}. Shall I go ahead?"),
         Call(
             "reactivate_privileges",
-            {"employee_id": "$employee_id", "npi": "$npi", "privileges": "$privileges"},
+            {
+                "npi": "$npi",
+                "privilege_codes": Derived(("privilege_codes",), lambda text: codes(text, PRIVILEGE_FORM)),
+                "clearance_code": "$clearance_code",
+                "leave_type_on_record": "$leave_type_on_record",
+            },
             name="reactivated",
         ),
         Call(
             "notify_credentialing_committee",
-            {"npi": "$npi", "case_id": "$reactivated.case_id", "notification_type": "privileges_reactivated"},
+            {"npi": "$npi", "case_id": "$reactivated.case_id", "notification_type": "privilege_reactivation"},
         ),
-        Ask(
-            Slot(
-                "ehr_access",
-                "choice",
-                "Do you need full or restricted EHR access?",
-                label="EHR access",
-                choices=("full", "restricted"),
-            )
+        Ask(Slot("access_change_type", "text", "Do you need full or restricted EHR access?", label="EHR access")),
+        Call(
+            "update_ehr_access",
+            {"npi": "$npi", "case_id": "$reactivated.case_id", "access_change_type": EHR_ACCESS},
         ),
-        Call("update_ehr_access", {"employee_id": "$employee_id", "access_level": "$ehr_access"}),
-        Say("Your privileges are active again and your EHR access is updated."),
+        Say("Your privileges are active again, case {reactivated.case_id}, and your EHR access is updated."),
     ),
 )

@@ -2,8 +2,62 @@
 
 from __future__ import annotations
 
-from evalkit.domains.hr.workflows.steps import eligible, employee_auth, employee_record, otp, scheduling
-from evalkit.domains.workflow import Ask, Call, Confirm, Say, Slot, Workflow
+import re
+
+from evalkit.domains.hr.workflows.steps import (
+    COUNTRY_OF_BIRTH,
+    COUNTRY_OF_ISSUE,
+    PETITION_FORM,
+    eligible,
+    employee_auth,
+    employee_record,
+    named,
+    otp,
+    scheduling,
+)
+from evalkit.domains.workflow import Ask, Call, Confirm, Derived, Say, Slot, Workflow
+
+# What callers call a task or a document -> the tools' code (a code said as such is taken as it is).
+TASK_NAMES = {
+    "bls": "BLS_UPLOAD",
+    "i-9": "I9_VERIFY",
+    "i9": "I9_VERIFY",
+    "badge": "BADGE_PICKUP",
+    "occupational health": "OCC_HEALTH",
+    "hipaa": "HIPAA_TRAIN",
+    "drug screen": "DRUG_SCREEN",
+    "tb test": "TB_TEST",
+    "tuberculosis": "TB_TEST",
+    "orientation": "ORIENTATION",
+}
+DOCUMENT_NAMES = {
+    "passport": "US_PASSPORT",
+    "permanent resident card": "PERM_RESIDENT_CARD",
+    "green card": "PERM_RESIDENT_CARD",
+    "employment authorization": "EAD",
+    "driver's license": "DRIVERS_LICENSE",
+    "drivers license": "DRIVERS_LICENSE",
+    "state id": "STATE_ID",
+    "social security card": "SSN_CARD",
+    "birth certificate": "BIRTH_CERT",
+}
+
+
+def finished_tasks(text: str) -> list[dict[str, str]]:
+    """The tasks a caller finished with their codes: 'HIPAA training with code K7Q2 and TB test with code T4B9',
+    or a record's own mapping ('{"HIPAA_TRAIN":"H7P2"}'); each as complete_onboarding_task's arguments."""
+    task_of = named(TASK_NAMES)
+    pairs = re.findall(r'"?([A-Z0-9_]{3,})"?\s*:\s*"?([A-Za-z0-9]{4})\b', text)
+    found = [(task, code) for task, code in pairs if task in TASK_NAMES.values()]
+    if not found:
+        for part in re.split(r"\band\b|;|,", text):
+            codes = [c for c in re.findall(r"\b[A-Za-z0-9]{4}\b", part) if re.search(r"\d", c)]
+            if (task := task_of(part)) and codes:
+                found.append((task, codes[-1].upper()))
+    return [{"task_code": task, "completion_code": code} for task, code in found]
+
+
+DOCUMENT_CODE = Derived(("document_type_code",), named(DOCUMENT_NAMES))
 
 ONBOARDING = Workflow(
     name="onboarding_task",
@@ -15,35 +69,23 @@ ONBOARDING = Workflow(
         Call("get_onboarding_checklist", {"employee_id": "$employee_id"}, name="checklist"),
         Ask(
             Slot(
-                "task_id",
-                "choice",
-                "Which onboarding task did you finish?",
-                label="onboarding task",
-                choices=(
-                    "hipaa_training",
-                    "bls_certification",
-                    "badge_photo",
-                    "ehr_training",
-                    "tb_screening",
-                    "fit_test",
-                ),
-            )
-        ),
-        Ask(
-            Slot(
-                "completion_code",
-                "code",
-                "What is the completion code for that task?",
-                label="completion code",
-                length=4,
-                read_back=True,
+                "completion_codes",
+                "text",
+                "Which onboarding tasks did you finish, and what are their completion codes?",
+                label="completion codes",
             )
         ),
         Call(
             "complete_onboarding_task",
-            {"employee_id": "$employee_id", "task_id": "$task_id", "completion_code": "$completion_code"},
+            {"employee_id": "$employee_id"},
+            each=Derived(("completion_codes",), finished_tasks),
         ),
-        *scheduling("orientation_followup", "orientation", "schedule_orientation_followup", {}),
+        *scheduling(
+            "orientation_followup",
+            "schedule_orientation_followup",
+            "$employee.employee.department_code",
+            {"employee_id": "$employee_id"},
+        ),
     ),
 )
 
@@ -56,7 +98,7 @@ FMLA = Workflow(
         *employee_auth(),
         *otp("$employee_id"),
         employee_record(),
-        eligible("check_leave_eligibility", {"employee_id": "$employee_id"}, "fmla_check"),
+        eligible("check_leave_eligibility", {"employee_id": "$employee_id"}, "fmla_check", ("not_eligible",)),
         Ask(
             Slot(
                 "leave_category",
@@ -68,15 +110,6 @@ FMLA = Workflow(
         ),
         Ask(Slot("leave_start_date", "date", "What is the leave start date?", label="leave start date")),
         Ask(Slot("leave_end_date", "date", "And the leave end date?", label="leave end date")),
-        eligible(
-            "check_leave_eligibility",
-            {
-                "employee_id": "$employee_id",
-                "leave_start_date": "$leave_start_date",
-                "leave_end_date": "$leave_end_date",
-            },
-            "fmla_dates_check",
-        ),
         Confirm("I'll open {leave_category} leave from {leave_start_date} to {leave_end_date}. Shall I go ahead?"),
         Call(
             "submit_fmla_case",
@@ -93,10 +126,39 @@ FMLA = Workflow(
             {"employee_id": "$employee_id", "case_id": "$case.case_id", "notification_type": "fmla_opened"},
         ),
         *scheduling(
-            "return_to_work_checkin", "return", "schedule_return_to_work_checkin", {"case_id": "$case.case_id"}
+            "return_to_work_checkin",
+            "schedule_return_to_work_checkin",
+            "$employee.employee.department_code",
+            {"employee_id": "$employee_id", "case_id": "$case.case_id"},
         ),
     ),
 )
+
+
+def _i9_submit(action: str, notice: str) -> tuple[Call, Call]:
+    """Submit and notify for one verification action (the notice type follows the action)."""
+    when = f"$verification_action={action}"
+    return (
+        Call(
+            "submit_i9_verification",
+            {
+                "employee_id": "$employee_id",
+                "verification_action": "$verification_action",
+                "document_list_type": "$document_list_type",
+                "document_type_code": DOCUMENT_CODE,
+                "document_number": "$document_number",
+                "document_expiration_date": "$document_expiration_date",
+                "issuing_country_code": COUNTRY_OF_ISSUE,
+            },
+            name="verification",
+            when=when,
+        ),
+        Call(
+            "notify_hr_compliance",
+            {"employee_id": "$employee_id", "case_id": "$verification.case_id", "notification_type": notice},
+            when=when,
+        ),
+    )
 
 
 I9 = Workflow(
@@ -109,77 +171,46 @@ I9 = Workflow(
         Call("get_i9_record", {"employee_id": "$employee_id"}, name="i9"),
         Ask(
             Slot(
-                "verification_type",
+                "verification_action",
                 "choice",
                 "Is this an initial verification or a reverification?",
                 label="initial verification or a reverification",
-                choices=("initial", "reverification"),
+                choices=("initial_verification", "reverification"),
             )
         ),
         Ask(
             Slot(
-                "document_list",
+                "document_list_type",
                 "choice",
-                "Which document list: List A, or List B and C?",
+                "Which document list: List A, List B or List C?",
                 label="document list",
-                choices=("list_a", "list_b_and_c"),
+                choices=("LIST_A", "LIST_B", "LIST_C"),
             )
         ),
-        Ask(
-            Slot(
-                "document_type",
-                "choice",
-                "What document type is it?",
-                label="document type",
-                choices=(
-                    "us_passport",
-                    "foreign_passport",
-                    "permanent_resident_card",
-                    "employment_authorization_document",
-                    "drivers_license",
-                    "state_id",
-                    "social_security_card",
-                    "birth_certificate",
-                ),
-            )
-        ),
+        Ask(Slot("document_type_code", "text", "What document type is it?", label="document type")),
         Ask(
             Slot(
                 "document_number",
                 "code",
                 "What is the document number?",
                 label="document number",
-                length=9,
                 read_back=True,
+                pattern=r"[A-Z0-9]{6,12}",
             )
         ),
-        Ask(Slot("document_expiration", "text", "What is the expiration date?", label="expiration date")),
+        Ask(Slot("document_expiration_date", "text", "What is the expiration date?", label="expiration date")),
         Ask(
             Slot(
-                "country_of_issue",
+                "issuing_country_code",
                 "text",
                 "Which country issued it? Country of issue, please.",
                 label="country of issue",
             )
         ),
         Confirm("I'll submit document {document_number}. Shall I go ahead?"),
-        Call(
-            "submit_i9_verification",
-            {
-                "employee_id": "$employee_id",
-                "verification_type": "$verification_type",
-                "document_list": "$document_list",
-                "document_type": "$document_type",
-                "document_number": "$document_number",
-                "expiration_date": "$document_expiration",
-                "country_of_issue": "$country_of_issue",
-            },
-            name="verification",
-        ),
-        Call(
-            "notify_hr_compliance", {"employee_id": "$employee_id", "verification_id": "$verification.verification_id"}
-        ),
-        Say("Your I-9 is submitted, reference {verification.verification_id}; HR compliance has been notified."),
+        *_i9_submit("initial_verification", "i9_verified"),
+        *_i9_submit("reverification", "i9_reverified"),
+        Say("Your I-9 is submitted, case {verification.case_id}; HR compliance has been notified."),
     ),
 )
 
@@ -191,17 +222,22 @@ VISA_DEPENDENT = Workflow(
     steps=(
         *employee_auth(),
         *otp("$employee_id"),
+        employee_record(),
         Ask(
             Slot(
-                "petition_number",
+                "visa_petition_number",
                 "code",
                 "What is your visa petition number?",
                 label="petition number",
-                length=9,
                 read_back=True,
+                pattern=PETITION_FORM,
             )
         ),
-        Call("get_visa_record", {"employee_id": "$employee_id", "petition_number": "$petition_number"}, name="visa"),
+        Call(
+            "get_visa_record",
+            {"employee_id": "$employee_id", "visa_petition_number": "$visa_petition_number"},
+            name="visa",
+        ),
         Ask(
             Slot(
                 "dependent_first_name",
@@ -228,28 +264,28 @@ VISA_DEPENDENT = Workflow(
                 label="dependent's date of birth",
             )
         ),
-        Ask(Slot("country_of_birth", "text", "What is their country of birth?", label="country of birth")),
+        Ask(Slot("dependent_country_of_birth", "text", "What is their country of birth?", label="country of birth")),
         Ask(
             Slot(
                 "uscis_receipt_number",
                 "code",
                 "What is the USCIS receipt number?",
                 label="receipt number",
-                length=13,
                 read_back=True,
+                pattern=PETITION_FORM,
             )
         ),
-        Confirm("I'll add {dependent_first_name} {dependent_last_name} to petition {petition_number}. Shall I?"),
+        Confirm("I'll add {dependent_first_name} {dependent_last_name} to petition {visa_petition_number}. Shall I?"),
         Call(
             "add_visa_dependent",
             {
                 "employee_id": "$employee_id",
-                "petition_number": "$petition_number",
+                "visa_petition_number": "$visa_petition_number",
                 "dependent_first_name": "$dependent_first_name",
                 "dependent_last_name": "$dependent_last_name",
                 "relationship": "$relationship",
                 "dependent_date_of_birth": "$dependent_date_of_birth",
-                "country_of_birth": "$country_of_birth",
+                "dependent_country_of_birth": COUNTRY_OF_BIRTH,
                 "uscis_receipt_number": "$uscis_receipt_number",
             },
             name="dependent",
@@ -258,32 +294,32 @@ VISA_DEPENDENT = Workflow(
             "notify_immigration_counsel",
             {
                 "employee_id": "$employee_id",
-                "petition_number": "$petition_number",
-                "dependent_id": "$dependent.dependent_id",
+                "visa_petition_number": "$visa_petition_number",
+                "notification_type": "dependent_added",
             },
         ),
-        Say("The dependent is added and immigration counsel has been notified."),
+        Say("The dependent is added, amendment {dependent.amendment_id}, and immigration counsel has been notified."),
     ),
 )
 
 
 PTO = Workflow(
     name="pto_request",
-    description="An employee requests general PTO or sick leave within balance and outside department blackouts.",
-    intents=("pto", "paid time off", "time off", "sick leave", "vacation"),
+    description="An employee requests PTO or sick leave within balance and outside department blackouts.",
+    intents=("pto", "paid time off", "time off", "sick leave", "vacation", "request pto", "pto days", "sick days"),
     steps=(
         *employee_auth(),
         employee_record(),
         Call("get_pto_balance", {"employee_id": "$employee_id"}, name="balance"),
-        Ask(Slot("pto_start_date", "date", "What is the first day you want off?", label="first day you want off")),
-        Ask(Slot("pto_end_date", "date", "And the last day off?", label="last day off")),
+        Ask(Slot("pto_start_date", "date", "What is the start date of your time off?", label="start date")),
+        Ask(Slot("pto_end_date", "date", "And the end date of your time off?", label="end date")),
         Ask(
             Slot(
                 "pto_type",
                 "choice",
                 "Is this general PTO or sick leave?",
                 label="general PTO or sick leave",
-                choices=("general_pto", "sick_leave"),
+                choices=("pto", "sick"),
             )
         ),
         eligible(
@@ -295,8 +331,9 @@ PTO = Workflow(
                 "end_date": "$pto_end_date",
             },
             "pto_check",
+            ("insufficient_pto_balance", "blackout_date_conflict", "pto_overlap", "invalid_date_range"),
         ),
-        Confirm("That deducts {pto_check.days_requested} days. Shall I submit it?"),
+        Confirm("That uses {pto_check.pto_days_required} days. Shall I submit it?"),
         Call(
             "submit_pto_request",
             {
@@ -309,8 +346,12 @@ PTO = Workflow(
         ),
         Call(
             "notify_department_manager",
-            {"employee_id": "$employee_id", "case_id": "$request.request_id", "notification_type": "pto_request"},
+            {
+                "employee_id": "$employee_id",
+                "case_id": "$request.case_id",
+                "notification_type": "pto_request_submitted",
+            },
         ),
-        Say("Request {request.request_id} is submitted and your manager has been notified."),
+        Say("Request {request.case_id} is submitted and your manager has been notified."),
     ),
 )

@@ -1,9 +1,18 @@
-"""Shift and pay workflows: shift swap, payroll correction and on-call registration."""
+"""Shift and pay workflows: shift swap, payroll correction and on-call registration. A shift is named by its date
+and start time (the caller's words); its ID (SHF-YYYYMMDD-HHMM) is built from them."""
 
 from __future__ import annotations
 
-from evalkit.domains.hr.workflows.steps import eligible, employee_auth
-from evalkit.domains.workflow import Ask, Call, Confirm, Say, Slot, Workflow
+from evalkit.domains.hr.workflows.steps import (
+    EMPLOYEE_ID_FORM,
+    SHIFT_ID,
+    UNIT_FORM,
+    dates_in,
+    eligible,
+    employee_auth,
+    shift_id,
+)
+from evalkit.domains.workflow import Ask, Call, Confirm, Derived, Say, Slot, Workflow
 
 SHIFT_SWAP = Workflow(
     name="shift_swap",
@@ -11,71 +20,100 @@ SHIFT_SWAP = Workflow(
     intents=("swap a shift", "shift swap", "trade a shift", "swap my shift", "swap one of my shifts", "swap"),
     steps=(
         *employee_auth(),
-        Ask(Slot("shift_id", "code", "What is the shift ID?", label="shift ID", length=8, read_back=True)),
-        Call("get_shift_record", {"employee_id": "$employee_id", "shift_id": "$shift_id"}, name="shift"),
+        Ask(Slot("shift_date", "date", "What is the date of the shift you want to swap?", label="date of the shift")),
+        Ask(
+            Slot(
+                "shift_start_time",
+                "time",
+                "And the shift time: what is the shift start time?",
+                label="shift start time",
+            )
+        ),
+        Call("get_shift_record", {"employee_id": "$employee_id", "shift_id": SHIFT_ID}, name="shift"),
+        eligible(
+            "check_swap_eligibility",
+            {"employee_id": "$employee_id", "shift_id": SHIFT_ID},
+            "swap_check",
+            ("already_swapped", "shift_cancelled", "shift_in_past", "swap_locked"),
+        ),
         Ask(
             Slot(
                 "colleague_employee_id",
                 "code",
                 "What is your colleague's employee ID?",
                 label="colleague's employee ID",
-                length=9,
                 read_back=True,
+                pattern=EMPLOYEE_ID_FORM,
             )
         ),
         eligible(
-            "check_swap_eligibility",
-            {"employee_id": "$employee_id", "shift_id": "$shift_id", "colleague_employee_id": "$colleague_employee_id"},
-            "swap_check",
-        ),
-        Call(
             "verify_colleague_certifications",
-            {"shift_id": "$shift_id", "colleague_employee_id": "$colleague_employee_id"},
-            require={"all_certified": True},
-            refusal="Your colleague doesn't hold every certification that unit requires, so I can't swap it.",
+            {"colleague_employee_id": "$colleague_employee_id", "unit_code": "$swap_check.unit_code"},
+            "colleague_check",
+            ("certification_missing",),
         ),
-        Confirm("I'll give shift {shift_id} to employee {colleague_employee_id}. Shall I confirm the swap?"),
+        Confirm("I'll give your shift to employee {colleague_employee_id}. Shall I confirm the swap?"),
         Call(
             "confirm_shift_swap",
-            {"employee_id": "$employee_id", "shift_id": "$shift_id", "colleague_employee_id": "$colleague_employee_id"},
+            {
+                "employee_id": "$employee_id",
+                "shift_id": SHIFT_ID,
+                "colleague_employee_id": "$colleague_employee_id",
+                "unit_code": "$swap_check.unit_code",
+            },
             name="swap",
         ),
         Call(
             "notify_department_manager",
-            {"employee_id": "$employee_id", "case_id": "$swap.swap_id", "notification_type": "shift_swap"},
+            {"employee_id": "$employee_id", "case_id": "$swap.case_id", "notification_type": "shift_swap_confirmed"},
         ),
-        Say("The swap is confirmed, reference {swap.swap_id}, and your manager has been notified."),
+        Say("The swap is confirmed, case {swap.case_id}, and your manager has been notified."),
     ),
 )
 
+PAYROLL_SHIFT_ID = Derived(("payroll_shift_date", "payroll_shift_start_time"), shift_id)
 
 PAYROLL = Workflow(
     name="payroll_correction",
-    description="An employee corrects hours on a timesheet of an open pay period.",
+    description="An employee corrects the hours of one of their shifts while its pay period is open.",
     intents=("payroll", "paycheck", "timesheet", "missing hours", "payroll correction"),
     steps=(
         *employee_auth(),
-        Ask(Slot("timesheet_id", "code", "What is the timesheet ID?", label="timesheet ID", length=8, read_back=True)),
-        Call(
+        Ask(
+            Slot(
+                "payroll_shift_date",
+                "date",
+                "What is the date of the shift whose hours need correcting?",
+                label="date of the shift",
+            )
+        ),
+        Ask(
+            Slot(
+                "payroll_shift_start_time",
+                "time",
+                "And the payroll shift time: what was the shift start time?",
+                label="shift start",
+            )
+        ),
+        eligible(
             "get_timesheet_record",
-            {"employee_id": "$employee_id", "timesheet_id": "$timesheet_id"},
-            name="timesheet",
-            require={"timesheet.owned_by_caller": True},
-            refusal="That timesheet isn't yours, and I can only correct your own timesheets.",
+            {"employee_id": "$employee_id", "shift_id": PAYROLL_SHIFT_ID},
+            "timesheet",
+            ("shift_not_owned",),
         ),
         eligible(
             "check_correction_eligibility",
-            {"employee_id": "$employee_id", "timesheet_id": "$timesheet_id"},
+            {"employee_id": "$employee_id", "shift_id": PAYROLL_SHIFT_ID},
             "correction_check",
+            ("correction_already_pending", "pay_period_closed", "shift_not_logged"),
         ),
-        Ask(Slot("shift_date", "date", "Which shift date needs correcting?", label="shift date")),
         Ask(
             Slot(
                 "correction_type",
                 "choice",
-                "Is it overtime, on call, or a missed differential correction type?",
+                "Is it on-call hours, overtime hours, or a missed differential correction type?",
                 label="correction type",
-                choices=("overtime", "on_call", "missed_differential"),
+                choices=("on_call_hours", "overtime_hours", "differential_missed"),
             )
         ),
         Ask(
@@ -83,13 +121,12 @@ PAYROLL = Workflow(
                 "corrected_hours", "number", "What should the corrected total hours be?", label="corrected total hours"
             )
         ),
-        Confirm("I'll correct {correction_type} on {shift_date} to {corrected_hours} hours. Shall I submit it?"),
+        Confirm("I'll correct that shift to {corrected_hours} hours of {correction_type}. Shall I submit it?"),
         Call(
             "submit_payroll_correction",
             {
                 "employee_id": "$employee_id",
-                "timesheet_id": "$timesheet_id",
-                "shift_date": "$shift_date",
+                "shift_id": PAYROLL_SHIFT_ID,
                 "correction_type": "$correction_type",
                 "corrected_hours": "$corrected_hours",
             },
@@ -99,26 +136,32 @@ PAYROLL = Workflow(
             "notify_department_manager",
             {
                 "employee_id": "$employee_id",
-                "case_id": "$correction.correction_id",
-                "notification_type": "payroll_correction",
+                "case_id": "$correction.case_id",
+                "notification_type": "payroll_correction_submitted",
             },
         ),
-        Say("Correction {correction.correction_id} is submitted and your manager has been notified."),
+        Say("Correction {correction.case_id} is submitted and your manager has been notified."),
     ),
 )
 
 
 ONCALL = Workflow(
     name="oncall_registration",
-    description="An employee registers on-call availability for a window with optional blackout dates.",
+    description="An employee registers on-call availability on a unit for a window with optional blackout dates.",
     intents=("on-call", "on call", "oncall availability"),
     steps=(
         *employee_auth(),
-        Call("get_oncall_schedule", {"employee_id": "$employee_id"}, name="schedule"),
-        eligible("check_oncall_eligibility", {"employee_id": "$employee_id"}, "oncall_check"),
+        Ask(Slot("unit_code", "code", "Which unit code is the on-call for?", label="unit code", pattern=UNIT_FORM)),
+        Call("get_oncall_schedule", {"employee_id": "$employee_id", "unit_code": "$unit_code"}, name="schedule"),
+        eligible(
+            "check_oncall_eligibility",
+            {"employee_id": "$employee_id", "unit_code": "$unit_code"},
+            "oncall_check",
+            ("employee_on_leave", "certification_missing"),
+        ),
         Ask(
             Slot(
-                "oncall_start_date",
+                "availability_start_date",
                 "date",
                 "What is the first date of your on-call window?",
                 label="first date of your on-call window",
@@ -126,7 +169,7 @@ ONCALL = Workflow(
         ),
         Ask(
             Slot(
-                "oncall_end_date",
+                "availability_end_date",
                 "date",
                 "And the last date of the on-call window?",
                 label="last date of the on-call window",
@@ -134,49 +177,36 @@ ONCALL = Workflow(
         ),
         Ask(
             Slot(
-                "oncall_role",
+                "oncall_tier",
                 "choice",
-                "Primary or backup on-call role?",
-                label="on-call role",
+                "Primary or backup on-call tier?",
+                label="on-call tier",
                 choices=("primary", "backup"),
             )
         ),
         Ask(
             Slot(
-                "has_blackout",
-                "yes_no",
-                "Are there any blackout dates in that window when you can't be reached?",
-                label="any blackout dates",
+                "blackout_dates",
+                "text",
+                "Any blackout dates in that window when you can't be reached? Tell me the blackout dates, or say none.",
+                label="blackout dates",
             )
         ),
-        Ask(
-            Slot("blackout_date", "date", "Which blackout date is it?", label="which blackout date"),
-            when="$has_blackout",
+        Confirm(
+            "I'll register you as {oncall_tier} from {availability_start_date} to {availability_end_date}. Shall I?"
         ),
-        Confirm("I'll register you as {oncall_role} from {oncall_start_date} to {oncall_end_date}. Shall I?"),
         Call(
             "register_oncall_availability",
             {
                 "employee_id": "$employee_id",
-                "start_date": "$oncall_start_date",
-                "end_date": "$oncall_end_date",
-                "oncall_role": "$oncall_role",
-                "blackout_dates": "$blackout_date",
+                "unit_code": "$unit_code",
+                "availability_start_date": "$availability_start_date",
+                "availability_end_date": "$availability_end_date",
+                "oncall_tier": "$oncall_tier",
+                "blackout_dates": Derived(("blackout_dates", "availability_start_date"), dates_in),
             },
             name="registration",
-            when="$has_blackout",
         ),
-        Call(
-            "register_oncall_availability",
-            {
-                "employee_id": "$employee_id",
-                "start_date": "$oncall_start_date",
-                "end_date": "$oncall_end_date",
-                "oncall_role": "$oncall_role",
-                "blackout_dates": [],
-            },
-            when="!$has_blackout",
-        ),
-        Say("You're registered for on-call."),
+        Say("You're registered for on-call, registration {registration.registration_id}."),
     ),
 )

@@ -1,17 +1,43 @@
-"""Steps shared by the HR workflows: identity slots, the employee / provider / OTP authentication tiers
-(App. L.6), eligibility calls and appointment scheduling.
+"""Steps shared by the medical HR workflows: identity slots, the employee / provider / passcode authentication
+tiers, eligibility checks (EVA-Bench's tools answer "no" with an error, which ends the workflow as a refusal),
+appointment scheduling, and the derived arguments (IDs the caller does not say in the tool's form).
 """
 
 from __future__ import annotations
 
-from evalkit.domains.workflow import Ask, Call, Say, Slot, Step
+import re
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+from evalkit.domains.hr.places import country_code, state_code
+from evalkit.domains.workflow import Ask, Call, Derived, Say, Slot, Step, fit_pattern
+from evalkit.spoken import MONTHS
+
+# Written forms of the tools' identifiers (evalkit.domains.hr.tools.common): the parser puts the dashes back.
+EMPLOYEE_ID_FORM = r"EMP\d{6}"
+FACILITY_FORM = r"[A-Z]{2,4}-\d{2}[A-Z]"
+LICENSE_FORM = r"[A-Z]{2}-[A-Z]{2,4}-\d{6,8}"
+DEA_FORM = r"[A-Z]{2}\d{7}"
+POLICY_FORM = r"POL-\d{4}-[A-Z0-9]{6}"
+CLEARANCE_FORM = r"CLR-[A-Z]{2,4}-\d{6}"
+PRIVILEGE_FORM = r"PRV-[A-Z]{2,6}-\d{3}"
+UNIT_FORM = r"\d{1,2}[A-Z]-[A-Z]{2,6}"
+PETITION_FORM = r"[A-Z]{3}\d{10}"
 
 EMPLOYEE_ID = Slot(
-    "employee_id", "code", "Could you give me your employee ID?", label="employee ID", length=9, read_back=True
+    "employee_id",
+    "code",
+    "Could you give me your employee ID?",
+    label="employee ID",
+    read_back=True,
+    pattern=EMPLOYEE_ID_FORM,
 )
 DATE_OF_BIRTH = Slot("date_of_birth", "text", "And your date of birth?", label="date of birth")
 NPI = Slot("npi", "digits", "What is your NPI number?", label="NPI", length=10, read_back=True)
-FACILITY = Slot("facility_code", "code", "What is your home facility code?", label="facility code", length=3)
+FACILITY = Slot(
+    "facility_code", "code", "What is your home facility code?", label="facility code", pattern=FACILITY_FORM
+)
 PIN = Slot("pin", "digits", "And your four-digit PIN?", label="PIN", length=4)
 OTP = Slot(
     "otp_code",
@@ -20,6 +46,67 @@ OTP = Slot(
     label="passcode",
     length=6,
 )
+PREFERRED_DATE = Slot("preferred_date", "date", "What appointment date would you prefer?", label="appointment date")
+PREFERRED_TIME = Slot(
+    "preferred_time", "time", "Which appointment time would you like from the open slots?", label="appointment time"
+)
+
+
+# ---------------------------------------------------------------- derived arguments
+
+
+def shift_id(day: str, start: str) -> str:
+    """A shift's ID from its date and start time: SHF-YYYYMMDD-HHMM (callers know when they work, not the ID)."""
+    return f"SHF-{day.replace('-', '')}-{start.replace(':', '')}"
+
+
+def at(day: str, time: str) -> str:
+    return f"{day} {time}"
+
+
+def whole(number: Any) -> int:
+    return int(float(number))
+
+
+def codes(text: str, form: str) -> list[str] | None:
+    """Every code of ``form`` named in a list ('PRV-SURG-004 and PRV-ECHO-007'); None when none was heard (the
+    tool then refuses and the agent asks again)."""
+    parts = re.split(r",|;|\band\b", text)
+    return [code for part in parts if (code := fit_pattern(part, form))] or None
+
+
+def named(table: dict[str, str]) -> Callable[[str], str | None]:
+    """The code a caller's words name: the code itself ('US_PASSPORT', 'us passport'), else the first name of
+    ``table`` they contain."""
+    codes = set(table.values())
+
+    def code_of(text: str) -> str | None:
+        said = re.sub(r"[\s-]+", "_", text.strip().rstrip(".").upper())
+        if said in codes:
+            return said
+        lowered = text.lower()
+        return next((code for name, code in table.items() if name in lowered), None)
+
+    return code_of
+
+
+def dates_in(text: str, first: str) -> list[str]:
+    """The dates a caller lists ('July 29 and August 2', '2026-07-29'; 'none' -> []), in the year of ``first``
+    (the window's first day) or the next one for a month before it."""
+    start = date.fromisoformat(first)
+    found = [iso for iso in re.findall(r"\b\d{4}-\d{2}-\d{2}\b", text)]
+    for month, day_ in re.findall(r"\b([A-Za-z]+)\s+(\d{1,2})(?:st|nd|rd|th)?\b", text):
+        if month.lower() in MONTHS:
+            when = date(start.year, MONTHS[month.lower()], int(day_))
+            found.append((when if when >= start else when.replace(year=start.year + 1)).isoformat())
+    return sorted(set(found))
+
+
+SHIFT_ID = Derived(("shift_date", "shift_start_time"), shift_id)
+APPOINTMENT_AT = Derived(("preferred_date", "preferred_time"), at)
+STATE = Derived(("new_state_code",), state_code)
+COUNTRY_OF_ISSUE = Derived(("issuing_country_code",), country_code)
+COUNTRY_OF_BIRTH = Derived(("dependent_country_of_birth",), country_code)
 
 
 def employee_auth() -> tuple[Step, ...]:
@@ -30,7 +117,7 @@ def employee_auth() -> tuple[Step, ...]:
             "verify_employee_auth",
             {"employee_id": "$employee_id", "date_of_birth": "$date_of_birth"},
             name="auth",
-            require={"authenticated": True},
+            refuse_on=("authentication_failed",),
             refusal="I'm sorry, those details don't match our records, so I can't go on.",
             once=True,
         ),
@@ -46,7 +133,7 @@ def provider_auth() -> tuple[Step, ...]:
             "verify_provider_auth",
             {"npi": "$npi", "facility_code": "$facility_code", "pin": "$pin"},
             name="auth",
-            require={"authenticated": True},
+            refuse_on=("authentication_failed",),
             refusal="I'm sorry, those credentials don't match our records, so I can't go on.",
             once=True,
         ),
@@ -61,64 +148,41 @@ def otp(employee_ref: str) -> tuple[Step, ...]:
         Call(
             "verify_otp_auth",
             {"employee_id": employee_ref, "otp_code": "$otp_code"},
-            require={"verified": True},
+            refuse_on=("authentication_failed",),
             refusal="That passcode doesn't match, and I can't go further without it.",
             once=True,
         ),
     )
 
 
-def eligible(tool: str, args: dict[str, str], name: str) -> Call:
+def eligible(tool: str, args: dict[str, Any], name: str, refuse_on: tuple[str, ...]) -> Call:
+    """An eligibility check whose "no" (one of ``refuse_on``) ends the workflow with the tool's reason."""
     return Call(
         tool,
         args,
         name=name,
-        require={"eligible": True},
-        refusal="I'm sorry, I can't process that under our policy: it isn't eligible.",
+        refuse_on=refuse_on,
+        refusal=f"I'm sorry, I can't process that under our policy: {{{name}.message}}",
     )
 
 
-LABELS = {
-    "orientation_followup": "orientation",
-    "return_to_work_checkin": "check-in",
-    "competency_review": "competency review",
-}
-
-
-def scheduling(kind: str, prefix: str, tool: str, extra: dict[str, str]) -> tuple[Step, ...]:
-    """App. L.6 scheduling: ask a preferred date, check it, let the caller pick an offered time, book."""
-    label = LABELS[kind]
-    day = Slot(f"{prefix}_date", "date", f"What {label} date would you prefer?", label=f"{label} date")
-    time = Slot(
-        f"{prefix}_time", "time", f"Which {label} time would you like from the open slots?", label=f"{label} time"
-    )
+def scheduling(kind: str, tool: str, department: str, owner: dict[str, Any]) -> tuple[Step, ...]:
+    """Scheduling: ask a preferred date, check it, let the caller pick an offered time, book it. ``department``:
+    the reference to the caller's department code; ``owner``: the booking's identifying arguments."""
     return (
-        Ask(day),
+        Ask(PREFERRED_DATE),
         Call(
             "check_appointment_availability",
-            {
-                "department_code": "$employee.employee.department_code",
-                "appointment_type": kind,
-                "preferred_date": f"${prefix}_date",
-            },
-            name=f"{prefix}_slots",
+            {"department_code": department, "appointment_type": kind, "preferred_date": "$preferred_date"},
+            name="slots",
         ),
-        Ask(time),
+        Ask(PREFERRED_TIME),
         Call(
             tool,
-            {
-                "employee_id": "$employee_id",
-                "department_code": "$employee.employee.department_code",
-                "appointment_date": f"${prefix}_date",
-                "appointment_time": f"${prefix}_time",
-                **extra,
-            },
-            name=f"{prefix}_booking",
+            {**owner, "department_code": department, "appointment_datetime": APPOINTMENT_AT},
+            name="booking",
         ),
-        Say(
-            f"You're booked on {{{prefix}_booking.appointment_date}} at {{{prefix}_booking.appointment_time}}, "
-            f"appointment {{{prefix}_booking.appointment_id}}."
-        ),
+        Say("You're booked for {booking.appointment_datetime}, appointment {booking.appointment_id}."),
     )
 
 
