@@ -170,8 +170,8 @@ def test_recovery_quality_is_judged_per_interruption_with_pass_only_when_every_c
     import json
 
     from evalkit.judges.config import JudgeConfig
+    from evalkit.judges.interruptions import RECOVERY_CRITERIA
     from evalkit.judges.judge import Judge
-    from evalkit.judges.prompts import RECOVERY_CRITERIA
     from tests.openai_server import OpenAIStubServer, RecordedRequest, Reply, reply_json
 
     conversation = run_with("pushback")

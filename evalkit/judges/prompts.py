@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evalkit.judges.cache import canonical_json
 from evalkit.judges.client import InvalidOutput
+from evalkit.judges.interruptions import interruption_blocks, recovery_rows
 from evalkit.judges.schemas import (
     CONCISENESS_FAILURE_MODES,
     BehavioralFidelityOutput,
@@ -463,47 +464,8 @@ def user_speech_fidelity_score(
     }
 
 
-RECOVERY_CRITERIA: dict[str, dict[str, str]] = yaml.safe_load(
-    (Path(__file__).with_name("recovery_criteria.yaml")).read_text(encoding="utf-8")
-)
-
-
-def _interruption_block(conversation: Conversation, index: int, cut: Turn, effect: Any) -> str | None:
-    """One interruption in IHBench's markup: the history up to it, the cut message, the barge-in, the response."""
-    turns = conversation.turns
-    position = turns.index(cut)
-    barge_in = next((t for t in turns[position + 1 :] if t.role == "user"), None)
-    response = next((t for t in turns[position + 1 :] if t.role == "assistant"), None)
-    if barge_in is None or response is None:
-        return None
-    kind = str(effect.params.get("kind", ""))
-    history = [f"{'Agent' if t.role == 'assistant' else 'Caller'}: {t.intended_text}" for t in turns[:position]]
-    criteria = "\n".join(f"  - {cid}: {text}" for cid, text in RECOVERY_CRITERIA[kind].items())
-    return "\n".join(
-        [
-            f"interruption_id {index} (type: {kind})",
-            "  history:",
-            *[f"    {line}" for line in history[-8:]],
-            f"    Agent: {effect.params.get('delivered', '')} <INTERRUPTED />",
-            f"    [Undelivered: {effect.params.get('undelivered', '')}]",
-            f"    Caller: <INTERRUPTION>{barge_in.intended_text}</INTERRUPTION>",
-            f"  agent's next response: {response.intended_text}",
-            "  criteria:",
-            criteria,
-        ]
-    )
-
-
 def recovery_quality_inputs(conversation: Conversation, context: JudgeContext) -> dict[str, Any]:
-    blocks, kinds = [], {}
-    for turn in conversation.turns:
-        for effect in turn.effects:
-            if effect.type != "interruption" or effect.params.get("kind") not in RECOVERY_CRITERIA:
-                continue
-            block = _interruption_block(conversation, len(kinds), turn, effect)
-            if block is not None:
-                kinds[len(kinds)] = str(effect.params["kind"])
-                blocks.append(block)
+    blocks, kinds = interruption_blocks(conversation)
     if not blocks:
         raise NotApplicable("the caller never cut into the agent (no +interrupt, or no eligible turn)")
     return {"interruptions": "\n\n".join(blocks), "kinds": kinds}
@@ -512,16 +474,10 @@ def recovery_quality_inputs(conversation: Conversation, context: JudgeContext) -
 def recovery_quality_score(output: RecoveryQualityOutput, inputs: dict[str, Any]) -> tuple[float, dict[str, Any]]:
     """IHBench RQ: PASS iff every criterion of the type is met (enforced here, not taken from the judge); the score
     is the share of interruptions that pass."""
-    kinds: dict[int, str] = inputs["kinds"]
-    seen = {e.interruption_id: e for e in output.interruptions}
-    if set(seen) != set(kinds):
-        raise InvalidOutput(f"expected interruption_ids {sorted(kinds)}, got {sorted(seen)}")
-    rows = {}
-    for i, kind in kinds.items():
-        wanted = set(RECOVERY_CRITERIA[kind])
-        if set(seen[i].criteria) != wanted:
-            raise InvalidOutput(f"interruption {i} ({kind}): expected criteria {sorted(wanted)}")
-        rows[i] = {"kind": kind, "pass": all(seen[i].criteria.values()), **seen[i].criteria}
+    try:
+        rows = recovery_rows(inputs["kinds"], {e.interruption_id: e.criteria for e in output.interruptions})
+    except ValueError as exc:
+        raise InvalidOutput(str(exc)) from None
     return sum(r["pass"] for r in rows.values()) / len(rows), {"interruptions": rows}
 
 
