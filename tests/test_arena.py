@@ -5,6 +5,7 @@ rates, bias, agreement with a second judge, rubric scores, the report and the ML
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -149,6 +150,7 @@ def test_the_order_is_seeded_and_an_invalid_answer_is_a_failed_judgment_not_a_wi
 
 
 def test_one_agent_is_one_clear_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"} | {"PYTHONPATH": str(REPO)}
     target = resolve_target(f"sqlite:///{tmp_path / 'mlflow.db'}", "evalkit", None, tmp_path)
     log_agent_cells(target, tmp_path, {"sharp": EARS["sharp"]})
     with OpenAIStubServer([reply_json({"winner": "A"})]) as server:
@@ -158,7 +160,7 @@ def test_one_agent_is_one_clear_line(tmp_path):
             [sys.executable, "-m", "evalkit.arena", f"mlflow.tracking_uri={target.tracking_uri}",
              f"judge.base_url={server.base_url}", "judge.model=j", "judge.api_key_env=null",
              f"output_dir={tmp_path / 'cli'}"],
-            cwd=REPO, capture_output=True, text=True, timeout=120,
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
     assert run.returncode == 2
     assert run.stderr.strip().splitlines() == [
@@ -166,8 +168,9 @@ def test_one_agent_is_one_clear_line(tmp_path):
     ]
     bad = subprocess.run(
         [sys.executable, "-m", "evalkit.arena", f"mlflow.tracking_uri={target.tracking_uri}", "judge.model=j"],
-        cwd=REPO, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
+    assert not (REPO / "arena").exists() or not any((REPO / "arena").iterdir())  # nothing written in the repo
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
         "evalkit.arena: judge=openai_compatible needs base_url"
     ]
