@@ -75,9 +75,11 @@ def _report_asr(label: str, speech: ModuleType, transcripts: list[Transcript], w
     audio_s = sum(t.audio_s for t in transcripts)
     compute = [t.compute_s for t in transcripts]
     wers = [speech.wer(ref, t.text) for ref, t in zip(SENTENCES, transcripts, strict=True)]
-    print(f"ASR {label:<18} {audio_s / wall_s:6.2f}x real time  (audio {audio_s:5.1f} s, wall {wall_s:5.2f} s, "
-          f"per clip median {statistics.median(compute):.2f} s / max {max(compute):.2f} s, "
-          f"mean WER {statistics.fmean(wers):.3f})")
+    print(
+        f"ASR {label:<18} {audio_s / wall_s:6.2f}x real time  (audio {audio_s:5.1f} s, wall {wall_s:5.2f} s, "
+        f"per clip median {statistics.median(compute):.2f} s / max {max(compute):.2f} s, "
+        f"mean WER {statistics.fmean(wers):.3f})"
+    )
 
 
 def _defaults_pass(model: WhisperModel, clips_16k: list[np.ndarray]) -> tuple[float, float]:
@@ -105,13 +107,17 @@ def main() -> None:
     clips = [tts.synthesize(s) for s in SENTENCES]
     tts_wall = time.perf_counter() - start
     tts_audio = sum(a.size / sr for a, sr in clips)
-    print(f"TTS eSpeak NG en-us  {tts_audio / tts_wall:8.0f}x real time  ({len(clips)} sentences, "
-          f"audio {tts_audio:.1f} s, wall {tts_wall * 1000:.1f} ms)")
+    print(
+        f"TTS eSpeak NG en-us  {tts_audio / tts_wall:8.0f}x real time  ({len(clips)} sentences, "
+        f"audio {tts_audio:.1f} s, wall {tts_wall * 1000:.1f} ms)"
+    )
 
     start = time.perf_counter()
     asr = speech.WhisperASR(cpu_threads=args.threads)
-    print(f"ASR model load (bundled tiny.en int8, {args.threads} threads, incl. warm-up decode): "
-          f"{time.perf_counter() - start:.2f} s")
+    print(
+        f"ASR model load (bundled tiny.en int8, {args.threads} threads, incl. warm-up decode): "
+        f"{time.perf_counter() - start:.2f} s"
+    )
 
     clean, clean_wall = _asr_pass(asr, clips)
     _report_asr("clean", speech, clean, clean_wall)
@@ -124,8 +130,10 @@ def main() -> None:
     if args.compare_defaults:
         model = speech.load_whisper_model("bundled:tiny.en", "int8", args.threads)
         wall, audio_s = _defaults_pass(model, [resample_to_16k(a, sr) for a, sr in noisy_clips])
-        print(f"ASR faster-whisper DEFAULT settings, {args.snr_db:g} dB: {audio_s / wall:.2f}x real time "
-              f"(wall {wall:.2f} s) for comparison")
+        print(
+            f"ASR faster-whisper DEFAULT settings, {args.snr_db:g} dB: {audio_s / wall:.2f}x real time "
+            f"(wall {wall:.2f} s) for comparison"
+        )
 
 
 if __name__ == "__main__":

@@ -83,15 +83,22 @@ def main() -> None:
             folder.mkdir()
             wall = sweep(folder, args.cells, args.trials, args.scenario, *extra)
             results[name] = args.cells / (wall / 60.0)
-            print(f"{name:>11}: {args.cells} cells x {args.trials} conversations in {wall:6.1f} s = "
-                  f"{results[name]:5.2f} cells/min", flush=True)
+            print(
+                f"{name:>11}: {args.cells} cells x {args.trials} conversations in {wall:6.1f} s = "
+                f"{results[name]:5.2f} cells/min",
+                flush=True,
+            )
             if name == "sequential":
                 inside, between = overhead_per_cell(folder)
-        print(f"speed-up vs sequential: joblib(2) {results['joblib(2)'] / results['sequential']:.2f}x, "
-              f"workers=2 {results['workers=2'] / results['sequential']:.2f}x (target >= 1.7x on 2 cores)")
-        print(f"Hydra + MLflow overhead per cell (sequential): {inside:.2f} s inside the run (params, artifacts, "
-              f"audio upload) + {between:.2f} s between cells (job composition and launch) = {inside + between:.2f} s "
-              "(target <= 0.1 s)")
+        print(
+            f"speed-up vs sequential: joblib(2) {results['joblib(2)'] / results['sequential']:.2f}x, "
+            f"workers=2 {results['workers=2'] / results['sequential']:.2f}x (target >= 1.7x on 2 cores)"
+        )
+        print(
+            f"Hydra + MLflow overhead per cell (sequential): {inside:.2f} s inside the run (params, artifacts, "
+            f"audio upload) + {between:.2f} s between cells (job composition and launch) = {inside + between:.2f} s "
+            "(target <= 0.1 s)"
+        )
 
 
 if __name__ == "__main__":

@@ -226,6 +226,8 @@ def test_error_answers_derived_arguments_conditions_and_value_forms():
             {"item": "IT-4401"},
             ToolExecutor(registry, {"blocked": ["IT-4401"]}),
         )
+
+
 # ---------------------------------------------------------------- written forms, derived arguments, refusals by error
 
 TOY = ToolRegistry()
