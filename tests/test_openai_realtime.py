@@ -365,7 +365,9 @@ def test_a_realtime_cell_completes_the_task_with_tool_calls_run_in_the_harness(t
         f"mean {np.mean(waits):.0f} ms (min {min(waits):.0f}, max {max(waits):.0f}); server start -> first audio "
         f"mean {np.mean(first_audio[1:]):.0f} ms; call {turns[-1]['end_ms'] / 1000:.0f} s"
     )
-    assert all(w > 450.0 for w in waits)  # server VAD waits for 500 ms of the line's silence first
+    # server VAD waits for 500 ms of the line's silence first; it counts from the end of the speech inside the caller's
+    # audio, which is up to ~100 ms before the turn's end (eSpeak's trailing silence varies with the utterance)
+    assert all(w > 400.0 for w in waits) and np.mean(waits) > 450.0
 
 
 PLANTED = "sk-planted-Realtime-Key-5b27c0"
