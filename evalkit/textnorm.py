@@ -284,3 +284,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     if start < len(text.rstrip()):
         spans.append((start, len(text.rstrip())))
     return [(a, b) for a, b in spans if text[a:b].strip()]
+
+
+def last_sentence(text: str) -> str:
+    """The last sentence of ``text`` (the whole text when it has no sentence break)."""
+    spans = sentence_spans(text)
+    return text[spans[-1][0] : spans[-1][1]] if spans else text

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from evalkit.textnorm import sentence_spans
+from evalkit.textnorm import last_sentence, sentence_spans
 
 FILLERS = frozenset({"mm-hm", "mhm", "mm", "hm", "uh-huh", "yeah", "yes", "right", "okay", "ok", "sure"})
 IMPATIENT_CUES = ("move on", "skip", "go on", "hurry", "i know", "get to the point")
@@ -33,11 +33,6 @@ class CutOff:
     delivered: str
     undelivered: str
     full: str
-
-
-def last_sentence(text: str) -> str:
-    spans = sentence_spans(text)
-    return text[spans[-1][0] : spans[-1][1]] if spans else text
 
 
 def restart(cut: CutOff) -> str:

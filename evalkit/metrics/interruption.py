@@ -24,7 +24,7 @@ from typing import Any
 from evalkit.metrics.base import Metric, unscored, value
 from evalkit.metrics.registry import register_all
 from evalkit.records import Conversation, Turn
-from evalkit.textnorm import sentence_spans
+from evalkit.textnorm import last_sentence
 
 NGRAM = 4  # a repeated run of four words is a re-delivery; shorter runs are common phrases ("can I help you")
 CONTINUATION_WORDS = 3  # a continuation starts with (up to) the first three undelivered words
@@ -36,11 +36,6 @@ def _words(text: str) -> list[str]:
 
 def _ngrams(words: list[str], n: int = NGRAM) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
-
-
-def _last_sentence(text: str) -> str:
-    spans = sentence_spans(text)
-    return text[spans[-1][0] : spans[-1][1]] if spans else text
 
 
 def interruptions(conversation: Conversation) -> list[tuple[Turn, dict[str, Any], Turn | None, Any]]:
@@ -72,16 +67,16 @@ def recovered(kind: str, cut: Turn, params: dict[str, Any], reply: str) -> tuple
         checks = {"continues_cut_off_utterance": continues(undelivered, reply), "no_redelivery": not redelivers(
             delivered, reply)}  # fmt: skip
     elif kind == "impatient":
-        pending = _last_sentence(cut.intended_text)
+        pending = last_sentence(cut.intended_text)
         skipped = undelivered[: max(0, len(undelivered) - len(pending))]
         checks = {"skips_the_rest": not redelivers(skipped, reply), "no_redelivery": not redelivers(delivered, reply)}
     elif kind in ("normal", "topic_switch", "pushback"):
-        pending = _last_sentence(cut.intended_text)
+        pending = last_sentence(cut.intended_text)
+        n = min(NGRAM, max(1, len(_words(pending))))  # a pending question shorter than a 4-gram is matched whole
         checks = {
             "fresh_start": not continues(undelivered, reply) or undelivered.strip() == pending.strip(),
-            "steers_back": bool(_ngrams(_words(pending), min(NGRAM, max(1, len(_words(pending))))) & _ngrams(
-                _words(reply), min(NGRAM, max(1, len(_words(pending)))))),
-        }  # fmt: skip
+            "steers_back": bool(_ngrams(_words(pending), n) & _ngrams(_words(reply), n)),
+        }
     else:
         return None, {}
     return all(checks.values()), checks
