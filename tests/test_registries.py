@@ -32,6 +32,7 @@ from evalkit.kinds import validate_kind
 from evalkit.plugins import PluginError, Registry
 from evalkit.simulator.registry import SIMULATORS, SimulatorConfig
 from evalkit.speech import EspeakTTS, WhisperASR
+from evalkit.speech.cores import decoder_threads
 from evalkit.speech.registry import ASR_ENGINES, TTS_ENGINES, VOICES, VoiceConfig
 from evalkit.speech.voices import UserVoice
 from evalkit.tracking.store import resolve_target
@@ -223,7 +224,11 @@ def test_configs_build_the_same_engines_the_cell_used_to_wire_by_hand() -> None:
     assert isinstance(agent, CascadeLocalAgent) and isinstance(user_tts, UserVoice)
     asr, tts = config.agent.asr, config.agent.tts
     assert isinstance(agent.asr, WhisperASR) and isinstance(agent.tts, EspeakTTS)
-    assert (agent.asr.model_name, agent.asr.compute_type, agent.asr.cpu_threads) == (asr.model, asr.compute_type, 2)
+    assert (agent.asr.model_name, agent.asr.compute_type, agent.asr.cpu_threads) == (
+        asr.model,
+        asr.compute_type,
+        decoder_threads("auto"),  # the usable cores of this (sequential) process
+    )
     assert (agent.asr.beam_size, agent.asr.max_new_tokens) == (asr.beam_size, asr.max_new_tokens)
     assert (agent.tts.voice, agent.tts.rate_wpm, agent.tts.pitch) == (tts.voice, tts.rate_wpm, tts.pitch)
     assert user_tts.persona is config.persona and len(user_tts.speakers) == len(config.voice.speakers)

@@ -88,7 +88,8 @@ class CascadeLocalConfig(AgentConfig):
     """``conf/agent/cascade_local.yaml``: its ``asr`` and ``tts`` name their own kinds (any registered engine)."""
 
     kind: Literal["cascade_local"] = "cascade_local"
-    NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("asr.cache_dir",)  # a cache returns what decoding returns
+    # a cache returns what decoding returns; the thread count changes no transcript (evalkit.speech.cores)
+    NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("asr.cache_dir", "asr.cpu_threads")
     asr: kind_of(ASR_ENGINES, AsrConfig) = FasterWhisperConfig()  # type: ignore[valid-type]
     tts: kind_of(TTS_ENGINES, TtsConfig) = EspeakTtsConfig()  # type: ignore[valid-type]
 

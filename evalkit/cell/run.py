@@ -21,6 +21,7 @@ from evalkit.cell.plan import CellPlan
 from evalkit.config.schema import InfraConfig, RunConfig
 from evalkit.records import Conversation, SimulationValidation
 from evalkit.scenarios import Scenario
+from evalkit.speech.cores import process_share, set_process_share
 from evalkit.validation import GATES, JUDGE_GATES, Flag, judge_flags, validate
 
 log = logging.getLogger("evalkit")
@@ -207,8 +208,9 @@ class ConversationRunner:
 _RUNNER: ConversationRunner | None = None  # the worker process's runner (built by its initializer)
 
 
-def _init_worker(config: RunConfig, concurrency: int) -> None:
+def _init_worker(config: RunConfig, concurrency: int, share: int) -> None:
     global _RUNNER
+    set_process_share(share)  # before any model loads: each worker decodes with its share of the cores
     _RUNNER = ConversationRunner(config, concurrency)
 
 
@@ -237,7 +239,9 @@ def run_conversations(plan: CellPlan, workers: int = 1, concurrency: int = 1) ->
     batches = [jobs[i : i + concurrency] for i in range(0, len(jobs), concurrency)]
     # spawn, not fork: the parent holds open store connections and threads that a fork would copy mid-state
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(workers, len(batches)), context, _init_worker, (plan.config, concurrency)) as pool:
+    processes = min(workers, len(batches))
+    share = process_share() * processes
+    with ProcessPoolExecutor(processes, context, _init_worker, (plan.config, concurrency, share)) as pool:
         for batch in pool.map(_run_batch, batches):
             yield from batch
 

@@ -14,6 +14,7 @@ from evalkit.cell import run_cell
 from evalkit.cli.preflight import checked_config
 from evalkit.config.schema import RunConfig, cell_key, twin_config
 from evalkit.records import CellResult
+from evalkit.speech.cores import set_process_share, usable_cores
 from evalkit.tracking import TrackingTarget, mark_stale_runs, read_parent_run, resolve_target
 
 log = logging.getLogger("evalkit")
@@ -34,6 +35,17 @@ def to_run_config(cfg: DictConfig) -> RunConfig:
     return checked_config(cfg, choices, overrides, base_dir)
 
 
+def launcher_parallelism(launcher: Any) -> int:
+    """How many jobs a launcher runs at once on this machine: joblib's ``n_jobs`` (negative as joblib reads it:
+    -1 every usable core, -2 all but one, ...); 1 for
+    the basic launcher and for submitit/Ray, whose jobs get their own cores (a SLURM allocation narrows the usable
+    cores instead)."""
+    n_jobs = launcher.get("n_jobs") if launcher is not None else None
+    if not isinstance(n_jobs, int) or n_jobs == 0:
+        return 1
+    return max(1, usable_cores() + 1 + n_jobs) if n_jobs < 0 else n_jobs
+
+
 def main(cfg: DictConfig) -> dict[str, CellResult]:
     """The Hydra task: one cell per job. Returns {"cell": ..., and "twin": ... when this job ran its twin}."""
     config = to_run_config(cfg)
@@ -45,6 +57,8 @@ def main(cfg: DictConfig) -> dict[str, CellResult]:
     parent = read_parent_run(Path(hydra_cfg.sweep.dir).resolve()) if multirun else None
     if not multirun:  # a sweep's callback already did this once for all its jobs
         mark_stale_runs(target)
+    elif (jobs := launcher_parallelism(hydra_cfg.launcher)) > 1:
+        set_process_share(jobs)  # cells side by side (joblib): each decodes with its share of the cores
     results: dict[str, CellResult] = {}
     twin = twin_config(config)
     if config.twins and not multirun and cell_key(twin) != cell_key(config):

@@ -214,8 +214,9 @@ def _code_identity() -> str:
     return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
-def engine_identity(model: str, compute_type: str, cpu_threads: int) -> dict[str, object]:
-    """Everything fixed for a recogniser's lifetime that can change its output: the transcript cache's salt."""
+def engine_identity(model: str, compute_type: str) -> dict[str, object]:
+    """Everything fixed for a recogniser's lifetime that can change its output: the transcript cache's salt (not
+    the thread count, which changes no transcript: evalkit.speech.cores)."""
     import ctranslate2
     import faster_whisper
     import soxr
@@ -227,7 +228,6 @@ def engine_identity(model: str, compute_type: str, cpu_threads: int) -> dict[str
         "model_path": str(path.resolve()),
         "model_bin": [weights.st_size, weights.st_mtime_ns],
         "compute_type": compute_type,
-        "cpu_threads": int(cpu_threads),
         "versions": {
             "faster_whisper": faster_whisper.__version__,
             "ctranslate2": ctranslate2.__version__,
@@ -270,7 +270,7 @@ class WhisperASR:
         self._model = load_whisper_model(model, compute_type, self.cpu_threads)
         self.cache: TranscriptCache | None = None
         if cache_dir is not None:
-            self.cache = TranscriptCache(cache_dir, engine_identity(model, compute_type, self.cpu_threads))
+            self.cache = TranscriptCache(cache_dir, engine_identity(model, compute_type))
 
     def _decode_options(self) -> dict[str, object]:
         """faster-whisper options: one greedy/beam pass, nothing that can trigger re-decoding."""

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from evalkit.speech.asr import WhisperASR
+from evalkit.speech.cores import AUTO, decoder_threads
 from evalkit.speech.registry import ASR_ENGINES, AsrConfig
 from evalkit.speech.transcript_cache import DEFAULT_CACHE_DIR
 
@@ -18,7 +19,9 @@ class FasterWhisperConfig(AsrConfig):
     kind: Literal["faster_whisper"] = "faster_whisper"
     model: str = "bundled:tiny.en"
     compute_type: Literal["int8", "int8_float32", "float32", "float16", "int16"] = "int8"
-    cpu_threads: int = Field(default=2, ge=1, le=64)
+    # "auto": the usable cores divided among the processes decoding at once (evalkit.speech.cores); a number pins
+    # it. Not part of the cell key (NON_IDENTITY_KEYS): the transcripts do not depend on it.
+    cpu_threads: Annotated[int, Field(ge=1, le=64)] | Literal["auto"] = AUTO
     beam_size: int = Field(default=1, ge=1, le=10)
     max_new_tokens: int = Field(default=96, ge=8, le=440)
     temperature: float = Field(
@@ -33,7 +36,7 @@ class FasterWhisperConfig(AsrConfig):
         return WhisperASR(
             self.model,
             self.compute_type,
-            self.cpu_threads,
+            decoder_threads(self.cpu_threads),
             self.beam_size,
             self.max_new_tokens,
             temperature=self.temperature,
