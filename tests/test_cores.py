@@ -123,3 +123,18 @@ def test_a_sweep_composes_each_job_once_and_every_caller_gets_its_own_copy() -> 
     assert probe.sweep_dir == folder
     loader.load_sweep_config(master, ["seed=2"])
     assert loader.composed == [("seed=1",), ("seed=2",)]
+
+
+def test_token_limits_are_part_of_the_cell_key_but_credentials_are_not() -> None:
+    from evalkit.config.schema import identity_payload, is_secret_key
+
+    base = validate_config(composed())
+    assert cell_key(base) != cell_key(validate_config(composed("agent.asr.max_new_tokens=64")))
+    assert identity_payload(base)["agent"]["asr"]["max_new_tokens"] == 96
+    assert [is_secret_key(k) for k in ("api_key", "api_key_env", "auth_token", "client-secret", "max_new_tokens")] == [
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -31,7 +32,9 @@ from evalkit.simulator.registry import SIMULATORS, SimulatorConfig
 from evalkit.speech.registry import VOICES, VoiceConfig
 from perturbations import Chain, PerturbationError
 
-SECRET_MARKERS = ("key", "token", "secret", "password")
+# Words that make a config key secret-like (``api_key``, ``auth_token``, ``api_key_env``): whole ``_``-separated words,
+# so ``max_new_tokens`` or ``max_tokens``, which change results, stay in the cell's identity.
+SECRET_MARKERS = ("key", "token", "secret", "password", "apikey")
 # Settings that do not change what a cell computes: excluded from its identity.
 # ``infra`` is how failures are retried: a retried conversation replays its seeds, so the results never depend on it.
 NON_IDENTITY_KEYS = ("mlflow", "reuse", "twins", "progress", "workers", "concurrency", "infra")
@@ -327,9 +330,14 @@ def validate_config(raw: dict[str, Any], choices: dict[str, str] | None = None) 
         raise ConfigError("invalid evalkit config:\n" + "\n".join(lines)) from None
 
 
+def is_secret_key(name: str) -> bool:
+    """A key named like a credential: one of its words (split at ``_``, ``-``, ``.``) is a secret marker."""
+    return any(word in SECRET_MARKERS for word in re.split(r"[_\-.]", name.lower()))
+
+
 def _strip_secrets(node: Any) -> Any:
     if isinstance(node, dict):
-        return {k: _strip_secrets(v) for k, v in node.items() if not any(m in str(k).lower() for m in SECRET_MARKERS)}
+        return {k: _strip_secrets(v) for k, v in node.items() if not is_secret_key(str(k))}
     if isinstance(node, list):
         return [_strip_secrets(v) for v in node]
     return node
