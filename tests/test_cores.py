@@ -138,3 +138,21 @@ def test_token_limits_are_part_of_the_cell_key_but_credentials_are_not() -> None
         True,
         False,
     ]
+
+
+def test_a_scripted_caller_cell_does_not_announce_the_llm_gates_it_never_needs(
+    tmp_path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    from evalkit.cell import plan_cell, run_cell_conversations
+
+    config = validate_config(
+        composed(
+            "domain.scenarios=[AL-005]", "trials=1", "progress=false", "modality=text", "metrics=[task_completion]"
+        )
+    )
+    with caplog.at_level(logging.INFO, logger="evalkit"):
+        records = run_cell_conversations(plan_cell(config), tmp_path, log_audio=False)
+    assert records and records[0].conversation.turns
+    assert not [r for r in caplog.records if "LLM-judge gates" in r.getMessage()]

@@ -84,7 +84,9 @@ def run_cell_conversations(
     """Run -> score -> write each conversation as it finishes (in plan order, whatever ``workers`` is)."""
     config = plan.config
     judge = build_cell_judge(config, plan.scenarios)
-    if config.validation.enabled and judge is None:  # said once per cell; each record and the stats say it too
+    # said once per cell, and only to a cell with a generative caller: the gates judge an LLM caller's fidelity (App.
+    # D.1), which a scripted caller cannot lose; each record and the stats say it either way
+    if config.validation.enabled and judge is None and config.simulator.kind != "scripted":
         log.info(
             "validation: the LLM-judge gates (user behavioral and speech fidelity, App. D.1) are skipped: no judge "
             "is configured (judge=none); recorded as skipped (sim_gate_skipped_<gate>), never as passed"
