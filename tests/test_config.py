@@ -81,3 +81,18 @@ def test_sweeper_adds_one_clean_twin_per_distinct_clean_config():
     assert out[:2] == [["domain=airline"], ["domain=airline", "seed=1"]]
     assert out[2:] == jobs
     assert add_clean_twins([["domain=airline"]]) == [["domain=airline"]]
+
+
+def test_token_limits_are_part_of_the_cell_key_but_credentials_are_not() -> None:
+    from evalkit.config.schema import cell_key, identity_payload, is_secret_key, validate_config
+
+    base = validate_config(composed())
+    assert cell_key(base) != cell_key(validate_config(composed("agent.asr.max_new_tokens=64")))
+    assert identity_payload(base)["agent"]["asr"]["max_new_tokens"] == 96
+    assert [is_secret_key(k) for k in ("api_key", "api_key_env", "auth_token", "client-secret", "max_new_tokens")] == [
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]

@@ -123,36 +123,3 @@ def test_a_sweep_composes_each_job_once_and_every_caller_gets_its_own_copy() -> 
     assert probe.sweep_dir == folder
     loader.load_sweep_config(master, ["seed=2"])
     assert loader.composed == [("seed=1",), ("seed=2",)]
-
-
-def test_token_limits_are_part_of_the_cell_key_but_credentials_are_not() -> None:
-    from evalkit.config.schema import identity_payload, is_secret_key
-
-    base = validate_config(composed())
-    assert cell_key(base) != cell_key(validate_config(composed("agent.asr.max_new_tokens=64")))
-    assert identity_payload(base)["agent"]["asr"]["max_new_tokens"] == 96
-    assert [is_secret_key(k) for k in ("api_key", "api_key_env", "auth_token", "client-secret", "max_new_tokens")] == [
-        True,
-        True,
-        True,
-        True,
-        False,
-    ]
-
-
-def test_a_scripted_caller_cell_does_not_announce_the_llm_gates_it_never_needs(
-    tmp_path, caplog: pytest.LogCaptureFixture
-) -> None:
-    import logging
-
-    from evalkit.cell import plan_cell, run_cell_conversations
-
-    config = validate_config(
-        composed(
-            "domain.scenarios=[AL-005]", "trials=1", "progress=false", "modality=text", "metrics=[task_completion]"
-        )
-    )
-    with caplog.at_level(logging.INFO, logger="evalkit"):
-        records = run_cell_conversations(plan_cell(config), tmp_path, log_audio=False)
-    assert records and records[0].conversation.turns
-    assert not [r for r in caplog.records if "LLM-judge gates" in r.getMessage()]
