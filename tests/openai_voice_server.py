@@ -146,8 +146,9 @@ class VoiceServerState:
 
 
 class VoiceAgentServer:
-    def __init__(self, domain: str = "airline", api_key: str | None = None) -> None:
+    def __init__(self, domain: str = "airline", api_key: str | None = None, scenario_dir: Path | None = None) -> None:
         self.state = VoiceServerState(domain=domain, api_key=api_key)
+        self._scenario_dir = scenario_dir  # a scenario folder (e.g. imported EVA-Bench records) instead of the domain's
         self._lock = threading.Lock()  # one request at a time: Whisper and the counters are shared
         self._asr = WhisperASR("bundled:tiny.en", "int8", 2, 1, 96)
         self._tts: dict[tuple[str, float], EspeakTTS] = {}
@@ -260,7 +261,7 @@ class VoiceAgentServer:
     def _scenario_in(self, prompt: str) -> Scenario:
         """The one scenario of the server's domain whose starting utterance and information the prompt carries."""
         if self._scenarios is None:
-            self._scenarios = load_scenarios(self.state.domain)
+            self._scenarios = load_scenarios(self.state.domain, folder=self._scenario_dir)
         found = [
             s
             for s in self._scenarios

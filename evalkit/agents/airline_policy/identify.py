@@ -141,6 +141,8 @@ class IdentifyMixin(PolicyCore):
         return any(w in low for w in ("flight", "booking", "reservation", "charged", "ticket", "trip"))
 
     def _start_workflow(self) -> PolicyReply:
+        if not (self.reservation or {}).get("bookings"):  # a reservation with no flights: nothing to act on here
+            return self._transfer("no_acceptable_option")
         self.focus = pick_booking(self.bookings, self.opening)
         booking = self.booking
         if self.intent == "same_day_change" and booking["date"] != self.today.isoformat():
