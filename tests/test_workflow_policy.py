@@ -503,6 +503,7 @@ DOB = Slot("date_of_birth", "text", "And your date of birth?", label="date of bi
         ("September 5, 1970", "September 5, 1970"),  # the canonical answer is unchanged
         ("Hmm... where would I find that?", None),  # hard level: a question back is no value
         ("Oh... I'm not sure I have that to hand...", None),
+        ("OH.", "OH"),  # a state code as written (Ohio) is no filler
     ],
 )
 def test_free_text_is_written_down_without_the_speech_around_it(heard: str, value: str | None) -> None:

@@ -117,6 +117,8 @@ def clean_text(slot: Slot, heard: str) -> str | None:
     ("Um...", "hold on..."), "the date of birth is", and pauses ("September 5... 1970..." -> "September 5, 1970").
     A question back ("where would I find that?") is not a value. Hand-written: no library does this for speech."""
     text = heard.strip()
+    if re.fullmatch(r"[A-Z]{2,3}\W*", text):  # "OH.": a code as written (Ohio), not the filler "oh"
+        return text.strip(" ,.!")
     naming = "|".join(re.escape(w) for w in {slot.label.lower(), slot.name.replace("_", " ")})
     for _ in range(3):  # fillers and the slot's name can come in any order
         text = LEADING_FILLER.sub("", text)
