@@ -38,7 +38,10 @@ FIELD_CUES = (
     ("last_name", ("last name",)),
     ("new_date", ("what date", "which date", "new date", "the month and the day")),
     ("seat_preference", ("seat preference", "window, an aisle", "window, aisle")),  # the agent's 3 phrasings
+    ("new_origin", ("fly from instead",)),  # another airport: its code (the agent knows no city names)
+    ("new_destination", ("fly into instead", "fly to instead")),
 )
+ROUTE_FIELDS = ("new_origin", "new_destination")
 REQUEST_CUES = ("what you need help with", "how can i help", "what can i help", "what do you need help")
 CONFIRM_CUES = ("shall i", "should i", "would you like me to", "do you want me to", "yes or no")
 REPEATABLE_CUES = ("which would you like", "total of", "shall i go ahead")  # offers and quotes worth re-hearing
@@ -177,13 +180,15 @@ class ScriptedSimulator:
         self.asked[field] = self.asked.get(field, 0) + 1
         self.last_field = field
         value = self.plan.answers.get(field)
+        if value is None and field in ROUTE_FIELDS:  # the caller keeps to the booked airport
+            return self._say(self.style.reply("No, I need to keep that airport."))
         if value is None:
             return self._say(self.style.reply("I don't have that, sorry."))
         vague = self.style.vague_first(field, value)
         if vague is not None:
             self.asked[field] -= 1  # a non-answer: the real first attempt is still to come
             return self._say(vague)
-        if field == "confirmation_number" or is_code(value):
+        if field in ("confirmation_number", *ROUTE_FIELDS) or is_code(value):
             # App. K says to fall back to the NATO alphabet on a second attempt; eSpeak's NATO words are
             # harder for the offline ASR than its letters, so a repeat is plain letters with pauses and NATO
             # is kept for single-character corrections ("the fourth one is Echo").

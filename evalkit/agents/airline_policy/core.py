@@ -46,6 +46,8 @@ class PolicyCore:
         self.focus: dict[str, Any] | None = None  # the booking the caller named on a multi-journey reservation
         self.meal_issued = False
         self.changed: set[str] = set()  # journeys rebooked in this call (both legs of a round trip)
+        self.route: dict[str, str] = {}  # "origin"/"destination" -> the airport the caller moved that end to
+        self.moving: str | None = None  # the end of the trip whose new airport is being asked for
 
     # -- helpers -----------------------------------------------------------------------------------------
     def _ask(self, pending: str, text: str) -> PolicyReply:
