@@ -392,6 +392,38 @@ def test_a_failed_lookup_reasks_the_id_once_then_resumes_or_transfers() -> None:
     assert "transferring you" in replies[-1] and tools.executor.db["transfers"]
 
 
+def test_a_record_the_caller_has_none_of_ends_the_task_not_the_call() -> None:
+    """A lookup that still finds no record ("<record>_not_found") after the ID was asked again: the caller has none
+    on file, so the agent says so and offers more help (a multi-task call goes on); no transfer."""
+    registry = ToolRegistry()
+
+    class RecordArgs(ToolArgs):
+        employee_id: str
+
+    @registry.tool(RecordArgs, writes=False)
+    def get_parking_record(db: dict[str, Any], args: RecordArgs) -> dict[str, Any]:
+        """The caller's parking permit."""
+        raise ToolError("parking_record_not_found", f"No parking record on file for {args.employee_id}")
+
+    registry.tool(TransferArgs, writes=True)(transfer_to_agent)
+    workflow = Workflow(
+        "parking",
+        "Renew a parking permit.",
+        ("parking",),
+        (Ask(EMPLOYEE), Call("get_parking_record", {"employee_id": "$employee_id"})),
+    )
+    tools = ToolBox(ToolExecutor(registry, {"employees": {}}))
+    policy = WorkflowPolicy(tools, TODAY, {"parking": workflow})
+    policy.greet()
+    replies = [policy.step("I need to renew my parking permit.").text]
+    for _ in range(2):  # the ID, read back and confirmed; the lookup fails, the ID is asked again
+        replies += [policy.step("E M P 4 4 7 2.").text, policy.step("Yes.").text]
+    assert "couldn't find a match for that employee ID" in replies[2]
+    assert replies[-1].endswith("Is there anything else I can help you with?") and "No parking record" in replies[-1]
+    assert "transfers" not in tools.executor.db
+    assert policy.step("No, that's all.").end_call
+
+
 def test_a_refusal_writes_nothing_and_holds_against_push_back() -> None:
     conversation, lines = talk(SCENARIOS[2])
     assert task_completion(conversation).passed, lines

@@ -343,6 +343,14 @@ class WorkflowPolicy:
         fed += [r for r in (step.each.refs if step.each else ()) if r in slots]
         fed.sort(key=lambda name: run.workflow.steps[slots[name]].slot.kind not in ("code", "digits"))  # IDs first
         tries = run.retries.get(run.index, 0)
+        # "<record>_not_found" (checklist, DEA record, ...): the person is known but has no such record; a plain
+        # "not_found" (no such employee or provider) is more likely a misheard ID, and stays a transfer.
+        missing = str(result.get("error_type", "")).endswith("_not_found") and not step.once
+        if fed and tries >= MAX_TOOL_RETRIES and missing:
+            # The same value heard twice and still no record: the caller has none on file. That ends this task,
+            # not the call (App. L: transfers are for technical issues and exceptions, not a missing record).
+            self.refused = (run.workflow.name, f"I'm sorry, I can't find that on file: {result.get('message', '')}.")
+            return self._anything_else(" ".join([*said, self.refused[1]]))
         if not fed or tries >= MAX_TOOL_RETRIES:
             return self._transfer(f"{step.tool} failed: {result.get('message', '')}")
         run.retries[run.index] = tries + 1
