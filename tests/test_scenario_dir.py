@@ -177,6 +177,9 @@ def test_the_caller_answers_identity_and_entity_questions_from_the_records_field
     # asked again what it needs, the caller names its first task (the record's first intent), not the vague opening
     assert scenario.user_goal.scripted.request and scenario.user_goal.scripted.request.startswith("I need to ")
     assert caller.respond("What do you need help with?").text == scenario.user_goal.scripted.request
+    # an opening that announced several requests: asked for the first one, the caller names it
+    first = caller.respond("Sure, I can help with those. What's the first one?").text
+    assert first == scenario.user_goal.scripted.request
     assert caller.respond("Is there anything else I can help with?").end_call  # no further request: the closing
 
 

@@ -392,6 +392,24 @@ def test_a_failed_lookup_reasks_the_id_once_then_resumes_or_transfers() -> None:
     assert "transferring you" in replies[-1] and tools.executor.db["transfers"]
 
 
+@pytest.mark.parametrize(
+    "opening",
+    ["Hi, I have a couple of HR things I need help with before my time off.", "I have a few leave requests to sort."],
+)
+def test_an_opening_that_announces_several_requests_is_asked_for_the_first(opening: str) -> None:
+    """A word of a vague opening that matches a task ("time off", "leave") is no request yet: the agent asks for
+    the first one instead of guessing, and starts the task the caller then names."""
+    policy = WorkflowPolicy(ToolBox(ToolExecutor(REGISTRY, DB)), TODAY, WORKFLOWS)
+    policy.greet()
+    assert policy.step(opening).text == "Sure, I can help with those. What's the first one?"
+    assert policy.step("I need a new badge.").text.endswith(EMPLOYEE.question)
+    assert policy.run is not None and policy.run.workflow.name == "badge_replacement"
+    # a plain request that names its task is started at once
+    direct = WorkflowPolicy(ToolBox(ToolExecutor(REGISTRY, DB)), TODAY, WORKFLOWS)
+    direct.greet()
+    assert direct.step("I need some time off.").text.endswith(EMPLOYEE.question)
+
+
 def test_a_record_the_caller_has_none_of_ends_the_task_not_the_call() -> None:
     """A lookup that still finds no record ("<record>_not_found") after the ID was asked again: the caller has none
     on file, so the agent says so and offers more help (a multi-task call goes on); no transfer."""

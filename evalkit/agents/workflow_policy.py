@@ -50,6 +50,12 @@ BARE_NO = re.compile(r"\W*(?:no|nope)(?:,? thanks| thank you)?\W*", re.IGNORECAS
 LEADING_FILLER = re.compile(
     r"^(?:\s*(?:um+|uh+|hmm+|oh|hold on|let me (?:see|think|check)|i think|it's|it is)\b[\s.,!]*)+", re.IGNORECASE
 )
+# An opening that announces several requests without stating them ("I have a couple of HR things I need help
+# with"): a word in it that happens to match a task is no request yet, so the agent asks for the first one.
+SEVERAL_REQUESTS = re.compile(
+    r"\b(?:a couple of|a few|several|some)\s+(?:[\w-]+\s+){0,5}?(?:things|items|issues|requests|updates|questions)\b",
+    re.IGNORECASE,
+)
 NON_ANSWER = re.compile(r"\b(?:not sure|don't know|do not know|don't have|where would i find)\b", re.IGNORECASE)
 HINTS = {
     "code": "Please say it slowly, one character at a time.",
@@ -182,6 +188,7 @@ class WorkflowPolicy:
         self.refused: tuple[str, str] | None = None  # (workflow, spoken refusal) of the last refused workflow
         self.last_text = ""
         self.confirming = ""  # the pending Confirm question, for asking it again
+        self.asked_first = False  # the caller announced several requests and was asked for the first one
 
     # -- public ----------------------------------------------------------------------------------------------
     def greet(self) -> PolicyReply:
@@ -225,6 +232,9 @@ class WorkflowPolicy:
 
     def _on_intent(self, heard: str) -> PolicyReply:
         found = match_workflows(heard, self.workflows)
+        if len(found) <= 1 and not self.asked_first and SEVERAL_REQUESTS.search(heard):
+            self.asked_first = True
+            return self._ask("intent", "Sure, I can help with those. What's the first one?")
         if not found:
             return self._reask(
                 f"Sorry, I didn't catch that. I can help with {self._menu()}. What would you like to do?",

@@ -42,7 +42,13 @@ FIELD_CUES = (
     ("new_destination", ("fly into instead", "fly to instead")),
 )
 ROUTE_FIELDS = ("new_origin", "new_destination")
-REQUEST_CUES = ("what you need help with", "how can i help", "what can i help", "what do you need help")
+REQUEST_CUES = (
+    "what you need help with",
+    "how can i help",
+    "what can i help",
+    "what do you need help",
+    "what's the first one",  # after an opening that announced several requests
+)
 CONFIRM_CUES = ("shall i", "should i", "would you like me to", "do you want me to", "yes or no")
 REPEATABLE_CUES = ("which would you like", "total of", "shall i go ahead")  # offers and quotes worth re-hearing
 STALL_CUES = ("sorry", "didn't get", "still didn't", "again")
