@@ -19,7 +19,8 @@ from evalkit.agents.dialogue import make_policy
 from evalkit.agents.workflow_policy import WorkflowPolicy, clean_text, hear_slot, match_workflows, say_value
 from evalkit.config.schema import PersonaConfig
 from evalkit.domains.base import ToolArgs, ToolError, ToolExecutor, ToolRegistry
-from evalkit.domains.workflow import Ask, Call, Confirm, Say, Slot, Workflow, parse_slot, run_reference
+from evalkit.domains.workflow import TODAY as TODAY_REF
+from evalkit.domains.workflow import Ask, Call, Confirm, Derived, Refuse, Say, Slot, Workflow, parse_slot, run_reference
 from evalkit.metrics.task_completion import task_completion
 from evalkit.records import Conversation
 from evalkit.scenarios import (
@@ -408,6 +409,32 @@ def test_an_opening_that_announces_several_requests_is_asked_for_the_first(openi
     direct = WorkflowPolicy(ToolBox(ToolExecutor(REGISTRY, DB)), TODAY, WORKFLOWS)
     direct.greet()
     assert direct.step("I need some time off.").text.endswith(EMPLOYEE.question)
+
+
+def test_a_refuse_step_stops_the_workflow_when_its_condition_holds() -> None:
+    """``Refuse(when=Derived(...))``: a boundary no tool checks (a start date already passed, against ``$today``),
+    for the reference path and the agent alike; nothing after it runs."""
+    past = Refuse(
+        "I'm sorry, leave can't start on a date that has passed.",
+        when=Derived((TODAY_REF, "start_date"), lambda today, start: start < today),
+    )
+    steps = (Ask(START), past, Call("transfer_to_agent", {"reason": "$start_date"}))
+    workflow = Workflow("leave", "Leave from a start date.", ("leave",), steps)
+    db = {"_current_date": TODAY.isoformat(), "employees": {}}
+    refused = run_reference(workflow, {"start_date": "2026-06-01"}, ToolExecutor(REGISTRY, db))
+    assert refused.outcome == "refused" and refused.calls == []
+    done = run_reference(workflow, {"start_date": "2026-07-01"}, ToolExecutor(REGISTRY, db))
+    assert done.outcome == "completed" and [tool for tool, _ in done.calls] == ["transfer_to_agent"]
+
+    tools = ToolBox(ToolExecutor(REGISTRY, db))
+    policy = WorkflowPolicy(tools, TODAY, {"leave": workflow})
+    policy.greet()
+    policy.step("I need leave.")
+    reply = policy.step("June 1.").text
+    assert reply.startswith("Thank you. I'm sorry, leave can't start") and reply.endswith(
+        "anything else I can help you with?"
+    )
+    assert "transfers" not in tools.executor.db
 
 
 def test_a_record_the_caller_has_none_of_ends_the_task_not_the_call() -> None:

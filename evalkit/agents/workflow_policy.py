@@ -20,10 +20,12 @@ from evalkit.agents.policy import PolicyReply, ok
 from evalkit.domains.workflow import (
     REFERENCE,
     TEXT_REFERENCE,
+    TODAY,
     Ask,
     Call,
     Confirm,
     Derived,
+    Refuse,
     Say,
     Slot,
     Workflow,
@@ -257,7 +259,7 @@ class WorkflowPolicy:
     def _start(self, name: str, prefix: str) -> PolicyReply:
         self.reasks = 0
         self.refused = None
-        self.run = Run(self.workflows[name])
+        self.run = Run(self.workflows[name], scope={TODAY: self.today.isoformat()})
         return self._advance(prefix)
 
     # -- walking the steps -----------------------------------------------------------------------------------
@@ -285,6 +287,10 @@ class WorkflowPolicy:
                 said.append(speak(step.text, run.scope))
                 run.index += 1
                 continue
+            if isinstance(step, Refuse):  # the policy boundary (``applies`` said its condition holds)
+                refusal = speak(step.text, run.scope)
+                self.refused = (run.workflow.name, refusal)
+                return self._anything_else(" ".join([*said, refusal]))
             reply = self._call(step, said)
             if reply is not None:
                 return reply

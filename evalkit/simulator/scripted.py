@@ -22,7 +22,7 @@ from datetime import date
 import numpy as np
 
 from evalkit.domains import get_domain
-from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Slot, Workflow, parse_slot
+from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Refuse, Slot, Workflow, parse_slot
 from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios import Scenario
 from evalkit.simulator.field_answers import FieldAnswers
@@ -95,7 +95,7 @@ def fixed_wording(workflows: list[Workflow], kind: type[Call] | type[Confirm]) -
         for step in workflow.steps:
             if isinstance(step, Call) and kind is Call and step.require:
                 text = step.refusal
-            elif isinstance(step, Confirm) and kind is Confirm:
+            elif (isinstance(step, Refuse) and kind is Call) or (isinstance(step, Confirm) and kind is Confirm):
                 text = step.text
             else:
                 continue
