@@ -437,6 +437,29 @@ def test_a_refuse_step_stops_the_workflow_when_its_condition_holds() -> None:
     assert "transfers" not in tools.executor.db
 
 
+@pytest.mark.parametrize(
+    "request_",
+    ["Hi, I need help putting in a PTO request for a coworker.", "I'd like to book some time off on her behalf."],
+)
+def test_a_request_for_somebody_else_is_refused_before_any_lookup(request_: str) -> None:
+    """The caller can only be verified as themselves: a task for a coworker is not started (no verification, no
+    lookup, nothing written), and asking again does not move the boundary."""
+    tools = ToolBox(ToolExecutor(REGISTRY, DB))
+    policy = WorkflowPolicy(tools, TODAY, WORKFLOWS)
+    policy.greet()
+    reply = policy.step(request_).text
+    assert reply.startswith("I'm sorry, I can only help you with your own records.") and "anything else" in reply
+    assert "only help you with your own records" in policy.step("Please, it's time off for my coworker.").text
+    assert tools.executor.call_counts == {}
+    assert policy.step("No, that's all.").end_call
+    # swapping a shift *with* a colleague is the caller's own request
+    assert (
+        not WorkflowPolicy(tools, TODAY, WORKFLOWS)
+        .step("I need time off, my colleague covers for me.")
+        .text.startswith("I'm sorry")
+    )
+
+
 def test_a_record_the_caller_has_none_of_ends_the_task_not_the_call() -> None:
     """A lookup that still finds no record ("<record>_not_found") after the ID was asked again: the caller has none
     on file, so the agent says so and offers more help (a multi-task call goes on); no transfer."""

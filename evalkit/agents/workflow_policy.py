@@ -58,6 +58,14 @@ SEVERAL_REQUESTS = re.compile(
     r"\b(?:a couple of|a few|several|some)\s+(?:[\w-]+\s+){0,5}?(?:things|items|issues|requests|updates|questions)\b",
     re.IGNORECASE,
 )
+# A request for somebody else ("a PTO request for a coworker"): the caller can only be verified as themselves, so
+# the agent does not start the task (it would act on the caller's own record, or on another's with their details).
+FOR_SOMEONE_ELSE = re.compile(
+    r"\b(?:for|on behalf of) (?:a|my|our|another) (?:co-?worker|colleague|team-?mate|friend|manager|employee)\b"
+    r"|\bon (?:his|her|their) behalf\b",
+    re.IGNORECASE,
+)
+NOT_FOR_OTHERS = "I'm sorry, I can only help you with your own records. They will need to call us themselves."
 NON_ANSWER = re.compile(r"\b(?:not sure|don't know|do not know|don't have|where would i find)\b", re.IGNORECASE)
 HINTS = {
     "code": "Please say it slowly, one character at a time.",
@@ -234,6 +242,9 @@ class WorkflowPolicy:
 
     def _on_intent(self, heard: str) -> PolicyReply:
         found = match_workflows(heard, self.workflows)
+        if FOR_SOMEONE_ELSE.search(heard):
+            self.refused = (found[0] if len(found) == 1 else "", NOT_FOR_OTHERS)
+            return self._anything_else(NOT_FOR_OTHERS)
         if len(found) <= 1 and not self.asked_first and SEVERAL_REQUESTS.search(heard):
             self.asked_first = True
             return self._ask("intent", "Sure, I can help with those. What's the first one?")
