@@ -96,6 +96,8 @@ def airline_choices(
         answers.update(_moved_airports(initial, expected, first))
     elif standby:
         accept = _flight_of(standby[0])
+        if standby[1:]:  # standby on several flights: the further ones are taken with the first
+            answers["accept_also"] = " ".join(_flight_of(j) for j in standby[1:])
     answers["standby"] = YES if standby else NO
     cancelled = any(
         b.get("status") == "cancelled"

@@ -318,6 +318,10 @@ class ScriptedSimulator:
             return self._styled(f"I'll take flight {also[0]}.")
         self.offered |= offered_now
         if self.plan.accept_option and self.plan.accept_option in self.offered:
+            if also:  # offered together (standby on several flights): taken together
+                return self._styled(
+                    f"I'll take flight {self.plan.accept_option} and flight {' and flight '.join(also)}."
+                )
             return self._styled(self.plan.accept_say or f"I'll take flight {self.plan.accept_option}.")
         self.rejected += 1
         if self.rejected <= self.plan.reject_limit and self.plan.reject_say:

@@ -35,6 +35,7 @@ class PolicyCore:
         self.standby_options: list[dict[str, Any]] = []  # full flights offered for free standby
         self.rejections = 0
         self.choice: dict[str, Any] | None = None
+        self.also: list[dict[str, Any]] = []  # further full flights the caller chose to stand by for
         self.seat = "no_preference"
         self.seat_choices: list[str] = []  # the caller's seat types in order of preference
         self.travel_date: date | None = None

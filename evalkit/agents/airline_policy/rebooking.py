@@ -154,6 +154,11 @@ class RebookingMixin(PolicyCore):
         self.reasks = 0
         self.choice = choice
         if self.intent == "standby" or choice in self.standby_options:
+            # standby on several flights at once ("the 11 and the 1 PM"): each one the caller named by number
+            named = set(parse_flight_numbers(heard))
+            self.also = [
+                o for o in [*self.options, *self.standby_options] if o is not choice and named & set(o["flights"])
+            ]
             return self._confirm_standby()
         return self._ask("seat", "Do you have a seat preference: window, aisle or middle?")
 
