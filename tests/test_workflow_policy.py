@@ -492,6 +492,42 @@ def test_a_record_the_caller_has_none_of_ends_the_task_not_the_call() -> None:
     assert policy.step("No, that's all.").end_call
 
 
+def test_the_same_task_twice_in_one_call_asks_its_details_again() -> None:
+    """Two leave requests in one call (EVA-Bench: two applications' access): the agent asks the second one's details
+    afresh instead of reusing the first one's, and the caller answers with the second task's own answers
+    (``<slot>#2``)."""
+    second = {"leave_type": "sick", "start_date": "July 6", "days": "2"}
+    answers = {**LEAVE, **{f"{slot}#2": value for slot, value in second.items()}}
+    executor = ToolExecutor(REGISTRY, DB)
+    for values in (LEAVE, {**LEAVE, **second}):
+        typed = {s.name: parse_slot(s, values[s.name], TODAY) for s in WORKFLOWS["leave_request"].slots}
+        assert run_reference(WORKFLOWS["leave_request"], typed, executor).outcome == "completed"
+    base = SCENARIOS[0]
+    plan = base.user_goal.scripted.model_copy(
+        update={"answers": answers, "followups": ["I also need to book some sick leave."]}
+    )
+    twice = base.model_copy(
+        update={
+            "workflow": "leave_request+leave_request",
+            "type": "multi_intent",
+            "user_goal": base.user_goal.model_copy(update={"scripted": plan}),
+            "expected_scenario_db": executor.db,
+        }
+    )
+    conversation, lines = talk(twice)
+    assert task_completion(conversation).passed, lines
+    assert len(conversation.final_db["leave_requests"]) == 2
+    assert sum(LEAVE_TYPE.question in t for t in said(lines)) == 2  # asked again, not reused
+
+
+def test_only_the_verification_slots_carry_over_to_a_repeated_task() -> None:
+    from evalkit.agents.workflow_policy import identity_slots
+    from evalkit.domains.itsm import WORKFLOWS as ITSM
+
+    assert identity_slots(ITSM["application_access"]) == {"employee_id", "phone_last_four", "otp_code"}
+    assert identity_slots(WORKFLOWS["leave_request"]) == set()  # the test domain verifies on every task
+
+
 def test_a_refusal_writes_nothing_and_holds_against_push_back() -> None:
     conversation, lines = talk(SCENARIOS[2])
     assert task_completion(conversation).passed, lines

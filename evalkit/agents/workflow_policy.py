@@ -143,6 +143,19 @@ def clean_text(slot: Slot, heard: str) -> str | None:
     return None if not text or text.endswith("?") or NON_ANSWER.search(text) else text
 
 
+def identity_slots(workflow: Workflow) -> set[str]:
+    """The slots that feed its ``once`` calls (the caller's verification): known for the whole call."""
+    refs: set[str] = set()
+    for step in workflow.steps:
+        if isinstance(step, Call) and step.once:
+            for value in step.args.values():
+                if isinstance(value, str) and (m := REFERENCE.match(value)):
+                    refs.add(m.group(1))
+                elif isinstance(value, Derived):
+                    refs.update(r.split(".")[0] for r in value.refs)
+    return refs
+
+
 def match_workflows(heard: str, workflows: Mapping[str, Workflow]) -> list[str]:
     """Workflows whose intents (or readable name) occur in ``heard``; the longest matching phrase wins, so
     "cancel my leave request" prefers an intent "cancel leave" over a bare "cancel". Ties stay ambiguous."""
@@ -199,6 +212,7 @@ class WorkflowPolicy:
         self.last_text = ""
         self.confirming = ""  # the pending Confirm question, for asking it again
         self.asked_first = False  # the caller announced several requests and was asked for the first one
+        self.started: set[str] = set()  # the workflows begun in this call
 
     # -- public ----------------------------------------------------------------------------------------------
     def greet(self) -> PolicyReply:
@@ -270,7 +284,12 @@ class WorkflowPolicy:
     def _start(self, name: str, prefix: str) -> PolicyReply:
         self.reasks = 0
         self.refused = None
-        self.run = Run(self.workflows[name], scope={TODAY: self.today.isoformat()})
+        workflow = self.workflows[name]
+        if name in self.started:  # the same task again (a second application): its details are asked afresh
+            for slot in set(s.name for s in workflow.slots) - identity_slots(workflow):
+                self.known.pop(slot, None)
+        self.started.add(name)
+        self.run = Run(workflow, scope={TODAY: self.today.isoformat()})
         return self._advance(prefix)
 
     # -- walking the steps -----------------------------------------------------------------------------------

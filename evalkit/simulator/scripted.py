@@ -268,7 +268,7 @@ class ScriptedSimulator:
     def _check_read_back(self, agent_text: str) -> UserUtterance:
         """Compare the agent's spelled read-back with the true value; correct the first wrong character
         (EVA-Bench decision tree rule 1: wait for the read-back, correct mismatches)."""
-        truth = re.sub(r"[\s-]", "", self.plan.answers.get(self.last_field, "")).upper()
+        truth = re.sub(r"[\s-]", "", self._task_value(self.last_field) or "").upper()
         heard = re.search(r"I have ((?:[A-Z0-9] ?)+)\.", agent_text)
         read_back = heard.group(1).replace(" ", "") if heard else ""
         self.no_progress = 0
@@ -390,11 +390,21 @@ class ScriptedSimulator:
         found = [(low.rfind(key), len(key), name) for name, key in keys.items() if key in low]
         return self.slots[max(found)[2]] if found else None
 
+    def _task_value(self, field: str) -> str | None:
+        """The answer for the current task: a workflow the call comes back to (a second application's access) has
+        its own answers under ``<field>#<n>``."""
+        if self.workflows:
+            index = min(self.followups_said, len(self.workflows) - 1)
+            n = sum(w.name == self.workflows[index].name for w in self.workflows[: index + 1])
+            if n > 1 and f"{field}#{n}" in self.plan.answers:
+                return self.plan.answers[f"{field}#{n}"]
+        return self.plan.answers.get(field)
+
     def _answer_slot(self, slot: Slot) -> UserUtterance:
         field = slot.name
         self.asked[field] = self.asked.get(field, 0) + 1
         self.last_field = field
-        value = self.plan.answers.get(field)
+        value = self._task_value(field)
         if value is None:
             return self._say(self.style.reply("I don't have that, sorry."))
         vague = self.style.vague_first(field, value)
@@ -416,7 +426,7 @@ class ScriptedSimulator:
         slot = self.slots.get(self.last_field)
         if slot is None or slot.kind in SPELLED_KINDS:
             return self._check_read_back(agent_text)
-        truth = self.plan.answers.get(slot.name, "")
+        truth = self._task_value(slot.name) or ""
         said = re.search(r"I have (.*?)\. Is that right", agent_text)
         heard = parse_slot(slot, said.group(1), self.today) if said else None
         self.no_progress = 0
