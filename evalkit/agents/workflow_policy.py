@@ -17,9 +17,9 @@ from typing import Any
 
 from evalkit.agents.base import ToolBox
 from evalkit.agents.policy import PolicyReply, ok
+from evalkit.agents.slot_hearing import clean_text, hear_slot, say_value, speak, spelled_back
 from evalkit.domains.workflow import (
     REFERENCE,
-    TEXT_REFERENCE,
     TODAY,
     Ask,
     Call,
@@ -31,13 +31,13 @@ from evalkit.domains.workflow import (
     Workflow,
     applies,
     fit_pattern,
-    lookup,
     lookup_or_none,
     memo_key,
-    parse_slot,
     resolve,
 )
-from evalkit.spoken import parse_correction, parse_spelled_word, parse_yes_no, say_date, say_time, spell_code
+from evalkit.spoken import parse_correction, parse_yes_no, spell_code
+
+__all__ = ["WorkflowPolicy", "clean_text", "hear_slot", "identity_slots", "match_workflows", "say_value", "speak"]
 
 MAX_REASKS = 2  # two plain re-asks (the second one clearer), then a transfer, as in the airline policy
 MAX_REPAIRS = 8  # single-character corrections of one read-back before giving up
@@ -45,13 +45,8 @@ MAX_TOOL_RETRIES = 1  # a failed lookup re-asks the slot that fed it once (a mis
 ANYTHING_ELSE = "Is there anything else I can help you with?"
 # The caller asks to hear the last question again (elderly persona): repeat it instead of spending a re-ask.
 REPEAT_REQUEST = re.compile(r"\b(say that again|repeat that|come again|pardon)\b", re.IGNORECASE)
-# Where a self-correcting caller restarts ("... oh wait, sorry, actually it's E M P ..."): the tail wins.
-SELF_CORRECTION = re.compile(r"\b(?:actually|i mean|sorry)\b", re.IGNORECASE)
 CLOSING = re.compile(r"\b(that's all|that is all|nothing else|bye|goodbye)\b", re.IGNORECASE)
 BARE_NO = re.compile(r"\W*(?:no|nope)(?:,? thanks| thank you)?\W*", re.IGNORECASE)
-LEADING_FILLER = re.compile(
-    r"^(?:\s*(?:um+|uh+|hmm+|oh|hold on|let me (?:see|think|check)|i think|it's|it is)\b[\s.,!]*)+", re.IGNORECASE
-)
 # An opening that announces several requests without stating them ("I have a couple of HR things I need help
 # with"): a word in it that happens to match a task is no request yet, so the agent asks for the first one.
 SEVERAL_REQUESTS = re.compile(
@@ -66,7 +61,6 @@ FOR_SOMEONE_ELSE = re.compile(
     re.IGNORECASE,
 )
 NOT_FOR_OTHERS = "I'm sorry, I can only help you with your own records. They will need to call us themselves."
-NON_ANSWER = re.compile(r"\b(?:not sure|don't know|do not know|don't have|where would i find)\b", re.IGNORECASE)
 HINTS = {
     "code": "Please say it slowly, one character at a time.",
     "digits": "Please say the digits slowly, one at a time.",
@@ -78,69 +72,6 @@ HINTS = {
     "name": "Please say just the name.",
 }
 NO_PREFIX = re.compile(r"^\W*(?:no|nope)\b\W*", re.IGNORECASE)  # "No, it's ..." restates; a bare "No." does not
-ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-CLOCK = re.compile(r"^\d{2}:\d{2}$")
-SPOKEN_CODE = re.compile(r"^(?=.*\d)[A-Z0-9-]{5,}$")
-
-
-def spelled_back(slot: Slot) -> bool:
-    """Values read back character by character: codes and digit strings always, any slot marked ``read_back``."""
-    return slot.kind in ("code", "digits") or slot.read_back
-
-
-def say_value(value: Any) -> str:
-    """A slot or result value as the agent speaks it: codes spelled, ISO dates and clock times in words."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))  # "3 days", not "3.0 days"
-    text = str(value)
-    if ISO_DATE.match(text):
-        return say_date(text)
-    if CLOCK.match(text):
-        return say_time(text)
-    if isinstance(value, str) and SPOKEN_CODE.match(text):  # IDs are strings; amounts stay numbers
-        return spell_code(text.replace("-", ""))
-    return text.replace("_", " ")  # choice values: "14_inch" -> "14 inch"
-
-
-def speak(text: str, scope: Mapping[str, Any]) -> str:
-    """``render`` for the ear: the same ``{ref}`` templates, with each value in spoken form (``say_value``)."""
-    return TEXT_REFERENCE.sub(lambda m: say_value(lookup(m.group(1), scope)), text)
-
-
-def hear_slot(slot: Slot, heard: str, today: date) -> Any:
-    """``parse_slot`` on what the caller said last: after a self-correction the restated value wins, and the
-    slip before it must not be glued onto it (twenty digits instead of ten)."""
-    if slot.kind in ("code", "digits"):
-        # "My employee ID is E M P ...", "the phone last four is 8 6 3 3": the words naming the slot are not part
-        # of the value (an "I D" or a "four" would be read as characters of it).
-        for words in {slot.label, slot.name.replace("_", " ")}:
-            heard = re.sub(rf"\b{re.escape(words)}\b", " ", heard, flags=re.IGNORECASE)
-    if slot.kind == "text":
-        text = clean_text(slot, heard)
-        return slot.normalize(text) if slot.normalize is not None and text is not None else text
-    if slot.kind == "name" and (spelled := parse_spelled_word(heard)) and len(spelled) >= 3:
-        return spelled.capitalize()  # "D, E, L, G, A, D, O": parse_name alone would keep the last letter
-    parts = SELF_CORRECTION.split(heard)
-    if len(parts) > 1 and slot.kind != "text":  # free text keeps every word
-        tail = parse_slot(slot, parts[-1], today)
-        if tail is not None:
-            return tail
-    return parse_slot(slot, heard, today)
-
-
-def clean_text(slot: Slot, heard: str) -> str | None:
-    """A free-text value without the speech around it, as a listener would write it down: hesitations
-    ("Um...", "hold on..."), "the date of birth is", and pauses ("September 5... 1970..." -> "September 5, 1970").
-    A question back ("where would I find that?") is not a value. Hand-written: no library does this for speech."""
-    text = heard.strip()
-    if re.fullmatch(r"[A-Z]{2,3}\W*", text):  # "OH.": a code as written (Ohio), not the filler "oh"
-        return text.strip(" ,.!")
-    naming = "|".join(re.escape(w) for w in {slot.label.lower(), slot.name.replace("_", " ")})
-    for _ in range(3):  # fillers and the slot's name can come in any order
-        text = LEADING_FILLER.sub("", text)
-        text = re.sub(rf"^(?:the|my|our|their)\s+(?:{naming})\s+(?:is|are)\b[\s.,]*", "", text, flags=re.IGNORECASE)
-    text = re.sub(r"\s*\.\.\.+\s*", ", ", text).strip(" ,.!")
-    return None if not text or text.endswith("?") or NON_ANSWER.search(text) else text
 
 
 def identity_slots(workflow: Workflow) -> set[str]:
