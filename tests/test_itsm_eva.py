@@ -228,3 +228,22 @@ def test_a_task_that_comes_again_is_a_second_task_with_its_own_answers():
     assert (answers["application_name"], answers["access_level"]) == ("Confluence", "read only")
     assert (answers["application_name#2"], answers["access_level#2"]) == ("Datadog", "standard")
     assert "employee_id#2" not in answers  # verification is the first task's
+
+
+def test_a_room_search_that_drops_the_equipment_is_the_callers_yes_to_a_room_without_it():
+    from types import SimpleNamespace
+
+    from evalkit.scenarios.schema import ReferenceCall
+
+    room = {"building_code": "HQ", "date": TODAY, "start_time": "10:00", "end_time": "11:00", "min_capacity": 4}
+
+    def plan(*checks: dict[str, Any]) -> dict[str, str]:
+        calls = [ReferenceCall(name="check_room_availability", arguments=c) for c in checks]
+        scripted = SimpleNamespace(answers={})
+        scenario = SimpleNamespace(reference_calls=calls, user_goal=SimpleNamespace(scripted=scripted), scenario_db={})
+        return record_plan(scenario)[1]
+
+    with_projector = {**room, "equipment_required": ["projector"]}
+    assert plan(with_projector, room)["room_without_equipment"] == "yes"
+    assert plan(with_projector, {**with_projector, "floor_code": "FL3"})["room_without_equipment"] == "no"
+    assert "room_without_equipment" not in plan(with_projector)

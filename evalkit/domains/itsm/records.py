@@ -239,6 +239,9 @@ def _answers(
         put("end_time", say_time(room["end_time"]))
         put("attendee_count", str(room.get("min_capacity")))
         put("required_equipment", _spoken((room.get("equipment_required") or ["nothing"])[0]))
+    rooms = [a for n, a in calls if n == "check_room_availability"]
+    if len(rooms) > 1 and rooms[0].get("equipment_required"):  # searched on without the equipment, or not
+        put("room_without_equipment", "no" if all(r.get("equipment_required") for r in rooms) else "yes")
     if booking := first("submit_room_booking"):
         put("attendee_count", str(booking.get("attendee_count")))
 
