@@ -452,12 +452,18 @@ def test_a_request_for_somebody_else_is_refused_before_any_lookup(request_: str)
     assert "only help you with your own records" in policy.step("Please, it's time off for my coworker.").text
     assert tools.executor.call_counts == {}
     assert policy.step("No, that's all.").end_call
-    # swapping a shift *with* a colleague is the caller's own request
+    # a colleague named in passing is no request for them
     assert (
         not WorkflowPolicy(tools, TODAY, WORKFLOWS)
         .step("I need time off, my colleague covers for me.")
         .text.startswith("I'm sorry")
     )
+    # a task that is about another employee too (it asks for a second employee ID) is not refused
+    colleague = Slot("colleague_id", "code", "What is your colleague's employee ID?", label="colleague", length=7)
+    handover = Workflow("handover", "Hand work over.", ("handover",), (Ask(EMPLOYEE), Ask(colleague)))
+    policy = WorkflowPolicy(tools, TODAY, {"handover": handover})
+    policy.greet()
+    assert policy.step("I need a handover for a colleague.").text.endswith(EMPLOYEE.question)
 
 
 def test_a_record_the_caller_has_none_of_ends_the_task_not_the_call() -> None:

@@ -74,6 +74,13 @@ HINTS = {
 NO_PREFIX = re.compile(r"^\W*(?:no|nope)\b\W*", re.IGNORECASE)  # "No, it's ..." restates; a bare "No." does not
 
 
+def acts_for_others(workflow: Workflow) -> bool:
+    """A task about another employee too (an offboarding, a new hire, a shift swap): it asks for a second identifier
+    of the same form as the caller's own employee ID."""
+    shape = {(s.kind, s.length, s.pattern) for s in workflow.slots if s.name == "employee_id"}
+    return any((s.kind, s.length, s.pattern) in shape for s in workflow.slots if s.name != "employee_id")
+
+
 def identity_slots(workflow: Workflow) -> set[str]:
     """The slots that feed its ``once`` calls (the caller's verification): known for the whole call."""
     refs: set[str] = set()
@@ -187,7 +194,7 @@ class WorkflowPolicy:
 
     def _on_intent(self, heard: str) -> PolicyReply:
         found = match_workflows(heard, self.workflows)
-        if FOR_SOMEONE_ELSE.search(heard):
+        if FOR_SOMEONE_ELSE.search(heard) and not any(acts_for_others(self.workflows[n]) for n in found):
             self.refused = (found[0] if len(found) == 1 else "", NOT_FOR_OTHERS)
             return self._anything_else(NOT_FOR_OTHERS)
         if len(found) <= 1 and not self.asked_first and SEVERAL_REQUESTS.search(heard):
