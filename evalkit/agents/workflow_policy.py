@@ -50,7 +50,7 @@ BARE_NO = re.compile(r"\W*(?:no|nope)(?:,? thanks| thank you)?\W*", re.IGNORECAS
 # An opening that announces several requests without stating them ("I have a couple of HR things I need help
 # with"): a word in it that happens to match a task is no request yet, so the agent asks for the first one.
 SEVERAL_REQUESTS = re.compile(
-    r"\b(?:a couple of|a few|several|some)\s+(?:[\w-]+\s+){0,5}?(?:things|items|issues|requests|updates|questions)\b",
+    r"\b(?:a couple of|a few|several)\s+(?:[\w-]+\s+){0,4}?(?:things|items|issues|requests|updates|questions)\b",
     re.IGNORECASE,
 )
 # A request for somebody else ("a PTO request for a coworker"): the caller can only be verified as themselves, so
