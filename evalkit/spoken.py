@@ -311,12 +311,17 @@ def flight_digits(text: str) -> set[str]:
 
 
 def parse_clock_times(text: str) -> list[str]:
-    """'1 PM', '1:00 p.m.', 'one o'clock' -> ['13:00'] (24 h). Bare 'one o'clock' is taken as afternoon
+    """'1 PM', '1:00 p.m.', 'one o'clock', '13:00' -> ['13:00'] (24 h). Bare 'one o'clock' is taken as afternoon
     when it is before 7, the way a caller means it."""
     low = text.lower().replace(".", "")
     times: list[str] = []
     for hour, minute, meridiem in re.findall(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b", low):
         times.append(_to_24h(int(hour), int(minute or 0), meridiem))
+    # a written 24-hour time without am/pm ("07:00", "19:30", "00:00"): a record's own value, as it stands (a
+    # one-digit hour, "7:00", is left out: spoken, it could be morning or evening)
+    for hour, minute in re.findall(r"\b(\d{2}):(\d{2})\b(?!\s*(?:am|pm)\b)", low):
+        if int(hour) < 24 and int(minute) < 60:
+            times.append(f"{int(hour):02d}:{minute}")
     for digits, meridiem in re.findall(r"\b(\d{3,4})\s*(am|pm)\b", low):  # ASR drops the colon: "420 pm"
         hour, minute = int(digits[:-2]), int(digits[-2:])
         if 1 <= hour <= 12 and minute < 60:

@@ -139,3 +139,22 @@ def test_a_correction_the_ear_always_garbles_ends_the_call_instead_of_looping():
     conversation, lines = talk(scenario, ear=ear, max_turns=80)
     assert conversation.end_reason in ("agent_end_call", "user_end_call") and len(lines) < 60, lines
     assert ("user", f"No, the sixth one is {code[-1]}.") in lines  # the plain-letter variant was tried
+
+
+def test_a_caller_may_stand_by_for_several_flights_at_once():
+    """EVA-Bench's standby records put one caller on two earlier flights: the caller names both, the agent confirms
+    both and lists the passenger on each (the booked seat stays confirmed)."""
+    scenario = next(s for s in SCENARIOS if s.id == "AL-015")
+    plan = scenario.user_goal.scripted
+    both = plan.model_copy(update={"answers": {**plan.answers, "accept_also": "SK900"}})
+    goal = scenario.user_goal.model_copy(update={"scripted": both})
+    conversation, lines = talk(scenario.model_copy(update={"user_goal": goal}))
+    said = [text for _, text in lines]
+    assert "I'll take flight SK321 and flight SK900." in said, lines
+    assert any("standby list for flight SK321 and flight SK900?" in text for text in said), lines
+    journeys = conversation.final_db["journeys"]
+    listed = [j for j, journey in journeys.items() if journey.get("standby_list")]
+    assert sorted(listed) == sorted(j for j in journeys if ("_SK321_" in j or "_SK900_" in j)), listed
+    # one flight named: one standby list, as before
+    conversation, _ = talk(scenario)
+    assert sum(bool(j.get("standby_list")) for j in conversation.final_db["journeys"].values()) == 1

@@ -30,7 +30,7 @@ from evalkit.domains.hr.generate import (
     write,
 )
 from evalkit.domains.hr.workflows import WORKFLOWS
-from evalkit.domains.workflow import parse_slot, run_reference
+from evalkit.domains.workflow import Refuse, applies, parse_slot, run_reference
 from evalkit.prompts.render import render_agent_prompt, render_simulator_prompt
 from evalkit.scenarios import load_scenarios, scenario_dir
 from evalkit.scenarios.check import check_file
@@ -93,6 +93,30 @@ def test_each_workflow_completes_and_writes(world, name: str) -> None:
     assert writes, f"{name} wrote nothing"
     assert ex.db != db  # the scenario DB itself is untouched (the executor works on a copy)
     assert "session" not in db
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "refusal"),
+    [
+        ("fmla_leave", {"leave_start_date": "2020-01-06", "leave_end_date": "2020-01-10"}, "already passed"),
+        ("fmla_leave", {"leave_end_date": "2035-12-31"}, "weeks of FMLA leave you have left"),
+        ("dea_transfer", {"new_facility_code": None}, "already at that facility"),  # None: the current facility
+    ],
+)
+def test_the_policy_boundaries_no_tool_checks_are_refused(world, name: str, change: dict, refusal: str) -> None:
+    """App. L.6 rules the agent itself must check: no leave from a passed date or beyond the weeks left, no DEA
+    "transfer" to the facility the registration is at. The reference path stops there and writes nothing."""
+    p, db = world
+    values = answers(p, name)
+    facility = (db["providers"].get(values.get("npi", "")) or {}).get("dea_registration", {}).get("facility_code")
+    values |= {k: v if v is not None else facility for k, v in change.items()}
+    ex = ToolExecutor(REGISTRY, {**db, "_current_date": TODAY.isoformat()})
+    run = run_reference(WORKFLOWS[name], values, ex)
+    assert run.outcome == "refused"
+    assert not [tool for tool, _ in run.calls if REGISTRY[tool].writes]
+    step = next(s for s in WORKFLOWS[name].steps if isinstance(s, Refuse) and refusal in s.text)
+    assert applies(step, run.scope)
+    assert run_reference(WORKFLOWS[name], answers(p, name), ToolExecutor(REGISTRY, db)).outcome == "completed"
 
 
 def test_generated_dbs_have_eva_benchs_layout(world) -> None:

@@ -627,3 +627,25 @@ def test_dates_in_answers_are_spoken_not_iso(scenarios):
             if SLOTS[name].kind == "date":
                 assert not re.search(r"\d{4}-\d{2}", text)
                 assert date.fromisoformat(parse_slot(SLOTS[name], text, TODAY)) >= TODAY
+
+
+@pytest.mark.parametrize("without", [True, False])
+def test_no_room_with_the_equipment_brings_the_offer_of_one_without(scenarios, without: bool):
+    """EVA-Bench's room searches go on without the equipment when no room has it: the caller's yes books a room
+    without it, a no leaves nothing booked."""
+    s = by_workflow(scenarios, "conference_room")
+    db = copy.deepcopy(s.scenario_db)
+    for room in db["facilities"]["conference_rooms"].values():
+        room["equipment"] = [e for e in room["equipment"] if e != "projector"]
+    typed = typed_answers(s.user_goal.scripted.answers)
+    assert typed["required_equipment"] == "projector"
+    ex = ToolExecutor(REGISTRY, db)
+    run = run_reference(WORKFLOWS["conference_room"], {**typed, "room_without_equipment": without}, ex)
+    checks = [args for name, args in run.calls if name == "check_room_availability"]
+    assert len(checks) == (2 if without else 1)
+    assert "equipment_required" not in checks[-1] if without else checks[0]["equipment_required"] == ["projector"]
+    booked = [name for name, _ in run.calls if name == "submit_room_booking"]
+    assert bool(booked) is without
+    # with a room that has it, the offer is not made
+    with_projector = run_reference(WORKFLOWS["conference_room"], typed, ToolExecutor(REGISTRY, s.scenario_db))
+    assert [name for name, _ in with_projector.calls].count("check_room_availability") == 1

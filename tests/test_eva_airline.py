@@ -221,3 +221,12 @@ def test_the_callers_choices_come_from_the_expected_end_state() -> None:
     nothing = airline_choices(initial_db(), initial_db(), [{"name": "transfer_to_agent"}])
     assert nothing["accept_option"] is None
     assert nothing["answers"]["confirm"] == "no" and nothing["answers"]["accept_transfer"] == "yes"
+
+
+def test_standby_on_several_flights_is_chosen_from_the_end_states_standby_lists() -> None:
+    expected = copy.deepcopy(initial_db())
+    for journey_id in ("FL_SK111_20310512", "FL_SK115_20310512"):
+        expected["journeys"][journey_id]["standby_list"] = [{"confirmation_number": CODE, "passenger_id": "PAX001"}]
+    choices = airline_choices(initial_db(), expected, [])
+    assert choices["accept_option"] == "SK111" and choices["answers"]["accept_also"] == "SK115"
+    assert choices["answers"]["standby"] == "yes"

@@ -194,3 +194,56 @@ def test_further_requests_are_one_per_further_task():
         "I also need help with a desk request.",
         "I also need help with a parking request.",
     ]
+
+
+def test_a_task_that_comes_again_is_a_second_task_with_its_own_answers():
+    """Two applications' access in one call: the second ``get_application_details`` after the first task wrote
+    starts a second task, whose answers are ``<slot>#2``; a desk checked on two floors before its write is one."""
+    from types import SimpleNamespace
+
+    from evalkit.domains.itsm.records import occurrences
+    from evalkit.scenarios.schema import ReferenceCall
+
+    auth = ("verify_employee_auth", {"employee_id": EMPLOYEE, "phone_last_four": PHONE})
+    calls = [
+        auth,
+        ("get_application_details", {"application_name": "Confluence"}),
+        ("submit_access_request", {"employee_id": EMPLOYEE, "catalog_id": "APP-1", "access_level": "read_only"}),
+        ("get_application_details", {"application_name": "Datadog"}),
+        ("submit_access_request", {"employee_id": EMPLOYEE, "catalog_id": "APP-2", "access_level": "standard"}),
+        ("get_license_catalog_item", {"license_name": "IntelliJ IDEA"}),
+    ]
+    assert occurrences(calls) == [("application_access", 1), ("application_access", 3), ("software_license", 5)]
+    desk = [("check_desk_availability", {"floor_code": "FL2"}), ("check_desk_availability", {"floor_code": "FL3"})]
+    assert occurrences([*desk, ("submit_desk_assignment", {})]) == [("desk_request", 0)]
+
+    scripted = SimpleNamespace(answers={"employee_id": EMPLOYEE})
+    scenario = SimpleNamespace(
+        reference_calls=[ReferenceCall(name=n, arguments=a) for n, a in calls],
+        user_goal=SimpleNamespace(scripted=scripted),
+        scenario_db=initial_db(),
+    )
+    names, answers = record_plan(scenario)
+    assert names == ["application_access", "application_access", "software_license"]
+    assert (answers["application_name"], answers["access_level"]) == ("Confluence", "read only")
+    assert (answers["application_name#2"], answers["access_level#2"]) == ("Datadog", "standard")
+    assert "employee_id#2" not in answers  # verification is the first task's
+
+
+def test_a_room_search_that_drops_the_equipment_is_the_callers_yes_to_a_room_without_it():
+    from types import SimpleNamespace
+
+    from evalkit.scenarios.schema import ReferenceCall
+
+    room = {"building_code": "HQ", "date": TODAY, "start_time": "10:00", "end_time": "11:00", "min_capacity": 4}
+
+    def plan(*checks: dict[str, Any]) -> dict[str, str]:
+        calls = [ReferenceCall(name="check_room_availability", arguments=c) for c in checks]
+        scripted = SimpleNamespace(answers={})
+        scenario = SimpleNamespace(reference_calls=calls, user_goal=SimpleNamespace(scripted=scripted), scenario_db={})
+        return record_plan(scenario)[1]
+
+    with_projector = {**room, "equipment_required": ["projector"]}
+    assert plan(with_projector, room)["room_without_equipment"] == "yes"
+    assert plan(with_projector, {**with_projector, "floor_code": "FL3"})["room_without_equipment"] == "no"
+    assert "room_without_equipment" not in plan(with_projector)

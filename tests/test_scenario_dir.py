@@ -177,7 +177,28 @@ def test_the_caller_answers_identity_and_entity_questions_from_the_records_field
     # asked again what it needs, the caller names its first task (the record's first intent), not the vague opening
     assert scenario.user_goal.scripted.request and scenario.user_goal.scripted.request.startswith("I need to ")
     assert caller.respond("What do you need help with?").text == scenario.user_goal.scripted.request
+    # an opening that announced several requests: asked for the first one, the caller names it
+    first = caller.respond("Sure, I can help with those. What's the first one?").text
+    assert first == scenario.user_goal.scripted.request
     assert caller.respond("Is there anything else I can help with?").end_call  # no further request: the closing
+
+
+def test_a_records_fmla_dates_answer_the_leave_questions_not_its_pto_dates(tmp_path: Path) -> None:
+    """EVA-Bench's ``fmla_leave_start_date`` is the leave slot's date: a record that also lists PTO dates must not
+    answer "What is the leave start date?" with the PTO start (the generic label "start date" inside it)."""
+    record = hr_record()
+    record["user_goal"]["information_required"] |= {
+        "fmla_leave_start_date": "2031-03-09",
+        "fmla_leave_end_date": "2031-04-20",
+        "pto_start_date": "2031-03-03",
+        "pto_end_date": "2031-03-05",
+    }
+    root = write_checkout(tmp_path / "eva", {"medical_hr": [(record, HR_DB)]})
+    assert scenarios_cli(["import-eva", str(root), "--out", str(tmp_path / "imported")]) == 0
+    caller = ScriptedSimulator(load_scenario(tmp_path / "imported" / "medical_hr" / "9.1.json"))
+    assert caller.respond("Thank you. What is the leave start date?").text == "2031-03-09."
+    assert caller.respond("And the leave end date?").text == "2031-04-20."
+    assert caller.respond("What is the start date of your time off?").text == "2031-03-03."
 
 
 def test_an_imported_record_runs_in_text_mode_without_crashing(imported: Path) -> None:

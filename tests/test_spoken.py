@@ -95,4 +95,8 @@ def test_dates_times_and_flight_numbers():
     assert parse_clock_times("8:15 AM") == ["08:15"]
     assert parse_clock_times("SK-2801 at 420 pm works") == ["16:20"]  # Whisper drops the colon
     assert parse_clock_times("flight 1730 pm") == []  # not a clock time
+    # a written 24-hour time (a record's own "07:00", midnight's "00:00") is taken as it stands
+    assert parse_clock_times("07:00.") == ["07:00"] and parse_clock_times("00:00") == ["00:00"]
+    assert parse_clock_times("19:30 or 10:30 am") == ["10:30", "19:30"]
+    assert parse_clock_times("25:00") == [] and parse_clock_times("7:00") == []  # spoken 7:00: morning or evening?
     assert say_time("13:00") == "1 PM" and say_time("09:20") == "9:20 AM"

@@ -19,7 +19,8 @@ from evalkit.agents.dialogue import make_policy
 from evalkit.agents.workflow_policy import WorkflowPolicy, clean_text, hear_slot, match_workflows, say_value
 from evalkit.config.schema import PersonaConfig
 from evalkit.domains.base import ToolArgs, ToolError, ToolExecutor, ToolRegistry
-from evalkit.domains.workflow import Ask, Call, Confirm, Say, Slot, Workflow, parse_slot, run_reference
+from evalkit.domains.workflow import TODAY as TODAY_REF
+from evalkit.domains.workflow import Ask, Call, Confirm, Derived, Refuse, Say, Slot, Workflow, parse_slot, run_reference
 from evalkit.metrics.task_completion import task_completion
 from evalkit.records import Conversation
 from evalkit.scenarios import (
@@ -392,6 +393,147 @@ def test_a_failed_lookup_reasks_the_id_once_then_resumes_or_transfers() -> None:
     assert "transferring you" in replies[-1] and tools.executor.db["transfers"]
 
 
+@pytest.mark.parametrize(
+    "opening",
+    ["Hi, I have a couple of HR things I need help with before my time off.", "I have a few leave requests to sort."],
+)
+def test_an_opening_that_announces_several_requests_is_asked_for_the_first(opening: str) -> None:
+    """A word of a vague opening that matches a task ("time off", "leave") is no request yet: the agent asks for
+    the first one instead of guessing, and starts the task the caller then names."""
+    policy = WorkflowPolicy(ToolBox(ToolExecutor(REGISTRY, DB)), TODAY, WORKFLOWS)
+    policy.greet()
+    assert policy.step(opening).text == "Sure, I can help with those. What's the first one?"
+    assert policy.step("I need a new badge.").text.endswith(EMPLOYEE.question)
+    assert policy.run is not None and policy.run.workflow.name == "badge_replacement"
+    # "some time off" announces nothing: a plain request that names its task is started at once
+    direct = WorkflowPolicy(ToolBox(ToolExecutor(REGISTRY, DB)), TODAY, WORKFLOWS)
+    direct.greet()
+    assert direct.step("I need some time off, I have questions about it.").text.endswith(EMPLOYEE.question)
+
+
+def test_a_refuse_step_stops_the_workflow_when_its_condition_holds() -> None:
+    """``Refuse(when=Derived(...))``: a boundary no tool checks (a start date already passed, against ``$today``),
+    for the reference path and the agent alike; nothing after it runs."""
+    past = Refuse(
+        "I'm sorry, leave can't start on a date that has passed.",
+        when=Derived((TODAY_REF, "start_date"), lambda today, start: start < today),
+    )
+    steps = (Ask(START), past, Call("transfer_to_agent", {"reason": "$start_date"}))
+    workflow = Workflow("leave", "Leave from a start date.", ("leave",), steps)
+    db = {"_current_date": TODAY.isoformat(), "employees": {}}
+    refused = run_reference(workflow, {"start_date": "2026-06-01"}, ToolExecutor(REGISTRY, db))
+    assert refused.outcome == "refused" and refused.calls == []
+    done = run_reference(workflow, {"start_date": "2026-07-01"}, ToolExecutor(REGISTRY, db))
+    assert done.outcome == "completed" and [tool for tool, _ in done.calls] == ["transfer_to_agent"]
+
+    tools = ToolBox(ToolExecutor(REGISTRY, db))
+    policy = WorkflowPolicy(tools, TODAY, {"leave": workflow})
+    policy.greet()
+    policy.step("I need leave.")
+    reply = policy.step("June 1.").text
+    assert reply.startswith("Thank you. I'm sorry, leave can't start") and reply.endswith(
+        "anything else I can help you with?"
+    )
+    assert "transfers" not in tools.executor.db
+
+
+@pytest.mark.parametrize(
+    "request_",
+    ["Hi, I need help putting in a PTO request for a coworker.", "I'd like to book some time off on her behalf."],
+)
+def test_a_request_for_somebody_else_is_refused_before_any_lookup(request_: str) -> None:
+    """The caller can only be verified as themselves: a task for a coworker is not started (no verification, no
+    lookup, nothing written), and asking again does not move the boundary."""
+    tools = ToolBox(ToolExecutor(REGISTRY, DB))
+    policy = WorkflowPolicy(tools, TODAY, WORKFLOWS)
+    policy.greet()
+    reply = policy.step(request_).text
+    assert reply.startswith("I'm sorry, I can only help you with your own records.") and "anything else" in reply
+    assert "only help you with your own records" in policy.step("Please, it's time off for my coworker.").text
+    assert tools.executor.call_counts == {}
+    assert policy.step("No, that's all.").end_call
+    # a colleague named in passing is no request for them
+    assert (
+        not WorkflowPolicy(tools, TODAY, WORKFLOWS)
+        .step("I need time off, my colleague covers for me.")
+        .text.startswith("I'm sorry")
+    )
+    # a task that is about another employee too (it asks for a second employee ID) is not refused
+    colleague = Slot("colleague_id", "code", "What is your colleague's employee ID?", label="colleague", length=7)
+    handover = Workflow("handover", "Hand work over.", ("handover",), (Ask(EMPLOYEE), Ask(colleague)))
+    policy = WorkflowPolicy(tools, TODAY, {"handover": handover})
+    policy.greet()
+    assert policy.step("I need a handover for a colleague.").text.endswith(EMPLOYEE.question)
+
+
+def test_a_record_the_caller_has_none_of_ends_the_task_not_the_call() -> None:
+    """A lookup that still finds no record ("<record>_not_found") after the ID was asked again: the caller has none
+    on file, so the agent says so and offers more help (a multi-task call goes on); no transfer."""
+    registry = ToolRegistry()
+
+    class RecordArgs(ToolArgs):
+        employee_id: str
+
+    @registry.tool(RecordArgs, writes=False)
+    def get_parking_record(db: dict[str, Any], args: RecordArgs) -> dict[str, Any]:
+        """The caller's parking permit."""
+        raise ToolError("parking_record_not_found", f"No parking record on file for {args.employee_id}")
+
+    registry.tool(TransferArgs, writes=True)(transfer_to_agent)
+    workflow = Workflow(
+        "parking",
+        "Renew a parking permit.",
+        ("parking",),
+        (Ask(EMPLOYEE), Call("get_parking_record", {"employee_id": "$employee_id"})),
+    )
+    tools = ToolBox(ToolExecutor(registry, {"employees": {}}))
+    policy = WorkflowPolicy(tools, TODAY, {"parking": workflow})
+    policy.greet()
+    replies = [policy.step("I need to renew my parking permit.").text]
+    for _ in range(2):  # the ID, read back and confirmed; the lookup fails, the ID is asked again
+        replies += [policy.step("E M P 4 4 7 2.").text, policy.step("Yes.").text]
+    assert "couldn't find a match for that employee ID" in replies[2]
+    assert replies[-1].endswith("Is there anything else I can help you with?") and "No parking record" in replies[-1]
+    assert "transfers" not in tools.executor.db
+    assert policy.step("No, that's all.").end_call
+
+
+def test_the_same_task_twice_in_one_call_asks_its_details_again() -> None:
+    """Two leave requests in one call (EVA-Bench: two applications' access): the agent asks the second one's details
+    afresh instead of reusing the first one's, and the caller answers with the second task's own answers
+    (``<slot>#2``)."""
+    second = {"leave_type": "sick", "start_date": "July 6", "days": "2"}
+    answers = {**LEAVE, **{f"{slot}#2": value for slot, value in second.items()}}
+    executor = ToolExecutor(REGISTRY, DB)
+    for values in (LEAVE, {**LEAVE, **second}):
+        typed = {s.name: parse_slot(s, values[s.name], TODAY) for s in WORKFLOWS["leave_request"].slots}
+        assert run_reference(WORKFLOWS["leave_request"], typed, executor).outcome == "completed"
+    base = SCENARIOS[0]
+    plan = base.user_goal.scripted.model_copy(
+        update={"answers": answers, "followups": ["I also need to book some sick leave."]}
+    )
+    twice = base.model_copy(
+        update={
+            "workflow": "leave_request+leave_request",
+            "type": "multi_intent",
+            "user_goal": base.user_goal.model_copy(update={"scripted": plan}),
+            "expected_scenario_db": executor.db,
+        }
+    )
+    conversation, lines = talk(twice)
+    assert task_completion(conversation).passed, lines
+    assert len(conversation.final_db["leave_requests"]) == 2
+    assert sum(LEAVE_TYPE.question in t for t in said(lines)) == 2  # asked again, not reused
+
+
+def test_only_the_verification_slots_carry_over_to_a_repeated_task() -> None:
+    from evalkit.agents.workflow_policy import identity_slots
+    from evalkit.domains.itsm import WORKFLOWS as ITSM
+
+    assert identity_slots(ITSM["application_access"]) == {"employee_id", "phone_last_four", "otp_code"}
+    assert identity_slots(WORKFLOWS["leave_request"]) == set()  # the test domain verifies on every task
+
+
 def test_a_refusal_writes_nothing_and_holds_against_push_back() -> None:
     conversation, lines = talk(SCENARIOS[2])
     assert task_completion(conversation).passed, lines
@@ -503,6 +645,7 @@ DOB = Slot("date_of_birth", "text", "And your date of birth?", label="date of bi
         ("September 5, 1970", "September 5, 1970"),  # the canonical answer is unchanged
         ("Hmm... where would I find that?", None),  # hard level: a question back is no value
         ("Oh... I'm not sure I have that to hand...", None),
+        ("OH.", "OH"),  # a state code as written (Ohio) is no filler
     ],
 )
 def test_free_text_is_written_down_without_the_speech_around_it(heard: str, value: str | None) -> None:

@@ -17,25 +17,27 @@ from typing import Any
 
 from evalkit.agents.base import ToolBox
 from evalkit.agents.policy import PolicyReply, ok
+from evalkit.agents.slot_hearing import clean_text, hear_slot, say_value, speak, spelled_back
 from evalkit.domains.workflow import (
     REFERENCE,
-    TEXT_REFERENCE,
+    TODAY,
     Ask,
     Call,
     Confirm,
     Derived,
+    Refuse,
     Say,
     Slot,
     Workflow,
     applies,
     fit_pattern,
-    lookup,
     lookup_or_none,
     memo_key,
-    parse_slot,
     resolve,
 )
-from evalkit.spoken import parse_correction, parse_spelled_word, parse_yes_no, say_date, say_time, spell_code
+from evalkit.spoken import parse_correction, parse_yes_no, spell_code
+
+__all__ = ["WorkflowPolicy", "clean_text", "hear_slot", "identity_slots", "match_workflows", "say_value", "speak"]
 
 MAX_REASKS = 2  # two plain re-asks (the second one clearer), then a transfer, as in the airline policy
 MAX_REPAIRS = 8  # single-character corrections of one read-back before giving up
@@ -43,14 +45,22 @@ MAX_TOOL_RETRIES = 1  # a failed lookup re-asks the slot that fed it once (a mis
 ANYTHING_ELSE = "Is there anything else I can help you with?"
 # The caller asks to hear the last question again (elderly persona): repeat it instead of spending a re-ask.
 REPEAT_REQUEST = re.compile(r"\b(say that again|repeat that|come again|pardon)\b", re.IGNORECASE)
-# Where a self-correcting caller restarts ("... oh wait, sorry, actually it's E M P ..."): the tail wins.
-SELF_CORRECTION = re.compile(r"\b(?:actually|i mean|sorry)\b", re.IGNORECASE)
 CLOSING = re.compile(r"\b(that's all|that is all|nothing else|bye|goodbye)\b", re.IGNORECASE)
 BARE_NO = re.compile(r"\W*(?:no|nope)(?:,? thanks| thank you)?\W*", re.IGNORECASE)
-LEADING_FILLER = re.compile(
-    r"^(?:\s*(?:um+|uh+|hmm+|oh|hold on|let me (?:see|think|check)|i think|it's|it is)\b[\s.,!]*)+", re.IGNORECASE
+# An opening that announces several requests without stating them ("I have a couple of HR things I need help
+# with"): a word in it that happens to match a task is no request yet, so the agent asks for the first one.
+SEVERAL_REQUESTS = re.compile(
+    r"\b(?:a couple of|a few|several)\s+(?:[\w-]+\s+){0,4}?(?:things|items|issues|requests|updates|questions)\b",
+    re.IGNORECASE,
 )
-NON_ANSWER = re.compile(r"\b(?:not sure|don't know|do not know|don't have|where would i find)\b", re.IGNORECASE)
+# A request for somebody else ("a PTO request for a coworker"): the caller can only be verified as themselves, so
+# the agent does not start the task (it would act on the caller's own record, or on another's with their details).
+FOR_SOMEONE_ELSE = re.compile(
+    r"\b(?:for|on behalf of) (?:a|my|our|another) (?:co-?worker|colleague|team-?mate|friend|manager|employee)\b"
+    r"|\bon (?:his|her|their) behalf\b",
+    re.IGNORECASE,
+)
+NOT_FOR_OTHERS = "I'm sorry, I can only help you with your own records. They will need to call us themselves."
 HINTS = {
     "code": "Please say it slowly, one character at a time.",
     "digits": "Please say the digits slowly, one at a time.",
@@ -62,67 +72,26 @@ HINTS = {
     "name": "Please say just the name.",
 }
 NO_PREFIX = re.compile(r"^\W*(?:no|nope)\b\W*", re.IGNORECASE)  # "No, it's ..." restates; a bare "No." does not
-ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-CLOCK = re.compile(r"^\d{2}:\d{2}$")
-SPOKEN_CODE = re.compile(r"^(?=.*\d)[A-Z0-9-]{5,}$")
 
 
-def spelled_back(slot: Slot) -> bool:
-    """Values read back character by character: codes and digit strings always, any slot marked ``read_back``."""
-    return slot.kind in ("code", "digits") or slot.read_back
+def acts_for_others(workflow: Workflow) -> bool:
+    """A task about another employee too (an offboarding, a new hire, a shift swap): it asks for a second identifier
+    of the same form as the caller's own employee ID."""
+    shape = {(s.kind, s.length, s.pattern) for s in workflow.slots if s.name == "employee_id"}
+    return any((s.kind, s.length, s.pattern) in shape for s in workflow.slots if s.name != "employee_id")
 
 
-def say_value(value: Any) -> str:
-    """A slot or result value as the agent speaks it: codes spelled, ISO dates and clock times in words."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))  # "3 days", not "3.0 days"
-    text = str(value)
-    if ISO_DATE.match(text):
-        return say_date(text)
-    if CLOCK.match(text):
-        return say_time(text)
-    if isinstance(value, str) and SPOKEN_CODE.match(text):  # IDs are strings; amounts stay numbers
-        return spell_code(text.replace("-", ""))
-    return text.replace("_", " ")  # choice values: "14_inch" -> "14 inch"
-
-
-def speak(text: str, scope: Mapping[str, Any]) -> str:
-    """``render`` for the ear: the same ``{ref}`` templates, with each value in spoken form (``say_value``)."""
-    return TEXT_REFERENCE.sub(lambda m: say_value(lookup(m.group(1), scope)), text)
-
-
-def hear_slot(slot: Slot, heard: str, today: date) -> Any:
-    """``parse_slot`` on what the caller said last: after a self-correction the restated value wins, and the
-    slip before it must not be glued onto it (twenty digits instead of ten)."""
-    if slot.kind in ("code", "digits"):
-        # "My employee ID is E M P ...", "the phone last four is 8 6 3 3": the words naming the slot are not part
-        # of the value (an "I D" or a "four" would be read as characters of it).
-        for words in {slot.label, slot.name.replace("_", " ")}:
-            heard = re.sub(rf"\b{re.escape(words)}\b", " ", heard, flags=re.IGNORECASE)
-    if slot.kind == "text":
-        text = clean_text(slot, heard)
-        return slot.normalize(text) if slot.normalize is not None and text is not None else text
-    if slot.kind == "name" and (spelled := parse_spelled_word(heard)) and len(spelled) >= 3:
-        return spelled.capitalize()  # "D, E, L, G, A, D, O": parse_name alone would keep the last letter
-    parts = SELF_CORRECTION.split(heard)
-    if len(parts) > 1 and slot.kind != "text":  # free text keeps every word
-        tail = parse_slot(slot, parts[-1], today)
-        if tail is not None:
-            return tail
-    return parse_slot(slot, heard, today)
-
-
-def clean_text(slot: Slot, heard: str) -> str | None:
-    """A free-text value without the speech around it, as a listener would write it down: hesitations
-    ("Um...", "hold on..."), "the date of birth is", and pauses ("September 5... 1970..." -> "September 5, 1970").
-    A question back ("where would I find that?") is not a value. Hand-written: no library does this for speech."""
-    text = heard.strip()
-    naming = "|".join(re.escape(w) for w in {slot.label.lower(), slot.name.replace("_", " ")})
-    for _ in range(3):  # fillers and the slot's name can come in any order
-        text = LEADING_FILLER.sub("", text)
-        text = re.sub(rf"^(?:the|my|our|their)\s+(?:{naming})\s+(?:is|are)\b[\s.,]*", "", text, flags=re.IGNORECASE)
-    text = re.sub(r"\s*\.\.\.+\s*", ", ", text).strip(" ,.!")
-    return None if not text or text.endswith("?") or NON_ANSWER.search(text) else text
+def identity_slots(workflow: Workflow) -> set[str]:
+    """The slots that feed its ``once`` calls (the caller's verification): known for the whole call."""
+    refs: set[str] = set()
+    for step in workflow.steps:
+        if isinstance(step, Call) and step.once:
+            for value in step.args.values():
+                if isinstance(value, str) and (m := REFERENCE.match(value)):
+                    refs.add(m.group(1))
+                elif isinstance(value, Derived):
+                    refs.update(r.split(".")[0] for r in value.refs)
+    return refs
 
 
 def match_workflows(heard: str, workflows: Mapping[str, Workflow]) -> list[str]:
@@ -180,6 +149,8 @@ class WorkflowPolicy:
         self.refused: tuple[str, str] | None = None  # (workflow, spoken refusal) of the last refused workflow
         self.last_text = ""
         self.confirming = ""  # the pending Confirm question, for asking it again
+        self.asked_first = False  # the caller announced several requests and was asked for the first one
+        self.started: set[str] = set()  # the workflows begun in this call
 
     # -- public ----------------------------------------------------------------------------------------------
     def greet(self) -> PolicyReply:
@@ -223,6 +194,12 @@ class WorkflowPolicy:
 
     def _on_intent(self, heard: str) -> PolicyReply:
         found = match_workflows(heard, self.workflows)
+        if FOR_SOMEONE_ELSE.search(heard) and not any(acts_for_others(self.workflows[n]) for n in found):
+            self.refused = (found[0] if len(found) == 1 else "", NOT_FOR_OTHERS)
+            return self._anything_else(NOT_FOR_OTHERS)
+        if len(found) <= 1 and not self.asked_first and SEVERAL_REQUESTS.search(heard):
+            self.asked_first = True
+            return self._ask("intent", "Sure, I can help with those. What's the first one?")
         if not found:
             return self._reask(
                 f"Sorry, I didn't catch that. I can help with {self._menu()}. What would you like to do?",
@@ -245,7 +222,12 @@ class WorkflowPolicy:
     def _start(self, name: str, prefix: str) -> PolicyReply:
         self.reasks = 0
         self.refused = None
-        self.run = Run(self.workflows[name])
+        workflow = self.workflows[name]
+        if name in self.started:  # the same task again (a second application): its details are asked afresh
+            for slot in set(s.name for s in workflow.slots) - identity_slots(workflow):
+                self.known.pop(slot, None)
+        self.started.add(name)
+        self.run = Run(workflow, scope={TODAY: self.today.isoformat()})
         return self._advance(prefix)
 
     # -- walking the steps -----------------------------------------------------------------------------------
@@ -273,6 +255,10 @@ class WorkflowPolicy:
                 said.append(speak(step.text, run.scope))
                 run.index += 1
                 continue
+            if isinstance(step, Refuse):  # the policy boundary (``applies`` said its condition holds)
+                refusal = speak(step.text, run.scope)
+                self.refused = (run.workflow.name, refusal)
+                return self._anything_else(" ".join([*said, refusal]))
             reply = self._call(step, said)
             if reply is not None:
                 return reply
@@ -341,6 +327,14 @@ class WorkflowPolicy:
         fed += [r for r in (step.each.refs if step.each else ()) if r in slots]
         fed.sort(key=lambda name: run.workflow.steps[slots[name]].slot.kind not in ("code", "digits"))  # IDs first
         tries = run.retries.get(run.index, 0)
+        # "<record>_not_found" (checklist, DEA record, ...): the person is known but has no such record; a plain
+        # "not_found" (no such employee or provider) is more likely a misheard ID, and stays a transfer.
+        missing = str(result.get("error_type", "")).endswith("_not_found") and not step.once
+        if fed and tries >= MAX_TOOL_RETRIES and missing:
+            # The same value heard twice and still no record: the caller has none on file. That ends this task,
+            # not the call (App. L: transfers are for technical issues and exceptions, not a missing record).
+            self.refused = (run.workflow.name, f"I'm sorry, I can't find that on file: {result.get('message', '')}.")
+            return self._anything_else(" ".join([*said, self.refused[1]]))
         if not fed or tries >= MAX_TOOL_RETRIES:
             return self._transfer(f"{step.tool} failed: {result.get('message', '')}")
         run.retries[run.index] = tries + 1

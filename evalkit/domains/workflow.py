@@ -14,7 +14,9 @@ A workflow is an ordered tuple of steps:
   maps result paths to the value the workflow needs to go on (e.g. ``{"eligible": True}``); when a requirement
   fails the workflow stops with ``refusal`` spoken (policy boundary: adversarial scenarios end here);
 - ``Confirm(text)``: the agent states what it will do and needs a yes; a no ends the workflow, nothing written;
-- ``Say(text)``: the agent tells the caller something (e.g. a ticket number from a result).
+- ``Say(text)``: the agent tells the caller something (e.g. a ticket number from a result);
+- ``Refuse(text, when=...)``: the policy boundary the agent itself checks (no tool does): when ``when`` holds the
+  workflow stops with ``text`` spoken, nothing written (an FMLA request longer than the weeks left).
 
 Templates: a string argument ``"$slot_name"`` is the slot's value, ``"$step_name.a.b"`` (or ``.0`` for a list
 index) is a value from an earlier call's result; any other value is a literal. Text templates use the same
@@ -24,7 +26,7 @@ Branches (ITSM: troubleshooting must fail before a ticket; HR: OTP elevation) ar
 ``Ask(yes_no slot)`` + ``Call(..., when="$slot")`` / ``when="!$slot"``: a step with ``when`` runs only if the
 referenced value is truthy (or falsy with ``!``); a reference to a call that did not run (or a result without the
 field) is falsy. ``when="$ref=value"`` (``!$ref=value``) compares the value's text instead (e.g. the choice a caller
-made).
+made). ``when`` may also be a ``Derived`` (its value's truth decides), and ``$today`` is the call's date (ISO).
 
 A ``Call`` may name ``errors_ok``: error types that are an answer, not a failure (an unlock refused for a security
 hold, a device too new to replace): the error result goes into the scope like a success, and ``require`` decides;
@@ -162,7 +164,14 @@ class Say:
     when: str | None = None
 
 
-Step = Ask | Call | Confirm | Say
+@dataclass(frozen=True)
+class Refuse:
+    text: str
+    when: str | Derived | None = None
+
+
+Step = Ask | Call | Confirm | Say | Refuse
+TODAY = "today"  # the scope's name for the call's date (ISO), for a ``Derived`` that compares against it
 
 
 @dataclass(frozen=True)
@@ -201,13 +210,15 @@ class Workflow:
 
 def _references(step: Step) -> list[str]:
     refs: list[str] = []
-    if step.when:
+    if isinstance(step.when, Derived):
+        refs += [r.split(".")[0] for r in step.when.refs if r != TODAY]
+    elif step.when:
         refs.append(step.when.lstrip("!$").partition("=")[0].split(".")[0])
     if isinstance(step, Call):
         refs += [m.group(1) for v in step.args.values() if isinstance(v, str) and (m := REFERENCE.match(v))]
         refs += [r.split(".")[0] for v in step.args.values() if isinstance(v, Derived) for r in v.refs]
         refs += [r.split(".")[0] for r in (step.each.refs if step.each else ())]
-    if isinstance(step, Confirm | Say):
+    if isinstance(step, Confirm | Say | Refuse):
         refs += [m.split(".")[0] for m in TEXT_REFERENCE.findall(step.text)]
     return refs
 
@@ -243,6 +254,11 @@ def render(text: str, scope: Mapping[str, Any]) -> str:
 def applies(step: Step, scope: Mapping[str, Any]) -> bool:
     if step.when is None:
         return True
+    if isinstance(step.when, Derived):
+        try:
+            return bool(resolve(step.when, scope))
+        except WorkflowError:  # a value it needs was not gathered (a branch not taken)
+            return False
     negate = step.when.startswith("!")
     reference, equals, wanted = step.when.lstrip("!").partition("=")
     try:
@@ -280,7 +296,8 @@ def run_reference(
     """
     memo = {} if memo is None else memo
     fresh = False  # a ``once`` call of this workflow was made afresh: the later ones are too
-    scope: dict[str, Any] = {}
+    today = executor.db.get("_current_date")
+    scope: dict[str, Any] = {TODAY: today} if today else {}
     calls: list[tuple[str, dict[str, Any]]] = []
     errors: list[str | None] = []
     for i, step in enumerate(workflow.steps):
@@ -325,6 +342,8 @@ def run_reference(
                 memo[key] = result
         elif isinstance(step, Confirm) and not confirm:
             return ReferenceRun(calls, "declined", scope, errors)
+        elif isinstance(step, Refuse):
+            return ReferenceRun(calls, "refused", scope, errors)
     return ReferenceRun(calls, "completed", scope, errors)
 
 

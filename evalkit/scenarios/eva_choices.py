@@ -4,8 +4,9 @@ caller's goal in prose, and its expected DB says which outcome that goal leads t
 
 ``airline_choices(initial, expected, calls)`` compares the two DBs (EVA-Bench's airline layout) and returns the
 scripted caller's fields: the flight to accept (the first flight of a booking the expected DB adds) and any further
-ones (``accept_also``: a round trip's return), the dates to ask for, and the yes/no decisions (standby, a refund
-instead of a rebooking, a transfer, the confirmation itself). Pure functions of the DBs; of the record's trace only
+ones (``accept_also``: a round trip's return), the dates to ask for, the airports it moves to (``new_origin``,
+``new_destination``) and the yes/no decisions (standby, a refund instead of a rebooking, a transfer, the
+confirmation itself). Pure functions of the DBs; of the record's trace only
 whether it transfers is read.
 """
 
@@ -54,6 +55,26 @@ def _flight_of(journey_id: str) -> str:
     return parts[1] if len(parts) >= 3 else ""
 
 
+def _endpoints(db: Mapping[str, Any], journey_id: str) -> tuple[str, str]:
+    journey = (db.get("journeys") or {}).get(journey_id) or {}
+    return journey.get("origin", ""), journey.get("destination", "")
+
+
+def _moved_airports(
+    initial: Mapping[str, Any], expected: Mapping[str, Any], booking: Mapping[str, Any]
+) -> dict[str, str]:
+    """``new_origin`` / ``new_destination``: an end of the new journey at an airport none of the caller's booked
+    journeys uses (the caller moves the trip to another airport, or accepts one nearby)."""
+    origin, destination = _endpoints(expected, booking.get("journey_id", ""))
+    booked = [_endpoints(initial, b.get("journey_id", "")) for _code, b in _bookings(initial)]
+    moved = {}
+    if origin and origin not in {o for o, _ in booked}:
+        moved["new_origin"] = origin
+    if destination and destination not in {d for _, d in booked}:
+        moved["new_destination"] = destination
+    return moved
+
+
 def airline_choices(
     initial: Mapping[str, Any], expected: Mapping[str, Any], calls: Sequence[Mapping[str, Any]] = ()
 ) -> dict[str, Any]:
@@ -72,8 +93,11 @@ def airline_choices(
         later = [b["segments"][0]["flight_number"] for b in rebooked[1:] if b.get("segments")]
         if later:
             answers["accept_also"] = " ".join(later)
+        answers.update(_moved_airports(initial, expected, first))
     elif standby:
         accept = _flight_of(standby[0])
+        if standby[1:]:  # standby on several flights: the further ones are taken with the first
+            answers["accept_also"] = " ".join(_flight_of(j) for j in standby[1:])
     answers["standby"] = YES if standby else NO
     cancelled = any(
         b.get("status") == "cancelled"

@@ -86,6 +86,8 @@ FIELD_ALIASES = {  # snake-case EVA label -> the scripted caller's field (exact 
     "passenger_last_name": "last_name",
     "your_last_name": "last_name",
     "desired_new_departure_date": "new_date",
+    "fmla_leave_start_date": "leave_start_date",  # the FMLA case's dates (a record may also list PTO dates)
+    "fmla_leave_end_date": "leave_end_date",
 }
 CONDITION = re.compile(r"(?:[\s_]+\(?|\s*\()if[\s_]+(?:asked|requested|eventually[\s_]+provided)\b[^)]*\)?\s*$", re.I)
 MAX_FEE_FIELDS = {"maximum_total_rebooking_cost": 0.0, "max_total_additional_cost_usd": 0.0}

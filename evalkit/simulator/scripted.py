@@ -22,7 +22,7 @@ from datetime import date
 import numpy as np
 
 from evalkit.domains import get_domain
-from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Slot, Workflow, parse_slot
+from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Refuse, Slot, Workflow, parse_slot
 from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios import Scenario
 from evalkit.simulator.field_answers import FieldAnswers
@@ -38,8 +38,17 @@ FIELD_CUES = (
     ("last_name", ("last name",)),
     ("new_date", ("what date", "which date", "new date", "the month and the day")),
     ("seat_preference", ("seat preference", "window, an aisle", "window, aisle")),  # the agent's 3 phrasings
+    ("new_origin", ("fly from instead",)),  # another airport: its code (the agent knows no city names)
+    ("new_destination", ("fly into instead", "fly to instead")),
 )
-REQUEST_CUES = ("what you need help with", "how can i help", "what can i help", "what do you need help")
+ROUTE_FIELDS = ("new_origin", "new_destination")
+REQUEST_CUES = (
+    "what you need help with",
+    "how can i help",
+    "what can i help",
+    "what do you need help",
+    "what's the first one",  # after an opening that announced several requests
+)
 CONFIRM_CUES = ("shall i", "should i", "would you like me to", "do you want me to", "yes or no")
 REPEATABLE_CUES = ("which would you like", "total of", "shall i go ahead")  # offers and quotes worth re-hearing
 STALL_CUES = ("sorry", "didn't get", "still didn't", "again")
@@ -86,7 +95,7 @@ def fixed_wording(workflows: list[Workflow], kind: type[Call] | type[Confirm]) -
         for step in workflow.steps:
             if isinstance(step, Call) and kind is Call and step.require:
                 text = step.refusal
-            elif isinstance(step, Confirm) and kind is Confirm:
+            elif (isinstance(step, Refuse) and kind is Call) or (isinstance(step, Confirm) and kind is Confirm):
                 text = step.text
             else:
                 continue
@@ -177,13 +186,15 @@ class ScriptedSimulator:
         self.asked[field] = self.asked.get(field, 0) + 1
         self.last_field = field
         value = self.plan.answers.get(field)
+        if value is None and field in ROUTE_FIELDS:  # the caller keeps to the booked airport
+            return self._say(self.style.reply("No, I need to keep that airport."))
         if value is None:
             return self._say(self.style.reply("I don't have that, sorry."))
         vague = self.style.vague_first(field, value)
         if vague is not None:
             self.asked[field] -= 1  # a non-answer: the real first attempt is still to come
             return self._say(vague)
-        if field == "confirmation_number" or is_code(value):
+        if field in ("confirmation_number", *ROUTE_FIELDS) or is_code(value):
             # App. K says to fall back to the NATO alphabet on a second attempt; eSpeak's NATO words are
             # harder for the offline ASR than its letters, so a repeat is plain letters with pauses and NATO
             # is kept for single-character corrections ("the fourth one is Echo").
@@ -257,7 +268,7 @@ class ScriptedSimulator:
     def _check_read_back(self, agent_text: str) -> UserUtterance:
         """Compare the agent's spelled read-back with the true value; correct the first wrong character
         (EVA-Bench decision tree rule 1: wait for the read-back, correct mismatches)."""
-        truth = re.sub(r"[\s-]", "", self.plan.answers.get(self.last_field, "")).upper()
+        truth = re.sub(r"[\s-]", "", self._task_value(self.last_field) or "").upper()
         heard = re.search(r"I have ((?:[A-Z0-9] ?)+)\.", agent_text)
         read_back = heard.group(1).replace(" ", "") if heard else ""
         self.no_progress = 0
@@ -307,6 +318,10 @@ class ScriptedSimulator:
             return self._styled(f"I'll take flight {also[0]}.")
         self.offered |= offered_now
         if self.plan.accept_option and self.plan.accept_option in self.offered:
+            if also:  # offered together (standby on several flights): taken together
+                return self._styled(
+                    f"I'll take flight {self.plan.accept_option} and flight {' and flight '.join(also)}."
+                )
             return self._styled(self.plan.accept_say or f"I'll take flight {self.plan.accept_option}.")
         self.rejected += 1
         if self.rejected <= self.plan.reject_limit and self.plan.reject_say:
@@ -375,11 +390,21 @@ class ScriptedSimulator:
         found = [(low.rfind(key), len(key), name) for name, key in keys.items() if key in low]
         return self.slots[max(found)[2]] if found else None
 
+    def _task_value(self, field: str) -> str | None:
+        """The answer for the current task: a workflow the call comes back to (a second application's access) has
+        its own answers under ``<field>#<n>``."""
+        if self.workflows:
+            index = min(self.followups_said, len(self.workflows) - 1)
+            n = sum(w.name == self.workflows[index].name for w in self.workflows[: index + 1])
+            if n > 1 and f"{field}#{n}" in self.plan.answers:
+                return self.plan.answers[f"{field}#{n}"]
+        return self.plan.answers.get(field)
+
     def _answer_slot(self, slot: Slot) -> UserUtterance:
         field = slot.name
         self.asked[field] = self.asked.get(field, 0) + 1
         self.last_field = field
-        value = self.plan.answers.get(field)
+        value = self._task_value(field)
         if value is None:
             return self._say(self.style.reply("I don't have that, sorry."))
         vague = self.style.vague_first(field, value)
@@ -401,7 +426,7 @@ class ScriptedSimulator:
         slot = self.slots.get(self.last_field)
         if slot is None or slot.kind in SPELLED_KINDS:
             return self._check_read_back(agent_text)
-        truth = self.plan.answers.get(slot.name, "")
+        truth = self._task_value(slot.name) or ""
         said = re.search(r"I have (.*?)\. Is that right", agent_text)
         heard = parse_slot(slot, said.group(1), self.today) if said else None
         self.no_progress = 0

@@ -35,6 +35,7 @@ class PolicyCore:
         self.standby_options: list[dict[str, Any]] = []  # full flights offered for free standby
         self.rejections = 0
         self.choice: dict[str, Any] | None = None
+        self.also: list[dict[str, Any]] = []  # further full flights the caller chose to stand by for
         self.seat = "no_preference"
         self.seat_choices: list[str] = []  # the caller's seat types in order of preference
         self.travel_date: date | None = None
@@ -46,6 +47,8 @@ class PolicyCore:
         self.focus: dict[str, Any] | None = None  # the booking the caller named on a multi-journey reservation
         self.meal_issued = False
         self.changed: set[str] = set()  # journeys rebooked in this call (both legs of a round trip)
+        self.route: dict[str, str] = {}  # "origin"/"destination" -> the airport the caller moved that end to
+        self.moving: str | None = None  # the end of the trip whose new airport is being asked for
 
     # -- helpers -----------------------------------------------------------------------------------------
     def _ask(self, pending: str, text: str) -> PolicyReply:

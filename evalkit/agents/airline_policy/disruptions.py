@@ -186,7 +186,7 @@ class DisruptionMixin(PolicyCore):
             "standby_confirm",
             f"The standby list clears at the gate about 15 minutes before departure. If you don't clear, your seat on "
             f"flight {self.booking['flight_number']} stays confirmed. Shall I add you to the standby list for "
-            f"flight {self.choice['flights'][0]}?",
+            f"flight {' and flight '.join(o['flights'][0] for o in [self.choice, *self.also])}?",
         )
 
     def _on_standby_confirm(self, heard: str) -> PolicyReply:
@@ -196,15 +196,22 @@ class DisruptionMixin(PolicyCore):
         if answer is False:
             return self._anything_else("Okay, no standby.")
         assert self.choice is not None and self.code is not None
-        result = self.tools.call(
-            "add_to_standby",
-            confirmation_number=self.code,
-            passenger_ids=[self.passenger_id],
-            journey_id=self.choice["journey_id"],
-        )
-        if not ok(result):
-            return self._anything_else(f"I'm sorry, I couldn't add you to standby: {result.get('message')}.")
-        return self._anything_else(
-            f"You're number {result['standby_list_position']} on the standby list for flight "
-            f"{self.choice['flights'][0]}."
-        )
+        said = []
+        for option in [self.choice, *self.also]:
+            result = self.tools.call(
+                "add_to_standby",
+                confirmation_number=self.code,
+                passenger_ids=[self.passenger_id],
+                journey_id=option["journey_id"],
+            )
+            if not ok(result):
+                said.append(
+                    f"I'm sorry, I couldn't add you to standby for flight {option['flights'][0]}: "
+                    f"{result.get('message')}."
+                )
+                continue
+            said.append(
+                f"You're number {result['standby_list_position']} on the standby list for flight "
+                f"{option['flights'][0]}."
+            )
+        return self._anything_else(" ".join(said))

@@ -11,6 +11,7 @@ from evalkit.agents.airline_policy.rules import (
     MAX_REPAIRS,
     classify_intent,
     pick_booking,
+    route_change,
 )
 from evalkit.agents.policy import PolicyReply, ok
 from evalkit.spoken import (
@@ -154,6 +155,11 @@ class IdentifyMixin(PolicyCore):
         if self.intent == "same_day_change":
             self.travel_date = self.today
             return self._offer(found)
+        if self.intent == "voluntary_change" and (end := route_change(self.opening)) is not None:
+            way = "from" if end == "origin" else "into"
+            return self._ask_airport(
+                end, f"{found} Which airport would you like to fly {way} instead? Please tell me its three-letter code."
+            )
         if self.intent == "voluntary_change":
             return self._ask("date", f"{found} What date would you like to travel instead?")
         if self.intent == "cancellation_refund":

@@ -13,6 +13,7 @@ from evalkit.agents.airline_policy.rules import (
     describe_option,
     later,
     option_view,
+    parse_airport,
 )
 from evalkit.agents.policy import PolicyReply, ok
 from evalkit.domains.airline.policy import (
@@ -44,6 +45,28 @@ class RebookingMixin(PolicyCore):
         self.travel_date = when
         return self._offer("")
 
+    def _ask_airport(self, end: str, text: str) -> PolicyReply:
+        self.moving = end
+        return self._ask("airport", " ".join(text.split()))
+
+    def _on_airport(self, heard: str) -> PolicyReply:
+        """The new airport for the end of the trip in ``moving`` (its code: the tools know no city names)."""
+        code = parse_airport(heard)
+        if code is None:
+            if parse_yes_no(heard) is False or any(cue in heard.lower() for cue in REJECT_CUES):
+                return self._anything_else("Okay, then I'll leave your booking as it is.")
+            return self._reask(
+                "Sorry, which airport? Please tell me its three-letter code.",
+                "Please spell the airport code, one letter at a time.",
+            )
+        assert self.moving is not None
+        self.reasks = 0
+        self.route[self.moving] = code
+        if self.travel_date is None:
+            return self._ask("date", f"{code}, got it. What date would you like to travel?")
+        self.searched.clear()
+        return self._offer(f"Let me check {code}.")
+
     def _search(self, seats_needed: bool = True, limit: int = 3) -> list[dict[str, Any]]:
         """Options on the travel date for the booking's route: not the booked journey, not gone (a same-day
         change closes 30 minutes before departure), with a seat in the booked cabin unless ``seats_needed`` is off
@@ -54,8 +77,8 @@ class RebookingMixin(PolicyCore):
         day = self.travel_date.isoformat()
         result = self.tools.call(
             "search_rebooking_options",
-            origin=booking["origin"],
-            destination=booking["destination"],
+            origin=self.route.get("origin", booking["origin"]),
+            destination=self.route.get("destination", booking["destination"]),
             date=day,
             passenger_count=1,
             fare_class=booking["fare_class"] if seats_needed else "any",  # priced in the booked cabin
@@ -82,6 +105,14 @@ class RebookingMixin(PolicyCore):
                 return self._offer(f"{prefix} I don't see open seats that day, so I checked the next day.".strip())
             if self.intent in ("irrops_rebooking", "missed_connection"):
                 return self._no_acceptable_option()
+            if not self.route and self.intent in ("voluntary_change", "same_day_change"):
+                # App. L.4 principle 4 (offer alternatives): another airport near the booked destination
+                return self._ask_airport(
+                    "destination",
+                    f"{prefix} I'm sorry, I don't see any available flights to {self.booking['destination']} that "
+                    "day. Is there another airport nearby you could fly into instead? If so, please tell me its "
+                    "three-letter code.",
+                )
             return self._anything_else(f"{prefix} I'm sorry, I don't see any available flights that day.".strip())
         listed = "; ".join(describe_option(o) for o in self.options)
         standby = ""
@@ -123,6 +154,11 @@ class RebookingMixin(PolicyCore):
         self.reasks = 0
         self.choice = choice
         if self.intent == "standby" or choice in self.standby_options:
+            # standby on several flights at once ("the 11 and the 1 PM"): each one the caller named by number
+            named = set(parse_flight_numbers(heard))
+            self.also = [
+                o for o in [*self.options, *self.standby_options] if o is not choice and named & set(o["flights"])
+            ]
             return self._confirm_standby()
         return self._ask("seat", "Do you have a seat preference: window, aisle or middle?")
 

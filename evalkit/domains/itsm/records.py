@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evalkit.domains.itsm.api import REGISTRY
 from evalkit.spoken import say_date, say_time
 
 # A tool (and, for the shared ones, the argument value) -> the workflow that uses it.
@@ -84,18 +85,51 @@ def _spoken(value: Any) -> str:
     return str(value).replace("_", " ")
 
 
+def occurrences(calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, int]]:
+    """The tasks of a call as (workflow, index of the ground-truth call that starts it), in call order. A workflow
+    comes again (two applications' access in one call) when one of its tools is called again after it has written:
+    a repeated check before its write (a desk on another floor) is still the same task."""
+    tasks: list[tuple[str, int]] = []
+    seen: dict[str, set[str]] = {}  # per workflow: the tools of its latest occurrence
+    wrote: set[str] = set()
+    for i, (name, arguments) in enumerate(calls):
+        workflow = workflow_of(name, arguments)
+        if workflow is None:
+            continue
+        again = workflow in seen and name in seen[workflow] and workflow in wrote
+        if workflow not in seen or again:
+            tasks.append((workflow, i))
+            seen[workflow] = set()
+            wrote.discard(workflow)
+        seen[workflow].add(name)
+        if name in REGISTRY.names and REGISTRY[name].writes:
+            wrote.add(workflow)
+    return tasks
+
+
 def record_plan(scenario: Any) -> tuple[list[str], dict[str, str]] | None:
     """(the record's workflows in call order, the caller's answer to each slot), or None when its ground-truth
-    calls name no workflow."""
+    calls name no workflow. A workflow that comes again has its own answers under ``<slot>#<n>`` (its n-th time)."""
     calls = [(c.name, dict(c.arguments)) for c in scenario.reference_calls]
-    names: list[str] = []
-    for name, arguments in calls:
-        workflow = workflow_of(name, arguments)
-        if workflow and workflow not in names:
-            names.append(workflow)
-    if not names:
+    tasks = occurrences(calls)
+    if not tasks:
         return None
     fields = dict(scenario.user_goal.scripted.answers)
+    answers = {**fields, **_answers(calls, fields, scenario.scenario_db)}
+    counts: dict[str, int] = {}
+    for k, (workflow, start) in enumerate(tasks):
+        counts[workflow] = counts.get(workflow, 0) + 1
+        if counts[workflow] > 1:  # its own calls: from its first one to the next task's
+            end = tasks[k + 1][1] if k + 1 < len(tasks) else len(calls)
+            own = _answers(calls[start:end], fields, scenario.scenario_db)
+            answers |= {f"{slot}#{counts[workflow]}": value for slot, value in own.items()}
+    return [workflow for workflow, _ in tasks], answers
+
+
+def _answers(
+    calls: list[tuple[str, dict[str, Any]]], fields: Mapping[str, Any], db: Mapping[str, Any]
+) -> dict[str, str]:
+    """The caller's answer to each slot that ``calls`` (ground-truth calls) carry."""
     found: dict[str, str] = {}
 
     def first(tool: str, **match: Any) -> dict[str, Any] | None:
@@ -117,7 +151,6 @@ def record_plan(scenario: Any) -> tuple[list[str], dict[str, str]] | None:
     if otp := first("verify_otp_auth"):
         put("otp_code", otp.get("otp_code"))
 
-    db = scenario.scenario_db
     tickets = {a.get("category"): a for n, a in calls if n == "create_incident_ticket"}
 
     def urgency(slot: str, category: str) -> None:
@@ -206,6 +239,9 @@ def record_plan(scenario: Any) -> tuple[list[str], dict[str, str]] | None:
         put("end_time", say_time(room["end_time"]))
         put("attendee_count", str(room.get("min_capacity")))
         put("required_equipment", _spoken((room.get("equipment_required") or ["nothing"])[0]))
+    rooms = [a for n, a in calls if n == "check_room_availability"]
+    if len(rooms) > 1 and rooms[0].get("equipment_required"):  # searched on without the equipment, or not
+        put("room_without_equipment", "no" if all(r.get("equipment_required") for r in rooms) else "yes")
     if booking := first("submit_room_booking"):
         put("attendee_count", str(booking.get("attendee_count")))
 
@@ -232,4 +268,4 @@ def record_plan(scenario: Any) -> tuple[list[str], dict[str, str]] | None:
         put("new_phone_last_four", mfa.get("new_phone_last_four"))
 
     # The record's other fields (its name, details no workflow asks for) stay answerable as they are.
-    return names, {**fields, **found}
+    return found

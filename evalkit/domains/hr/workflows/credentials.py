@@ -22,9 +22,13 @@ from evalkit.domains.hr.workflows.steps import (
     scheduling,
     whole,
 )
-from evalkit.domains.workflow import Ask, Call, Confirm, Derived, Say, Slot, Workflow
+from evalkit.domains.workflow import Ask, Call, Confirm, Derived, Refuse, Say, Slot, Workflow
 
 EHR_ACCESS = Derived(("access_change_type",), named({"restricted": "reactivate_restricted", "full": "reactivate_full"}))
+
+
+def _same_facility(new: str, current: str) -> bool:
+    return new.upper() == str(current).upper()
 
 
 def _other_physician(npi: str, supervisor: str) -> str | None:
@@ -204,6 +208,11 @@ DEA_TRANSFER = Workflow(
                 read_back=True,
                 pattern=FACILITY_FORM,
             )
+        ),
+        # a transfer moves the registration to another facility: to the one it is at is no transfer
+        Refuse(
+            "I'm sorry, your DEA registration is already at that facility, so there is nothing to transfer.",
+            when=Derived(("new_facility_code", "dea.dea_registration.facility_code"), _same_facility),
         ),
         Ask(Slot("new_state_code", "text", "Which state is the new facility in?", label="which state")),
         Ask(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 
 from evalkit.domains.hr.workflows.steps import (
     COUNTRY_OF_BIRTH,
@@ -15,7 +16,7 @@ from evalkit.domains.hr.workflows.steps import (
     otp,
     scheduling,
 )
-from evalkit.domains.workflow import Ask, Call, Confirm, Derived, Say, Slot, Workflow
+from evalkit.domains.workflow import TODAY, Ask, Call, Confirm, Derived, Refuse, Say, Slot, Workflow
 
 # What callers call a task or a document -> the tools' code (a code said as such is taken as it is).
 TASK_NAMES = {
@@ -90,6 +91,16 @@ ONBOARDING = Workflow(
 )
 
 
+def _passed(today: str, start: str) -> bool:
+    return start < today  # ISO dates compare as text
+
+
+def _beyond_balance(start: str, end: str, weeks_left: float) -> bool:
+    """More calendar days asked for than the weeks of FMLA entitlement left cover (both ends counted)."""
+    days = (date.fromisoformat(end) - date.fromisoformat(start)).days + 1
+    return days > float(weeks_left) * 7
+
+
 FMLA = Workflow(
     name="fmla_leave",
     description="An employee opens an FMLA case after eligibility is verified and books a return-to-work check-in.",
@@ -110,6 +121,16 @@ FMLA = Workflow(
         ),
         Ask(Slot("leave_start_date", "date", "What is the leave start date?", label="leave start date")),
         Ask(Slot("leave_end_date", "date", "And the leave end date?", label="leave end date")),
+        # App. L.6: leave cannot be filed with a start date that has passed, nor beyond the balance left
+        Refuse(
+            "I'm sorry, leave can't be filed with a start date that has already passed.",
+            when=Derived((TODAY, "leave_start_date"), _passed),
+        ),
+        Refuse(
+            "I'm sorry, that is more than the {fmla_check.fmla_weeks_remaining} weeks of FMLA leave you have left, "
+            "so I can't file it.",
+            when=Derived(("leave_start_date", "leave_end_date", "fmla_check.fmla_weeks_remaining"), _beyond_balance),
+        ),
         Confirm("I'll open {leave_category} leave from {leave_start_date} to {leave_end_date}. Shall I go ahead?"),
         Call(
             "submit_fmla_case",

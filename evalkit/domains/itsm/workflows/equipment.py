@@ -4,6 +4,8 @@ ergonomic equipment, conference room), on EVA-Bench's ITSM tool API.
 
 from __future__ import annotations
 
+from typing import Any
+
 from evalkit.domains.itsm.workflows.steps import (
     EQUIPMENT,
     NEEDS_ASSESSMENT,
@@ -280,6 +282,10 @@ def _equipment_list(item: str) -> list[str] | None:
     return None if item == "nothing" else [item]
 
 
+def _none_with_equipment(rooms: list[Any], equipment: str) -> bool:
+    return not rooms and equipment != "nothing"
+
+
 CONFERENCE_ROOM = Workflow(
     "conference_room",
     "Book a room for a date, time window and head count; the calendar invite is required afterwards.",
@@ -312,6 +318,28 @@ CONFERENCE_ROOM = Workflow(
                 "equipment_required": Derived(_equipment_list, "$required_equipment"),
             },
             name="rooms",
+        ),
+        # none with the equipment: a room without it, if the caller can do without (EVA-Bench's agents search on)
+        Ask(
+            Slot(
+                "room_without_equipment",
+                "yes_no",
+                "No room with that equipment is free then. Would a room without it work for you?",
+                label="a room without it",
+            ),
+            when=Derived(("rooms.available_rooms", "required_equipment"), _none_with_equipment),
+        ),
+        Call(
+            "check_room_availability",
+            {
+                "building_code": "$building_name",
+                "date": "$meeting_date",
+                "start_time": "$start_time",
+                "end_time": "$end_time",
+                "min_capacity": Derived(int, "$attendee_count"),
+            },
+            name="rooms",
+            when="$room_without_equipment",
         ),
         Say("I'm sorry, no room in that building fits that time and group.", when="!$rooms.available_rooms"),
         Confirm(
