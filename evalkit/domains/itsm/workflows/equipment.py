@@ -278,6 +278,16 @@ ERGONOMIC_EQUIPMENT = Workflow(
 )
 
 
+# check_room_availability's search, with or without the equipment the caller asked for
+ROOM_SEARCH = {
+    "building_code": "$building_name",
+    "date": "$meeting_date",
+    "start_time": "$start_time",
+    "end_time": "$end_time",
+    "min_capacity": Derived(int, "$attendee_count"),
+}
+
+
 def _equipment_list(item: str) -> list[str] | None:
     return None if item == "nothing" else [item]
 
@@ -309,14 +319,7 @@ CONFERENCE_ROOM = Workflow(
         ),
         Call(
             "check_room_availability",
-            {
-                "building_code": "$building_name",
-                "date": "$meeting_date",
-                "start_time": "$start_time",
-                "end_time": "$end_time",
-                "min_capacity": Derived(int, "$attendee_count"),
-                "equipment_required": Derived(_equipment_list, "$required_equipment"),
-            },
+            ROOM_SEARCH | {"equipment_required": Derived(_equipment_list, "$required_equipment")},
             name="rooms",
         ),
         # none with the equipment: a room without it, if the caller can do without (EVA-Bench's agents search on)
@@ -329,18 +332,7 @@ CONFERENCE_ROOM = Workflow(
             ),
             when=Derived(("rooms.available_rooms", "required_equipment"), _none_with_equipment),
         ),
-        Call(
-            "check_room_availability",
-            {
-                "building_code": "$building_name",
-                "date": "$meeting_date",
-                "start_time": "$start_time",
-                "end_time": "$end_time",
-                "min_capacity": Derived(int, "$attendee_count"),
-            },
-            name="rooms",
-            when="$room_without_equipment",
-        ),
+        Call("check_room_availability", ROOM_SEARCH, name="rooms", when="$room_without_equipment"),
         Say("I'm sorry, no room in that building fits that time and group.", when="!$rooms.available_rooms"),
         Confirm(
             "Room {rooms.available_rooms.0.room_code} is free then. Shall I book it?", when="$rooms.available_rooms"
