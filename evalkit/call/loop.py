@@ -252,6 +252,7 @@ class Call:
                         "undelivered": interruption.undelivered,
                         "agent_spoken_ms": spoken,
                         "agent_unspoken_ms": end_ms - interruption.stop_ms,
+                        **({"corrects": interruption.corrects} if interruption.corrects is not None else {}),
                     },
                 )
             )
@@ -412,6 +413,7 @@ async def run_call(
     call = Call(session, channel, clock, settings, context.tools.executor.registry)
     if interrupter is not None:
         call.interrupt_kind = interrupter.config.type
+        interrupter.hook(caller)  # corrections: the caller plants a wrong value to correct
     end_reason, error = "max_turns", None
     try:
         await session.open(context)
@@ -422,6 +424,8 @@ async def run_call(
         _greet(caller, greeting.text)
         utterance = await _off_loop(clock, caller.first_utterance)
         for _ in range(settings.max_user_turns):
+            if interrupter is not None:
+                interrupter.heard_from(caller)
             reaction_ms = reaction_time_ms(utterance, settings)
             speech = await _off_loop(clock, channel.say, utterance.text, len(call.turns), now_ms + reaction_ms)
             if getattr(utterance, "reaction_jitter_ms", None) is not None:  # drawn (issue 17): kept with the turn
