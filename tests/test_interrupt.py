@@ -37,13 +37,12 @@ def test_a_cut_lands_on_a_word_outside_the_last_sentence_with_ihbench_overlap():
     assert plan_cut("Just one sentence here.", 0.0, 2000.0, (0.15, 0.5), np.random.default_rng(0)) is None
 
 
-def test_the_config_keeps_to_ihbench_ranges_and_in_process_agents():
+def test_the_config_keeps_to_ihbench_ranges_for_every_agent():
     assert IHBENCH_OVERLAP_S["filler"] == (0.15, 0.50) and IHBENCH_OVERLAP_S["correction"] == (0.40, 1.20)
     assert composed("+interrupt=impatient").interrupt.overlap_s == (0.40, 1.20)
     with pytest.raises(ConfigError, match=r"outside IHBench's range for filler interruptions \[0.15, 0.5\]"):
         composed("+interrupt=filler", "interrupt.overlap_s=[0.1,0.6]")
-    with pytest.raises(ConfigError, match="interruptions are placed on in-process agents' calls today"):
-        composed("+interrupt=filler", "agent=twilio_ws")
+    assert composed("+interrupt=filler", "agent=twilio_ws").interrupt.type == "filler"  # cut on the live stream
     with pytest.raises(ConfigError, match="type"):
         composed("+interrupt=filler", "interrupt.type=shouting")
 

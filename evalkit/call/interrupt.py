@@ -33,6 +33,9 @@ class Cut:
     undelivered: str
     # a correction of a value the caller gave wrong earlier: {"field", "right", "wrong"} (IHBench correction)
     corrects: dict[str, str] | None = None
+    # a wire agent's own stop, measured on the audio received: it fell silent before the caller's interjection
+    # ended (True) or talked over all of it (False); None: an in-process agent, stopped by the loop
+    yielded: bool | None = None
 
 
 def eligible(text: str) -> bool:
@@ -62,6 +65,24 @@ def plan_cut(
     stop_ms = min(end_ms, onset_ms + overlap_s * 1000.0)
     delivered = delivered_at(text, int((stop_ms - start_ms) / ms_per_char))
     return Cut(cut_char, onset_ms, overlap_s, stop_ms, delivered, text[len(delivered) :].strip())
+
+
+def measured_cut(
+    planned: Cut, text: str, start_ms: float, duration_ms: float, silent_ms: float, caller_end_ms: float
+) -> Cut:
+    """The cut as it happened on a live stream: the caller started at the planned onset, the agent fell silent at
+    ``silent_ms`` (its last audio received); what the caller heard is the text up to that point of its audio."""
+    ms_per_char = duration_ms / max(1, len(text))
+    delivered = delivered_at(text, int((silent_ms - start_ms) / ms_per_char)) if ms_per_char > 0 else text
+    if not text.startswith(delivered):  # IHBench's invariant; a broken one is a harness bug, never scored
+        raise ValueError(f"delivered {delivered!r} is not a prefix of the agent's text {text!r}")
+    return replace(
+        planned,
+        stop_ms=max(planned.onset_ms, silent_ms),
+        delivered=delivered,
+        undelivered=text[len(delivered) :].strip(),
+        yielded=silent_ms <= caller_end_ms,
+    )
 
 
 class Interrupter:
@@ -98,7 +119,8 @@ class Interrupter:
             self.pending = {"field": field, "right": right, "wrong": wrong}
             caller.slipped = None
 
-    def maybe_cut(self, text: str, start_ms: float, end_ms: float) -> Cut | None:
+    def maybe_cut(self, text: str, start_ms: float, end_ms: float, not_before_ms: float | None = None) -> Cut | None:
+        """``not_before_ms``: a live stream's now; a cut whose onset has passed already is not made."""
         if self.count >= self.config.max_per_call or not eligible(text):
             return None
         if self.slips:
@@ -107,6 +129,8 @@ class Interrupter:
         elif self.rng.random() >= self.config.probability:
             return None
         cut = plan_cut(text, start_ms, end_ms, tuple(self.config.overlap_s), self.rng)
+        if cut is not None and not_before_ms is not None and cut.onset_ms < not_before_ms:
+            return None
         if cut is not None:
             self.count += 1
             if self.pending is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -23,7 +23,7 @@ from evalkit.agents.base import AgentContext
 from evalkit.call.channel import UserSpeech, text_duration_ms
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, ToolCallTuple
-from evalkit.call.interrupt import Cut, Interrupter
+from evalkit.call.interrupt import Cut, Interrupter, measured_cut
 from evalkit.call.session import AgentSession, AgentTimeout
 from evalkit.domains.base import ToolRegistry
 from evalkit.records import AppliedEffect, AudioClip, ToolCall, Turn
@@ -122,13 +122,24 @@ def _flags(registry: ToolRegistry | None, name: str) -> dict[str, bool]:
 
 
 @dataclass
+class _PlannedCut:
+    """A cut planned on a live stream: the caller's interjection is synthesized while the agent still talks."""
+
+    cut: Cut
+    text: str
+    speech: asyncio.Future[UserSpeech]
+
+
+@dataclass
 class _AgentTurn:
-    """The agent's turn as received: its speech chunks with their arrival times on the call clock."""
+    """The agent's turn as received: its speech chunks with their arrival times on the call clock. ``planned``: a
+    live turn handed back at the planned onset of the caller's interjection, the agent still talking."""
 
     chunks: list[tuple[float, AgentSpeech]]
     end_call: bool
     interrupted: bool
     ended_at_ms: float
+    planned: _PlannedCut | None = None
 
     @property
     def speech(self) -> list[AgentSpeech]:
@@ -183,6 +194,7 @@ class Call:
         self.audio = ConversationAudio()
         self._early: list[tuple[float, AgentEvent]] = []  # agent events that came while the caller was talking
         self.interrupt_kind = ""  # the IHBench type of the call's interruptions (recorded with each)
+        self.cutter: WireCutter | None = None  # IHBench interruptions on a live stream (a real clock)
 
     def _deadline_s(self, start_ms: float | None, interrupted: bool) -> tuple[float | None, bool]:
         """(seconds to wait for the agent's next event, whether the wait ends in a barge-in). Only a real clock
@@ -194,9 +206,19 @@ class Call:
             return max(0.0, start_ms + cut - self.clock.now_ms) / 1000.0, True
         return self.settings.agent_timeout_s, False
 
-    async def _next_event(self, start_ms: float | None, interrupted: bool) -> AgentEvent | None:
-        """The agent's next event; None when the caller barged in instead (the agent has been told to stop)."""
+    async def _next_event(
+        self, start_ms: float | None, interrupted: bool, onset_ms: float | None = None
+    ) -> AgentEvent | str | None:
+        """The agent's next event; None when the caller barged in instead (the agent has been told to stop);
+        ONSET when the planned onset of an interjection has come first (the agent is not told anything)."""
         timeout, barge_in = self._deadline_s(start_ms, interrupted)
+        if onset_ms is not None:
+            until = max(0.0, onset_ms - self.clock.now_ms) / 1000.0
+            if timeout is None or until <= timeout:
+                try:
+                    return await asyncio.wait_for(self.session.receive(), until)
+                except TimeoutError:
+                    return ONSET
         try:
             return await asyncio.wait_for(self.session.receive(), timeout)
         except TimeoutError:
@@ -205,26 +227,40 @@ class Call:
             await self.session.interrupt()
             return None
 
-    async def agent_turn(self) -> _AgentTurn:
-        """Collect the agent's events up to the end of its turn; its speech starts when the first chunk arrives."""
+    async def agent_turn(self, live_cuts: bool = True, check: bool = True) -> _AgentTurn:
+        """Collect the agent's events up to the end of its turn; its speech starts when the first chunk arrives.
+        With a ``cutter`` (IHBench on a live stream) the caller plans its cut once the turn's text is in, and the
+        turn comes back unfinished at the cut's onset (``planned``), the agent still talking."""
         chunks: list[tuple[float, AgentSpeech]] = []
         start_ms: float | None = None
         interrupted = False
+        planned: _PlannedCut | None = None
+        tried = not (live_cuts and self.cutter is not None)
         pending, self._early = self._early, []
         while True:
             if pending:
                 at, event = pending.pop(0)
             else:
-                at, event = None, await self._next_event(start_ms, interrupted)
+                onset = planned.cut.onset_ms if planned is not None else None
+                at, event = None, await self._next_event(start_ms, interrupted, onset)
+                if event is ONSET:
+                    return _AgentTurn(chunks, False, False, self.clock.now_ms, planned)
                 if event is None:
                     interrupted = True
                     continue
             if isinstance(event, AgentTurnEnd):
+                if planned is not None:  # the agent finished before the planned onset: no cut after all
+                    self.cutter.drop(planned)  # type: ignore[union-attr]
                 turn = _AgentTurn(chunks, event.end_call, interrupted, self.clock.now_ms)
-                check_agent_audio(turn)  # unusable audio fails the call here, before it is recorded or heard
+                if check:
+                    check_agent_audio(turn)  # unusable audio fails the call here, before it is recorded or heard
                 return turn
+            assert isinstance(event, AgentSpeech)
             chunks.append((at if at is not None else self.clock.now_ms, event))
             start_ms = chunks[0][0]
+            if not tried and event.text:
+                tried = True
+                planned = self.cutter.plan(self, chunks)  # type: ignore[union-attr]
 
     def record_agent_turn(self, turn: _AgentTurn, interruption: Cut | None = None) -> tuple[Turn, float]:
         """The agent's turn on the timeline; returns it and when its audio ends (cut where the caller barged in).
@@ -253,6 +289,12 @@ class Call:
                         "agent_spoken_ms": spoken,
                         "agent_unspoken_ms": end_ms - interruption.stop_ms,
                         **({"corrects": interruption.corrects} if interruption.corrects is not None else {}),
+                        # a wire agent: its stop measured on the audio received, and whether it talked over the caller
+                        **(
+                            {"yielded": interruption.yielded, "measured": "wire"}
+                            if interruption.yielded is not None
+                            else {}
+                        ),
                     },
                 )
             )
@@ -342,6 +384,64 @@ class Call:
         await self.session.end_of_turn()
 
 
+ONSET = "onset"  # the planned onset of the caller's interjection has come (agent_turn)
+LIVE_CUT_LEAD_MS = 150.0  # a live cut is planned at least this far ahead: time to synthesize the interjection
+
+
+class WireCutter:
+    """IHBench interruptions on a live stream (a wire agent on a real clock). The cut is planned with the same
+    ``plan_cut`` once the agent's turn text is in, at a word boundary of it, placed on the turn's audio by the
+    duration the agent announces (else a spoken-rate estimate); the interjection is synthesized at once and sent
+    from the onset while the agent's audio keeps coming. What the agent does then is its own: measured."""
+
+    def __init__(self, interrupter: Interrupter) -> None:
+        self.interrupter = interrupter
+        self.caller_text = ""  # the caller's previous utterance (a restated correction says it again)
+
+    def plan(self, call: Call, chunks: list[tuple[float, AgentSpeech]]) -> _PlannedCut | None:
+        text = " ".join(s.text for _, s in chunks if s.text)
+        start_ms = chunks[0][0]
+        announced = next((s.duration_ms for _, s in chunks if s.duration_ms), None)
+        duration = announced or text_duration_ms(text)
+        not_before = call.clock.now_ms + LIVE_CUT_LEAD_MS
+        cut = self.interrupter.maybe_cut(text, start_ms, start_ms + duration, not_before_ms=not_before)
+        if cut is None:
+            return None
+        said = self.interrupter.interjection(cut, self.caller_text)
+        # the interjection's turn comes right after the agent's (which is recorded first)
+        speech = asyncio.ensure_future(asyncio.to_thread(call.channel.say, said, len(call.turns) + 1, cut.onset_ms))
+        return _PlannedCut(cut, said, speech)
+
+    def drop(self, planned: _PlannedCut) -> None:
+        """A planned cut that never happened (the agent finished first): a correction stays to be made."""
+        planned.speech.cancel()
+        self.interrupter.count -= 1
+        if planned.cut.corrects is not None:
+            self.interrupter.pending = planned.cut.corrects
+
+
+async def _cut_live(call: Call, partial: _AgentTurn) -> tuple[_AgentTurn, Cut, str, UserSpeech]:
+    """The caller talks over the agent's live stream from the planned onset; the rest of the agent's turn is
+    received meanwhile and after. The cut is measured on what was received: when the agent fell silent (the end of
+    its last audio), what of its text that covers, and whether it stopped before the caller's interjection ended."""
+    planned = partial.planned
+    assert planned is not None
+    speech = await planned.speech
+    if call.clock.now_ms > speech.start_ms:  # the voice was late (a busy machine): it starts now
+        speech = speech.delayed(call.clock.now_ms - speech.start_ms)
+    await call.speak_to_agent(speech)
+    rest = await call.agent_turn(live_cuts=False, check=False)
+    whole = _AgentTurn(partial.chunks + rest.chunks, rest.end_call, True, rest.ended_at_ms)
+    check_agent_audio(whole)
+    voiced = [(at, s.audio) for at, s in whole.chunks if s.audio is not None and s.audio.samples.size]
+    silent_ms = max((at + a.duration_s * 1000.0 for at, a in voiced), default=whole.start_ms)
+    announced = next((s.duration_ms for s in whole.speech if s.duration_ms), None)
+    duration = announced or text_duration_ms(whole.text)
+    onset = replace(planned.cut, onset_ms=speech.start_ms)
+    cut = measured_cut(onset, whole.text, whole.start_ms, duration, silent_ms, speech.end_ms)
+    return whole, cut, planned.text, speech
+
+
 async def _off_loop(clock: Clock, fn: Callable[..., T], *args: Any) -> T:
     """The caller's own work (TTS + perturbation chain, the simulator's next line: CPU-bound, or blocking for an
     LLM simulator) runs in a thread on a real clock, so the other calls sharing the event loop keep their 20 ms
@@ -379,6 +479,14 @@ async def _agent_reply(
     agent say since its own turn (what it answers: a question may have come in two pieces)."""
     heard: list[str] = []
     while True:
+        if reply.planned is not None:  # a wire agent: the caller cuts into its live stream
+            reply, live, said, speech = await _cut_live(call, reply)
+            call.record_agent_turn(reply, live)
+            heard.append(live.delivered)
+            interjection = call.record_user_turn(said, speech)
+            reply = await call.agent_turn()
+            interjection.heard_text = next((s.heard_text for s in reply.speech if s.heard_text is not None), None)
+            continue
         cut = None
         if interrupter is not None and not call.clock.realtime and not reply.end_call:
             cut = interrupter.maybe_cut(reply.text, reply.start_ms, reply.end_ms)
@@ -421,6 +529,8 @@ async def run_call(
         _greeting, now_ms = call.record_agent_turn(greeting)
         await clock.advance_to(now_ms)
         now_ms = _turn_taken_at(clock, now_ms)
+        if interrupter is not None and clock.realtime:
+            call.cutter = WireCutter(interrupter)  # not the greeting: cuts start with the agent's replies
         _greet(caller, greeting.text)
         utterance = await _off_loop(clock, caller.first_utterance)
         for _ in range(settings.max_user_turns):
@@ -439,6 +549,8 @@ async def run_call(
                 # so hearing metrics skip it).
                 end_reason = "user_end_call"
                 break
+            if call.cutter is not None:
+                call.cutter.caller_text = utterance.text
             await call.speak_to_agent(speech)
             reply = await call.agent_turn()
             user_turn.heard_text = next((s.heard_text for s in reply.speech if s.heard_text is not None), None)
