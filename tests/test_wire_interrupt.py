@@ -142,6 +142,7 @@ def test_a_twilio_agent_that_yields_is_cut_on_the_live_stream_and_its_stop_is_me
     assert effect.params["measured"] == "wire" and effect.params["yielded"] is True
     # the agent fell silent soon after the caller's onset (its clear), long before its 4 s utterance ended
     assert 0.0 <= effect.params["yield_ms"] < 400.0 and agent.end_ms == pytest.approx(effect.end_ms)
+    print(f"twilio_ws: caller onset -> agent silence {effect.params['yield_ms']:.0f} ms")
     spoken = effect.end_ms - agent.start_ms
     assert spoken < SPEECH_MS - 1000.0 and effect.params["undelivered"]
     # what the caller heard is the share of the text its received audio covers (within a word)
@@ -164,7 +165,14 @@ def test_a_twilio_agent_that_does_not_yield_is_recorded_talking_over_the_caller(
 
 
 class TalkAgent:
-    """An in-process agent for the Realtime test server: ``TEXT`` and a 4 s tone every turn."""
+    """An in-process agent for the Realtime test server: ``TEXT`` and a 4 s tone every turn; keeps what the server
+    tells it the caller heard of a truncated item."""
+
+    def __init__(self) -> None:
+        self.cut: tuple[str, str, str] | None = None
+
+    def interrupted(self, delivered: str, undelivered: str, full: str) -> None:
+        self.cut = (delivered, undelivered, full)
 
     def _reply(self, text: str) -> AgentReply:
         rate = 24000
@@ -180,7 +188,8 @@ class TalkAgent:
 def test_a_realtime_agent_is_cut_on_its_live_stream_cancelled_and_truncated_to_what_was_heard() -> None:
     """Server VAD hears the caller start; the session stops the agent's audio there and truncates the item to what
     was played (the response was all sent: no cancel); the stop is measured on the audio the caller received."""
-    with RealtimeTestServer(make_agent=lambda heard: TalkAgent(), audio_pace=0.0) as server:
+    talk = TalkAgent()
+    with RealtimeTestServer(make_agent=lambda heard: talk, audio_pace=0.0) as server:
         agent = OpenAIRealtimeConfig(name="realtime", url=server.url, model=MODEL, api_key_env=None).build()
         clock = RealClock()
         settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
@@ -200,6 +209,12 @@ def test_a_realtime_agent_is_cut_on_its_live_stream_cancelled_and_truncated_to_w
     # frame late: the gap was not audio)
     assert heard_ms - 300.0 <= audio_end_ms <= heard_ms + 40.0
     assert abs(len(effect.params["delivered"]) - len(TEXT) * heard_ms / SPEECH_MS) < 12
+    # the server's model keeps only what was heard: its agent is told the same prefix, within a word or two
+    assert talk.cut is not None and talk.cut[2] == TEXT and TEXT.startswith(talk.cut[0])
+    assert abs(len(talk.cut[0]) - len(effect.params["delivered"])) < 15
+    print(
+        f"realtime: yield {effect.params['yield_ms']:.0f} ms, heard {heard_ms:.0f} ms, truncated at {audio_end_ms} ms"
+    )
 
 
 @pytest.mark.slow
@@ -242,3 +257,6 @@ def test_a_scenario_with_interruptions_through_the_wire_to_the_served_cascade(tm
     assert recovery.intended_text == last_sentence(cut.intended_text)  # the server's agent knew it was cut
     assert record.metrics["interruption_recovery"].score == 1.0, record.metrics["interruption_recovery"].details
     assert record.metrics["interruption_yield_ms"].score == pytest.approx(effect.params["yield_ms"])
+    # EVA-Bench's turn-taking yield score reads the measured stop: the interjection interrupted the agent
+    yields = [r["yield_ms"] for r in record.metrics["turn_taking"].details["turns"] if "yield_ms" in r]
+    assert yields and yields[0] == pytest.approx(effect.params["yield_ms"])
