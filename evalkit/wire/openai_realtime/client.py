@@ -21,11 +21,11 @@ the harness (``ToolBox.call_json``: recorded on the conversation's DB, a malform
 result), its result goes back as a ``function_call_output`` item and a ``response.create`` lets the model go on.
 
 Barge-in (``interrupt``, or the server hearing the caller start, ``input_audio_buffer.speech_started``, while the
-agent's audio plays: the caller talking over it, IHBench's interruptions): the unplayed audio is dropped, the active response is cancelled (``response.cancel``)
-and the item that was playing is truncated to what the caller heard (``conversation.item.truncate``, its
-``audio_end_ms``); whatever that response still sends is ignored. An ``error`` event (but a cancel that came too
-late), a failed response, a refused or dropped connection and malformed JSON raise ``WireError`` with the reason:
-the loop records an infrastructure failure.
+agent's audio plays: the caller talking over it, IHBench's interruptions): the unplayed audio is dropped, the active
+response is cancelled (``response.cancel``) and the item that was playing is truncated to what the caller heard
+(``conversation.item.truncate``, its ``audio_end_ms``); whatever that response still sends is ignored. An ``error``
+event (but a cancel that came too late), a failed response, a refused or dropped connection and malformed JSON raise
+``WireError`` with the reason: the loop records an infrastructure failure.
 """
 
 from __future__ import annotations
