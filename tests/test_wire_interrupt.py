@@ -54,7 +54,7 @@ def interrupter(kind: str = "impatient", seed: int = 0) -> Interrupter:
     return Interrupter(config, np.random.default_rng(seed))
 
 
-def talker(yields: bool) -> Any:
+def talker(yields: bool, announced_ms: float = SPEECH_MS) -> Any:
     """A Twilio-framed agent server that answers every caller turn with ``TEXT`` (announced with its audio length,
     as evalkit's reference server does) and 4 s of audio paced at 20 ms; on ``user_speech_start`` it stops and sends
     ``clear`` (``yields``) or ignores it and talks on."""
@@ -63,9 +63,9 @@ def talker(yields: bool) -> Any:
         sid, speaking = "", None
 
         async def speak(text: str, ms: float) -> None:
-            await ws.send(
-                json.dumps({"event": "evalkit_transcript", "streamSid": sid, "text": text, "duration_ms": ms})
-            )
+            said = announced_ms if text == TEXT else ms
+            transcript = {"event": "evalkit_transcript", "streamSid": sid, "text": text, "duration_ms": said}
+            await ws.send(json.dumps(transcript))
             audio = encode(tone(ms), "mulaw")
             loop = asyncio.get_running_loop()
             t0 = loop.time()
@@ -94,9 +94,11 @@ def talker(yields: bool) -> Any:
     return handler
 
 
-def twilio_call(yields: bool, kind: str = "impatient") -> CallOutcome:
+def twilio_call(
+    yields: bool, kind: str = "impatient", announced_ms: float = SPEECH_MS, cutter: Interrupter | None = None
+) -> CallOutcome:
     async def main() -> CallOutcome:
-        async with serve(talker(yields), "127.0.0.1", 0) as server:
+        async with serve(talker(yields, announced_ms), "127.0.0.1", 0) as server:
             agent = TwilioWsConfig(
                 name="wire", url=url_of(server), take_turn_after_silence_ms=300.0, transcribe_agent="never",
                 tools="none",
@@ -105,7 +107,7 @@ def twilio_call(yields: bool, kind: str = "impatient") -> CallOutcome:
             settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
             caller = ScriptCaller(["one two three"])
             return await run_call(
-                caller, agent.session(clock), ToneChannel(), context(), clock, settings, interrupter(kind)
+                caller, agent.session(clock), ToneChannel(), context(), clock, settings, cutter or interrupter(kind)
             )
 
     return asyncio.run(main())
@@ -162,6 +164,16 @@ def test_a_twilio_agent_that_does_not_yield_is_recorded_talking_over_the_caller(
     assert effect.end_ms - agent.start_ms == pytest.approx(SPEECH_MS, abs=150.0)
     i, _ = the_cut(outcome)
     assert effect.end_ms > outcome.turns[i + 1].end_ms and effect.params["undelivered"] == ""
+
+
+def test_a_planned_cut_the_agent_finishes_before_is_not_made() -> None:
+    """The agent says it will talk for 40 s but stops after 4: the planned onset never comes, nothing is cut."""
+    cutter = interrupter()
+    outcome = twilio_call(yields=True, announced_ms=40 * SPEECH_MS, cutter=cutter)
+    assert outcome.end_reason == "user_end_call", outcome.error
+    assert not [e for t in outcome.turns for e in t.effects if e.type == "interruption"]
+    assert cutter.count == 0 and [t.role for t in outcome.turns] == ["assistant", "user", "assistant", "user"]
+    assert outcome.turns[2].end_ms - outcome.turns[2].start_ms == pytest.approx(SPEECH_MS, abs=150.0)
 
 
 class TalkAgent:

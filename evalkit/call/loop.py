@@ -481,9 +481,11 @@ async def _agent_reply(
     while True:
         if reply.planned is not None:  # a wire agent: the caller cuts into its live stream
             reply, live, said, speech = await _cut_live(call, reply)
-            call.record_agent_turn(reply, live)
+            _cut_turn, end_ms = call.record_agent_turn(reply, live)
             heard.append(live.delivered)
             interjection = call.record_user_turn(said, speech)
+            if reply.end_call:  # it hung up in the utterance the caller cut into: nothing comes back
+                return reply, max(end_ms, speech.end_ms), " ".join(heard)
             reply = await call.agent_turn()
             interjection.heard_text = next((s.heard_text for s in reply.speech if s.heard_text is not None), None)
             continue
