@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -23,7 +23,8 @@ from evalkit.agents.base import AgentContext
 from evalkit.call.channel import UserSpeech, text_duration_ms
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, ToolCallTuple
-from evalkit.call.interrupt import Cut, Interrupter, measured_cut
+from evalkit.call.interrupt import Cut, Interrupter
+from evalkit.call.live import ONSET, PlannedCut, WireCutter, cut_live
 from evalkit.call.session import AgentSession, AgentTimeout
 from evalkit.domains.base import ToolRegistry
 from evalkit.records import AppliedEffect, AudioClip, ToolCall, Turn
@@ -122,15 +123,6 @@ def _flags(registry: ToolRegistry | None, name: str) -> dict[str, bool]:
 
 
 @dataclass
-class _PlannedCut:
-    """A cut planned on a live stream: the caller's interjection is synthesized while the agent still talks."""
-
-    cut: Cut
-    text: str
-    speech: asyncio.Future[UserSpeech]
-
-
-@dataclass
 class _AgentTurn:
     """The agent's turn as received: its speech chunks with their arrival times on the call clock. ``planned``: a
     live turn handed back at the planned onset of the caller's interjection, the agent still talking."""
@@ -139,7 +131,7 @@ class _AgentTurn:
     end_call: bool
     interrupted: bool
     ended_at_ms: float
-    planned: _PlannedCut | None = None
+    planned: PlannedCut | None = None
 
     @property
     def speech(self) -> list[AgentSpeech]:
@@ -234,7 +226,7 @@ class Call:
         chunks: list[tuple[float, AgentSpeech]] = []
         start_ms: float | None = None
         interrupted = False
-        planned: _PlannedCut | None = None
+        planned: PlannedCut | None = None
         tried = not (live_cuts and self.cutter is not None)
         pending, self._early = self._early, []
         while True:
@@ -384,64 +376,6 @@ class Call:
         await self.session.end_of_turn()
 
 
-ONSET = "onset"  # the planned onset of the caller's interjection has come (agent_turn)
-LIVE_CUT_LEAD_MS = 150.0  # a live cut is planned at least this far ahead: time to synthesize the interjection
-
-
-class WireCutter:
-    """IHBench interruptions on a live stream (a wire agent on a real clock). The cut is planned with the same
-    ``plan_cut`` once the agent's turn text is in, at a word boundary of it, placed on the turn's audio by the
-    duration the agent announces (else a spoken-rate estimate); the interjection is synthesized at once and sent
-    from the onset while the agent's audio keeps coming. What the agent does then is its own: measured."""
-
-    def __init__(self, interrupter: Interrupter) -> None:
-        self.interrupter = interrupter
-        self.caller_text = ""  # the caller's previous utterance (a restated correction says it again)
-
-    def plan(self, call: Call, chunks: list[tuple[float, AgentSpeech]]) -> _PlannedCut | None:
-        text = " ".join(s.text for _, s in chunks if s.text)
-        start_ms = chunks[0][0]
-        announced = next((s.duration_ms for _, s in chunks if s.duration_ms), None)
-        duration = announced or text_duration_ms(text)
-        not_before = call.clock.now_ms + LIVE_CUT_LEAD_MS
-        cut = self.interrupter.maybe_cut(text, start_ms, start_ms + duration, not_before_ms=not_before)
-        if cut is None:
-            return None
-        said = self.interrupter.interjection(cut, self.caller_text)
-        # the interjection's turn comes right after the agent's (which is recorded first)
-        speech = asyncio.ensure_future(asyncio.to_thread(call.channel.say, said, len(call.turns) + 1, cut.onset_ms))
-        return _PlannedCut(cut, said, speech)
-
-    def drop(self, planned: _PlannedCut) -> None:
-        """A planned cut that never happened (the agent finished first): a correction stays to be made."""
-        planned.speech.cancel()
-        self.interrupter.count -= 1
-        if planned.cut.corrects is not None:
-            self.interrupter.pending = planned.cut.corrects
-
-
-async def _cut_live(call: Call, partial: _AgentTurn) -> tuple[_AgentTurn, Cut, str, UserSpeech]:
-    """The caller talks over the agent's live stream from the planned onset; the rest of the agent's turn is
-    received meanwhile and after. The cut is measured on what was received: when the agent fell silent (the end of
-    its last audio), what of its text that covers, and whether it stopped before the caller's interjection ended."""
-    planned = partial.planned
-    assert planned is not None
-    speech = await planned.speech
-    if call.clock.now_ms > speech.start_ms:  # the voice was late (a busy machine): it starts now
-        speech = speech.delayed(call.clock.now_ms - speech.start_ms)
-    await call.speak_to_agent(speech)
-    rest = await call.agent_turn(live_cuts=False, check=False)
-    whole = _AgentTurn(partial.chunks + rest.chunks, rest.end_call, True, rest.ended_at_ms)
-    check_agent_audio(whole)
-    voiced = [(at, s.audio) for at, s in whole.chunks if s.audio is not None and s.audio.samples.size]
-    silent_ms = max((at + a.duration_s * 1000.0 for at, a in voiced), default=whole.start_ms)
-    announced = next((s.duration_ms for s in whole.speech if s.duration_ms), None)
-    duration = announced or text_duration_ms(whole.text)
-    onset = replace(planned.cut, onset_ms=speech.start_ms)
-    cut = measured_cut(onset, whole.text, whole.start_ms, duration, silent_ms, speech.end_ms)
-    return whole, cut, planned.text, speech
-
-
 async def _off_loop(clock: Clock, fn: Callable[..., T], *args: Any) -> T:
     """The caller's own work (TTS + perturbation chain, the simulator's next line: CPU-bound, or blocking for an
     LLM simulator) runs in a thread on a real clock, so the other calls sharing the event loop keep their 20 ms
@@ -480,7 +414,7 @@ async def _agent_reply(
     heard: list[str] = []
     while True:
         if reply.planned is not None:  # a wire agent: the caller cuts into its live stream
-            reply, live, said, speech = await _cut_live(call, reply)
+            reply, live, said, speech = await cut_live(call, reply, check_agent_audio)
             _cut_turn, end_ms = call.record_agent_turn(reply, live)
             heard.append(live.delivered)
             interjection = call.record_user_turn(said, speech)
