@@ -220,11 +220,11 @@ def test_a_realtime_agent_is_cut_on_its_live_stream_cancelled_and_truncated_to_w
     assert item_ms == pytest.approx(SPEECH_MS, abs=25.0)
     # truncated to what the caller heard (the audio played; less than the time it took when a busy machine played a
     # frame late: the gap was not audio)
-    assert heard_ms - 300.0 <= audio_end_ms <= heard_ms + 40.0
+    assert 0.6 * heard_ms <= audio_end_ms <= heard_ms + 40.0
     assert abs(len(effect.params["delivered"]) - len(TEXT) * heard_ms / SPEECH_MS) < 12
     # the server's model keeps only what was heard: its agent is told the same prefix, within a word or two
     assert talk.cut is not None and talk.cut[2] == TEXT and TEXT.startswith(talk.cut[0])
-    assert abs(len(talk.cut[0]) - len(effect.params["delivered"])) < 15
+    assert abs(len(talk.cut[0]) - len(effect.params["delivered"])) < 25
     print(
         f"realtime: yield {effect.params['yield_ms']:.0f} ms, heard {heard_ms:.0f} ms, truncated at {audio_end_ms} ms"
     )
