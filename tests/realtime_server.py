@@ -59,6 +59,7 @@ from websockets.exceptions import ConnectionClosed
 
 from evalkit.agents.base import AgentContext, AgentReply, ToolBox
 from evalkit.agents.cascade_local import CascadeLocalAgent, CascadeLocalConfig
+from evalkit.call.interrupt import delivered_at
 from evalkit.domains import DOMAINS, tool_registry
 from evalkit.domains.base import ToolRegistry
 from evalkit.records import AudioClip
@@ -212,6 +213,7 @@ class ServedSession:
         self.outputs: dict[str, str] = {}
         self.known_calls: set[str] = set()
         self.items_ms: dict[str, float] = {}  # assistant audio items: how much audio each has
+        self.items_text: dict[str, str] = {}  # ... and what they say
         self.counts: Counter[str] = Counter()
         self._ids = itertools.count(1)
         self._last_item: str | None = None
@@ -354,6 +356,11 @@ class ServedSession:
             raise ClientError("invalid_value", f"audio_end_ms {end_ms} is past the item's {self.items_ms[item]:.0f} ms")
         self.server.truncations.append((item, end_ms, self.items_ms[item]))
         await self.send("conversation.item.truncated", item_id=item, content_index=0, audio_end_ms=end_ms)
+        # the model's memory of the item is what was heard: an embedded agent recovers from there (IHBench)
+        text, tell = self.items_text.get(item, ""), getattr(self.agent, "interrupted", None)
+        if text and tell is not None and self.items_ms[item] > 0:
+            delivered = delivered_at(text, int(len(text) * end_ms / self.items_ms[item]))
+            tell(delivered, text[len(delivered) :].strip(), text)
 
     # -- responses ------------------------------------------------------------------------------------------
 
@@ -481,6 +488,7 @@ class ServedSession:
         chunks = [samples[i : i + step] for i in range(0, samples.size, step)] or [samples]
         words = reply.text.split()
         self.items_ms[item_id] = 0.0
+        self.items_text[item_id] = reply.text
         t0 = time.perf_counter()
         self.server.first_audio_ms.append((t0 - self.response_started) * 1000.0)
         for n, chunk in enumerate(chunks):

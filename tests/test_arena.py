@@ -149,6 +149,25 @@ def test_the_order_is_seeded_and_an_invalid_answer_is_a_failed_judgment_not_a_wi
     assert orders[0] == orders[1] != orders[2]
 
 
+def test_tf_win_rate_against_a_pinned_baseline_in_the_report(store, tmp_path):
+    """``baseline=dull``: every agent's TF win rate over dull (IHBench), with the failed judgment left out."""
+    answers = [Reply(content="not json"), Reply(content="still not json"), fewer_turns_judge]
+    with OpenAIStubServer(answers) as server:
+        settings = ArenaSettings(seed=5, baseline="dull")
+        outcome = run_arena(store, tmp_path / "o", judge_for(server, tmp_path / "c"), settings, log_run=False)
+    decided = [v for v in outcome.verdicts if v.winner is not None]
+    assert len(decided) == N_SCENARIOS - 1
+    tf = outcome.tf["sharp"]
+    assert (tf.wins, tf.n, tf.undecided) == (sum(v.winner == "sharp" for v in decided), N_SCENARIOS - 1, 1)
+    assert tf.rate == pytest.approx(tf.wins / tf.n) and outcome.tf["dull"].rate == 0.5
+    report = outcome.files["report"].read_text()
+    assert "Task-fulfilment win rate against the baseline dull" in report and f"| sharp | {tf.rate:.3f} |" in report
+    assert "tf_win_rate.csv" in str(outcome.files["tf_win_rate_csv"])
+    with OpenAIStubServer([reply_json({"winner": "B"})]) as server, pytest.raises(ArenaError, match="baseline"):
+        run_arena(store, tmp_path / "x", judge_for(server, tmp_path / "d"), ArenaSettings(baseline="nobody"),
+                  log_run=False)  # fmt: skip
+
+
 def test_one_agent_is_one_clear_line(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"} | {"PYTHONPATH": str(REPO)}
     target = resolve_target(f"sqlite:///{tmp_path / 'mlflow.db'}", "evalkit", None, tmp_path)

@@ -19,6 +19,7 @@ from evalkit.arena.stats import (
     rubric_all_pass,
     rubric_case_score,
     rubric_model_score,
+    tf_win_rates,
     wilson_interval,
     win_rates,
 )
@@ -170,3 +171,23 @@ def test_kappa_equals_scikit_learns_on_random_verdicts():
     label = lambda c: "tie" if c.winner is None else "first" if c.winner == c.first else "second"  # noqa: E731
     expected = cohen_kappa_score([label(c) for c in judge_1], [label(c) for c in judge_2])
     assert agreement(judge_1, judge_2).kappa == pytest.approx(expected)
+
+
+def test_tf_win_rate_against_the_pinned_baseline_by_hand():
+    """IHBench TF: share of comparisons with the baseline the model won; no tie exists, so an undecided comparison
+    is left out (not half a win); comparisons not involving the baseline do not count; baseline = 0.50."""
+    comps = [
+        Comparison("i1", "gpt4o", "ours", "ours"),
+        Comparison("i2", "ours", "gpt4o", "ours"),
+        Comparison("i3", "ours", "gpt4o", "gpt4o"),
+        Comparison("i4", "gpt4o", "ours", None),  # the judge gave no valid choice
+        Comparison("i5", "ours", "other", "other"),  # not against the baseline
+        Comparison("i1", "other", "gpt4o", "gpt4o"),
+    ]
+    tf = tf_win_rates(comps, "gpt4o", n_resamples=2000, seed=1)
+    assert tf["ours"].rate == pytest.approx(2 / 3) and (tf["ours"].wins, tf["ours"].n) == (2, 3)
+    assert tf["ours"].undecided == 1  # a tie would have made it 2.5 / 4 = 0.625
+    assert tf["other"].rate == 0.0 and tf["other"].n == 1
+    assert tf["gpt4o"].rate == 0.5  # parity by construction
+    assert 0.0 <= tf["ours"].ci_low <= 2 / 3 <= tf["ours"].ci_high == 1.0  # bootstrap over 3 outcomes
+    assert tf_win_rates(comps, "gpt4o", n_resamples=2000, seed=1) == tf  # seeded

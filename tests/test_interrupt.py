@@ -13,9 +13,10 @@ from evalkit.config.interrupt import IHBENCH_OVERLAP_S, InterruptConfig
 from evalkit.config.schema import ConfigError
 from evalkit.domains import tool_registry
 from evalkit.metrics.registry import METRICS
-from evalkit.records import AppliedEffect, Conversation, Turn
+from evalkit.records import AppliedEffect, Conversation, ToolCall, Turn
 from evalkit.scenarios import load_scenario
 from evalkit.scenarios.store import scenario_dir
+from evalkit.simulator.corrections import wrong_value
 from evalkit.textnorm import sentence_spans
 from tests.test_axes import composed
 
@@ -36,13 +37,12 @@ def test_a_cut_lands_on_a_word_outside_the_last_sentence_with_ihbench_overlap():
     assert plan_cut("Just one sentence here.", 0.0, 2000.0, (0.15, 0.5), np.random.default_rng(0)) is None
 
 
-def test_the_config_keeps_to_ihbench_ranges_and_in_process_agents():
+def test_the_config_keeps_to_ihbench_ranges_for_every_agent():
     assert IHBENCH_OVERLAP_S["filler"] == (0.15, 0.50) and IHBENCH_OVERLAP_S["correction"] == (0.40, 1.20)
     assert composed("+interrupt=impatient").interrupt.overlap_s == (0.40, 1.20)
     with pytest.raises(ConfigError, match=r"outside IHBench's range for filler interruptions \[0.15, 0.5\]"):
         composed("+interrupt=filler", "interrupt.overlap_s=[0.1,0.6]")
-    with pytest.raises(ConfigError, match="interruptions are placed on in-process agents' calls today"):
-        composed("+interrupt=filler", "agent=twilio_ws")
+    assert composed("+interrupt=filler", "agent=twilio_ws").interrupt.type == "filler"  # cut on the live stream
     with pytest.raises(ConfigError, match="type"):
         composed("+interrupt=filler", "interrupt.type=shouting")
 
@@ -82,15 +82,67 @@ def test_the_embedded_agent_yields_and_recovers_as_each_type_expects(kind):
         assert tc.score == 1.0, tc.details  # the embedded agent recovers without losing the task (a perfect ear)
 
 
-def test_a_correction_is_not_scored_as_uptake_and_no_interrupt_is_unscored():
-    correction = METRICS["interruption_recovery"].score(run_with("correction"))
-    assert correction.score is None and "no corrected value" in correction.details["reason"]
+def test_a_correction_plants_a_wrong_value_first_and_scores_its_uptake():
+    """IHBench correction: the caller gives a value wrong (seeded; the wrong value derived from the right one), then
+    cuts into the agent to correct it; the metric reads the agent's next tool call that uses the field."""
+    conversation = run_with("correction")
+    cuts = [(i, e.params) for i, t in enumerate(conversation.turns) for e in t.effects if e.type == "interruption"]
+    assert cuts and all("corrects" in p for _, p in cuts)  # every correction corrects a planted value
+    for i, params in cuts:
+        fix = params["corrects"]
+        assert fix["wrong"] == wrong_value(fix["right"]) != fix["right"]
+        said_wrong = [t for t in conversation.turns[:i] if t.role == "user" and spaced(fix["wrong"]) in spaced(
+            t.intended_text)]  # fmt: skip
+        assert said_wrong, f"the caller said {fix['wrong']} before correcting it"
+        assert spaced(fix["right"]) in spaced(conversation.turns[i + 1].intended_text)  # the interjection
+    uptake = METRICS["interruption_correction_uptake"].score(conversation)
+    assert uptake.score == 1.0, uptake.details  # the embedded agent ends up using the corrected values
+    assert METRICS["interruption_recovery"].score(conversation).score == 1.0
+    again = run_with("correction")
+    assert [t.intended_text for t in again.turns] == [t.intended_text for t in conversation.turns]  # seeded
     scenario = load_scenario(scenario_dir("airline") / "AL-001.json")
     from evalkit.agents.local_text import LocalTextAgent
 
     plain, _ = run_text_call(scenario, 0, 0, LocalTextAgent(), tool_registry("airline"))
     assert not any(e.type == "interruption" for t in plain.turns for e in t.effects)
     assert METRICS["interruption_recovery"].score(plain).score is None
+
+
+def spaced(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def test_wrong_values_are_a_pure_function_of_the_right_one():
+    assert wrong_value("WK2EXB") == "WK3EXB" and wrong_value("A19") == "A10" and wrong_value("Brooks") == "Brookt"
+    assert wrong_value("zz") == "za" and wrong_value("--") is None
+
+
+def _uptake_of(arguments: dict | None) -> float | None:
+    effect = AppliedEffect(
+        type="interruption", participant="user", turn=0, start_ms=900.0, end_ms=1200.0,
+        params={"kind": "correction", "delivered": "I have", "undelivered": "W K 3. Is that right?",
+                "corrects": {"field": "confirmation_number", "right": "WK2EXB", "wrong": "WK3EXB"}},
+    )  # fmt: skip
+    calls = [] if arguments is None else [ToolCall(name="get_reservation", arguments=arguments, result={}, ok=True,
+                                                   t_ms=2000.0)]  # fmt: skip
+    turns = [
+        Turn(index=0, role="assistant", intended_text="I have W K 3 E X B. Is that right?", start_ms=0.0,
+             end_ms=1200.0, effects=[effect]),
+        Turn(index=1, role="user", intended_text="Sorry, it's W K 2 E X B.", start_ms=900.0, end_ms=2000.0),
+        Turn(index=2, role="assistant", intended_text="Thanks.", start_ms=2400.0, end_ms=3000.0, tool_calls=calls),
+    ]  # fmt: skip
+    conversation = Conversation(
+        scenario_id="X", domain="airline", trial=0, seed=0, turns=turns, end_reason="user_end_call",
+        initial_db={}, final_db={}, expected_db={},
+    )  # fmt: skip
+    return METRICS["interruption_correction_uptake"].score(conversation).score
+
+
+def test_correction_uptake_on_both_sides():
+    assert _uptake_of({"confirmation_number": "wk2-exb", "last_name": "Brooks"}) == 1.0  # the corrected value
+    assert _uptake_of({"confirmation_number": "WK3EXB", "last_name": "Brooks"}) == 0.0  # the wrong one kept
+    assert _uptake_of({"query": "baggage"}) is None  # no call used the field: nothing to check
+    assert _uptake_of(None) is None
 
 
 def _cut_conversation(kind: str, reply: str) -> Conversation:

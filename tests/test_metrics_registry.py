@@ -29,6 +29,7 @@ BUILTIN = [
     "eva_x_proxy",
     "faithfulness",
     "faithfulness_proxy",
+    "interruption_correction_uptake",
     "interruption_no_redelivery",
     "interruption_recovery",
     "interruption_recovery_quality",

@@ -23,7 +23,7 @@ from evalkit.textnorm import last_sentence, sentence_spans
 FILLERS = frozenset({"mm-hm", "mhm", "mm", "hm", "uh-huh", "yeah", "yes", "right", "okay", "ok", "sure"})
 IMPATIENT_CUES = ("move on", "skip", "go on", "hurry", "i know", "get to the point")
 PUSHBACK_CUES = ("doesn't sound right", "not sure", "don't think", "that's wrong", "why")
-CORRECTION_CUES = ("correct", "i meant", "i misspoke")
+CORRECTION_CUES = ("correct", "i meant", "i misspoke", "my mistake", "gave you the wrong")
 
 
 @dataclass(frozen=True)

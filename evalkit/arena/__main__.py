@@ -48,6 +48,7 @@ def main(cfg: DictConfig) -> int:
             n_bootstrap=int(cfg.bootstrap),
             n_permutations=int(cfg.permutations),
             elo_k=float(cfg.elo_k),
+            baseline=str(cfg.baseline) if cfg.get("baseline") is not None else None,
         )
         judge = _judge(cfg.judge)
         second = _judge(cfg.second_judge) if cfg.get("second_judge") is not None else None
@@ -62,6 +63,8 @@ def main(cfg: DictConfig) -> int:
         ci = f"[{r.bt_ci_low:.1f}, {r.bt_ci_high:.1f}]"
         print(f"{r.model}: Elo {r.elo:.1f}, Bradley-Terry {r.bradley_terry:.1f} {ci}, win rate {r.win_rate:.2f} over "
               f"{r.comparisons} comparisons")  # fmt: skip
+    for model, tf in outcome.tf.items():
+        print(f"{model}: TF win rate {tf.rate:.3f} against {settings.baseline} ({tf.wins}/{tf.n})")
     print(f"{len(outcome.verdicts)} pairs judged, {len(outcome.failed)} failed; report: {outcome.files['report']}")
     if outcome.run_id:
         print(f"MLflow arena run: {outcome.run_id}")

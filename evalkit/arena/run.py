@@ -16,7 +16,7 @@ from pathlib import Path
 from evalkit.analysis.cells import load_selection
 from evalkit.arena import stats
 from evalkit.arena.judging import Rubric, RubricScore, Verdict, judge_pair, judge_rubric, prompt
-from evalkit.arena.pairs import load_calls, pairings, select_cells
+from evalkit.arena.pairs import ArenaError, load_calls, pairings, select_cells
 from evalkit.judges.judge import Judge
 from evalkit.tracking import TrackingTarget
 from evalkit.tracking.reading import log_analysis_run
@@ -34,6 +34,7 @@ class ArenaSettings:
     n_bootstrap: int = stats.N_BOOTSTRAP
     n_permutations: int = stats.N_PERMUTATIONS
     elo_k: float = stats.ELO_K
+    baseline: str | None = None  # IHBench's TF win rate against this agent (pinned); None: not computed
 
 
 @dataclass
@@ -59,6 +60,7 @@ class ArenaOutcome:
     rubric_scores: list[RubricScore] = field(default_factory=list)
     files: dict[str, Path] = field(default_factory=dict)
     run_id: str | None = None
+    tf: dict[str, stats.TfWinRate] = field(default_factory=dict)  # IHBench TF win rate vs settings.baseline
 
     @property
     def failed(self) -> list[Verdict]:
@@ -113,6 +115,8 @@ def run_arena(
     outcome = ArenaOutcome(
         verdicts, ratings(comps, settings), stats.win_rates(comps), {judge.model: bias_tests(comps, settings)}
     )
+    if settings.baseline is not None:
+        outcome.tf = tf_against_baseline(verdicts, settings)
     if second_judge is not None:
         outcome.second_verdicts = [judge_pair(second_judge, p) for p in pairs]
         second = comparisons(outcome.second_verdicts)
@@ -137,6 +141,17 @@ def run_arena(
     return outcome
 
 
+def tf_against_baseline(verdicts: Sequence[Verdict], settings: ArenaSettings) -> dict[str, stats.TfWinRate]:
+    """IHBench's TF win rate of every agent against the pinned baseline; a failed judgment is a comparison without
+    a winner (left out and counted, as IHBench has no tie)."""
+    baseline = settings.baseline
+    agents = {a for v in verdicts for a in (v.first, v.second)}
+    if baseline not in agents:
+        raise ArenaError(f"baseline={baseline!r} is none of the compared agents ({', '.join(sorted(agents))})")
+    comps = [stats.Comparison(v.item, v.first, v.second, v.winner) for v in verdicts]
+    return stats.tf_win_rates(comps, baseline, settings.n_bootstrap, settings.seed)  # type: ignore[arg-type]
+
+
 def _used(pairs: Sequence[object]) -> set[str]:
     return {c.run_id for p in pairs for c in (p.first, p.second)}  # type: ignore[attr-defined]
 
@@ -153,6 +168,7 @@ def _params(
         "elo_k": str(settings.elo_k),
         "bootstrap": str(settings.n_bootstrap),
         "permutations": str(settings.n_permutations),
+        "baseline": settings.baseline or "none",
         "judge.model": judge.model,
         "judge.base_url": judge.client.url,
         "arena.prompt_version": arena.version,
@@ -171,6 +187,8 @@ def _metrics(outcome: ArenaOutcome) -> dict[str, float]:
         out[f"elo.{r.model}"] = r.elo
         out[f"bradley_terry.{r.model}"] = r.bradley_terry
         out[f"win_rate.{r.model}"] = r.win_rate
+    for model, tf in outcome.tf.items():
+        out[f"tf_win_rate.{model}"] = tf.rate
     if outcome.agreement is not None:
         out["agreement.kappa"] = outcome.agreement.kappa
         out["agreement.raw"] = outcome.agreement.raw
@@ -213,6 +231,22 @@ def markdown(outcome: ArenaOutcome, settings: ArenaSettings) -> str:
             f"| {r.model} | {r.elo:.1f} | {r.bradley_terry:.1f} | [{r.bt_ci_low:.1f}, {r.bt_ci_high:.1f}] | "
             f"{_num(r.win_rate)} | {r.comparisons} |"
         )
+    if outcome.tf:
+        out += [
+            "",
+            f"## Task-fulfilment win rate against the baseline {settings.baseline} (IHBench)",
+            "",
+            "Share of each agent's comparisons with the pinned baseline that the judge decided for the agent; the "
+            "judge must pick a winner (IHBench has no tie), so failed judgments are left out and counted. 0.50 is "
+            f"parity (the baseline by construction). 95 % percentile bootstrap CI ({settings.n_bootstrap:,} "
+            "resamples).",
+            "",
+            "| Agent | TF win rate | 95% CI | wins | decided | left out |",
+            "|---|---:|---|---:|---:|---:|",
+        ]
+        for model, tf in outcome.tf.items():
+            ci = "(baseline)" if model == settings.baseline else f"[{_num(tf.ci_low)}, {_num(tf.ci_high)}]"
+            out.append(f"| {model} | {_num(tf.rate)} | {ci} | {tf.wins} | {tf.n} | {tf.undecided} |")
     models = [r.model for r in outcome.ratings]
     out += ["", "## Win rates (row over column)", "", "| | " + " | ".join(models) + " |"]
     out.append("|---|" + "---:|" * len(models))
@@ -302,6 +336,9 @@ def write_outputs(out_dir: Path, outcome: ArenaOutcome, settings: ArenaSettings)
         ),
         "ratings_csv": _write_rows(out_dir / "ratings.csv", [asdict(r) for r in outcome.ratings]),
     }
+    if outcome.tf:
+        rows = [{"agent": m, "baseline": settings.baseline, **asdict(tf)} for m, tf in outcome.tf.items()]
+        files["tf_win_rate_csv"] = _write_rows(out_dir / "tf_win_rate.csv", rows)
     if outcome.rubric_scores:
         rows = [
             {"agent": s.agent, "item": s.item, "run_id": s.run_id, "failed": s.failed or "", **(s.criteria or {})}

@@ -13,6 +13,10 @@ functions of stored verdicts and a seed.
   sign at random — the paired sign-flip test of the robustness analysis (``evalkit.analysis.stats``), 10,000 draws.
 - Agreement between two judges on the same comparisons: raw agreement, Cohen's κ (statsmodels), Spearman ρ of the
   models' win rates (scipy), and MTalk-Bench's pseudo agreement p₁p₂ + (1 − p₁)(1 − p₂) per model pair.
+- Task-fulfilment (TF) win rate against a pinned baseline (IHBench §4): each model's share of its comparisons with
+  the baseline agent that it won. IHBench's judge must pick a winner (no tie option), so a comparison without a
+  winner is no verdict: it is left out (and counted), never scored as half a win. The baseline against itself is
+  0.50 by construction. A 95 % percentile-bootstrap CI over the comparisons (IHBench Table 1).
 - Rubrics: a case's score is the mean of its binary criteria (MTalk-Bench S_case; a model's score is the mean over
   cases × 100) or all-must-pass (IHBench).
 """
@@ -140,6 +144,46 @@ def overall_win_rate(comparisons: Sequence[Comparison]) -> dict[str, float]:
             wins[model] += c.score(model)
             counts[model] += 1
     return {m: wins[m] / counts[m] for m in counts}
+
+
+@dataclass(frozen=True)
+class TfWinRate:
+    """One model's TF win rate over the pinned baseline: ``wins`` of ``n`` decided comparisons with it, a 95 %
+    percentile-bootstrap CI, and ``undecided`` comparisons left out (no winner: IHBench has no tie)."""
+
+    rate: float
+    ci_low: float
+    ci_high: float
+    wins: int
+    n: int
+    undecided: int
+
+
+def tf_win_rates(
+    comparisons: Sequence[Comparison], baseline: str, n_resamples: int = N_BOOTSTRAP, seed: int = 0
+) -> dict[str, TfWinRate]:
+    """IHBench's task-fulfilment win rate of every model compared with ``baseline`` (which gets 0.50, parity)."""
+    outcomes: dict[str, list[int]] = defaultdict(list)
+    undecided: dict[str, int] = defaultdict(int)
+    for c in comparisons:
+        if baseline not in (c.first, c.second):
+            continue
+        model = c.second if c.first == baseline else c.first
+        if c.winner is None:
+            undecided[model] += 1
+        else:
+            outcomes[model].append(int(c.winner == model))
+    rng = np.random.default_rng(seed)
+    out = {baseline: TfWinRate(0.5, 0.5, 0.5, 0, 0, 0)}
+    for model in sorted(set(outcomes) | set(undecided)):
+        won = np.asarray(outcomes[model], dtype=float)
+        if won.size == 0:
+            out[model] = TfWinRate(math.nan, math.nan, math.nan, 0, 0, undecided[model])
+            continue
+        means = won[rng.integers(0, won.size, (n_resamples, won.size))].mean(axis=1)
+        low, high = np.percentile(means, [2.5, 97.5])
+        out[model] = TfWinRate(float(won.mean()), float(low), float(high), int(won.sum()), won.size, undecided[model])
+    return out
 
 
 def wilson_interval(successes: int, n: int) -> tuple[float, float]:

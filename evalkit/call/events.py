@@ -46,6 +46,9 @@ class AgentSpeech:
     tts_ms: float | None = None
     http_retries: int = 0
     text_source: str | None = None
+    # the length of the whole utterance's audio when the agent announces it with its text (evalkit's reference
+    # server; a Realtime session once the item's audio is in): where in the text a moment of its audio falls
+    duration_ms: float | None = None
 
 
 @dataclass(frozen=True)

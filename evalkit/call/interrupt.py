@@ -13,7 +13,7 @@ utterance. What the agent said before it went silent (whole words) is ``delivere
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -31,6 +31,11 @@ class Cut:
     stop_ms: float  # the agent falls silent (onset + overlap for an agent stopped by the loop)
     delivered: str
     undelivered: str
+    # a correction of a value the caller gave wrong earlier: {"field", "right", "wrong"} (IHBench correction)
+    corrects: dict[str, str] | None = None
+    # a wire agent's own stop, measured on the audio received: it fell silent before the caller's interjection
+    # ended (True) or talked over all of it (False); None: an in-process agent, stopped by the loop
+    yielded: bool | None = None
 
 
 def eligible(text: str) -> bool:
@@ -62,26 +67,79 @@ def plan_cut(
     return Cut(cut_char, onset_ms, overlap_s, stop_ms, delivered, text[len(delivered) :].strip())
 
 
+def measured_cut(
+    planned: Cut, text: str, start_ms: float, duration_ms: float, silent_ms: float, caller_end_ms: float
+) -> Cut:
+    """The cut as it happened on a live stream: the caller started at the planned onset, the agent fell silent at
+    ``silent_ms`` (its last audio received); what the caller heard is the text up to that point of its audio."""
+    ms_per_char = duration_ms / max(1, len(text))
+    delivered = delivered_at(text, int((silent_ms - start_ms) / ms_per_char)) if ms_per_char > 0 else text
+    if not text.startswith(delivered):  # IHBench's invariant; a broken one is a harness bug, never scored
+        raise ValueError(f"delivered {delivered!r} is not a prefix of the agent's text {text!r}")
+    return replace(
+        planned,
+        stop_ms=max(planned.onset_ms, silent_ms),
+        delivered=delivered,
+        undelivered=text[len(delivered) :].strip(),
+        yielded=silent_ms <= caller_end_ms,
+    )
+
+
 class Interrupter:
     """The caller's interruptions in one call: which agent turns are cut (seeded), where, and what the caller says.
-    ``config``: an ``InterruptConfig``; ``rng``: the call's own generator (cell seed, scenario, trial, attempt)."""
+    ``config``: an ``InterruptConfig``; ``rng``: the call's own generator (cell seed, scenario, trial, attempt).
+
+    Corrections (IHBench: they need a value the caller gave before): with a caller that can slip (``hook``), the
+    caller gives a first answer wrong (``wants_slip``: seeded, ``probability``), and the next eligible agent turn is
+    cut to correct it; without one, a correction restates the caller's previous answer (nothing to take up)."""
 
     def __init__(self, config: Any, rng: np.random.Generator) -> None:
         self.config = config
         self.rng = rng
         self.count = 0
+        self.slips = False  # the caller plants wrong values for corrections
+        self.pending: dict[str, str] | None = None  # a wrong value said and not corrected yet
 
-    def maybe_cut(self, text: str, start_ms: float, end_ms: float) -> Cut | None:
+    def hook(self, caller: Any) -> None:
+        """Let a caller that can slip (the scripted one) plant wrong values for a correction call."""
+        if self.config.type == "correction" and hasattr(caller, "slip"):
+            caller.slip = self.wants_slip
+            self.slips = True
+
+    def wants_slip(self, field: str, value: str) -> bool:
+        if self.pending is not None or self.count >= self.config.max_per_call:
+            return False
+        return bool(self.rng.random() < self.config.probability)
+
+    def heard_from(self, caller: Any) -> None:
+        """After the caller spoke: a slip it just made is corrected at the next eligible agent turn."""
+        slipped = getattr(caller, "slipped", None)
+        if slipped is not None:
+            field, right, wrong = slipped
+            self.pending = {"field": field, "right": right, "wrong": wrong}
+            caller.slipped = None
+
+    def maybe_cut(self, text: str, start_ms: float, end_ms: float, not_before_ms: float | None = None) -> Cut | None:
+        """``not_before_ms``: a live stream's now; a cut whose onset has passed already is not made."""
         if self.count >= self.config.max_per_call or not eligible(text):
             return None
-        if self.rng.random() >= self.config.probability:
+        if self.slips:
+            if self.pending is None:  # a correction needs a wrong value said before: the caller corrects at once
+                return None
+        elif self.rng.random() >= self.config.probability:
             return None
         cut = plan_cut(text, start_ms, end_ms, tuple(self.config.overlap_s), self.rng)
+        if cut is not None and not_before_ms is not None and cut.onset_ms < not_before_ms:
+            return None
         if cut is not None:
             self.count += 1
+            if self.pending is not None:
+                cut, self.pending = replace(cut, corrects=self.pending), None
         return cut
 
     def interjection(self, cut: Cut, previous_caller_text: str) -> str:
-        from evalkit.simulator.interjections import interjection
+        from evalkit.simulator.interjections import correction, interjection
 
+        if cut.corrects is not None:
+            return correction(self.rng, cut.corrects["field"], cut.corrects["right"])
         return interjection(self.config.type, self.rng, cut.delivered, previous_caller_text)

@@ -24,6 +24,7 @@ from evalkit.call.channel import UserSpeech, text_duration_ms
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, ToolCallTuple
 from evalkit.call.interrupt import Cut, Interrupter
+from evalkit.call.live import ONSET, PlannedCut, WireCutter, cut_live
 from evalkit.call.session import AgentSession, AgentTimeout
 from evalkit.domains.base import ToolRegistry
 from evalkit.records import AppliedEffect, AudioClip, ToolCall, Turn
@@ -123,12 +124,14 @@ def _flags(registry: ToolRegistry | None, name: str) -> dict[str, bool]:
 
 @dataclass
 class _AgentTurn:
-    """The agent's turn as received: its speech chunks with their arrival times on the call clock."""
+    """The agent's turn as received: its speech chunks with their arrival times on the call clock. ``planned``: a
+    live turn handed back at the planned onset of the caller's interjection, the agent still talking."""
 
     chunks: list[tuple[float, AgentSpeech]]
     end_call: bool
     interrupted: bool
     ended_at_ms: float
+    planned: PlannedCut | None = None
 
     @property
     def speech(self) -> list[AgentSpeech]:
@@ -183,6 +186,7 @@ class Call:
         self.audio = ConversationAudio()
         self._early: list[tuple[float, AgentEvent]] = []  # agent events that came while the caller was talking
         self.interrupt_kind = ""  # the IHBench type of the call's interruptions (recorded with each)
+        self.cutter: WireCutter | None = None  # IHBench interruptions on a live stream (a real clock)
 
     def _deadline_s(self, start_ms: float | None, interrupted: bool) -> tuple[float | None, bool]:
         """(seconds to wait for the agent's next event, whether the wait ends in a barge-in). Only a real clock
@@ -194,9 +198,19 @@ class Call:
             return max(0.0, start_ms + cut - self.clock.now_ms) / 1000.0, True
         return self.settings.agent_timeout_s, False
 
-    async def _next_event(self, start_ms: float | None, interrupted: bool) -> AgentEvent | None:
-        """The agent's next event; None when the caller barged in instead (the agent has been told to stop)."""
+    async def _next_event(
+        self, start_ms: float | None, interrupted: bool, onset_ms: float | None = None
+    ) -> AgentEvent | str | None:
+        """The agent's next event; None when the caller barged in instead (the agent has been told to stop);
+        ONSET when the planned onset of an interjection has come first (the agent is not told anything)."""
         timeout, barge_in = self._deadline_s(start_ms, interrupted)
+        if onset_ms is not None:
+            until = max(0.0, onset_ms - self.clock.now_ms) / 1000.0
+            if timeout is None or until <= timeout:
+                try:
+                    return await asyncio.wait_for(self.session.receive(), until)
+                except TimeoutError:
+                    return ONSET
         try:
             return await asyncio.wait_for(self.session.receive(), timeout)
         except TimeoutError:
@@ -205,26 +219,40 @@ class Call:
             await self.session.interrupt()
             return None
 
-    async def agent_turn(self) -> _AgentTurn:
-        """Collect the agent's events up to the end of its turn; its speech starts when the first chunk arrives."""
+    async def agent_turn(self, live_cuts: bool = True, check: bool = True) -> _AgentTurn:
+        """Collect the agent's events up to the end of its turn; its speech starts when the first chunk arrives.
+        With a ``cutter`` (IHBench on a live stream) the caller plans its cut once the turn's text is in, and the
+        turn comes back unfinished at the cut's onset (``planned``), the agent still talking."""
         chunks: list[tuple[float, AgentSpeech]] = []
         start_ms: float | None = None
         interrupted = False
+        planned: PlannedCut | None = None
+        tried = not (live_cuts and self.cutter is not None)
         pending, self._early = self._early, []
         while True:
             if pending:
                 at, event = pending.pop(0)
             else:
-                at, event = None, await self._next_event(start_ms, interrupted)
+                onset = planned.cut.onset_ms if planned is not None else None
+                at, event = None, await self._next_event(start_ms, interrupted, onset)
+                if event is ONSET:
+                    return _AgentTurn(chunks, False, False, self.clock.now_ms, planned)
                 if event is None:
                     interrupted = True
                     continue
             if isinstance(event, AgentTurnEnd):
+                if planned is not None:  # the agent finished before the planned onset: no cut after all
+                    self.cutter.drop(planned)  # type: ignore[union-attr]
                 turn = _AgentTurn(chunks, event.end_call, interrupted, self.clock.now_ms)
-                check_agent_audio(turn)  # unusable audio fails the call here, before it is recorded or heard
+                if check:
+                    check_agent_audio(turn)  # unusable audio fails the call here, before it is recorded or heard
                 return turn
+            assert isinstance(event, AgentSpeech)
             chunks.append((at if at is not None else self.clock.now_ms, event))
             start_ms = chunks[0][0]
+            if not tried and event.text:
+                tried = True
+                planned = self.cutter.plan(self, chunks)  # type: ignore[union-attr]
 
     def record_agent_turn(self, turn: _AgentTurn, interruption: Cut | None = None) -> tuple[Turn, float]:
         """The agent's turn on the timeline; returns it and when its audio ends (cut where the caller barged in).
@@ -252,6 +280,13 @@ class Call:
                         "undelivered": interruption.undelivered,
                         "agent_spoken_ms": spoken,
                         "agent_unspoken_ms": end_ms - interruption.stop_ms,
+                        **({"corrects": interruption.corrects} if interruption.corrects is not None else {}),
+                        # a wire agent: its stop measured on the audio received, and whether it talked over the caller
+                        **(
+                            {"yielded": interruption.yielded, "measured": "wire"}
+                            if interruption.yielded is not None
+                            else {}
+                        ),
                     },
                 )
             )
@@ -378,6 +413,16 @@ async def _agent_reply(
     agent say since its own turn (what it answers: a question may have come in two pieces)."""
     heard: list[str] = []
     while True:
+        if reply.planned is not None:  # a wire agent: the caller cuts into its live stream
+            reply, live, said, speech = await cut_live(call, reply, check_agent_audio)
+            _cut_turn, end_ms = call.record_agent_turn(reply, live)
+            heard.append(live.delivered)
+            interjection = call.record_user_turn(said, speech)
+            if reply.end_call:  # it hung up in the utterance the caller cut into: nothing comes back
+                return reply, max(end_ms, speech.end_ms), " ".join(heard)
+            reply = await call.agent_turn()
+            interjection.heard_text = next((s.heard_text for s in reply.speech if s.heard_text is not None), None)
+            continue
         cut = None
         if interrupter is not None and not call.clock.realtime and not reply.end_call:
             cut = interrupter.maybe_cut(reply.text, reply.start_ms, reply.end_ms)
@@ -412,6 +457,7 @@ async def run_call(
     call = Call(session, channel, clock, settings, context.tools.executor.registry)
     if interrupter is not None:
         call.interrupt_kind = interrupter.config.type
+        interrupter.hook(caller)  # corrections: the caller plants a wrong value to correct
     end_reason, error = "max_turns", None
     try:
         await session.open(context)
@@ -419,9 +465,13 @@ async def run_call(
         _greeting, now_ms = call.record_agent_turn(greeting)
         await clock.advance_to(now_ms)
         now_ms = _turn_taken_at(clock, now_ms)
+        if interrupter is not None and clock.realtime:
+            call.cutter = WireCutter(interrupter)  # not the greeting: cuts start with the agent's replies
         _greet(caller, greeting.text)
         utterance = await _off_loop(clock, caller.first_utterance)
         for _ in range(settings.max_user_turns):
+            if interrupter is not None:
+                interrupter.heard_from(caller)
             reaction_ms = reaction_time_ms(utterance, settings)
             speech = await _off_loop(clock, channel.say, utterance.text, len(call.turns), now_ms + reaction_ms)
             if getattr(utterance, "reaction_jitter_ms", None) is not None:  # drawn (issue 17): kept with the turn
@@ -435,6 +485,8 @@ async def run_call(
                 # so hearing metrics skip it).
                 end_reason = "user_end_call"
                 break
+            if call.cutter is not None:
+                call.cutter.caller_text = utterance.text
             await call.speak_to_agent(speech)
             reply = await call.agent_turn()
             user_turn.heard_text = next((s.heard_text for s in reply.speech if s.heard_text is not None), None)

@@ -238,16 +238,6 @@ class RunConfig(_Group):
         return names
 
     @model_validator(mode="after")
-    def _interruptions_need_an_in_process_agent(self) -> RunConfig:
-        if self.interrupt is not None and type(self.agent).realtime:
-            raise ValueError(
-                f"+interrupt={self.interrupt.name} with agent={self.agent.name}: interruptions are placed on "
-                "in-process agents' calls today (the caller cutting into a live stream is not built yet); use an "
-                "in-process agent such as cascade_local"
-            )
-        return self
-
-    @model_validator(mode="after")
     def _text_modality_has_no_audio(self) -> RunConfig:
         # A text cell carries no audio: an accent or a perturbation would be silently ignored, so it is refused (the
         # modality gap is text against its voice twin; accents and noise are compared on the voice side).

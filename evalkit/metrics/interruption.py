@@ -13,7 +13,11 @@ next turn. IHBench judges recovery quality with an LLM; these are the checks tha
   sentence) comes back, nothing delivered is repeated; normal, topic switch, pushback -> a fresh start (it does not
   carry on mid-sentence where the cut fell) that steers back to the pending question (the utterance's last
   sentence);
-  correction -> unscored: evalkit's caller restates its earlier answer, so no corrected value exists to take up.
+  correction -> correction uptake: the caller gave a value wrong earlier and corrects it (the interruption's
+  ``corrects``: field, right, wrong); the agent's next tool call that uses either value after the correction must use
+  the right one (IHBench: "use the corrected value"). Unscored when no call uses either value, or when the caller only
+  restated its answer (a caller that cannot slip: no corrected value exists).
+- ``interruption_correction_uptake``: that check alone, over the call's correction interruptions.
 """
 
 from __future__ import annotations
@@ -58,6 +62,35 @@ def redelivers(delivered: str, reply: str) -> bool:
 def continues(undelivered: str, reply: str) -> bool:
     head = _words(undelivered)[:CONTINUATION_WORDS]
     return bool(head) and _words(reply)[: len(head)] == head
+
+
+def _norm(value: Any) -> str:
+    return re.sub(r"[^a-z0-9]", "", str(value).lower())
+
+
+def _values(arguments: Any) -> list[str]:
+    """Every scalar in a tool call's arguments (nested ones too), normalised."""
+    if isinstance(arguments, dict):
+        return [v for item in arguments.values() for v in _values(item)]
+    if isinstance(arguments, list):
+        return [v for item in arguments for v in _values(item)]
+    return [_norm(arguments)]
+
+
+def correction_uptake(conversation: Conversation, cut: Turn, params: dict[str, Any]) -> tuple[bool | None, dict]:
+    """(the corrected value is used, the evidence): the first tool call after the correction whose arguments hold
+    the right or the wrong value decides; None when there is no corrected value or no such call."""
+    corrects = params.get("corrects")
+    if not isinstance(corrects, dict):
+        return None, {"reason": "the caller restated its answer: no corrected value"}
+    right, wrong = _norm(corrects.get("right", "")), _norm(corrects.get("wrong", ""))
+    for turn in conversation.turns[cut.index + 1 :]:
+        for call in turn.tool_calls if turn.role == "assistant" else []:
+            values = _values(call.arguments)
+            if right in values or wrong in values:
+                used = right in values and wrong not in values
+                return used, {"tool": call.name, "tool_turn": turn.index, "field": corrects.get("field")}
+    return None, {"reason": f"no tool call used the {corrects.get('field')} after the correction"}
 
 
 def recovered(kind: str, cut: Turn, params: dict[str, Any], reply: str) -> tuple[bool | None, dict[str, bool]]:
@@ -113,6 +146,13 @@ def recovery(conversation: Conversation) -> Any:
         if nxt is None:
             continue
         kind = str(params.get("kind", ""))
+        if kind == "correction":
+            ok, evidence = correction_uptake(conversation, cut, params)
+            checks = {"uses_corrected_value": ok} if ok is not None else {}
+            rows.append({"turn": cut.index, "kind": kind, "recovered": ok, **checks, **evidence})
+            if ok is not None:
+                outcomes.append(ok)
+            continue
         ok, checks = recovered(kind, cut, params, nxt.intended_text)
         rows.append({"turn": cut.index, "kind": kind, "recovered": ok, **checks})
         if ok is not None:
@@ -122,11 +162,29 @@ def recovery(conversation: Conversation) -> Any:
     if not outcomes:
         return unscored(
             "interruption_recovery",
-            "correction interruptions only: evalkit's caller restates its earlier answer, so there is no corrected "
-            "value whose uptake could be checked",
+            "correction interruptions only, none checkable: no corrected value (the caller only restated its "
+            "answer) or no tool call used the corrected field afterwards",
             interruptions=rows,
         )
     return value("interruption_recovery", sum(outcomes) / len(outcomes), 1.0, interruptions=rows)
+
+
+def uptake(conversation: Conversation) -> Any:
+    rows = []
+    for cut, params, _, _ in interruptions(conversation):
+        if params.get("kind") == "correction":
+            ok, evidence = correction_uptake(conversation, cut, params)
+            rows.append({"turn": cut.index, "uses_corrected_value": ok, **evidence})
+    if not rows:
+        return _no_interruptions("interruption_correction_uptake")
+    checked = [r["uses_corrected_value"] for r in rows if r["uses_corrected_value"] is not None]
+    if not checked:
+        return unscored(
+            "interruption_correction_uptake",
+            "no correction could be checked: no corrected value, or no tool call used the field afterwards",
+            interruptions=rows,
+        )
+    return value("interruption_correction_uptake", sum(checked) / len(checked), 1.0, interruptions=rows)
 
 
 SOURCE = "IHBench §3 (interruption types and expected recoveries)"
@@ -156,7 +214,18 @@ METRICS = (
         fn=recovery,
         threshold=1.0,
         description="share of interruptions recovered as the type expects (filler: continue exactly; impatient: "
-        "skip; normal/topic switch/pushback: fresh start back to the pending question)",
+        "skip; normal/topic switch/pushback: fresh start back to the pending question; correction: the corrected "
+        "value in the next tool call that uses the field)",
+    ),
+    Metric(
+        name="interruption_correction_uptake",
+        kind="deterministic",
+        source=SOURCE,
+        inputs=("turns.effects", "turns.tool_calls"),
+        fn=uptake,
+        threshold=1.0,
+        description="share of corrections after which the next tool call using the corrected field uses the "
+        "corrected value, not the wrong one said before",
     ),
 )
 

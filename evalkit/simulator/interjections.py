@@ -23,3 +23,12 @@ def interjection(kind: str, rng: np.random.Generator, heard: str, previous: str)
     template = options[int(rng.integers(len(options)))]
     last_words = " ".join(re.findall(r"[\w'-]+", heard)[-3:]) or "that"
     return template.format(heard=last_words, previous=previous.strip() or "what I said before")
+
+
+def correction(rng: np.random.Generator, field: str, right: str) -> str:
+    """The caller corrects a value it gave wrong earlier (IHBench correction: a self-correction across turns)."""
+    from evalkit.simulator.corrections import spoken_value
+
+    options = phrases()["correction_value"]
+    template = options[int(rng.integers(len(options)))]
+    return template.format(field=field.replace("_", " "), value=spoken_value(right))

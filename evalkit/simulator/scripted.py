@@ -15,7 +15,7 @@ answered from ``scripted.answers``, read-backs are confirmed or corrected, Confi
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
 
@@ -25,6 +25,7 @@ from evalkit.domains import get_domain
 from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Refuse, Slot, Workflow, parse_slot
 from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios import Scenario
+from evalkit.simulator.corrections import correctable, wrong_value
 from evalkit.simulator.field_answers import FieldAnswers
 from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code
 from evalkit.spoken import ORDINAL_WORDS, nato_code, parse_flight_numbers, say_correction
@@ -147,6 +148,10 @@ class ScriptedSimulator:
         self.respells = 0  # whole-value re-spellings after wrong-length read-backs
         self.last = ""
         self.last_field = ""
+        # IHBench correction interruptions (set by the call loop): ``slip(field, value)`` says whether to give this
+        # answer wrong first; ``slipped`` is (field, right, wrong) of the slip just made, for the loop to correct
+        self.slip: Callable[[str, str], bool] | None = None
+        self.slipped: tuple[str, str, str] | None = None
         known = workflows if workflows is not None else domain_workflows(scenario.domain)
         # Workflow mode: the scenario's workflows in call order, and every slot they can ask for. An imported
         # record plays in workflow mode when its domain reads its tasks and answers from it (Domain.record_plan).
@@ -194,6 +199,7 @@ class ScriptedSimulator:
         if vague is not None:
             self.asked[field] -= 1  # a non-answer: the real first attempt is still to come
             return self._say(vague)
+        value = self._maybe_slip(field, value)
         if field in ("confirmation_number", *ROUTE_FIELDS) or is_code(value):
             # App. K says to fall back to the NATO alphabet on a second attempt; eSpeak's NATO words are
             # harder for the offline ASR than its letters, so a repeat is plain letters with pauses and NATO
@@ -206,6 +212,16 @@ class ScriptedSimulator:
             text = f"{value.capitalize()}, please."
             return self._say(self.style.answer(field, text, self.stalled, rephrase="lower"))
         return self._say(self.style.answer(field, f"{value}.", self.stalled, rephrase="keep"))
+
+    def _maybe_slip(self, field: str, value: str) -> str:
+        """The value to say: a wrong one on a first answer the call loop wants slipped (IHBench correction)."""
+        if self.slip is None or self.asked.get(field, 0) != 1 or not correctable(field, value):
+            return value
+        wrong = wrong_value(value)
+        if wrong is None or not self.slip(field, value):
+            return value
+        self.slipped = (field, value, wrong)
+        return wrong
 
     def _styled(self, text: str, end_call: bool = False) -> UserUtterance:
         return self._say(self.style.reply(text, self.stalled), end_call)
@@ -411,6 +427,7 @@ class ScriptedSimulator:
         if vague is not None:
             self.asked[field] -= 1
             return self._say(vague)
+        value = self._maybe_slip(field, value)
         if slot.kind in ("code", "digits") or (slot.kind == "text" and is_code(value)):  # not "11 AM"
             return self._say(self.style.code(field, value, self.asked[field], self.stalled))
         if slot.kind == "choice":

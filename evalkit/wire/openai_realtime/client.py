@@ -20,11 +20,12 @@ agent's turn once its audio has played out, unless the response asked for tools:
 the harness (``ToolBox.call_json``: recorded on the conversation's DB, a malformed call is the agent's error
 result), its result goes back as a ``function_call_output`` item and a ``response.create`` lets the model go on.
 
-Barge-in (``interrupt``): the unplayed audio is dropped, the active response is cancelled (``response.cancel``)
-and the item that was playing is truncated to what the caller heard (``conversation.item.truncate``, its
-``audio_end_ms``); whatever that response still sends is ignored. An ``error`` event (but a cancel that came too
-late), a failed response, a refused or dropped connection and malformed JSON raise ``WireError`` with the reason:
-the loop records an infrastructure failure.
+Barge-in (``interrupt``, or the server hearing the caller start, ``input_audio_buffer.speech_started``, while the
+agent's audio plays: the caller talking over it, IHBench's interruptions): the unplayed audio is dropped, the active
+response is cancelled (``response.cancel``) and the item that was playing is truncated to what the caller heard
+(``conversation.item.truncate``, its ``audio_end_ms``); whatever that response still sends is ignored. An ``error``
+event (but a cancel that came too late), a failed response, a refused or dropped connection and malformed JSON raise
+``WireError`` with the reason: the loop records an infrastructure failure.
 """
 
 from __future__ import annotations
@@ -211,6 +212,7 @@ class RealtimeCallerSession:
         queued = {v[0] for k, v in self._inbox if k == "audio"} | {v for k, v in self._inbox if k == "done"}
         if not (self._voiced or self._active or queued or self._calls):
             return  # the agent's turn is already over: nothing to stop
+        self._wake.set()  # a receive() waiting for audio gets the turn's end at once
         now = self.clock.now_ms
         item = self._playing
         if item is not None:
@@ -301,8 +303,13 @@ class RealtimeCallerSession:
     def _chunk(self, audio: AudioClip | None) -> AgentSpeech:
         """A chunk carrying what arrived since the last one: finished transcripts, the heard text, tool calls."""
         assert self._context is not None
+        duration = self._received_ms.get(self._playing) if self._texts and self._playing else None
         chunk = AgentSpeech(
-            text=" ".join(self._texts), audio=audio, heard_text=self._heard, tool_calls=self._context.tools.drain()
+            text=" ".join(self._texts),
+            audio=audio,
+            heard_text=self._heard,
+            tool_calls=self._context.tools.drain(),
+            duration_ms=duration or None,  # the item's audio, all in once its transcript is done
         )
         self._texts, self._heard = [], None
         return chunk
@@ -365,6 +372,8 @@ class RealtimeCallerSession:
             self._partial.pop(item, None)
             if text:
                 self._texts.append(text)
+        elif kind == "input_audio_buffer.speech_started" and self._voiced:
+            await self.interrupt()  # the caller talks over the agent: it yields (a phone line's playback stops)
         elif kind == "input_audio_buffer.committed":
             self._user_item = str(event.get("item_id") or "")
         elif kind == protocol.INPUT_TRANSCRIBED and event.get("item_id") == self._user_item:

@@ -87,6 +87,7 @@ class TwilioCallerSession:
         self._hearing_early: tuple[int, asyncio.Future[str]] | None = None  # (frames heard, their transcript)
         self._heard: str | None = None
         self._end_call = False
+        self._duration_ms: float | None = None  # the turn's audio length, when the agent announces it
 
     # -- the caller's side ---------------------------------------------------------------------------------
 
@@ -296,6 +297,8 @@ class TwilioCallerSession:
                 self._transcribed = True
             self._heard = value.get("heard_text")
             self._end_call = bool(value.get("end_call"))
+            duration = value.get("duration_ms")
+            self._duration_ms = float(duration) if isinstance(duration, int | float) and duration > 0 else None
         return None
 
     def _on_media(self, message: dict[str, Any]) -> AgentSpeech | None:
@@ -315,6 +318,7 @@ class TwilioCallerSession:
             audio=AudioClip(samples=samples, sample_rate=self.config.sample_rate),
             heard_text=self._heard,
             tool_calls=self._drain_tools(),
+            duration_ms=self._duration_ms if self._text else None,
         )
         self._text, self._heard = "", None  # said once per turn, on its first chunk
         return chunk

@@ -5,7 +5,10 @@ Per call: the ``start`` message opens the agent (its greeting is spoken first); 
 decoded and buffered; the caller's turn ends at its ``user_speech_stop`` event or, for a caller that sends no
 speech events, after ``take_turn_after_silence_ms`` without media; the agent's ``respond`` runs in a thread (the
 server keeps serving other calls) and its reply streams back as 20 ms frames in real time, then a ``mark``. A
-``user_speech_start`` while the agent talks is a barge-in: the reply stops and a ``clear`` goes out. When the agent
+``user_speech_start`` while the agent talks is a barge-in: the reply stops, a ``clear`` goes out, and an agent that
+recovers from interruptions (``interrupted(delivered, undelivered, full)``, the embedded ones) is told what the
+caller heard: the words its streamed audio covered (IHBench's recoveries follow from it). The transcript message
+carries ``duration_ms``, the reply's audio length, so a caller can place a word of the text on the audio. When the agent
 ends the call it closes the socket after its last frame.
 
 Tools: the agent calls its tools through the harness's tool endpoint (``customParameters.tool_endpoint``, see
@@ -30,6 +33,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
 from evalkit.agents.base import AgentContext, AgentReply, ToolBox
+from evalkit.call.interrupt import delivered_at
 from evalkit.domains.base import ToolExecutor, ToolRegistry
 from evalkit.records import AudioClip
 from evalkit.wire.tools.remote import RemoteExecutor
@@ -74,6 +78,7 @@ class ServedCall:
         self._turns = 0
         self._remote: RemoteExecutor | None = None  # the HTTP client of the call's tool endpoint
         self.encoding: Encoding = "mulaw"  # the call's audio format, from its start message
+        self._speaking: tuple[str, int, int] | None = None  # (text, frames sent, frames) of the reply on the line
         self.sample_rate = protocol.SAMPLE_RATE
 
     async def run(self) -> None:
@@ -155,28 +160,41 @@ class ServedCall:
     async def _speak(self, reply: AgentReply) -> None:
         # reply.tool_calls went through the harness's tool endpoint, which recorded them: nothing to report
         transcript = {"text": reply.text, "heard_text": reply.heard_text, "end_call": reply.end_call}
+        if reply.audio is not None:
+            transcript["duration_ms"] = reply.audio.duration_s * 1000.0
         await self._send({"event": protocol.TRANSCRIPT_EVENT, "streamSid": self.stream_sid, **transcript})
         if reply.audio is not None:
             wire = encode(resample(reply.audio.samples, reply.audio.sample_rate, self.sample_rate), self.encoding)
-            await self._stream(wire)
+            await self._stream(wire, reply.text)
         self._turns += 1
         await self._send(protocol.mark(self.stream_sid, f"agent-turn-{self._turns}"))
         if reply.end_call:
             await self.ws.close()  # the agent hangs up once its goodbye has been sent
 
-    async def _stream(self, wire: bytes) -> None:
+    async def _stream(self, wire: bytes, text: str = "") -> None:
         """20 ms frames at real-time pace (a caller may take early audio for the end of a turn otherwise)."""
         loop = asyncio.get_running_loop()
         t0 = loop.time()
         frame_bytes = int(self.sample_rate * protocol.FRAME_MS / 1000) * (1 if self.encoding == "mulaw" else 2)
-        for i, at in enumerate(range(0, len(wire), frame_bytes)):
-            await asyncio.sleep(max(0.0, t0 + i * protocol.FRAME_MS / 1000.0 - loop.time()))
-            await self._send(protocol.media(self.stream_sid, wire[at : at + frame_bytes]))
+        frames = -(-len(wire) // frame_bytes)
+        try:
+            for i, at in enumerate(range(0, len(wire), frame_bytes)):
+                self._speaking = (text, i, frames)
+                await asyncio.sleep(max(0.0, t0 + i * protocol.FRAME_MS / 1000.0 - loop.time()))
+                await self._send(protocol.media(self.stream_sid, wire[at : at + frame_bytes]))
+        finally:
+            self._speaking = None
 
     async def _barge_in(self) -> None:
         if self._reply is not None and not self._reply.done():
+            speaking = self._speaking
             self._reply.cancel()
             await self._send(protocol.clear(self.stream_sid))
+            tell = getattr(self.agent, "interrupted", None)
+            if speaking is not None and tell is not None:  # what the caller heard: the frames streamed so far
+                text, sent, frames = speaking
+                delivered = delivered_at(text, len(text) * sent // max(1, frames))
+                tell(delivered, text[len(delivered) :].strip(), text)
 
     async def _send(self, message: dict[str, Any]) -> None:
         await self.ws.send(json.dumps(message, default=str, separators=(",", ":")))

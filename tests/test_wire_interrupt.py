@@ -1,0 +1,276 @@
+"""IHBench interruptions over the wire: the caller cuts into a wire agent's live audio stream at the planned cut
+(the same ``plan_cut``: a word boundary outside the last sentence, IHBench's overlap range, seeded) and starts
+sending its interjection while the agent still talks. The agent's own stop is measured on the audio received
+(caller onset -> agent silence); an agent that does not stop is recorded as talking over the caller; what the caller
+heard is the text the received audio covers (``full.startswith(delivered)``). Real servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from websockets.asyncio.server import ServerConnection, serve
+
+from evalkit.agents.base import AgentContext, AgentReply
+from evalkit.call import CallOutcome, CallSettings, RealClock, run_call
+from evalkit.call.interrupt import Interrupter
+from evalkit.cell import plan_cell, run_cell_conversations
+from evalkit.config.interrupt import IHBENCH_OVERLAP_S, InterruptConfig
+from evalkit.config.schema import validate_config
+from evalkit.records import AudioClip
+from evalkit.textnorm import last_sentence, sentence_spans
+from evalkit.wire.openai_realtime import OpenAIRealtimeConfig
+from evalkit.wire.twilio_ws import TwilioWsConfig
+from evalkit.wire.twilio_ws.codec import encode
+from evalkit.wire.twilio_ws.server import url_of
+from tests.realtime_server import MODEL, RealtimeTestServer
+from tests.test_call_loop import ScriptCaller, ToneChannel, context
+from tests.test_config import composed
+from tests.test_openai_realtime import airline_context
+
+TEXT = "Sure, I can help with that. Let me check your booking first. May I have your confirmation code?"
+SPEECH_MS = 4000.0
+RATE = 8000
+FRAME = 160
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def tone(ms: float, rate: int = RATE) -> np.ndarray:
+    t = np.arange(int(rate * ms / 1000)) / rate
+    return (0.2 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
+
+
+def interrupter(kind: str = "impatient", seed: int = 0) -> Interrupter:
+    config = InterruptConfig(name=kind, type=kind, overlap_s=IHBENCH_OVERLAP_S[kind], probability=1.0, max_per_call=1)
+    return Interrupter(config, np.random.default_rng(seed))
+
+
+def talker(yields: bool, announced_ms: float = SPEECH_MS) -> Any:
+    """A Twilio-framed agent server that answers every caller turn with ``TEXT`` (announced with its audio length,
+    as evalkit's reference server does) and 4 s of audio paced at 20 ms; on ``user_speech_start`` it stops and sends
+    ``clear`` (``yields``) or ignores it and talks on."""
+
+    async def handler(ws: ServerConnection) -> None:
+        sid, speaking = "", None
+
+        async def speak(text: str, ms: float) -> None:
+            said = announced_ms if text == TEXT else ms
+            transcript = {"event": "evalkit_transcript", "streamSid": sid, "text": text, "duration_ms": said}
+            await ws.send(json.dumps(transcript))
+            audio = encode(tone(ms), "mulaw")
+            loop = asyncio.get_running_loop()
+            t0 = loop.time()
+            for n, i in enumerate(range(0, len(audio), FRAME)):
+                await asyncio.sleep(max(0.0, t0 + n * 0.02 - loop.time()))
+                payload = base64.b64encode(audio[i : i + FRAME]).decode()
+                await ws.send(json.dumps({"event": "media", "streamSid": sid, "media": {"payload": payload}}))
+
+        async def after(previous: asyncio.Task[None] | None) -> None:
+            if previous is not None and not previous.done():  # an agent that talked on finishes first, then pauses
+                await asyncio.wait([previous])
+                await asyncio.sleep(0.6)
+            await speak(TEXT, SPEECH_MS)
+
+        async for raw in ws:
+            message = json.loads(raw)
+            if message["event"] == "start":
+                sid = message["start"]["streamSid"]
+                speaking = asyncio.create_task(speak("Hello.", 400.0))
+            elif message["event"] == "user_speech_start" and yields and speaking is not None and not speaking.done():
+                speaking.cancel()
+                await ws.send(json.dumps({"event": "clear", "streamSid": sid}))
+            elif message["event"] == "user_speech_stop":
+                speaking = asyncio.create_task(after(speaking))
+
+    return handler
+
+
+def twilio_call(
+    yields: bool, kind: str = "impatient", announced_ms: float = SPEECH_MS, cutter: Interrupter | None = None
+) -> CallOutcome:
+    async def main() -> CallOutcome:
+        async with serve(talker(yields, announced_ms), "127.0.0.1", 0) as server:
+            agent = TwilioWsConfig(
+                name="wire", url=url_of(server), take_turn_after_silence_ms=300.0, transcribe_agent="never",
+                tools="none",
+            ).build()  # fmt: skip
+            clock = RealClock()
+            settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
+            caller = ScriptCaller(["one two three"])
+            return await run_call(
+                caller, agent.session(clock), ToneChannel(), context(), clock, settings, cutter or interrupter(kind)
+            )
+
+    return asyncio.run(main())
+
+
+def the_cut(outcome: CallOutcome) -> tuple[int, Any]:
+    [(i, effect)] = [(i, e) for i, t in enumerate(outcome.turns) for e in t.effects if e.type == "interruption"]
+    return i, effect
+
+
+def check_the_cut_was_planned_as_ihbench_says(outcome: CallOutcome, kind: str = "impatient") -> tuple[Any, Any]:
+    i, effect = the_cut(outcome)
+    agent, caller = outcome.turns[i], outcome.turns[i + 1]
+    low, high = IHBENCH_OVERLAP_S[kind]
+    assert agent.role == "assistant" and caller.role == "user" and effect.params["kind"] == kind
+    assert low <= effect.params["overlap_s"] <= high
+    assert effect.params["cut_char"] < sentence_spans(TEXT)[-1][0]  # not in the last sentence
+    assert TEXT[effect.params["cut_char"] - 1] != " " and TEXT[effect.params["cut_char"] :][:1] in (
+        " ",
+        "",
+    )  # a word end
+    assert caller.start_ms == pytest.approx(effect.start_ms)  # the interjection starts at the onset
+    assert agent.start_ms < caller.start_ms < agent.start_ms + SPEECH_MS  # while the agent was still talking
+    delivered, undelivered = effect.params["delivered"], effect.params["undelivered"]
+    assert agent.intended_text == TEXT and TEXT.startswith(delivered)  # IHBench's invariant
+    assert undelivered == TEXT[len(delivered) :].strip()
+    return agent, effect
+
+
+def test_a_twilio_agent_that_yields_is_cut_on_the_live_stream_and_its_stop_is_measured() -> None:
+    outcome = twilio_call(yields=True)
+    assert outcome.end_reason == "user_end_call", outcome.error
+    agent, effect = check_the_cut_was_planned_as_ihbench_says(outcome)
+    assert effect.params["measured"] == "wire" and effect.params["yielded"] is True
+    # the agent fell silent soon after the caller's onset (its clear), long before its 4 s utterance ended
+    assert 0.0 <= effect.params["yield_ms"] < 600.0 and agent.end_ms == pytest.approx(effect.end_ms)
+    print(f"twilio_ws: caller onset -> agent silence {effect.params['yield_ms']:.0f} ms")
+    spoken = effect.end_ms - agent.start_ms
+    assert spoken < SPEECH_MS - 1000.0 and effect.params["undelivered"]
+    # what the caller heard is the share of the text its received audio covers (within a word)
+    heard_chars = len(TEXT) * spoken / SPEECH_MS
+    assert abs(len(effect.params["delivered"]) - heard_chars) < 12
+    # the recorded audio is what played before the silence (less when a busy machine played a frame late: the gap
+    # was not audio)
+    clip = outcome.audio.clips[(outcome.turns.index(agent), "assistant")].samples
+    assert 0.7 * spoken / 1000.0 * RATE <= len(clip) <= spoken / 1000.0 * RATE + 3 * FRAME
+
+
+def test_a_twilio_agent_that_does_not_yield_is_recorded_talking_over_the_caller() -> None:
+    outcome = twilio_call(yields=False)
+    assert outcome.end_reason == "user_end_call", outcome.error
+    agent, effect = check_the_cut_was_planned_as_ihbench_says(outcome)
+    assert effect.params["yielded"] is False
+    # it talked to the end of its utterance (frames played late only lengthen it), over the whole interjection
+    assert SPEECH_MS - 100.0 <= effect.end_ms - agent.start_ms <= SPEECH_MS + 1000.0
+    i, _ = the_cut(outcome)
+    assert effect.end_ms > outcome.turns[i + 1].end_ms and effect.params["undelivered"] == ""
+
+
+def test_a_planned_cut_the_agent_finishes_before_is_not_made() -> None:
+    """The agent says it will talk for 40 s but stops after 4: the planned onset never comes, nothing is cut."""
+    cutter = interrupter()
+    outcome = twilio_call(yields=True, announced_ms=40 * SPEECH_MS, cutter=cutter)
+    assert outcome.end_reason == "user_end_call", outcome.error
+    assert not [e for t in outcome.turns for e in t.effects if e.type == "interruption"]
+    assert cutter.count == 0 and [t.role for t in outcome.turns] == ["assistant", "user", "assistant", "user"]
+    assert SPEECH_MS - 100.0 <= outcome.turns[2].end_ms - outcome.turns[2].start_ms <= SPEECH_MS + 1000.0
+
+
+class TalkAgent:
+    """An in-process agent for the Realtime test server: ``TEXT`` and a 4 s tone every turn; keeps what the server
+    tells it the caller heard of a truncated item."""
+
+    def __init__(self) -> None:
+        self.cut: tuple[str, str, str] | None = None
+
+    def interrupted(self, delivered: str, undelivered: str, full: str) -> None:
+        self.cut = (delivered, undelivered, full)
+
+    def _reply(self, text: str) -> AgentReply:
+        rate = 24000
+        return AgentReply(text=text, audio=AudioClip(samples=tone(SPEECH_MS, rate), sample_rate=rate))
+
+    def start(self, ctx: AgentContext) -> AgentReply:
+        return AgentReply(text="Hello.", audio=AudioClip(samples=tone(400.0, 24000), sample_rate=24000))
+
+    def respond(self, heard: Any) -> AgentReply:
+        return self._reply(TEXT)
+
+
+def test_a_realtime_agent_is_cut_on_its_live_stream_cancelled_and_truncated_to_what_was_heard() -> None:
+    """Server VAD hears the caller start; the session stops the agent's audio there and truncates the item to what
+    was played (the response was all sent: no cancel); the stop is measured on the audio the caller received."""
+    talk = TalkAgent()
+    with RealtimeTestServer(make_agent=lambda heard: talk, audio_pace=0.0) as server:
+        agent = OpenAIRealtimeConfig(name="realtime", url=server.url, model=MODEL, api_key_env=None).build()
+        clock = RealClock()
+        settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
+        call = run_call(
+            ScriptCaller(["one two three"]), agent.session(clock), ToneChannel(), airline_context(), clock, settings,
+            interrupter(),
+        )  # fmt: skip
+        outcome = asyncio.run(call)
+        truncations = server.truncations
+    assert outcome.end_reason == "user_end_call", outcome.error
+    agent_turn, effect = check_the_cut_was_planned_as_ihbench_says(outcome)
+    assert effect.params["yielded"] is True and 0.0 <= effect.params["yield_ms"] < 600.0
+    heard_ms = effect.end_ms - agent_turn.start_ms
+    [(_item, audio_end_ms, item_ms)] = truncations
+    assert item_ms == pytest.approx(SPEECH_MS, abs=25.0)
+    # truncated to what the caller heard (the audio played; less than the time it took when a busy machine played a
+    # frame late: the gap was not audio)
+    assert 0.6 * heard_ms <= audio_end_ms <= heard_ms + 40.0
+    assert abs(len(effect.params["delivered"]) - len(TEXT) * heard_ms / SPEECH_MS) < 12
+    # the server's model keeps only what was heard: its agent is told the same prefix, within a word or two
+    assert talk.cut is not None and talk.cut[2] == TEXT and TEXT.startswith(talk.cut[0])
+    assert abs(len(talk.cut[0]) - len(effect.params["delivered"])) < 25
+    print(
+        f"realtime: yield {effect.params['yield_ms']:.0f} ms, heard {heard_ms:.0f} ms, truncated at {audio_end_ms} ms"
+    )
+
+
+@pytest.mark.slow
+def test_a_scenario_with_interruptions_through_the_wire_to_the_served_cascade(tmp_path: Path) -> None:
+    """``python -m evalkit.serve agent=cascade_local`` (started here) and ``agent=twilio_ws +interrupt=impatient``
+    through a cell: the caller cuts into the served agent's first reply; the server stops, sends ``clear`` and tells
+    its agent what the caller heard, so its next turn skips to the pending question (IHBench's impatient recovery)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "evalkit.serve", "--port", "0", "agent=cascade_local"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=tmp_path,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("evalkit.serve: agent cascade_local on ws://127.0.0.1:"), line
+        config = validate_config(
+            composed(
+                "agent=twilio_ws", f"agent.url={line.split(' on ')[1].strip()}", "agent.max_duration_s=15",
+                "domain.scenarios=[AL-005]", "trials=1", "progress=false", "persona.variation.enabled=false",
+                "+interrupt=impatient", "interrupt.probability=1.0", "interrupt.max_per_call=1",
+                "metrics=[interruption_recovery,interruption_yield_ms,turn_taking]",
+            )
+        )  # fmt: skip
+        [record] = run_cell_conversations(plan_cell(config), tmp_path, log_audio=False)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=30)
+    conversation = record.conversation
+    assert conversation.error is None, conversation.error
+    [(i, effect)] = [(i, e) for i, t in enumerate(conversation.turns) for e in t.effects if e.type == "interruption"]
+    cut, interjection = conversation.turns[i], conversation.turns[i + 1]
+    assert effect.params["measured"] == "wire" and effect.params["yielded"] is True
+    assert interjection.role == "user" and interjection.start_ms == pytest.approx(effect.start_ms)
+    assert cut.start_ms < effect.start_ms < effect.end_ms and 0.0 <= effect.params["yield_ms"] < 500.0
+    assert cut.intended_text.startswith(effect.params["delivered"]) and effect.params["undelivered"]
+    recovery = next(t for t in conversation.turns[i + 2 :] if t.role == "assistant")
+    assert recovery.intended_text == last_sentence(cut.intended_text)  # the server's agent knew it was cut
+    assert record.metrics["interruption_recovery"].score == 1.0, record.metrics["interruption_recovery"].details
+    assert record.metrics["interruption_yield_ms"].score == pytest.approx(effect.params["yield_ms"])
+    # EVA-Bench's turn-taking yield score reads the measured stop: the interjection interrupted the agent
+    yields = [r["yield_ms"] for r in record.metrics["turn_taking"].details["turns"] if "yield_ms" in r]
+    assert yields and yields[0] == pytest.approx(effect.params["yield_ms"])
+    print(f"served cascade over twilio_ws: caller onset -> agent silence {effect.params['yield_ms']:.0f} ms")
