@@ -51,7 +51,10 @@ def nato_code(code: str) -> str:
 
 
 ORDINAL_WORDS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
-ORDINAL_HEARD_AS = {"forest": 4, "forth": 4, "fort": 4, "fist": 1, "sixths": 6, "fits": 5}  # Whisper's versions
+ORDINAL_HEARD_AS = {"forest": 4, "forth": 4, "fort": 4, "fist": 1, "sixths": 6, "fits": 5, "fix": 6}  # Whisper's
+# How Whisper hears the "is" of "the fourth one is Delta" ("the first while his whiskey", "the forest while he's"):
+# the character is said after it, so the words before it ("one", heard "while") are no candidates.
+IS_HEARD_AS = re.compile(r"\b(?:is|his|he's|it's|as)\b", re.IGNORECASE)
 NATO_WORDS = sorted(NATO)
 
 
@@ -183,8 +186,14 @@ def parse_correction(text: str) -> tuple[int, str] | None:
         return (position, value) if len(value) == 1 else None
     words = _tokens(text)
     ordinal_at = next((i for i, w in enumerate(words) if parse_ordinal(w) == position), -1)
+    after = words[ordinal_at + 1 :]
+    # "the fourth one is Delta": only the words after the "is" (as heard) name the character, so "while" (the
+    # "one") is neither a candidate nor merged with the "is" into a NATO word ("while is" -> Whiskey)
+    is_at = next((i for i, w in enumerate(after) if IS_HEARD_AS.fullmatch(w)), None)
+    if is_at is not None and is_at + 1 < len(after):
+        after = after[is_at + 1 :]
     best: tuple[float, str] | None = None
-    for token in _merge_split_nato(words[ordinal_at + 1 :]):
+    for token in _merge_split_nato(after):
         low = token.lower()
         if len(token) == 1 and token.isupper():
             return position, token
