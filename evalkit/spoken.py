@@ -153,7 +153,8 @@ def parse_spelled_word(text: str) -> str | None:
     """A word spelled letter by letter ('R, A, M, A, N.') -> 'RAMAN' (letters only)."""
     text = re.sub(r"\bokay\b", "O K", text, flags=re.IGNORECASE)  # 'O, K' comes back as 'okay'
     runs = [re.sub(r"\d", "", r) for r in spelled_runs(text)]
-    runs = [r for r in runs if len(r) >= 2]
+    # a letter three times in a row is Whisper looping ("Okay, hey, hey, hey, ..."), not a name: not heard
+    runs = [r for r in runs if len(r) >= 2 and not re.search(r"(.)\1\1", r)]
     return max(runs, key=len) if runs else None
 
 
