@@ -252,6 +252,8 @@ def parse_seat_preference(text: str) -> str | None:
         return min(named)[1]
     if re.search(r"\b(isle|i'll|i owe|i'll sit|all)\b", low):  # how ASR hears a lone 'aisle'
         return "aisle"
+    if re.search(r"\bwind\b", low):  # how tiny.en hears eSpeak's 'window' ("Wind off, please.")
+        return "window"
     if "no preference" in low or "don't care" in low or "any seat" in low:
         return "no_preference"
     return None

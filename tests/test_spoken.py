@@ -59,6 +59,10 @@ def test_spelling_round_trips():
         ("No, the sixth one is November.", (6, "N")),
         ("No, the forest one is Delta.", (4, "D")),
         ("No, the forest well is popping.", None),
+        # the character follows the heard "is": "while" (the "one") is not Whiskey, nor "while is" merged into it
+        ("No, the forest while is delta.", (4, "D")),
+        ("No, the first while his whiskey.", (1, "W")),
+        ("No, the fix one is Delta.", (6, "D")),
         ("Yes, that's right.", None),
     ],
 )
@@ -70,6 +74,8 @@ def test_corrections_round_trip_in_text():
     for position, char in [(1, "W"), (2, "9"), (6, "Z")]:
         assert parse_correction(say_correction(position, char)) == (position, char)
     assert parse_spelled_word("R, A, M, A, N.") == "RAMAN"
+    assert parse_spelled_word("B-R-O-O-K-S") == "BROOKS"
+    assert parse_spelled_word("Okay, hey, hey, hey, hey, hey, hey") is None  # Whisper looping, not a spelling
 
 
 def test_parse_name_and_seat_and_yes_no():
@@ -77,6 +83,7 @@ def test_parse_name_and_seat_and_yes_no():
     assert parse_name("Brooks.") == "Brooks"
     assert parse_seat_preference("Window, please.") == "window"
     assert parse_seat_preference("An aisle seat") == "aisle"
+    assert parse_seat_preference("Sure, wind off, please.") == "window"  # tiny.en on eSpeak's "window"
     assert parse_seat_preference("whatever") is None
     assert parse_yes_no("Yes, please go ahead.") is True
     assert parse_yes_no("No, that's too expensive.") is False
