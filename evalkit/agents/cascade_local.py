@@ -10,7 +10,7 @@ from pydantic import Field
 from evalkit.agents.barge_in import CutOff, recovery
 from evalkit.agents.base import AgentContext, AgentReply
 from evalkit.agents.dialogue import DialoguePolicy, make_policy
-from evalkit.agents.hearing import choose_hypothesis, expected_form
+from evalkit.agents.hearing import asr_context, choose_hypothesis, expected_form
 from evalkit.agents.local_text import LocalTextAgent
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.kinds import kind_of
@@ -22,10 +22,11 @@ from evalkit.speech.whisper import FasterWhisperConfig
 
 
 class CascadeLocalAgent:
-    def __init__(self, asr: Recognizer, tts: Synthesizer, alternatives: int = 1) -> None:
+    def __init__(self, asr: Recognizer, tts: Synthesizer, alternatives: int = 1, context: bool = False) -> None:
         self.asr = asr
         self.tts = tts
         self.alternatives = alternatives  # n-best size for answers of a known form (evalkit.agents.hearing)
+        self.context = context  # prime the ASR with the domain vocabulary of the pending answer
         self._policy: DialoguePolicy | None = None
         self._context: AgentContext | None = None
         self._turns = 0
@@ -75,8 +76,10 @@ class CascadeLocalAgent:
         assert self._policy is not None, "start() must be called first"
         started = time.perf_counter()
         fits = expected_form(self._policy) if self.alternatives > 1 else None
-        n_best = {"alternatives": self.alternatives} if fits is not None else {}
-        transcript = self.asr.transcribe(user_audio.samples, user_audio.sample_rate, **self._asr_seed(), **n_best)
+        options: dict[str, object] = {"alternatives": self.alternatives} if fits is not None else {}
+        if self.context and (prompt := asr_context(self._policy)):
+            options["prompt"] = prompt
+        transcript = self.asr.transcribe(user_audio.samples, user_audio.sample_rate, **self._asr_seed(), **options)
         heard = transcript.text
         if fits is not None and getattr(transcript, "alternatives", ()):
             heard = choose_hypothesis(transcript.alternatives, fits)
@@ -100,16 +103,19 @@ class CascadeLocalConfig(AgentConfig):
     asr: kind_of(ASR_ENGINES, AsrConfig) = FasterWhisperConfig()  # type: ignore[valid-type]
     tts: kind_of(TTS_ENGINES, TtsConfig) = EspeakTtsConfig()  # type: ignore[valid-type]
     alternatives: int = Field(
-        default=1,
+        default=5,
         ge=1,
         le=10,
         description="n-best hypotheses for an answer of a known form (a six-character code); 1: the best only",
+    )
+    asr_context: bool = Field(
+        default=True, description="prime the ASR with the domain's vocabulary for the pending answer (task names)"
     )
 
     TEXT_MODALITY: ClassVar[bool] = True
 
     def build(self) -> CascadeLocalAgent:
-        return CascadeLocalAgent(self.asr.build(), self.tts.build(), self.alternatives)
+        return CascadeLocalAgent(self.asr.build(), self.tts.build(), self.alternatives, self.asr_context)
 
     def text_agent(self) -> LocalTextAgent:
         return LocalTextAgent()  # the same dialogue policy and tools, without ASR and TTS

@@ -190,6 +190,15 @@ class WorkflowPolicy:
             return PolicyReply(self.last_text)
         return getattr(self, f"_on_{self.pending}")(heard)
 
+    def asr_context(self) -> str | None:
+        """While the caller says what they need: the domain's task names (its fixed vocabulary, "DEA transfer, FMLA
+        leave"), which tiny.en otherwise writes as "DNA" or "family leave" (evalkit.agents.hearing)."""
+        if self.pending in ("intent", "choose", "anything_else"):
+            return f"I can help with {self._menu()}."
+        if self.pending == "slot" and self.run is not None and self.slot.kind == "time":
+            return "The time, for example 2:30 PM or 7 AM."  # a format example: "7 a.m." was heard "Sam and Em"
+        return None
+
     def expected_form(self) -> Callable[[str], bool] | None:
         """Which ASR hypothesis can be the answer to what was asked (evalkit.agents.hearing): one that names exactly
         one task, a slot value the slot's own parser accepts (a code of its length or pattern, a date, a time, one

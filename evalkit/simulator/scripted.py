@@ -396,7 +396,8 @@ class ScriptedSimulator:
         if slot.kind != "text":  # free text is said as written: the agent writes it down verbatim
             value = f"{value[:1].upper()}{value[1:]}"
         rephrase = REPHRASED_KINDS.get(slot.kind)  # free text and email addresses get no words around them
-        return self._say(self.style.answer(field, f"{value}.", self.stalled, rephrase=rephrase))
+        ended = value if value.endswith((".", "!", "?")) else f"{value}."  # "7 a.m." is not said "7 a.m.."
+        return self._say(self.style.answer(field, ended, self.stalled, rephrase=rephrase))
 
     def _check_workflow_read_back(self, agent_text: str) -> UserUtterance:
         """Spelled values are checked character by character (as for airline); others (a date, an email) by
