@@ -365,3 +365,23 @@ def say_time(hhmm: str) -> str:
 def say_date(iso: str) -> str:
     d = date.fromisoformat(iso)
     return f"{d.strftime('%B')} {d.day}"
+
+
+# The agent's TTS front end (issue 17.3): how a careful speaker says an entity so that it is heard, the job of an SSML
+# <say-as> in a production TTS. The words and entities stay those of the intended text; only their spoken form
+# changes (pauses between spelled characters, letters of an acronym, the hundreds of a flight number).
+_SPELLED_RUN = re.compile(r"\b[A-Z0-9](?: [A-Z0-9]){2,}\b")
+_ACRONYM = re.compile(r"\b[A-Z]{3}\b")  # airport codes: eSpeak reads "MIA" as a word
+_FLIGHT = re.compile(r"\b([A-Z]{2})(\d)(\d{2})\b")
+_MERIDIEM = re.compile(r"\b(\d{1,2}(?::\d{2})?) ?([AP])M\b")
+
+
+def speakable(text: str) -> str:
+    """The text an agent's TTS is fed for ``text``: 'I have W K 2 E X B.' -> 'I have W, K, 2, E, X, B.' (a pause
+    keeps a repeated letter from merging: 'M M' was heard as one M), 'LAX' -> 'L A X', 'SK623' -> 'SK 6 23' (eSpeak's
+    "S K six hundred and twenty-three" came back "SK6 123"), '8:15 AM' -> '8:15 A M'. Measured with
+    ``scripts/bench_agent_speech.py``."""
+    text = _SPELLED_RUN.sub(lambda m: ", ".join(m.group(0).split()), text)
+    text = _ACRONYM.sub(lambda m: " ".join(m.group(0)), text)
+    text = _FLIGHT.sub(r"\1 \2 \3", text)
+    return _MERIDIEM.sub(r"\1 \2 M", text)

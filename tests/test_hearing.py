@@ -91,3 +91,25 @@ def test_the_workflow_policy_asks_for_the_form_of_each_pending_answer() -> None:
     assert fits is not None and fits("No, the sixth character is the number seven.") and not fits("Yes.")
     policy.step("Yes, that's right.")  # -> the last name: free of form, the recogniser's best
     assert policy.expected_form() is None
+
+
+def test_the_task_names_prime_the_asr_while_the_caller_says_what_they_need(tmp_path: Path) -> None:
+    """medical_hr's fixed vocabulary: eSpeak's "DEA" is "DNA" to tiny.en unless the agent primes it with its tasks."""
+    from evalkit.agents.hearing import asr_context
+    from evalkit.agents.workflow_policy import match_workflows
+    from evalkit.domains import get_domain
+
+    workflows = get_domain("medical_hr").workflows
+    assert workflows is not None
+    policy = WorkflowPolicy(ToolBox(ToolExecutor(tool_registry("medical_hr"), {})), date(2026, 6, 20), workflows)
+    prompt = asr_context(policy)
+    assert prompt is not None and "dea transfer" in prompt and "fmla leave" in prompt
+    samples, rate = EspeakTTS("en-us", rate_wpm=165, pitch=50).synthesize(
+        "Hi. I need to transfer my DEA registration to a new facility."
+    )
+    asr = WhisperASR(cache_dir=tmp_path)
+    assert match_workflows(asr.transcribe(samples, rate).text, workflows) == []  # "my DNA registration"
+    primed = asr.transcribe(samples, rate, prompt=prompt).text
+    assert match_workflows(primed, workflows) == ["dea_transfer"], primed
+    policy.step(primed)  # -> the NPI number (digits): no vocabulary to prime with, the form check does the work
+    assert asr_context(policy) is None and expected_form(policy) is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
@@ -103,3 +104,18 @@ def test_dates_times_and_flight_numbers():
     assert parse_clock_times("SK-2801 at 420 pm works") == ["16:20"]  # Whisper drops the colon
     assert parse_clock_times("flight 1730 pm") == []  # not a clock time
     assert say_time("13:00") == "1 PM" and say_time("09:20") == "9:20 AM"
+
+
+def test_the_agents_tts_input_keeps_every_entity_and_only_changes_how_it_is_said():
+    from evalkit.metrics.entities import spoken_entities
+    from evalkit.spoken import speakable
+
+    text = "I found your booking on flight SK418 from MIA to ATL on June 18 at 12:10 PM. I have M 8 B M M R."
+    spoken = speakable(text)
+    assert spoken == (
+        "I found your booking on flight SK 4 18 from M I A to A T L on June 18 at 12:10 P M. I have M, 8, B, M, M, R."
+    )
+    # the same characters in the same order: a pause, a space, never another value
+    assert re.sub(r"[\s,]", "", spoken) == re.sub(r"[\s,]", "", text)
+    assert spoken_entities(text)  # the metric rates the intended text, which speakable does not touch
+    assert speakable("Thank you for calling. Goodbye!") == "Thank you for calling. Goodbye!"
