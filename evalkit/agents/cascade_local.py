@@ -19,6 +19,7 @@ from evalkit.seeds import derive_seed
 from evalkit.speech.espeak import EspeakTtsConfig
 from evalkit.speech.registry import ASR_ENGINES, TTS_ENGINES, AsrConfig, Recognizer, Synthesizer, TtsConfig
 from evalkit.speech.whisper import FasterWhisperConfig
+from evalkit.spoken import speakable
 
 
 class CascadeLocalAgent:
@@ -39,7 +40,7 @@ class CascadeLocalAgent:
     def _speak(self, text: str, heard: str | None, asr_ms: float | None, started: float, end_call: bool) -> AgentReply:
         assert self._context is not None
         policy_done = time.perf_counter()
-        samples, rate = self.tts.synthesize(text)
+        samples, rate = self.tts.synthesize(speakable(text))  # entities said so they are heard (issue 17.3)
         done = time.perf_counter()
         return AgentReply(
             text=text,
