@@ -65,12 +65,14 @@ DEFAULT_ASR_PROMPT_MODE = "intended"
 # A format-only prompt: shows Whisper how spelled codes and flight numbers are written, with values that are not
 # the agent's, so it cannot bias the transcript towards the intended entity.
 FORMAT_PROMPT = "I have Q J 4 R T 8. Flight SK 208 leaves at 9 AM."
-# Whisper writes a spoken clock time "eight fifteen AM" as "8.15 AM"; the intended text says "8:15 AM".
-_DOTTED_CLOCK = re.compile(r"\b(\d{1,2})\.(\d{2})(?=\s*[ap]\.?\s?m\b)", re.IGNORECASE)
+# Whisper writes a spoken clock time "eight fifteen AM" as "8.15 AM", "8-15 AM", "8 15 AM" or "815 AM"; the intended
+# text says "8:15 AM". Only the separator differs: the hour and minutes must be the ones said.
+_DOTTED_CLOCK = re.compile(r"\b(1[0-2]|0?[1-9])(?:[.\- ]?)([0-5]\d)(?=\s*[ap]\.?\s?m\b)", re.IGNORECASE)
 
 
 def undot_clock_times(text: str) -> str:
-    """'8.15 AM' -> '8:15 AM': a transcript's formatting choice, not something the audio said differently."""
+    """'8.15 AM', '8-15 AM', '815 AM' -> '8:15 AM': a transcript's formatting choice, not something the audio said
+    differently ('8.50 AM' stays 8:50, a miss for 8:15)."""
     return _DOTTED_CLOCK.sub(r"\1:\2", text)
 
 
