@@ -30,8 +30,9 @@ audio here). ``intended`` is still the best of the variants by hit + detection (
 under which ``eva_a_proxy`` can pass at all.
 
 Two details keep the match about the audio rather than the transcript's formatting: Whisper's "8.15 AM" (and "815 AM",
-"8-15 AM", "8 15 AM") is read as "8:15 AM" (:func:`undot_clock_times`; another hour or minute stays a miss), and offline the cell transcribes only the agent turns that speak an entity
-(the only ones rated; about half the agent audio). On the main job's clean cell the mean proxy score went from 0.0
+"8-15 AM", "8 15 AM") is read as "8:15 AM" (:func:`undot_clock_times`; another hour or minute stays a miss), and
+offline the cell transcribes only the agent turns that speak an entity (the only ones rated; about half the agent
+audio). On the main job's clean cell the mean proxy score went from 0.0
 (unprompted) to 0.71; no conversation reaches the 0.95 pass line yet, because tiny.en still mishears some of
 eSpeak's entities (e.g. "eight fifteen" -> "8.50", trailing code characters dropped): that is the listener's limit,
 which the proxy cannot separate from a TTS fault. Re-measured for issue 17.3 (7 scenarios × 2 trials, clean): the
