@@ -10,7 +10,7 @@ boundary, offer a transfer after repeated failures, and ask "anything else" afte
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -189,49 +189,6 @@ class WorkflowPolicy:
         if REPEAT_REQUEST.search(heard) and self.last_text:
             return PolicyReply(self.last_text)
         return getattr(self, f"_on_{self.pending}")(heard)
-
-    def asr_context(self) -> str | None:
-        """While the caller says what they need: the domain's task names (its fixed vocabulary, "DEA transfer, FMLA
-        leave"), which tiny.en otherwise writes as "DNA" or "family leave" (evalkit.agents.hearing)."""
-        if self.pending in ("intent", "choose", "anything_else"):
-            return f"I can help with {self._menu()}."
-        if self.pending == "slot" and self.run is not None and self.slot.kind == "time":
-            return "The time, for example 2:30 PM or 7 AM."  # a format example: "7 a.m." was heard "Sam and Em"
-        return None
-
-    def expected_form(self) -> Callable[[str], bool] | None:
-        """Which ASR hypothesis can be the answer to what was asked (evalkit.agents.hearing): one that names exactly
-        one task, a slot value the slot's own parser accepts (a code of its length or pattern, a date, a time, one
-        of a choice's options), a one-character correction of a read-back, a yes or a no; free text and names:
-        the recogniser's best."""
-        pending = self.pending
-        if pending in ("intent", "choose"):
-            pool = self.workflows if pending == "intent" else {n: self.workflows[n] for n in self.candidates}
-            return lambda text: len(match_workflows(text, pool)) == 1
-        if pending == "confirm":
-            return lambda text: parse_yes_no(text) is not None
-        if pending not in ("slot", "check") or self.run is None:
-            return None
-        slot = self.slot
-        if pending == "check":
-            if slot.kind in ("code", "digits", "name"):
-                return lambda text: parse_correction(text) is not None
-            return None
-        if slot.kind in ("text", "name"):
-            return None
-
-        def fits(text: str) -> bool:
-            value = hear_slot(slot, text, self.today)
-            if value is None:
-                return False
-            return (
-                slot.kind not in ("code", "digits")
-                or slot.pattern is not None
-                or slot.length is None
-                or (len(str(value)) == slot.length)
-            )
-
-        return fits
 
     # -- speaking --------------------------------------------------------------------------------------------
     def _say(self, text: str, end_call: bool = False) -> PolicyReply:
