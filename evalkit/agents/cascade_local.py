@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 from typing import ClassVar, Literal
 
@@ -26,8 +27,10 @@ class CascadeLocalAgent:
     def __init__(self, asr: Recognizer, tts: Synthesizer, alternatives: int = 1, context: bool = False) -> None:
         self.asr = asr
         self.tts = tts
-        self.alternatives = alternatives  # n-best size for answers of a known form (evalkit.agents.hearing)
-        self.context = context  # prime the ASR with the domain vocabulary of the pending answer
+        # Options another ASR kind may not take (a plug-in's transcribe(audio, rate)): used only where it does.
+        takes = inspect.signature(asr.transcribe).parameters
+        self.alternatives = alternatives if "alternatives" in takes else 1  # n-best size (evalkit.agents.hearing)
+        self.context = context and "prompt" in takes  # prime the ASR with the pending answer's domain vocabulary
         self._policy: DialoguePolicy | None = None
         self._context: AgentContext | None = None
         self._turns = 0
