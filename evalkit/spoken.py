@@ -51,7 +51,10 @@ def nato_code(code: str) -> str:
 
 
 ORDINAL_WORDS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
-ORDINAL_HEARD_AS = {"forest": 4, "forth": 4, "fort": 4, "fist": 1, "sixths": 6, "fits": 5}  # Whisper's versions
+ORDINAL_HEARD_AS = {"forest": 4, "forth": 4, "fort": 4, "fist": 1, "sixths": 6, "fits": 5, "fix": 6}  # Whisper's
+# How Whisper hears the "is" of "the fourth one is Delta" ("the first while his whiskey", "the forest while he's"):
+# the character is said after it, so the words before it ("one", heard "while") are no candidates.
+IS_HEARD_AS = re.compile(r"\b(?:is|his|he's|it's|as)\b", re.IGNORECASE)
 NATO_WORDS = sorted(NATO)
 
 
@@ -150,7 +153,8 @@ def parse_spelled_word(text: str) -> str | None:
     """A word spelled letter by letter ('R, A, M, A, N.') -> 'RAMAN' (letters only)."""
     text = re.sub(r"\bokay\b", "O K", text, flags=re.IGNORECASE)  # 'O, K' comes back as 'okay'
     runs = [re.sub(r"\d", "", r) for r in spelled_runs(text)]
-    runs = [r for r in runs if len(r) >= 2]
+    # a letter three times in a row is Whisper looping ("Okay, hey, hey, hey, ..."), not a name: not heard
+    runs = [r for r in runs if len(r) >= 2 and not re.search(r"(.)\1\1", r)]
     return max(runs, key=len) if runs else None
 
 
@@ -183,8 +187,14 @@ def parse_correction(text: str) -> tuple[int, str] | None:
         return (position, value) if len(value) == 1 else None
     words = _tokens(text)
     ordinal_at = next((i for i, w in enumerate(words) if parse_ordinal(w) == position), -1)
+    after = words[ordinal_at + 1 :]
+    # "the fourth one is Delta": only the words after the "is" (as heard) name the character, so "while" (the
+    # "one") is neither a candidate nor merged with the "is" into a NATO word ("while is" -> Whiskey)
+    is_at = next((i for i, w in enumerate(after) if IS_HEARD_AS.fullmatch(w)), None)
+    if is_at is not None and is_at + 1 < len(after):
+        after = after[is_at + 1 :]
     best: tuple[float, str] | None = None
-    for token in _merge_split_nato(words[ordinal_at + 1 :]):
+    for token in _merge_split_nato(after):
         low = token.lower()
         if len(token) == 1 and token.isupper():
             return position, token
@@ -242,6 +252,8 @@ def parse_seat_preference(text: str) -> str | None:
         return min(named)[1]
     if re.search(r"\b(isle|i'll|i owe|i'll sit|all)\b", low):  # how ASR hears a lone 'aisle'
         return "aisle"
+    if re.search(r"\bwind\b", low):  # how tiny.en hears eSpeak's 'window' ("Wind off, please.")
+        return "window"
     if "no preference" in low or "don't care" in low or "any seat" in low:
         return "no_preference"
     return None
@@ -358,3 +370,23 @@ def say_time(hhmm: str) -> str:
 def say_date(iso: str) -> str:
     d = date.fromisoformat(iso)
     return f"{d.strftime('%B')} {d.day}"
+
+
+# The agent's TTS front end (issue 17.3): how a careful speaker says an entity so that it is heard, the job of an SSML
+# <say-as> in a production TTS. The words and entities stay those of the intended text; only their spoken form
+# changes (pauses between spelled characters, letters of an acronym, the hundreds of a flight number).
+_SPELLED_RUN = re.compile(r"\b[A-Z0-9](?: [A-Z0-9]){2,}\b")
+_ACRONYM = re.compile(r"\b[A-Z]{3}\b")  # airport codes: eSpeak reads "MIA" as a word
+_FLIGHT = re.compile(r"\b([A-Z]{2})(\d)(\d{2})\b")
+_MERIDIEM = re.compile(r"\b(\d{1,2}(?::\d{2})?) ?([AP])M\b")
+
+
+def speakable(text: str) -> str:
+    """The text an agent's TTS is fed for ``text``: 'I have W K 2 E X B.' -> 'I have W, K, 2, E, X, B.' (a pause
+    keeps a repeated letter from merging: 'M M' was heard as one M), 'LAX' -> 'L A X', 'SK623' -> 'SK 6 23' (eSpeak's
+    "S K six hundred and twenty-three" came back "SK6 123"), '8:15 AM' -> '8:15 A M'. Measured with
+    ``scripts/bench_agent_speech.py``."""
+    text = _SPELLED_RUN.sub(lambda m: ", ".join(m.group(0).split()), text)
+    text = _ACRONYM.sub(lambda m: " ".join(m.group(0)), text)
+    text = _FLIGHT.sub(r"\1 \2 \3", text)
+    return _MERIDIEM.sub(r"\1 \2 M", text)

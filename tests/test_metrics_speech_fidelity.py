@@ -121,7 +121,18 @@ def test_proxy_rates_a_one_character_substitution_as_a_miss() -> None:
 
 @pytest.mark.parametrize(
     ("heard", "rating"),
-    [("at 8.15 AM.", 1), ("at 8:15 am", 1), ("at 8.15am", 1), ("at 8.50 AM.", 0), ("at 8.15 PM", 0)],
+    [
+        ("at 8.15 AM.", 1),
+        ("at 8:15 am", 1),
+        ("at 8.15am", 1),
+        ("at 815 AM", 1),  # the separators tiny.en writes (main job, issue 17.3): "530 PM", "12-10 PM", "1 40 PM"
+        ("at 8-15 AM", 1),
+        ("at 8 15 AM", 1),
+        ("at 8.50 AM.", 0),  # another value: still a miss
+        ("at 850 AM", 0),
+        ("at 8 5 AM", 0),
+        ("at 8.15 PM", 0),
+    ],
 )
 def test_whisper_clock_format_is_not_an_entity_error(heard: str, rating: int) -> None:
     case = Case("Your flight leaves at 8:15 AM.", "", {})

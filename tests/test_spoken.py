@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
@@ -59,6 +60,10 @@ def test_spelling_round_trips():
         ("No, the sixth one is November.", (6, "N")),
         ("No, the forest one is Delta.", (4, "D")),
         ("No, the forest well is popping.", None),
+        # the character follows the heard "is": "while" (the "one") is not Whiskey, nor "while is" merged into it
+        ("No, the forest while is delta.", (4, "D")),
+        ("No, the first while his whiskey.", (1, "W")),
+        ("No, the fix one is Delta.", (6, "D")),
         ("Yes, that's right.", None),
     ],
 )
@@ -70,6 +75,8 @@ def test_corrections_round_trip_in_text():
     for position, char in [(1, "W"), (2, "9"), (6, "Z")]:
         assert parse_correction(say_correction(position, char)) == (position, char)
     assert parse_spelled_word("R, A, M, A, N.") == "RAMAN"
+    assert parse_spelled_word("B-R-O-O-K-S") == "BROOKS"
+    assert parse_spelled_word("Okay, hey, hey, hey, hey, hey, hey") is None  # Whisper looping, not a spelling
 
 
 def test_parse_name_and_seat_and_yes_no():
@@ -77,6 +84,7 @@ def test_parse_name_and_seat_and_yes_no():
     assert parse_name("Brooks.") == "Brooks"
     assert parse_seat_preference("Window, please.") == "window"
     assert parse_seat_preference("An aisle seat") == "aisle"
+    assert parse_seat_preference("Sure, wind off, please.") == "window"  # tiny.en on eSpeak's "window"
     assert parse_seat_preference("whatever") is None
     assert parse_yes_no("Yes, please go ahead.") is True
     assert parse_yes_no("No, that's too expensive.") is False
@@ -100,3 +108,18 @@ def test_dates_times_and_flight_numbers():
     assert parse_clock_times("19:30 or 10:30 am") == ["10:30", "19:30"]
     assert parse_clock_times("25:00") == [] and parse_clock_times("7:00") == []  # spoken 7:00: morning or evening?
     assert say_time("13:00") == "1 PM" and say_time("09:20") == "9:20 AM"
+
+
+def test_the_agents_tts_input_keeps_every_entity_and_only_changes_how_it_is_said():
+    from evalkit.metrics.entities import spoken_entities
+    from evalkit.spoken import speakable
+
+    text = "I found your booking on flight SK418 from MIA to ATL on June 18 at 12:10 PM. I have M 8 B M M R."
+    spoken = speakable(text)
+    assert spoken == (
+        "I found your booking on flight SK 4 18 from M I A to A T L on June 18 at 12:10 P M. I have M, 8, B, M, M, R."
+    )
+    # the same characters in the same order: a pause, a space, never another value
+    assert re.sub(r"[\s,]", "", spoken) == re.sub(r"[\s,]", "", text)
+    assert spoken_entities(text)  # the metric rates the intended text, which speakable does not touch
+    assert speakable("Thank you for calling. Goodbye!") == "Thank you for calling. Goodbye!"

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 from typing import ClassVar, Literal
+
+from pydantic import Field
 
 from evalkit.agents.barge_in import CutOff, recovery
 from evalkit.agents.base import AgentContext, AgentReply
 from evalkit.agents.dialogue import DialoguePolicy, make_policy
+from evalkit.agents.hearing import asr_context, choose_hypothesis, expected_form
 from evalkit.agents.local_text import LocalTextAgent
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.kinds import kind_of
@@ -16,12 +20,17 @@ from evalkit.seeds import derive_seed
 from evalkit.speech.espeak import EspeakTtsConfig
 from evalkit.speech.registry import ASR_ENGINES, TTS_ENGINES, AsrConfig, Recognizer, Synthesizer, TtsConfig
 from evalkit.speech.whisper import FasterWhisperConfig
+from evalkit.spoken import speakable
 
 
 class CascadeLocalAgent:
-    def __init__(self, asr: Recognizer, tts: Synthesizer) -> None:
+    def __init__(self, asr: Recognizer, tts: Synthesizer, alternatives: int = 1, context: bool = False) -> None:
         self.asr = asr
         self.tts = tts
+        # Options another ASR kind may not take (a plug-in's transcribe(audio, rate)): used only where it does.
+        takes = inspect.signature(asr.transcribe).parameters
+        self.alternatives = alternatives if "alternatives" in takes else 1  # n-best size (evalkit.agents.hearing)
+        self.context = context and "prompt" in takes  # prime the ASR with the pending answer's domain vocabulary
         self._policy: DialoguePolicy | None = None
         self._context: AgentContext | None = None
         self._turns = 0
@@ -34,7 +43,7 @@ class CascadeLocalAgent:
     def _speak(self, text: str, heard: str | None, asr_ms: float | None, started: float, end_call: bool) -> AgentReply:
         assert self._context is not None
         policy_done = time.perf_counter()
-        samples, rate = self.tts.synthesize(text)
+        samples, rate = self.tts.synthesize(speakable(text))  # entities said so they are heard (issue 17.3)
         done = time.perf_counter()
         return AgentReply(
             text=text,
@@ -70,17 +79,23 @@ class CascadeLocalAgent:
     def respond(self, user_audio: AudioClip) -> AgentReply:
         assert self._policy is not None, "start() must be called first"
         started = time.perf_counter()
-        transcript = self.asr.transcribe(user_audio.samples, user_audio.sample_rate, **self._asr_seed())
+        fits = expected_form(self._policy) if self.alternatives > 1 else None
+        options: dict[str, object] = {"alternatives": self.alternatives} if fits is not None else {}
+        if self.context and (prompt := asr_context(self._policy)):
+            options["prompt"] = prompt
+        transcript = self.asr.transcribe(user_audio.samples, user_audio.sample_rate, **self._asr_seed(), **options)
+        heard = transcript.text
+        if fits is not None and getattr(transcript, "alternatives", ()):
+            heard = choose_hypothesis(transcript.alternatives, fits)
         # The turn is charged the transcript's compute_s, not the wall time of this call: they are the same when
         # the ASR decodes, and a transcript-cache hit (which returns the decode's compute_s) then keeps the
         # simulated timeline of an uncached run instead of an agent that hears instantly.
         started -= transcript.compute_s - (time.perf_counter() - started)
         if self._cut is not None:  # the caller's words were an interjection: recover, the policy waits
             cut, self._cut = self._cut, None
-            return self._speak(recovery(cut, transcript.text), transcript.text, transcript.compute_s * 1000.0, started,
-                               False)  # fmt: skip
-        reply = self._policy.step(transcript.text)
-        return self._speak(reply.text, transcript.text, transcript.compute_s * 1000.0, started, reply.end_call)
+            return self._speak(recovery(cut, heard), heard, transcript.compute_s * 1000.0, started, False)
+        reply = self._policy.step(heard)
+        return self._speak(reply.text, heard, transcript.compute_s * 1000.0, started, reply.end_call)
 
 
 @AGENTS.register("cascade_local")
@@ -92,11 +107,20 @@ class CascadeLocalConfig(AgentConfig):
     NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("asr.cache_dir", "asr.cpu_threads")
     asr: kind_of(ASR_ENGINES, AsrConfig) = FasterWhisperConfig()  # type: ignore[valid-type]
     tts: kind_of(TTS_ENGINES, TtsConfig) = EspeakTtsConfig()  # type: ignore[valid-type]
+    alternatives: int = Field(
+        default=5,
+        ge=1,
+        le=10,
+        description="n-best hypotheses for an answer of a known form (a six-character code); 1: the best only",
+    )
+    asr_context: bool = Field(
+        default=True, description="prime the ASR with the domain's vocabulary for the pending answer (task names)"
+    )
 
     TEXT_MODALITY: ClassVar[bool] = True
 
     def build(self) -> CascadeLocalAgent:
-        return CascadeLocalAgent(self.asr.build(), self.tts.build())
+        return CascadeLocalAgent(self.asr.build(), self.tts.build(), self.alternatives, self.asr_context)
 
     def text_agent(self) -> LocalTextAgent:
         return LocalTextAgent()  # the same dialogue policy and tools, without ASR and TTS

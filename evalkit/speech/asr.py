@@ -55,6 +55,8 @@ class Transcript:
     text: str
     compute_s: float  # wall seconds spent in transcribe() (resampling + decoding)
     audio_s: float  # duration of the input audio
+    # With ``alternatives`` > 1: the beam's n best transcripts, best first (``text`` is the first); else empty.
+    alternatives: tuple[str, ...] = ()
 
     @property
     def rtf(self) -> float:
@@ -208,6 +210,31 @@ class _NBestDraw:
         return drawn
 
 
+class _NBestKeep:
+    """Stands in for faster-whisper's CTranslate2 model during one n-best decode: ``generate`` runs beam search for
+    ``n`` hypotheses, keeps them all (token ids, best first) and hands faster-whisper the best one, as usual."""
+
+    def __init__(self, model: object, n: int) -> None:
+        self._model = model
+        self._n = n
+        self.hypotheses: list[list[list[int]]] = []  # per 30 s window: the n hypotheses' token ids
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._model, name)
+
+    def generate(self, features: object, prompts: object, **kwargs: object) -> list[_Drawn]:
+        kwargs["beam_size"] = max(self._n, int(kwargs.get("beam_size", 1)))  # type: ignore[call-overload]
+        kwargs["num_hypotheses"] = self._n
+        kwargs["return_scores"] = True
+        kept = []
+        for result in self._model.generate(features, prompts, **kwargs):  # type: ignore[attr-defined]
+            self.hypotheses.append(result.sequences_ids)
+            kept.append(
+                _Drawn([result.sequences[0]], [result.sequences_ids[0]], [result.scores[0]], result.no_speech_prob)
+            )
+        return kept
+
+
 @functools.cache
 def _code_identity() -> str:
     """SHA-256 of this module's source: what turns audio into text here is part of every cache key."""
@@ -235,6 +262,19 @@ def engine_identity(model: str, compute_type: str) -> dict[str, object]:
         },
         "code": _code_identity(),
     }
+
+
+def _alternatives(model: faster_whisper.WhisperModel, windows: list[list[list[int]]], text: str) -> tuple[str, ...]:
+    """The n-best transcripts, best first: hypothesis i of every 30 s window joined (the best is ``text``)."""
+    eot = model.hf_tokenizer.token_to_id("<|endoftext|>")
+    n = min((len(w) for w in windows), default=0)
+    texts = [text]
+    for i in range(1, n):
+        pieces = [model.hf_tokenizer.decode([t for t in w[i] if t < eot]).strip() for w in windows]
+        candidate = " ".join(p for p in pieces if p).strip()
+        if candidate not in texts:
+            texts.append(candidate)
+    return tuple(texts)
 
 
 class WhisperASR:
@@ -298,6 +338,7 @@ class WhisperASR:
         prompt: str | None = None,
         hotwords: str | None = None,
         seed: int | None = None,
+        alternatives: int = 1,
     ) -> Transcript:
         """Transcribe a clip; clips shorter than 0.1 s give ``Transcript(text="")`` without decoding.
 
@@ -306,6 +347,10 @@ class WhisperASR:
         default to None: the user-side ASR (what the agent hears) must never be told what the caller meant to say.
         ``seed``: with ``temperature`` > 0, the transcript is drawn (module docstring) from this seed's rng; without
         a seed the decode stays greedy (a metric's listener is a measuring instrument, not a trial).
+        ``alternatives`` > 1 (issue 17.2): beam search for that many hypotheses, all returned in ``alternatives``
+        (best first; ``text`` stays the best), so a listener that knows the *form* of the answer it expects (a
+        six-character code) can take the best hypothesis of that form, as a person re-parses what they heard. Not
+        with a drawn decode (that one draws among the n best already).
         """
         start = time.perf_counter()
         mono = to_mono_float32(audio)
@@ -318,6 +363,9 @@ class WhisperASR:
         if hotwords:
             options["hotwords"] = hotwords
         drawn = self.temperature > 0 and seed is not None
+        n_best = 1 if drawn else max(1, int(alternatives))
+        if n_best > 1:
+            options["n_best"] = n_best  # a cache-key entry only: removed before faster-whisper sees the options
         cache = self.cache if self.cache is not None and self.cache.enabled else None
         key = ""
         if cache is not None:
@@ -325,17 +373,28 @@ class WhisperASR:
             sampling = {"temperature": self.temperature, "candidates": self.candidates, "seed": seed} if drawn else None
             key = cache.key(mono, sample_rate, {**options, "sampling": sampling})
             if (stored := cache.get(key)) is not None:
-                return Transcript(**stored)
+                return Transcript(**{**stored, "alternatives": tuple(stored.get("alternatives", ()))})
+        options.pop("n_best", None)
         pcm16k = resample_to_16k(mono, sample_rate)
         model = self._model
+        keep: _NBestKeep | None = None
         if drawn:
             model = copy.copy(model)  # a shallow copy whose CTranslate2 model draws: the cached one is untouched
             model.model = _NBestDraw(model.model, np.random.default_rng(seed), self.temperature, self.candidates)
+        elif n_best > 1:
+            model = copy.copy(model)
+            model.model = keep = _NBestKeep(model.model, n_best)
         segments, _info = model.transcribe(pcm16k, **options)
         text = " ".join(seg.text.strip() for seg in segments).strip()  # the generator does the decoding
-        transcript = Transcript(text=text, compute_s=time.perf_counter() - start, audio_s=audio_s)
+        found: tuple[str, ...] = ()
+        if keep is not None:
+            found = _alternatives(model, keep.hypotheses, text)
+        transcript = Transcript(text=text, compute_s=time.perf_counter() - start, audio_s=audio_s, alternatives=found)
         if cache is not None:
-            cache.put(key, {"text": transcript.text, "compute_s": transcript.compute_s, "audio_s": audio_s})
+            stored = {"text": transcript.text, "compute_s": transcript.compute_s, "audio_s": audio_s}
+            if found:
+                stored["alternatives"] = list(found)
+            cache.put(key, stored)
         return transcript
 
     def __repr__(self) -> str:

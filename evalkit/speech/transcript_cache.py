@@ -83,6 +83,8 @@ class TranscriptCache:
             if entry["key"] != key or not isinstance(entry["text"], str):
                 raise ValueError("entry of another key")
             fields = {"text": entry["text"], "compute_s": float(entry["compute_s"]), "audio_s": float(entry["audio_s"])}
+            if "alternatives" in entry:  # an n-best decode's hypotheses (issue 17.2)
+                fields["alternatives"] = [str(t) for t in entry["alternatives"]]
         except (ValueError, KeyError, TypeError) as exc:
             log.debug("transcript cache entry %s is unreadable (%s): recomputing it", path, exc)
             self.recomputed += 1

@@ -14,6 +14,7 @@ shared call state (``core``); the numbers and word lists live in ``rules``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 
 from evalkit.agents.airline_policy.disruptions import DisruptionMixin
@@ -37,7 +38,13 @@ from evalkit.agents.airline_policy.rules import (
 )
 from evalkit.agents.base import ToolBox
 from evalkit.agents.policy import POLICIES, PolicyReply
-from evalkit.spoken import parse_yes_no
+from evalkit.spoken import (
+    parse_code,
+    parse_correction,
+    parse_date,
+    parse_seat_preference,
+    parse_yes_no,
+)
 
 __all__ = [
     "CODE_LENGTH",
@@ -64,6 +71,20 @@ class AirlinePolicy(IdentifyMixin, RebookingMixin, DisruptionMixin, RefundMixin)
     # -- public ------------------------------------------------------------------------------------------
     def greet(self) -> PolicyReply:
         return PolicyReply("Hello! Thank you for calling SkyWay Airlines. How can I help you today?")
+
+    def expected_form(self) -> Callable[[str], bool] | None:
+        """Which ASR hypothesis can be the answer to what was asked (evalkit.agents.hearing): a six-character code,
+        a one-character correction of a read-back, a date, one of the offered flights, a seat type, a yes or a no;
+        anything else (a name, a request): the recogniser's best."""
+        forms: dict[str, Callable[[str], bool]] = {
+            "code": lambda text: len(parse_code(text) or "") == CODE_LENGTH,
+            "check": lambda text: parse_correction(text) is not None,
+            "date": lambda text: parse_date(text, self.today) is not None,
+            "choice": lambda text: self._match_option(text) is not None,
+            "seat": lambda text: parse_seat_preference(text) is not None,
+            "confirm": lambda text: parse_yes_no(text) is not None,
+        }
+        return forms.get(self.pending)
 
     def step(self, heard: str) -> PolicyReply:
         handler = getattr(self, f"_on_{self.pending}")

@@ -1,0 +1,81 @@
+"""Entity capture on the caller's side (issue 17.2): how often the agent's ASR gets a spelled entity exactly, per way
+of spelling it (the caller) and per ASR option (the agent), and at what speed.
+
+Usage: python scripts/bench_entity_asr.py [--codes 10] [--names 10] [--styles letters,commas,...] [--options ...]
+
+Clips are eSpeak's neutral caller voices (en-us male 165 wpm pitch 50, en-us+f3 pitch 55) saying a random
+six-character code (seeded) or a surname, spelled one of the ways in ``STYLES``; the ASR is the default Whisper
+tiny.en int8, greedy, uncached. An entity counts when the agent's own parser (``parse_code`` / ``parse_spelled_word``)
+returns exactly it. ASR options (``OPTIONS``): none; a format-only ``initial_prompt`` (no values of the clip); the
+NATO alphabet as ``hotwords``; ``n_best``: the beam's five best transcripts and the first of the asked form (six
+characters; a name: any letters), as the local agent does with ``agent.alternatives=5``. "x rt" = audio seconds per
+wall second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from evalkit.agents.hearing import choose_hypothesis
+from evalkit.speech import EspeakTTS, WhisperASR
+from evalkit.spoken import LETTER_TO_NATO, nato_code, parse_code, parse_spelled_word, spell_code
+
+NAMES = ["BROOKS", "HADDAD", "MBEKI", "NGUYEN", "GARCIA", "PATEL", "OKAFOR", "KOWALSKI", "DELGADO", "TANAKA"]
+NATO_WORDS = " ".join(LETTER_TO_NATO.values())
+STYLES: dict[str, Callable[[str], str]] = {
+    "letters": lambda v: f"It's {spell_code(v)}.",  # the scripted caller's first spelling
+    "commas": lambda v: f"It's {', '.join(v)}.",  # its second
+    "pauses": lambda v: "It's... " + "... ".join(v) + "...",  # slowly, letter by letter
+    "nato": lambda v: f"It's {nato_code(v)}.",
+    "nato_pauses": lambda v: "It's... " + "... ".join(nato_code(c) for c in v) + "...",
+}
+OPTIONS: dict[str, dict[str, object]] = {
+    "none": {},
+    "format_prompt": {"prompt": "The code is Q, 7, T, P, 4, Z."},
+    "nato_hotwords": {"hotwords": NATO_WORDS},
+    "n_best": {"alternatives": 5},
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--codes", type=int, default=10)
+    parser.add_argument("--names", type=int, default=10)
+    parser.add_argument("--styles", default="letters,commas,pauses,nato_pauses")
+    parser.add_argument("--options", default=",".join(OPTIONS))
+    args = parser.parse_args()
+    rng = np.random.default_rng(1)
+    alphabet = list("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+    entities = {
+        "code": ["".join(rng.choice(alphabet, 6)) for _ in range(args.codes)],
+        "name": NAMES[: args.names],
+    }
+    parsers = {"code": lambda t: parse_code(t, 6), "name": parse_spelled_word}
+    forms = {"code": lambda t: len(parse_code(t, 6) or "") == 6, "name": lambda t: parse_spelled_word(t) is not None}
+    voices = [EspeakTTS("en-us", 165, 50), EspeakTTS("en-us+f3", 165, 55)]
+    asr = WhisperASR(cache_dir=None)
+    print(f"{'entity':6} {'caller spells':13} {'ASR option':14} {'exact':>7} {'x rt':>6}")
+    for kind, values in entities.items():
+        for style in args.styles.split(","):
+            clips = [(v, voice.synthesize(STYLES[style](v))) for v in values for voice in voices]
+            for option in args.options.split(","):
+                exact, audio_s, started = 0, 0.0, time.perf_counter()
+                for value, (samples, rate) in clips:
+                    heard = asr.transcribe(samples, rate, **OPTIONS[option])  # type: ignore[arg-type]
+                    audio_s += heard.audio_s
+                    text = choose_hypothesis(heard.alternatives, forms[kind]) if heard.alternatives else heard.text
+                    exact += parsers[kind](text) == value
+                wall = time.perf_counter() - started
+                print(f"{kind:6} {style:13} {option:14} {exact:>3}/{len(clips):<3} {audio_s / wall:6.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
