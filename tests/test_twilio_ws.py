@@ -296,12 +296,11 @@ def test_a_scenario_through_the_wire_to_the_served_cascade(
     assert users and all(t.heard_text for t in users)  # the served agent's ASR, reported over the wire
     assert all(a.intended_text for a in agents)
     calls = [c for t in agents for c in t.tool_calls]
-    assert all(c.ok for c in calls)  # made at the harness's tool endpoint, recorded by the harness
-    # The μ-law ASR mishears the code, so the served agent never finds the booking and hands the caller over; EVA's
-    # transfer_to_agent needs the reservation, so the handover is spoken only (test_wire_tools covers recorded calls).
-    assert "transferring you to a live agent" in agents[-1].intended_text.lower()
-    # the harness's DB is exactly what the recorded calls did to it, and task completion is scored on it (AL-005 scores
-    # 0 over the wire, as it did when the server ran the tools itself: μ-law ASR mishears the confirmation code)
+    # made at the harness's tool endpoint and recorded by the harness, whatever Whisper heard over μ-law: a lookup with
+    # a misheard name is a recorded failure (an error result for the agent), not a lost call
+    assert calls and calls[0].name == "get_reservation"
+    assert all(c.ok or "error" in json.dumps(c.result).lower() for c in calls)
+    # the harness's DB is exactly what the recorded calls did to it, and task completion is scored on it
     replayed = ToolExecutor(tool_registry("airline"), conversation.initial_db)
     assert [replayed.call(c.name, c.arguments) for c in calls] == [c.result for c in calls]
     assert replayed.db == conversation.final_db
