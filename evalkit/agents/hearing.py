@@ -13,9 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
-from evalkit.agents.workflow_hearing import workflow_asr_context, workflow_expected_form
-from evalkit.agents.workflow_policy import WorkflowPolicy
-
 FormCheck = Callable[[str], bool]
 
 
@@ -36,16 +33,11 @@ class HasAsrContext(Protocol):
 def asr_context(policy: object) -> str | None:
     """Text for the recogniser's prompt (Whisper ``initial_prompt``: words "said before" the clip) built from the
     domain's fixed vocabulary — its task names, a format example — never from a scenario's values."""
-    if isinstance(policy, WorkflowPolicy):
-        return workflow_asr_context(policy)
     return policy.asr_context() if isinstance(policy, HasAsrContext) else None
 
 
 def expected_form(policy: object) -> FormCheck | None:
-    """The policy's form check for the answer it waits for; None when it has none (any policy may lack one). The
-    workflow engine's are in ``evalkit.agents.workflow_hearing``, so the engine's module stays as it was."""
-    if isinstance(policy, WorkflowPolicy):
-        return workflow_expected_form(policy)
+    """The policy's form check for the answer it waits for; None when it has none (any policy may lack one)."""
     return policy.expected_form() if isinstance(policy, ExpectsForm) else None
 
 

@@ -1,48 +1,84 @@
-"""The workflow engine's side of format-aware hearing (issue 17.2, evalkit.agents.hearing): what vocabulary primes
-the ASR and which hypothesis can be the answer, from the pending question of a ``WorkflowPolicy``. Its own module so
-the engine stays small; ``evalkit.agents.hearing`` calls it."""
+"""The workflow engine's side of format-aware hearing (issue 17.2, ``evalkit.agents.hearing``): which task the
+caller's words name, what vocabulary primes the ASR and which hypothesis can be the answer to the pending question.
+A mixin of ``WorkflowPolicy`` (it implements the ``ExpectsForm`` / ``HasAsrContext`` protocols through it), in its
+own module so the engine stays small."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
+from datetime import date
+from typing import TYPE_CHECKING, Any
 
-from evalkit.agents.workflow_policy import WorkflowPolicy, hear_slot, match_workflows
+from evalkit.agents.slot_hearing import hear_slot
 from evalkit.spoken import parse_correction, parse_yes_no
 
-
-def workflow_asr_context(policy: WorkflowPolicy) -> str | None:
-    """While the caller says what they need: the domain's task names (its fixed vocabulary, "DEA transfer, FMLA
-    leave"), which tiny.en otherwise writes as "DNA" or "family leave" (evalkit.agents.hearing)."""
-    if policy.pending in ("intent", "choose", "anything_else"):
-        return f"I can help with {policy._menu()}."
-    if policy.pending == "slot" and policy.run is not None and policy.slot.kind == "time":
-        return "The time, for example 2:30 PM or 7 AM."  # a format example: "7 a.m." was heard "Sam and Em"
-    return None
+if TYPE_CHECKING:
+    from evalkit.domains.workflow import Slot, Workflow
 
 
-def workflow_expected_form(policy: WorkflowPolicy) -> Callable[[str], bool] | None:
-    """Which ASR hypothesis can be the answer to what was asked (evalkit.agents.hearing): one that names exactly
-    one task, a slot value the slot's own parser accepts (a code of its length or pattern, a date, a time, one
-    of a choice's options), a one-character correction of a read-back, a yes or a no; free text and names:
-    the recogniser's best."""
-    pending = policy.pending
-    if pending in ("intent", "choose"):
-        pool = policy.workflows if pending == "intent" else {n: policy.workflows[n] for n in policy.candidates}
-        return lambda text: len(match_workflows(text, pool)) == 1
-    if pending == "confirm":
-        return lambda text: parse_yes_no(text) is not None
-    if pending not in ("slot", "check") or policy.run is None:
+def match_workflows(heard: str, workflows: Mapping[str, Workflow]) -> list[str]:
+    """Workflows whose intents (or readable name) occur in ``heard``; the longest matching phrase wins, so
+    "cancel my leave request" prefers an intent "cancel leave" over a bare "cancel". Ties stay ambiguous."""
+    low = heard.lower()
+    scores: dict[str, int] = {}
+    for name, workflow in workflows.items():
+        phrases = [*workflow.intents, name.replace("_", " ")]
+        found = [len(p) for p in phrases if p and re.search(rf"\b{re.escape(p.lower())}", low)]
+        if found:
+            scores[name] = max(found)
+    if not scores:
+        return []
+    best = max(scores.values())
+    return [name for name, score in scores.items() if score == best]
+
+
+class WorkflowHearing:
+    """What the engine (``WorkflowPolicy``) waits to hear, read off its state: ``pending`` (the kind of question
+    asked), ``workflows`` / ``candidates`` (the tasks it can or may mean), the current ``slot`` and ``today``."""
+
+    pending: str
+    workflows: dict[str, Workflow]
+    candidates: list[str]
+    run: Any
+    today: date
+    slot: Slot  # the engine's pending slot (a property there)
+    _menu: Callable[[], str]  # the engine's spoken list of its tasks
+
+    def asr_context(self) -> str | None:
+        """While the caller says what they need: the domain's task names (its fixed vocabulary, "DEA transfer, FMLA
+        leave"), which tiny.en otherwise writes as "DNA" or "family leave"; a format example on time slots."""
+        if self.pending in ("intent", "choose", "anything_else"):
+            return f"I can help with {self._menu()}."
+        if self.pending == "slot" and self.run is not None and self.slot.kind == "time":
+            return "The time, for example 2:30 PM or 7 AM."  # a format example: "7 a.m." was heard "Sam and Em"
         return None
-    slot = policy.slot
-    if pending == "check":
-        if slot.kind in ("code", "digits", "name"):
-            return lambda text: parse_correction(text) is not None
-        return None
-    if slot.kind in ("text", "name"):
-        return None
 
+    def expected_form(self) -> Callable[[str], bool] | None:
+        """Which ASR hypothesis can be the answer to what was asked: one that names exactly one task, a slot value
+        the slot's own parser accepts (a code of its length or pattern, a date, a time, one of a choice's options),
+        a one-character correction of a read-back, a yes or a no; free text and names: the recogniser's best."""
+        pending = self.pending
+        if pending in ("intent", "choose"):
+            pool = self.workflows if pending == "intent" else {n: self.workflows[n] for n in self.candidates}
+            return lambda text: len(match_workflows(text, pool)) == 1
+        if pending == "confirm":
+            return lambda text: parse_yes_no(text) is not None
+        if pending not in ("slot", "check") or self.run is None:
+            return None
+        slot = self.slot
+        if pending == "check":
+            if slot.kind in ("code", "digits", "name"):
+                return lambda text: parse_correction(text) is not None
+            return None
+        if slot.kind in ("text", "name"):
+            return None
+        return _slot_form(slot, self.today)
+
+
+def _slot_form(slot: Slot, today: date) -> Callable[[str], bool]:
     def fits(text: str) -> bool:
-        value = hear_slot(slot, text, policy.today)
+        value = hear_slot(slot, text, today)
         if value is None:
             return False
         return (

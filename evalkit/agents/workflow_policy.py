@@ -18,6 +18,7 @@ from typing import Any
 from evalkit.agents.base import ToolBox
 from evalkit.agents.policy import PolicyReply, ok
 from evalkit.agents.slot_hearing import clean_text, hear_slot, say_value, speak, spelled_back
+from evalkit.agents.workflow_hearing import WorkflowHearing, match_workflows
 from evalkit.domains.workflow import (
     REFERENCE,
     TODAY,
@@ -94,22 +95,6 @@ def identity_slots(workflow: Workflow) -> set[str]:
     return refs
 
 
-def match_workflows(heard: str, workflows: Mapping[str, Workflow]) -> list[str]:
-    """Workflows whose intents (or readable name) occur in ``heard``; the longest matching phrase wins, so
-    "cancel my leave request" prefers an intent "cancel leave" over a bare "cancel". Ties stay ambiguous."""
-    low = heard.lower()
-    scores: dict[str, int] = {}
-    for name, workflow in workflows.items():
-        phrases = [*workflow.intents, name.replace("_", " ")]
-        found = [len(p) for p in phrases if p and re.search(rf"\b{re.escape(p.lower())}", low)]
-        if found:
-            scores[name] = max(found)
-    if not scores:
-        return []
-    best = max(scores.values())
-    return [name for name, score in scores.items() if score == best]
-
-
 @dataclass
 class Run:
     """Where the engine is in one workflow: the step index and the values gathered so far."""
@@ -122,7 +107,7 @@ class Run:
     fresh_once: bool = False  # a ``once`` call was made afresh here, so the later ones are too (Call.once)
 
 
-class WorkflowPolicy:
+class WorkflowPolicy(WorkflowHearing):
     """A ``DialoguePolicy`` over a domain's ``WORKFLOWS`` (every non-airline domain)."""
 
     def __init__(
