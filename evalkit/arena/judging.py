@@ -21,7 +21,6 @@ import yaml
 
 from evalkit.arena.pairs import Call, Pairing
 from evalkit.arena.stats import Comparison
-from evalkit.judges.cache import cache_key
 from evalkit.judges.judge import Judge
 from evalkit.scenarios.store import ScenarioError, load_scenario, scenario_dir
 
@@ -80,47 +79,26 @@ class Verdict:
 
 
 def _ask(judge: Judge, which: Prompt, fields: Mapping[str, str], parse: Any) -> tuple[Any, bool, str | None]:
-    """(parsed answer, from the cache, failure reason)."""
+    """(parsed answer, from the cache, failure reason), through ``Judge.ask`` (cache, retries, fail-fast)."""
     messages = [
         {"role": "system", "content": which.system},
         {"role": "user", "content": which.user.format(**fields)},
     ]
-    params = {"temperature": judge.config.temperature, "max_tokens": judge.config.max_tokens}
-    key = cache_key(
+
+    def parse_text(text: str) -> tuple[Any, Any]:
+        output = json.loads(text)
+        return output, parse(output)
+
+    asked = judge.ask(
         metric=which.name,
-        prompt_version=which.version,
+        version=which.version,
         prompt_hash=which.prompt_hash,
-        model=judge.model,
-        params=params,
-        inputs=dict(fields),
+        messages=messages,
+        inputs=fields,
+        parse=parse_text,
+        json_mode=True,
     )
-    if judge.cache is not None and (stored := judge.cache.get(key)) is not None:
-        try:
-            return parse(stored), True, None
-        except ValueError:
-            pass  # no longer valid under today's parser: ask again
-    problems = []
-    for _ in range(judge.config.invalid_output_retries + 1):
-        completion = judge.client.complete(
-            messages, temperature=judge.config.temperature, max_tokens=judge.config.max_tokens, json_mode=True
-        )
-        try:
-            output = json.loads(completion.text)
-            answer = parse(output)
-        except ValueError as exc:
-            problems.append(f"{type(exc).__name__}: {exc}"[:300])
-            continue
-        if judge.cache is not None:
-            judge.cache.put(
-                key,
-                metric=which.name,
-                model=judge.model,
-                prompt_version=which.version,
-                prompt_hash=which.prompt_hash,
-                output=output,
-            )
-        return answer, False, None
-    return None, False, f"judge answer invalid after {len(problems)} attempt(s): {problems[-1]}"
+    return asked.value, asked.cached, asked.failed
 
 
 def _arena_answer(output: Any) -> tuple[str, str]:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import os
 import random
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -31,6 +32,22 @@ from evalkit.records import Conversation, MetricValue
 
 if TYPE_CHECKING:  # config.py builds judges (a lazy import of this module): types only here
     from evalkit.judges.config import JudgeConfig
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Asked(Generic[T]):
+    """One answer of ``Judge.ask``: the parsed ``value`` (None with ``failed`` set when every answer was invalid)."""
+
+    value: T | None
+    key: str
+    cached: bool = False
+    failed: str | None = None
+    problems: tuple[str, ...] = ()
+    attempts: int = 0
+    usage: Any = None
 
 
 class UnknownJudgeMetric(KeyError):
@@ -158,20 +175,56 @@ class Judge:
         except NotApplicable as exc:
             return JudgeResult(**base, score=None, failed=f"not applicable: {exc}")
 
-        key = cache_key(
+        def parse(text: str) -> tuple[Any, tuple[float | None, dict[str, Any]]]:
+            output, score, details = prompt.parse(text, inputs)
+            return output.model_dump(mode="json"), (score, details)
+
+        asked = self.ask(
             metric=metric_name,
-            prompt_version=prompt.version,
+            version=prompt.version,
             prompt_hash=prompt.prompt_hash,
+            messages=prompt.render(inputs),
+            inputs=inputs,
+            parse=parse,
+        )
+        if asked.value is None:
+            details = {"problems": list(asked.problems)}
+            return JudgeResult(**base, score=None, cache_key=asked.key, failed=asked.failed, details=details)
+        score, details = asked.value
+        if not asked.cached:
+            details = {**details, "attempts": asked.attempts, "usage": asked.usage}
+        return JudgeResult(**base, score=score, details=details, cache_key=asked.key, cached=asked.cached)
+
+    def ask(
+        self,
+        *,
+        metric: str,
+        version: str,
+        prompt_hash: str,
+        messages: list[dict[str, str]],
+        inputs: Mapping[str, Any],
+        parse: Callable[[str], tuple[Any, T]],
+        json_mode: bool | None = None,
+    ) -> Asked[T]:
+        """One judgment of any prompt (a metric's here, the arena's and the rubric's in ``evalkit.arena``): the
+        cached answer when one is stored and still parses; else ask, re-asking an invalid answer up to
+        ``invalid_output_retries`` times, and store the first valid one. ``parse`` turns the answer's text into
+        (what to store, JSON-able; the parsed value) and raises ``InvalidOutput`` or ``ValueError`` on a bad one.
+        A dead endpoint or a refused key raises (and the judge fails fast from then on); an answer still invalid
+        after the retries is an ``Asked`` with ``failed`` set."""
+        key = cache_key(
+            metric=metric,
+            prompt_version=version,
+            prompt_hash=prompt_hash,
             model=self.model,
             params=self._params(),
-            inputs=inputs,
+            inputs=dict(inputs),
         )
         if self.cache is not None and (stored := self.cache.get(key)) is not None:
             try:
-                _, score, details = prompt.parse(_as_text(stored), inputs)
-                return JudgeResult(**base, score=score, details=details, cache_key=key, cached=True)
-            except InvalidOutput:
-                pass  # an entry no longer valid under today's scoring rule: ask again and overwrite it
+                return Asked(parse(_as_text(stored))[1], key, cached=True)
+            except (InvalidOutput, ValueError):
+                pass  # an entry no longer valid under today's parser or scoring rule: ask again and overwrite it
 
         if self._unavailable is not None:  # same type as the first failure, so the reason stays what it was
             first = self._unavailable
@@ -179,7 +232,6 @@ class Judge:
             if isinstance(first, JudgeRequestError):
                 raise JudgeRequestError(message, status=first.status)
             raise JudgeUnavailable(message)
-        messages = prompt.render(inputs)
         problems: list[str] = []
         for _ in range(self.config.invalid_output_retries + 1):
             try:
@@ -187,11 +239,11 @@ class Judge:
                     messages,
                     temperature=self.config.temperature,
                     max_tokens=self.config.max_tokens,
-                    json_mode=self.config.json_mode,
+                    json_mode=self.config.json_mode if json_mode is None else json_mode,
                 )
-                output, score, details = prompt.parse(completion.text, inputs)
-            except InvalidOutput as exc:
-                problems.append(str(exc))
+                output, value = parse(completion.text)
+            except (InvalidOutput, ValueError) as exc:
+                problems.append(str(exc)[:400])
                 continue
             except JudgeUnavailable as exc:
                 self._unavailable = exc
@@ -202,17 +254,11 @@ class Judge:
                 raise
             if self.cache is not None:
                 self.cache.put(
-                    key,
-                    metric=metric_name,
-                    model=self.model,
-                    prompt_version=prompt.version,
-                    prompt_hash=prompt.prompt_hash,
-                    output=output.model_dump(mode="json"),
+                    key, metric=metric, model=self.model, prompt_version=version, prompt_hash=prompt_hash, output=output
                 )
-            details = {**details, "attempts": completion.attempts, "usage": completion.usage}
-            return JudgeResult(**base, score=score, details=details, cache_key=key)
+            return Asked(value, key, attempts=completion.attempts, usage=completion.usage)
         reason = f"judge answer invalid after {len(problems)} attempt(s): {problems[-1]}"
-        return JudgeResult(**base, score=None, cache_key=key, failed=reason, details={"problems": problems})
+        return Asked(None, key, failed=reason, problems=tuple(problems))
 
     def metric_value(
         self,
