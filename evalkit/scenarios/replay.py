@@ -25,10 +25,10 @@ from typing import Any
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolExecutor, ToolRegistry
 from evalkit.metrics.task_completion import canonical_hash, db_diff, session_superset
-from evalkit.scenarios.eva_import import DEFAULT_OPTIONS, Dataset, ImportOptions, find_datasets, iter_dataset
+from evalkit.scenarios.eva_import import DEFAULT_OPTIONS, ImportOptions
 from evalkit.scenarios.eva_record import ground_truth_calls
 from evalkit.scenarios.schema import Scenario
-from evalkit.scenarios.store import ScenarioError, load_scenario
+from evalkit.scenarios.walk import walk
 
 OUTCOMES = ("equal", "differ", "error")
 
@@ -128,52 +128,28 @@ def replay_scenario(
     return Replayed(scenario.id, "differ", f"{difference}" + (f"; first: {first_call}" if first_call else ""))
 
 
-def replay_eva(datasets: list[Dataset], options: ImportOptions = DEFAULT_OPTIONS) -> list[DomainReplay]:
-    """Every record of EVA-Bench datasets (``eva_import.find_datasets``)."""
-    results = []
-    for dataset in datasets:
-        registry = tool_registry(dataset.domain)
-        report = DomainReplay(dataset.domain)
-        for rid, record, scenario in iter_dataset(dataset, options, tools=None):
-            if isinstance(scenario, ScenarioError):
-                report.records.append(Replayed(rid, "error", str(scenario)))
-                continue
-            calls = ground_truth_calls(record, None)
-            statuses, responses = [c["status"] for c in calls], [c["response"] for c in calls]
-            report.records.append(replay_scenario(scenario, registry, statuses, responses))
-        results.append(report)
-    return results
-
-
-def replay_folder(folder: Path) -> list[DomainReplay]:
-    """Every scenario file in ``folder`` (and in its sub-folders: an import's ``<out>/<domain>/``), by domain."""
-    by_domain: dict[str, DomainReplay] = {}
-    for path in sorted(folder.rglob("*.json")):
-        try:
-            scenario = load_scenario(path)
-        except ScenarioError as exc:
-            report = by_domain.setdefault(path.parent.name, DomainReplay(path.parent.name))
-            report.records.append(Replayed(path.stem, "error", str(exc)))
-            continue
-        report = by_domain.setdefault(scenario.domain, DomainReplay(scenario.domain))
-        try:
-            registry = tool_registry(scenario.domain)
-        except ValueError as exc:
-            report.records.append(Replayed(scenario.id, "error", str(exc)))
-            continue
-        report.records.append(replay_scenario(scenario, registry))
-    return [by_domain[d] for d in sorted(by_domain)]
-
-
 def replay(path: Path, options: ImportOptions = DEFAULT_OPTIONS) -> list[DomainReplay]:
-    """An EVA-Bench checkout / data folder / dataset file, or a folder of scenario files."""
-    try:
-        datasets = find_datasets(path)
-    except ScenarioError:
-        if path.is_dir():
-            return replay_folder(path)
-        raise
-    return replay_eva(datasets, options)
+    """An EVA-Bench checkout / data folder / dataset file, or a folder of scenario files (``evalkit.scenarios.walk``).
+    A record is replayed along its recorded trace (with the outcomes EVA-Bench recorded), a scenario file along its
+    reference path."""
+    by_domain: dict[str, DomainReplay] = {}
+    for entry in walk(path, options):
+        report = by_domain.setdefault(entry.domain, DomainReplay(entry.domain))
+        if entry.scenario is None:
+            report.records.append(Replayed(entry.id, "error", entry.error))
+            continue
+        try:
+            registry = tool_registry(entry.scenario.domain)
+        except ValueError as exc:
+            report.records.append(Replayed(entry.id, "error", str(exc)))
+            continue
+        if entry.record is None:
+            report.records.append(replay_scenario(entry.scenario, registry))
+            continue
+        calls = ground_truth_calls(entry.record, None)
+        statuses, responses = [c["status"] for c in calls], [c["response"] for c in calls]
+        report.records.append(replay_scenario(entry.scenario, registry, statuses, responses))
+    return [by_domain[d] for d in sorted(by_domain)]
 
 
 def render(reports: Iterable[DomainReplay]) -> str:

@@ -8,15 +8,15 @@ completed and, for each one that did not, task completion's first difference. It
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.metrics.task_completion import task_completion
-from evalkit.scenarios.eva_import import DEFAULT_OPTIONS, ImportOptions, find_datasets, iter_dataset
+from evalkit.scenarios.eva_import import DEFAULT_OPTIONS, ImportOptions
 from evalkit.scenarios.replay import first_db_difference
 from evalkit.scenarios.schema import Scenario
-from evalkit.scenarios.store import ScenarioError, load_scenario
+from evalkit.scenarios.walk import walk
 from evalkit.text_dialogue import run_text_dialogue
 
 
@@ -62,37 +62,17 @@ def run_one(scenario: Scenario) -> TextOutcome:
     return TextOutcome(scenario.id, False, f"{why} ({len(conversation.turns)} turns)")
 
 
-def _scenarios(path: Path, options: ImportOptions) -> Iterator[tuple[str, str, Scenario | str]]:
-    """(domain, id, scenario or why it cannot run)."""
-    try:
-        datasets = find_datasets(path)
-    except ScenarioError:
-        datasets = []
-    if datasets:
-        for dataset in datasets:
-            for rid, _record, scenario in iter_dataset(dataset, options, tools=None):
-                yield dataset.domain, rid, scenario if isinstance(scenario, Scenario) else str(scenario)
-        return
-    for file in sorted(path.rglob("*.json")):
-        try:
-            scenario = load_scenario(file)
-        except ScenarioError as exc:
-            yield file.parent.name, file.stem, str(exc)
-            continue
-        yield scenario.domain, scenario.id, scenario
-
-
 def text_run(path: Path, options: ImportOptions = DEFAULT_OPTIONS, limit: int | None = None) -> list[DomainTextRun]:
     """Every scenario under ``path``; ``limit``: at most this many per domain (a quick look)."""
     by_domain: dict[str, DomainTextRun] = {}
-    for domain, rid, scenario in _scenarios(path, options):
-        report = by_domain.setdefault(domain, DomainTextRun(domain))
+    for entry in walk(path, options):
+        report = by_domain.setdefault(entry.domain, DomainTextRun(entry.domain))
         if limit is not None and len(report.outcomes) >= limit:
             continue
-        if isinstance(scenario, str):
-            report.outcomes.append(TextOutcome(rid, None, scenario))
+        if entry.scenario is None:
+            report.outcomes.append(TextOutcome(entry.id, None, entry.error))
         else:
-            report.outcomes.append(run_one(scenario))
+            report.outcomes.append(run_one(entry.scenario))
     return [by_domain[d] for d in sorted(by_domain)]
 
 
