@@ -721,3 +721,22 @@ def test_a_misheard_request_is_restated_in_plain_words_and_the_task_completes() 
     assert said[:2] == [opening] * 2
     assert said[2] == "I need help with malpractice update."
     assert task_completion(conversation).score == 1.0
+
+
+@pytest.mark.parametrize(("domain", "scenario_id", "said"), [("itsm", "IT-001", "active directory")])
+def test_a_transfer_hands_over_with_the_tool_s_own_arguments(domain: str, scenario_id: str, said: str) -> None:
+    """The engine's hand-over calls the domain's transfer tool with the arguments its schema takes (EVA-Bench's:
+    the verified caller's employee id, a listed reason and a summary), so the transfer is recorded, not rejected."""
+    scenario = next(s for s in load_scenarios(domain) if s.id == scenario_id)
+
+    def ear(text: str) -> str:  # after verification, one answer is never heard: the agent gives up on it
+        return "mumble mumble" if said in text.lower() else text
+
+    conversation = run_text_dialogue(scenario, ear=ear)
+    transfers = [c for c in conversation.tool_calls if c.name == "transfer_to_agent"]
+    assert len(transfers) == 1, [c.name for c in conversation.tool_calls]
+    call = transfers[0]
+    assert call.ok and call.result.get("transfer_reason") == "unable_to_resolve", call.result
+    assert call.arguments["employee_id"] == scenario.user_goal.information_required["employee_id"]
+    said_last = [t.intended_text for t in conversation.turns if t.role == "assistant"][-1]
+    assert "transferring you" in said_last.lower(), said_last

@@ -156,10 +156,31 @@ class WorkflowPolicy(WorkflowHearing):
         return self._say(text)
 
     def _transfer(self, reason: str, prefix: str = "I'm sorry I couldn't sort this out.") -> PolicyReply:
-        if "transfer_to_agent" in self.tools.executor.registry:
-            self.tools.call("transfer_to_agent", reason=reason)
+        registry = self.tools.executor.registry
+        if "transfer_to_agent" in registry:
+            args = self._handover(reason, set(registry["transfer_to_agent"].args_model.model_fields))
+            if args is not None:
+                self.tools.call("transfer_to_agent", **args)
         self.run = None
         return self._say(f"{prefix} I'm transferring you to a live agent now.", end_call=True)
+
+    def _handover(self, reason: str, fields: set[str]) -> dict[str, Any] | None:
+        """The transfer tool's arguments, for the fields its schema has (EVA-Bench's: the verified caller's
+        ``employee_id``, a ``transfer_reason`` from its list, an ``issue_summary`` of 10-500 characters); None when
+        it needs an employee id and the caller was never verified (no call rather than a call that must fail)."""
+        task = self.run.workflow.name.replace("_", " ") if self.run is not None else "the caller's request"
+        employee = self.tools.executor.db.get("session", {}).get("authenticated_employee_id") or self.known.get(
+            "employee_id"
+        )
+        if "employee_id" in fields and not employee:
+            return None
+        candidates = {
+            "employee_id": employee,
+            "transfer_reason": "unable_to_resolve",  # every transfer of this engine: something could not be done
+            "issue_summary": f"Caller needs help with {task}; {reason}."[:500],
+            "reason": reason,
+        }
+        return {name: value for name, value in candidates.items() if name in fields}
 
     def _anything_else(self, prefix: str) -> PolicyReply:
         self.run = None
