@@ -136,15 +136,22 @@ def spelled_runs(text: str) -> list[str]:
     return runs
 
 
+N_HEARD_AS = re.compile(r"\b(?:and|an)\b(?=[\s,]+[A-Z0-9])")
+
+
 def parse_code(text: str, length: int = 6) -> str | None:
     """The run of code-like tokens with ``length`` characters (the last one), else the longest run if it is
     within two characters of it; None when nothing code-like was heard, so the agent asks again."""
     runs = spelled_runs(text)
-    if not runs:
-        return None
     exact = [r for r in runs if len(r) == length]
+    if not exact:
+        # Whisper writes a spelled N as "and" / "an" ("and V3G4C"), words otherwise never part of a code: read as
+        # N only where that makes a run of the asked length
+        exact = [r for r in spelled_runs(N_HEARD_AS.sub("N ", text)) if len(r) == length]
     if exact:
         return exact[-1]
+    if not runs:
+        return None
     best = max(runs, key=len)
     return best if len(best) >= length - 2 else None
 

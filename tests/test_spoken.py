@@ -38,6 +38,10 @@ from evalkit.spoken import (
         ("Double UK 2-E-X-B.", "WK2EXB"),
         ("My last name is Brooks", None),
         ("I'm not sure what you mean", None),
+        ("and V3G4C.", "NV3G4C"),  # real tiny.en transcripts of "N V 3 G 4 C": the N written as a word
+        ("Sure, it's an E3G4C.", "NE3G4C"),
+        ("I need it and AB", None),  # an "and" that would not make six characters stays a word
+        ("I'll cancel and rebook", None),
     ],
 )
 def test_parse_code(heard, code):
