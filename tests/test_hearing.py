@@ -113,3 +113,20 @@ def test_the_task_names_prime_the_asr_while_the_caller_says_what_they_need(tmp_p
     assert match_workflows(primed, workflows) == ["dea_transfer"], primed
     policy.step(primed)  # -> the NPI number (digits): no vocabulary to prime with, the form check does the work
     assert asr_context(policy) is None and expected_form(policy) is not None
+
+
+def test_the_airline_read_back_prefers_a_re_spelling_other_than_the_one_read_back(tmp_path: Path) -> None:
+    """After "I have F I T C T R A L D. Is that right?", a "no" with the name spelled again is heard from the
+    hypotheses that spell something else: the same spelling again is the same mishearing (issue 17.2)."""
+    scenario = load_scenarios("airline", ["AL-001"])[0]
+    tools = ToolBox(ToolExecutor(tool_registry("airline"), {}))
+    policy = AirlinePolicy(tools, date.fromisoformat(scenario.current_date_time[:10]), "09:00")
+    policy.code, policy.name, policy.spelling, policy.pending = "FCML29", "Fitctrald", "name", "check"
+    fits = expected_form(policy)
+    assert fits is not None
+    assert not fits("No, it's F-I-T-C-T-R-A-L-D.")  # what was read back: no new information
+    assert fits("No, it's F-I-T-Z-G-E-R-A-L-D.") and fits("No, the fourth one is Zulu.")
+    hypotheses = ["No, it's F-I-T-C-T-R-A-L-D.", "No, it's F-I-T-Z-G-E-R-A-L-D."]
+    assert choose_hypothesis(hypotheses, fits) == hypotheses[1]
+    policy.step(choose_hypothesis(hypotheses, fits))
+    assert policy.name == "Fitzgerald"

@@ -74,11 +74,12 @@ class AirlinePolicy(IdentifyMixin, RebookingMixin, DisruptionMixin, RefundMixin)
 
     def expected_form(self) -> Callable[[str], bool] | None:
         """Which ASR hypothesis can be the answer to what was asked (evalkit.agents.hearing): a six-character code,
-        a one-character correction of a read-back, a date, one of the offered flights, a seat type, a yes or a no;
+        a one-character correction of a read-back or the value spelled again (not as read back: the caller is
+        correcting it), a date, one of the offered flights, a seat type, a yes or a no;
         anything else (a name, a request): the recogniser's best."""
         forms: dict[str, Callable[[str], bool]] = {
             "code": lambda text: len(parse_code(text) or "") == CODE_LENGTH,
-            "check": lambda text: parse_correction(text) is not None,
+            "check": lambda text: parse_correction(text) is not None or self._restated(text) is not None,
             "date": lambda text: parse_date(text, self.today) is not None,
             "choice": lambda text: self._match_option(text) is not None,
             "seat": lambda text: parse_seat_preference(text) is not None,

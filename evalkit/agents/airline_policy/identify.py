@@ -78,8 +78,8 @@ class IdentifyMixin(PolicyCore):
             if self.spelling == "code":
                 return self._ask("name", "Thank you. And the last name on the reservation?")
             return self._look_up(final=True)
-        again = parse_code(heard) if self.spelling == "code" else parse_spelled_word(heard)
-        if again and (self.spelling != "code" or len(again) == CODE_LENGTH):
+        again = self._spelled_again(heard)
+        if again:
             # A whole re-spelling is a repair too: without this bound a caller the ASR keeps mishearing and the
             # agent's read-back loop until the turn limit (seen with the elderly persona's paused spelling).
             self.repairs += 1
@@ -98,6 +98,18 @@ class IdentifyMixin(PolicyCore):
         return self._reask(
             f"Sorry, could you spell the whole {thing} again?", f"Please spell the {thing} slowly, one at a time."
         )
+
+    def _spelled_again(self, heard: str) -> str | None:
+        """The value being read back, spelled again in ``heard`` (a code of the right length, a surname)."""
+        again = parse_code(heard) if self.spelling == "code" else parse_spelled_word(heard)
+        return again if again and (self.spelling != "code" or len(again) == CODE_LENGTH) else None
+
+    def _restated(self, heard: str) -> str | None:
+        """A re-spelling that differs from the read-back it answers: the form of a "no, it's ..." answer (issue
+        17.2). The same spelling as read back is the same mishearing again, so another hypothesis is preferred."""
+        again = self._spelled_again(heard)
+        current = (self.code if self.spelling == "code" else self.name) or ""
+        return again if again and again.upper() != current.upper() else None
 
     def _set_spelled(self, value: str) -> None:
         if self.spelling == "code":
