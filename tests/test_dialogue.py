@@ -158,3 +158,23 @@ def test_a_caller_may_stand_by_for_several_flights_at_once():
     # one flight named: one standby list, as before
     conversation, _ = talk(scenario)
     assert sum(bool(j.get("standby_list")) for j in conversation.final_db["journeys"].values()) == 1
+
+
+def test_a_correction_that_did_not_land_is_said_another_way_even_if_the_read_back_changed():
+    """Seen in audio (AL-045): "the third one is Juliet" heard "the third one is too late", which the agent took
+    for another wrong letter, so each read-back differed and the caller kept saying "Juliet". The third character
+    still wrong after its correction is what counts: the caller says the plain letter next."""
+    scenario = next(s for s in SCENARIOS if s.id == "AL-045")
+    code = scenario.key_entities["confirmation_number"]
+    assert code[2] == "J"
+    misheard = code[:2] + "K" + code[3:]
+
+    def ear(text: str) -> str:
+        text = text.replace(" ".join(code), " ".join(misheard)).replace(", ".join(code), ", ".join(misheard))
+        return text.replace("Juliet", "too late")
+
+    conversation, lines = talk(scenario, ear=ear, max_turns=60)
+    said = [text for role, text in lines if role == "user"]
+    first = said.index("No, the third one is Juliet.")
+    assert said[first + 1] == "No, the third one is J.", said
+    assert task_completion(conversation).passed, lines

@@ -143,6 +143,8 @@ class ScriptedSimulator:
         self.offered: set[str] = set()  # flight numbers the agent has offered so far
         self.last_read_back = ""  # the agent's last wrong read-back, and how often it came back unchanged
         self.same_read_back = 0
+        # the position the last one-character correction was for, and how often in a row it had to be corrected
+        self.corrected_at, self.missed = -1, 0
         self.push_backs = 0
         self.no_progress = 0
         self.respells = 0  # whole-value re-spellings after wrong-length read-backs
@@ -301,8 +303,12 @@ class ScriptedSimulator:
                 self.no_progress = self.same_read_back
                 if self.no_progress >= NO_PROGRESS_LIMIT:
                     return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
+                # A correction that did not land (the same character still wrong, whatever else the agent changed)
+                # is said another way next time, as a caller does: "Juliet" kept coming back "too late".
+                self.missed = self.missed + 1 if position == self.corrected_at else 0
+                self.corrected_at = position
                 correction = say_correction(position + 1, truth[position])
-                if self.same_read_back % 2 == 1 and truth[position].isalpha():
+                if self.missed % 2 == 1 and truth[position].isalpha():
                     correction = f"No, the {ORDINAL_WORDS[position]} one is {truth[position]}."
                 return self._styled(correction)
             # Past the eighth character (a ten-digit NPI) there is no ordinal to say: restate the whole value.
