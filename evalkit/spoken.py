@@ -205,6 +205,8 @@ def parse_correction(text: str) -> tuple[int, str] | None:
         low = token.lower()
         if len(token) == 1 and token.isupper():
             return position, token
+        if low in LETTER_NAMES:  # the plain letter, as Whisper writes its name ("the third one is jay")
+            return position, LETTER_NAMES[low]
         if len(low) < 3 or low in NOT_CODE:
             continue
         for word in NATO_WORDS:

@@ -62,6 +62,9 @@ def test_spelling_round_trips():
         ("No, the fifth while his tango.", (5, "T")),
         ("The second character is the number nine.", (2, "9")),
         ("No, the sixth one is November.", (6, "N")),
+        ("No, the third one is gay.", (3, "J")),  # the plain letter J as tiny.en writes eSpeak's "jay" (AL-045)
+        ("No, the first one in age.", (1, "H")),  # and H (AL-012); before: X and none
+        ("No, the second one is bee.", (2, "B")),
         ("No, the forest one is Delta.", (4, "D")),
         ("No, the forest well is popping.", None),
         # the character follows the heard "is": "while" (the "one") is not Whiskey, nor "while is" merged into it
