@@ -18,7 +18,7 @@ from typing import Any
 from evalkit.agents.base import ToolBox
 from evalkit.agents.policy import PolicyReply, ok
 from evalkit.agents.slot_hearing import clean_text, hear_slot, say_value, speak, spelled_back
-from evalkit.agents.workflow_hearing import WorkflowHearing, match_workflows
+from evalkit.agents.workflow_hearing import WorkflowHearing, closest_name, match_workflows
 from evalkit.domains.workflow import (
     REFERENCE,
     TODAY,
@@ -73,6 +73,21 @@ HINTS = {
     "name": "Please say just the name.",
 }
 NO_PREFIX = re.compile(r"^\W*(?:no|nope)\b\W*", re.IGNORECASE)  # "No, it's ..." restates; a bare "No." does not
+
+
+KNOWN_NAMES = re.compile(r"\bKnown names: (.+?)\.?$")
+
+
+def listed_names(message: str) -> tuple[str, ...]:
+    """The names a tool's error lists as the ones it knows ("... Known names: Harbor Point, Summit Tower.")."""
+    found = KNOWN_NAMES.search(message)
+    names = tuple(n.strip() for n in found.group(1).split(",")) if found else ()
+    return tuple(n for n in names if n and not n.startswith("("))  # "(none on file)" is no name
+
+
+def named_in(value: Any, message: str) -> bool:
+    """Whether a tool's error message quotes this slot value (the value it could not resolve)."""
+    return isinstance(value, str) and bool(value) and f"'{value}'".lower() in message.lower()
 
 
 def acts_for_others(workflow: Workflow) -> bool:
@@ -136,6 +151,9 @@ class WorkflowPolicy(WorkflowHearing):
         self.confirming = ""  # the pending Confirm question, for asking it again
         self.asked_first = False  # the caller announced several requests and was asked for the first one
         self.started: set[str] = set()  # the workflows begun in this call
+        # Per slot, the names a tool listed for it after a miss ("Known names: Harbor Point, ..."): values the agent
+        # legitimately has, so it hears the slot's next answer against them.
+        self.listed: dict[str, tuple[str, ...]] = {}
 
     # -- public ----------------------------------------------------------------------------------------------
     def greet(self) -> PolicyReply:
@@ -310,7 +328,15 @@ class WorkflowPolicy(WorkflowHearing):
         ]
         fed += [r for v in step.args.values() if isinstance(v, Derived) for r in v.refs if r in slots]
         fed += [r for r in (step.each.refs if step.each else ()) if r in slots]
-        fed.sort(key=lambda name: run.workflow.steps[slots[name]].slot.kind not in ("code", "digits"))  # IDs first
+        message = str(result.get("message", ""))
+        # The value the error names ("Building 'hardware point' not recognized") first, then IDs (a misheard ID is
+        # the likeliest cause of a "not found"), then the rest.
+        fed.sort(
+            key=lambda name: (
+                not named_in(run.scope.get(name), message),
+                run.workflow.steps[slots[name]].slot.kind not in ("code", "digits"),
+            )
+        )
         tries = run.retries.get(run.index, 0)
         # "<record>_not_found" (checklist, DEA record, ...): the person is known but has no such record; a plain
         # "not_found" (no such employee or provider) is more likely a misheard ID, and stays a transfer.
@@ -328,6 +354,10 @@ class WorkflowPolicy(WorkflowHearing):
         run.index = slots[fed[0]]
         self.reasks = 0
         apology = f"I'm sorry, I couldn't find a match for that {slot.label}."
+        if named_in(run.scope.get(slot.name), message) and (names := listed_names(message)):
+            # The tool listed the names it knows: the agent now hears the answer against that list (issue 17.2).
+            self.listed[slot.name] = names
+            apology += f" The ones I have are {', '.join(names[:-1])} and {names[-1]}." if len(names) > 1 else ""
         return self._ask("slot", " ".join([*said, apology, slot.question]))
 
     @property
@@ -352,7 +382,10 @@ class WorkflowPolicy(WorkflowHearing):
 
     def _on_slot(self, heard: str) -> PolicyReply:
         slot = self.slot
-        value = hear_slot(slot, heard, self.today)
+        if names := self.listed.get(slot.name):
+            value = closest_name(heard, names)
+        else:
+            value = hear_slot(slot, heard, self.today)
         if value is None:
             hint = HINTS.get(slot.kind, "")
             if slot.kind == "choice":

@@ -9,6 +9,7 @@ from evalkit.domains.itsm.workflows.steps import (
     MANAGER_AUTH,
     ROLE_CODES,
     days_later,
+    employee_id_slot,
     group_code,
     group_codes,
     pick,
@@ -18,14 +19,7 @@ from evalkit.domains.workflow import Ask, Call, Confirm, Derived, Say, Slot, Wor
 SUCCESS = {"status": "success"}
 ACCESS_REVIEW_DAYS = 90
 
-NEW_HIRE_ID = Slot(
-    "new_hire_id",
-    "code",
-    "What's the new hire's ID number?",
-    label="new hire's ID",
-    length=9,
-    read_back=True,
-)
+NEW_HIRE_ID = employee_id_slot("new_hire_id", "What's the new hire's ID number?", "new hire's ID")
 NEW_EMPLOYEE_PROVISIONING = Workflow(
     "new_employee_provisioning",
     "A manager sets up a direct report's accounts (manager auth + OTP); the hire must be pending start, without "
@@ -171,14 +165,7 @@ ACCESS_REMOVAL = Workflow(
     (
         *MANAGER_AUTH,
         Ask(
-            Slot(
-                "departing_employee_id",
-                "code",
-                "What's the departing employee's ID?",
-                label="departing employee's ID",
-                length=9,
-                read_back=True,
-            )
+            employee_id_slot("departing_employee_id", "What's the departing employee's ID?", "departing employee's ID")
         ),
         Call(
             "get_offboarding_record",

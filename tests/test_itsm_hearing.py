@@ -1,0 +1,103 @@
+"""How the workflow agent hears ITSM's entities (issue 17.2): an employee ID by its six digits (the tools' "EMP
+followed by 6 digits" format), digit strings and choices with a format prompt, and a building by the names the tool
+listed after a miss. On the domain's own scenarios and workflows; the ear garbles the caller the way tiny.en did in
+the measured runs (the records' heard text)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from evalkit.agents.base import ToolBox
+from evalkit.agents.hearing import asr_context, expected_form
+from evalkit.agents.workflow_hearing import closest_name, option_words
+from evalkit.agents.workflow_policy import Run, WorkflowPolicy, hear_slot, listed_names, named_in
+from evalkit.domains import get_domain, tool_registry
+from evalkit.domains.base import ToolExecutor
+from evalkit.domains.itsm.workflows.steps import EMPLOYEE_ID, PHONE
+from evalkit.domains.workflow import Ask
+from evalkit.metrics.task_completion import task_completion
+from evalkit.scenarios import load_scenarios
+from evalkit.text_dialogue import run_text_dialogue, transcript
+
+TODAY = date(2026, 6, 20)
+BUILDINGS = ("Harbor Point", "Riverside Center", "Summit Tower", "Lakeview Annex")
+
+
+@pytest.mark.parametrize(
+    ("heard", "value"),
+    [
+        ("It's C M B 5 9 5 5 3 4.", "EMP595534"),  # as tiny.en heard IT-002's "E M P 5 9 5 5 3 4"
+        ("the D&M B-5-9-5-5-3-4.", "EMP595534"),
+        ("It's E M P five nine 5 5 3 4", "EMP595534"),
+        ("The CM-B5.5-534.", None),  # five digits: asked again, never padded
+    ],
+)
+def test_an_employee_id_is_heard_by_its_six_digits_whatever_the_prefix_sounded_like(heard: str, value: str) -> None:
+    assert hear_slot(EMPLOYEE_ID, heard, TODAY) == value
+
+
+def test_the_id_form_check_wants_six_digits() -> None:
+    workflows = get_domain("itsm").workflows
+    assert workflows is not None
+    policy = WorkflowPolicy(ToolBox(ToolExecutor(tool_registry("itsm"), {})), TODAY, workflows)
+    policy.step("I need a new laptop, a laptop replacement.")  # -> the employee ID
+    fits = expected_form(policy)
+    assert fits is not None and fits("It's C M B 7 4 4 4 1 9.") and not fits("C-M-B-7, 4, 4, 1, 9.")
+    assert asr_context(policy) == "The digits are 7 4 2 1 9 0."  # a format, not the caller's digits
+    policy.step("It's C M B 7 4 4 4 1 9.")
+    assert policy.last_text == "I have E M P 7 4 4 4 1 9. Is that right?"  # the read-back says the whole ID
+
+
+def test_digit_and_choice_slots_prime_the_asr_with_their_format_and_options() -> None:
+    workflows = get_domain("itsm").workflows
+    assert workflows is not None
+    outage = workflows["service_outage"]
+    policy = WorkflowPolicy(ToolBox(ToolExecutor(tool_registry("itsm"), {})), TODAY, workflows)
+    policy.pending = "slot"
+    asks = {step.slot.kind: i for i, step in enumerate(outage.steps) if isinstance(step, Ask)}
+    policy.run = Run(outage, index=asks["digits"])  # the phone's last four
+    assert PHONE in outage.slots and asr_context(policy) == "The digits are 7 4 2 1."
+    policy.run = Run(outage, index=asks["choice"])  # which service is down
+    prompt = asr_context(policy)
+    assert prompt is not None and "VPN gateway" in prompt and "CRM platform" in prompt
+    assert option_words("ci_cd_pipeline") == "CI CD pipeline" and option_words("drop_off") == "drop off"
+
+
+@pytest.mark.parametrize(
+    ("heard", "name"),
+    [
+        ("hardware point", "Harbor Point"),
+        ("Harder point", "Harbor Point"),
+        ("reverse side center", "Riverside Center"),
+        ("Remember, side-center", "Riverside Center"),
+        ("That's Summit Tower, please.", "Summit Tower"),
+        ("So, I'm going to tell you", None),  # nothing like any name: asked again
+        ("Point", None),  # as close to no name as to another
+    ],
+)
+def test_a_name_is_heard_against_the_list_a_tool_gave(heard: str, name: str | None) -> None:
+    assert closest_name(heard, BUILDINGS) == name
+
+
+def test_a_tool_error_that_lists_names_is_read_for_them() -> None:
+    message = (
+        "Building 'hardware point' not recognized. Provide a code or a known name. Known names: Harbor Point, "
+        "Riverside Center, Summit Tower, Lakeview Annex."
+    )
+    assert listed_names(message) == BUILDINGS
+    assert listed_names("Building 'x' not recognized. Known names: (none on file).") == ()
+    assert named_in("hardware point", message) and not named_in("EMP032961", message)
+
+
+def test_a_misheard_building_is_asked_again_against_the_tools_list_and_the_task_completes() -> None:
+    """IT-006 as measured: "Harbor Point" was heard "hardware point" every time; the tool's refusal lists the known
+    buildings, the agent asks for the building (not the employee ID, as before) and hears it against that list."""
+    scenario = next(s for s in load_scenarios("itsm") if s.id == "IT-006")
+    conversation = run_text_dialogue(scenario, ear=lambda text: text.replace("Harbor Point", "hardware point"))
+    agent = [text for role, text in transcript(conversation) if role != "user"]
+    asked_again = [t for t in agent if "couldn't find a match" in t]
+    assert len(asked_again) == 1 and "building for the delivery" in asked_again[0]
+    assert "The ones I have are Harbor Point, Riverside Center" in asked_again[0]
+    assert task_completion(conversation).passed
