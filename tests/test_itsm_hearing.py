@@ -6,12 +6,14 @@ the measured runs (the records' heard text)."""
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from evalkit.agents.base import ToolBox
 from evalkit.agents.hearing import asr_context, expected_form
-from evalkit.agents.workflow_hearing import closest_name, option_words
+from evalkit.agents.workflow_hearing import closest_name, option_words, slot_context
 from evalkit.agents.workflow_policy import Run, WorkflowPolicy, hear_slot, listed_names, named_in
 from evalkit.domains import get_domain, tool_registry
 from evalkit.domains.base import ToolExecutor
@@ -19,6 +21,8 @@ from evalkit.domains.itsm.workflows.steps import EMPLOYEE_ID, PHONE
 from evalkit.domains.workflow import Ask
 from evalkit.metrics.task_completion import task_completion
 from evalkit.scenarios import load_scenarios
+from evalkit.simulator.scripted import ScriptedSimulator
+from evalkit.speech import EspeakTTS, WhisperASR
 from evalkit.text_dialogue import run_text_dialogue, transcript
 
 TODAY = date(2026, 6, 20)
@@ -63,6 +67,8 @@ def test_digit_and_choice_slots_prime_the_asr_with_their_format_and_options() ->
     prompt = asr_context(policy)
     assert prompt is not None and "VPN gateway" in prompt and "CRM platform" in prompt
     assert option_words("ci_cd_pipeline") == "CI CD pipeline" and option_words("drop_off") == "drop off"
+    attendees = next(s for w in workflows.values() for s in w.slots if s.kind == "number")
+    assert slot_context(attendees) == "The number is 12."  # a format, not the caller's number
 
 
 @pytest.mark.parametrize(
@@ -101,3 +107,38 @@ def test_a_misheard_building_is_asked_again_against_the_tools_list_and_the_task_
     assert len(asked_again) == 1 and "building for the delivery" in asked_again[0]
     assert "The ones I have are Harbor Point, Riverside Center" in asked_again[0]
     assert task_completion(conversation).passed
+
+
+def test_a_free_text_answer_is_heard_in_the_light_of_the_callers_request(tmp_path: Path) -> None:
+    """IT-008: "Visio." alone is "We see." to tiny.en; after the caller's request as the prompt (what the agent heard
+    them ask for, Whisper's "previous text") it is "Visio". Real eSpeak audio, real Whisper."""
+    workflows = get_domain("itsm").workflows
+    assert workflows is not None
+    policy = WorkflowPolicy(ToolBox(ToolExecutor(tool_registry("itsm"), {})), TODAY, workflows)
+    policy.step("Hi, I need a license for Visio.")  # the request as heard; -> the employee ID
+    policy.pending = "slot"
+    policy.run = Run(workflows["software_license"], index=_ask_index(workflows["software_license"], "text"))
+    prompt = asr_context(policy)
+    assert prompt == "Hi, I need a license for Visio."
+    fits = expected_form(policy)
+    assert fits is not None and fits("Visio.") and not fits("We see.")
+    samples, rate = EspeakTTS("en-us", rate_wpm=165, pitch=50).synthesize("Visio.")
+    asr = WhisperASR(cache_dir=tmp_path)
+    assert "visio" not in asr.transcribe(samples, rate).text.lower()
+    assert "visio" in asr.transcribe(samples, rate, prompt=prompt).text.lower()
+
+
+def test_a_caller_asked_to_say_it_slowly_pauses_after_every_character() -> None:
+    """IT-003: "9 9 8" said in one breath was heard "9 8"; asked again "slowly, one at a time", the caller pauses."""
+    scenario = next(s for s in load_scenarios("itsm") if s.id == "IT-003")
+    simulator = ScriptedSimulator(scenario)
+    simulator.first_utterance()
+    first = simulator.respond("Sure, I can help with that. Could I have your employee ID, please?").text
+    slow = simulator.respond("Could I have your employee ID, please? Please say the digits slowly, one at a time.").text
+    assert "..." not in first
+    assert slow == "It's... E... M... P... 9... 9... 8... 7... 5... 1..."
+    assert hear_slot(EMPLOYEE_ID, slow, TODAY) == "EMP998751"
+
+
+def _ask_index(workflow: Any, kind: str) -> int:
+    return next(i for i, step in enumerate(workflow.steps) if isinstance(step, Ask) and step.slot.kind == kind)

@@ -45,6 +45,7 @@ class WorkflowHearing:
     today: date
     slot: Slot  # the engine's pending slot (a property there)
     listed: dict[str, tuple[str, ...]]  # per slot: the names a tool listed for it in this call
+    request_heard: str  # the caller's last request as heard (what the current task is about)
     _menu: Callable[[], str]  # the engine's spoken list of its tasks
 
     def asr_context(self) -> str | None:
@@ -57,6 +58,11 @@ class WorkflowHearing:
         slot = self.slot
         if names := self.listed.get(slot.name):
             return f"{', '.join(names)}."  # names a tool listed earlier in the call (a building after a miss)
+        if slot.kind in ("text", "name") and self.request_heard:
+            # What the caller said the task was about, as the agent heard it: Whisper's prompt is "the text before
+            # the clip", and a product or place named in the request ("I need access to GitHub") is then heard
+            # when it comes back alone ("Good job" otherwise). Measured on 8 such answers x 2 voices: 3/16 -> 15/16.
+            return self.request_heard
         return slot_context(slot)
 
     def expected_form(self) -> Callable[[str], bool] | None:
@@ -78,8 +84,13 @@ class WorkflowHearing:
             return None
         if names := self.listed.get(slot.name):
             return lambda text: closest_name(text, names) is not None
-        if slot.kind in ("text", "name"):
+        if slot.kind == "name":
             return None
+        if slot.kind == "text":
+            said = content_words(self.request_heard)
+            # a hypothesis that repeats a word of the request ("GitHub" after "I need access to GitHub"); none
+            # does: the recogniser's best (an answer the request did not name)
+            return (lambda text: bool(content_words(text) & said)) if said else None
         return _slot_form(slot, self.today)
 
 
@@ -94,6 +105,8 @@ def slot_context(slot: Slot) -> str | None:
         return "The time, for example 2:30 PM or 7 AM."
     if slot.kind == "digits" and slot.length:
         return f"The digits are {' '.join((DIGIT_EXAMPLE * 2)[: slot.length])}."
+    if slot.kind == "number":
+        return "The number is 12."  # "It's 11." was heard "It's in Amman": 6/12 -> 10/12 with it (n-best on)
     if slot.kind == "choice":
         return ", ".join(option_words(c) for c in slot.choices) + "."  # "VPN gateway, email exchange, ..."
     return None
@@ -135,3 +148,32 @@ def closest_name(heard: str, names: Sequence[str], cutoff: float = 0.6) -> str |
     best = max(scores.values())
     winners = [n for n, score in scores.items() if score == best]
     return winners[0] if best >= cutoff and len(winners) == 1 else None
+
+
+STOP_WORDS = frozenset(
+    {
+        "about",
+        "access",
+        "could",
+        "from",
+        "have",
+        "help",
+        "just",
+        "like",
+        "need",
+        "please",
+        "that",
+        "there",
+        "this",
+        "want",
+        "what",
+        "with",
+        "would",
+        "your",
+    }
+)
+
+
+def content_words(text: str) -> set[str]:
+    """The words of four letters or more that carry content ("github", "visio", "harbor"), lower case."""
+    return {w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in STOP_WORDS}

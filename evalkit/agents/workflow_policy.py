@@ -154,6 +154,7 @@ class WorkflowPolicy(WorkflowHearing):
         # Per slot, the names a tool listed for it after a miss ("Known names: Harbor Point, ..."): values the agent
         # legitimately has, so it hears the slot's next answer against them.
         self.listed: dict[str, tuple[str, ...]] = {}
+        self.request_heard = ""  # what the caller asked for, as heard: context for the ASR (WorkflowHearing)
 
     # -- public ----------------------------------------------------------------------------------------------
     def greet(self) -> PolicyReply:
@@ -162,6 +163,8 @@ class WorkflowPolicy(WorkflowHearing):
     def step(self, heard: str) -> PolicyReply:
         if REPEAT_REQUEST.search(heard) and self.last_text:
             return PolicyReply(self.last_text)
+        if self.pending in ("intent", "choose", "anything_else") and heard.strip():
+            self.request_heard = heard.strip()
         return getattr(self, f"_on_{self.pending}")(heard)
 
     # -- speaking --------------------------------------------------------------------------------------------

@@ -146,9 +146,13 @@ class PersonaStyle:
         self.vague_fields.add(field)
         return self._pick(VAGUE)
 
-    def code(self, field: str, value: str, attempt: int, stalled: bool) -> str:
-        """A code answer: spelled (with pauses, searched for, slipped and corrected) per the persona."""
+    def code(self, field: str, value: str, attempt: int, stalled: bool, slowly: bool = False) -> str:
+        """A code answer: spelled (with pauses, searched for, slipped and corrected) per the persona. ``slowly``:
+        the agent asked to hear it slowly, one character at a time, and the caller does so, pausing after each
+        (on tiny.en a repeated digit said without a pause is heard once: "9 9 8" -> "9 8")."""
         spec = self.spec
+        if slowly and not spec.pauses:
+            return "It's... " + "... ".join(value.upper()) + "..."
         spelled = spell_code(value) if attempt == 1 else ", ".join(value.upper())
         if spec.level == "easy":
             label = f"the {field.replace('_', ' ')} is"
