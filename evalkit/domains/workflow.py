@@ -435,11 +435,13 @@ DIGIT_WORDS = {name: i for i, name in enumerate(DIGIT_NAMES)} | {"oh": 0}
 
 
 def spoken_digits(text: str) -> list[int]:
-    """Digits in order, written ("1 2 3", "123") or spoken ("one two three", "oh")."""
+    """Digits in order, written ("1 2 3", "123") or spoken ("one two three", "oh"); "double 9" is 9 9 (how callers
+    say a repeated digit, which a recogniser otherwise hears once)."""
     out: list[int] = []
+    double = False
     for token in re.findall(r"[a-z]+|\d", text.lower()):
-        if token.isdigit():
-            out.append(int(token))
-        elif token in DIGIT_WORDS:
-            out.append(DIGIT_WORDS[token])
+        digit = int(token) if token.isdigit() else DIGIT_WORDS.get(token)
+        if digit is not None:
+            out += [digit, digit] if double else [digit]
+        double = token == "double"
     return out

@@ -433,7 +433,8 @@ class ScriptedSimulator:
             return self._say(vague)
         value = self._maybe_slip(field, value)
         if slot.kind in ("code", "digits") or (slot.kind == "text" and is_code(value)):  # not "11 AM"
-            return self._say(self.style.code(field, value, self.asked[field], self.stalled, slowly))
+            doubles = slot.kind == "digits"  # a number read out ("double 9"); a code's letters and digits: spelled
+            return self._say(self.style.code(field, value, self.asked[field], self.stalled, slowly, doubles))
         if slot.kind == "choice":
             value = value.replace("_", " ")  # "read_only" is said "read only" (the agent's parser takes both)
         if slot.kind != "text":  # free text is said as written: the agent writes it down verbatim
