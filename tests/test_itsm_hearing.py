@@ -144,3 +144,18 @@ def test_a_caller_says_a_repeated_digit_double_and_pauses_when_asked_to_go_slowl
 
 def _ask_index(workflow: Any, kind: str) -> int:
     return next(i for i, step in enumerate(workflow.steps) if isinstance(step, Ask) and step.slot.kind == kind)
+
+
+def test_a_product_is_heard_against_the_callers_own_licenses() -> None:
+    """IT-027 as measured: "Visio." was heard "Visible." and the renewal found no license of that name (and the agent
+    asked for the employee ID again). The licenses are looked up first now, and the answer heard against them."""
+    scenario = next(s for s in load_scenarios("itsm") if s.id == "IT-027")
+
+    def ear(text: str) -> str:
+        return text.replace("Visio", "Visible")
+
+    conversation = run_text_dialogue(scenario, ear=ear)
+    heard = [t.heard_text for t in conversation.turns if t.role == "user"]
+    assert any(h and "Visible" in h for h in heard)  # the ear did garble it
+    assert not any("couldn't find a match" in text for role, text in transcript(conversation) if role != "user")
+    assert task_completion(conversation).passed

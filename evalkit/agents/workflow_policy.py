@@ -30,6 +30,7 @@ from evalkit.domains.workflow import (
     Say,
     Slot,
     Workflow,
+    WorkflowError,
     applies,
     fit_pattern,
     lookup_or_none,
@@ -83,6 +84,27 @@ def listed_names(message: str) -> tuple[str, ...]:
     found = KNOWN_NAMES.search(message)
     names = tuple(n.strip() for n in found.group(1).split(",")) if found else ()
     return tuple(n for n in names if n and not n.startswith("("))  # "(none on file)" is no name
+
+
+def names_among(slot: Slot, scope: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names an earlier call gave for a slot declared ``among`` them (none when that call gave none)."""
+    if slot.among is None:
+        return ()
+    path, name_field = slot.among
+    try:
+        items = resolve(path, scope)
+    except WorkflowError:
+        return ()
+    names = [str(item.get(name_field)) for item in items or () if isinstance(item, Mapping) and item.get(name_field)]
+    return tuple(dict.fromkeys(names))
+
+
+def _none(value: Derived, scope: Mapping[str, Any]) -> bool:
+    """A derived argument that came out empty: the slot it was derived from named nothing the tools know."""
+    try:
+        return resolve(value, scope) is None
+    except WorkflowError:
+        return False
 
 
 def named_in(value: Any, message: str) -> bool:
@@ -253,6 +275,8 @@ class WorkflowPolicy(WorkflowHearing):
                     run.scope[step.slot.name] = self.known[step.slot.name]
                     run.index += 1
                     continue
+                if names := names_among(step.slot, run.scope):
+                    self.listed[step.slot.name] = names
                 return self._ask("slot", " ".join([*said, step.slot.question]))
             if isinstance(step, Confirm):
                 self.confirming = speak(step.text, run.scope)
@@ -332,11 +356,12 @@ class WorkflowPolicy(WorkflowHearing):
         fed += [r for v in step.args.values() if isinstance(v, Derived) for r in v.refs if r in slots]
         fed += [r for r in (step.each.refs if step.each else ()) if r in slots]
         message = str(result.get("message", ""))
-        # The value the error names ("Building 'hardware point' not recognized") first, then IDs (a misheard ID is
-        # the likeliest cause of a "not found"), then the rest.
+        # The value the error names ("Building 'hardware point' not recognized") or a derived argument that came
+        # out empty first, then IDs (a misheard ID is the likeliest cause of a "not found"), then the rest.
+        unresolved = {r for v in step.args.values() if isinstance(v, Derived) and _none(v, run.scope) for r in v.refs}
         fed.sort(
             key=lambda name: (
-                not named_in(run.scope.get(name), message),
+                not (named_in(run.scope.get(name), message) or name in unresolved),
                 run.workflow.steps[slots[name]].slot.kind not in ("code", "digits"),
             )
         )
@@ -387,6 +412,8 @@ class WorkflowPolicy(WorkflowHearing):
         slot = self.slot
         if names := self.listed.get(slot.name):
             value = closest_name(heard, names)
+            if value is None and slot.among is not None:  # none close: the words as said (the tool then decides)
+                value = hear_slot(slot, heard, self.today)
         else:
             value = hear_slot(slot, heard, self.today)
         if value is None:

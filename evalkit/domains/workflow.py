@@ -83,6 +83,10 @@ class Slot:
     # A code's written form, as a regex with its dashes (e.g. ``[A-Z]{2,4}-\d{2}[A-Z]``): callers spell the
     # characters and the dashes go unheard, so the parser puts them back where the format has them.
     pattern: str | None = None
+    # The answer is one of the names an earlier call returned: (``"$call.list"``, the items' name field), e.g. the
+    # caller's licensed products. The agent hears the answer against those names (issue 17.2: values it has from
+    # its tools), and the caller's words are kept as said when none is close.
+    among: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
         label = self.label or self.name.replace("_", " ")
