@@ -159,3 +159,22 @@ def test_a_product_is_heard_against_the_callers_own_licenses() -> None:
     assert any(h and "Visible" in h for h in heard)  # the ear did garble it
     assert not any("couldn't find a match" in text for role, text in transcript(conversation) if role != "user")
     assert task_completion(conversation).passed
+
+
+def test_the_prompt_holds_the_calls_requests_and_an_echo_of_one_is_not_an_answer() -> None:
+    """IT-043 as measured: the product was named in the opening, not in the request that followed, and for
+    "Mathematica." Whisper wrote out its prompt, "I need help with software license.", which was taken as the
+    product. The prompt keeps the call's requests; a transcript that is one of them is not heard (asked again)."""
+    workflows = get_domain("itsm").workflows
+    assert workflows is not None
+    policy = WorkflowPolicy(ToolBox(ToolExecutor(tool_registry("itsm"), {})), TODAY, workflows)
+    opening = "Hello, hi, I've got a few IT things. First, I need a license for Mathematica."
+    policy.step(opening)  # -> "what's the first one?"
+    policy.step("I need help with software license.")  # -> the employee ID
+    policy.pending = "slot"
+    policy.run = Run(workflows["software_license"], index=_ask_index(workflows["software_license"], "text"))
+    assert asr_context(policy) == f"{opening} I need help with software license."
+    fits = expected_form(policy)
+    assert fits is not None and fits("Mathematica.") and not fits("I need help with software license.")
+    question = policy.slot.question
+    assert policy.step("I need help with software license").text == f"Sorry, I didn't catch that. {question}"

@@ -45,8 +45,13 @@ class WorkflowHearing:
     today: date
     slot: Slot  # the engine's pending slot (a property there)
     listed: dict[str, tuple[str, ...]]  # per slot: the names a tool listed for it in this call
-    request_heard: str  # the caller's last request as heard (what the current task is about)
+    requests: list[str]  # the caller's last requests as heard (what the tasks are about), latest last
     _menu: Callable[[], str]  # the engine's spoken list of its tasks
+
+    @property
+    def request_heard(self) -> str:
+        """The caller's requests in this call as heard, as one text (the recogniser's prompt for free text)."""
+        return " ".join(self.requests)
 
     def asr_context(self) -> str | None:
         """While the caller says what they need: the domain's task names (its fixed vocabulary, "DEA transfer, FMLA
@@ -87,10 +92,10 @@ class WorkflowHearing:
         if slot.kind == "name":
             return None
         if slot.kind == "text":
-            said = content_words(self.request_heard)
+            said, requests = content_words(self.request_heard), list(self.requests)
             # a hypothesis that repeats a word of the request ("GitHub" after "I need access to GitHub"); none
             # does: the recogniser's best (an answer the request did not name)
-            return (lambda text: bool(content_words(text) & said)) if said else None
+            return (lambda text: bool(content_words(text) & said) and not echoes(text, requests)) if said else None
         return _slot_form(slot, self.today)
 
 
@@ -177,3 +182,14 @@ STOP_WORDS = frozenset(
 def content_words(text: str) -> set[str]:
     """The words of four letters or more that carry content ("github", "visio", "harbor"), lower case."""
     return {w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in STOP_WORDS}
+
+
+def echoes(heard: str, requests: Sequence[str]) -> bool:
+    """Whether a transcript is one of the requests the recogniser was given as its prompt, written out whole:
+    Whisper sometimes does that for a short clip ("Mathematica." -> "I need help with software license.", measured).
+    A part of one is an answer ("Standing desk converter." after "... a standing desk converter.")."""
+
+    def plain(text: str) -> str:
+        return " ".join(re.findall(r"[a-z0-9']+", text.lower()))
+
+    return bool(plain(heard)) and any(plain(heard) == plain(r) for r in requests)

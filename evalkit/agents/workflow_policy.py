@@ -18,7 +18,7 @@ from typing import Any
 from evalkit.agents.base import ToolBox
 from evalkit.agents.policy import PolicyReply, ok
 from evalkit.agents.slot_hearing import clean_text, hear_slot, say_value, speak, spelled_back
-from evalkit.agents.workflow_hearing import WorkflowHearing, closest_name, match_workflows
+from evalkit.agents.workflow_hearing import WorkflowHearing, closest_name, echoes, match_workflows
 from evalkit.domains.workflow import (
     REFERENCE,
     TODAY,
@@ -176,7 +176,7 @@ class WorkflowPolicy(WorkflowHearing):
         # Per slot, the names a tool listed for it after a miss ("Known names: Harbor Point, ..."): values the agent
         # legitimately has, so it hears the slot's next answer against them.
         self.listed: dict[str, tuple[str, ...]] = {}
-        self.request_heard = ""  # what the caller asked for, as heard: context for the ASR (WorkflowHearing)
+        self.requests: list[str] = []  # what the caller asked for, as heard: context for the ASR (WorkflowHearing)
 
     # -- public ----------------------------------------------------------------------------------------------
     def greet(self) -> PolicyReply:
@@ -186,7 +186,9 @@ class WorkflowPolicy(WorkflowHearing):
         if REPEAT_REQUEST.search(heard) and self.last_text:
             return PolicyReply(self.last_text)
         if self.pending in ("intent", "choose", "anything_else") and heard.strip():
-            self.request_heard = heard.strip()
+            # the call's requests so far, latest last (an opening "a few IT things: first, a license for
+            # Mathematica" names the product; the request that follows may not): bounded, as Whisper's prompt is
+            self.requests = [*self.requests, heard.strip()][-3:]
         return getattr(self, f"_on_{self.pending}")(heard)
 
     # -- speaking --------------------------------------------------------------------------------------------
@@ -410,6 +412,8 @@ class WorkflowPolicy(WorkflowHearing):
 
     def _on_slot(self, heard: str) -> PolicyReply:
         slot = self.slot
+        if slot.kind in ("text", "name") and echoes(heard, self.requests):  # its prompt written out: not heard
+            heard = ""
         if names := self.listed.get(slot.name):
             value = closest_name(heard, names)
             if value is None and slot.among is not None:  # none close: the words as said (the tool then decides)
