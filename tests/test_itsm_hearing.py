@@ -178,3 +178,30 @@ def test_the_prompt_holds_the_calls_requests_and_an_echo_of_one_is_not_an_answer
     assert fits is not None and fits("Mathematica.") and not fits("I need help with software license.")
     question = policy.slot.question
     assert policy.step("I need help with software license").text == f"Sorry, I didn't catch that. {question}"
+
+
+@pytest.mark.parametrize(
+    ("heard", "value"),
+    [
+        ("G R P F I N R P T.", "GRP-FINRPT"),
+        ("D-R-B-F-I-N-R-P-T.", "GRP-FINRPT"),  # the prefix as tiny.en heard it: the format's GRP
+        ("It's G R P - D S L A B.", "GRP-DSLAB"),
+        ("The RPD slam.", None),  # as heard when the caller read it as a word: asked again
+    ],
+)
+def test_a_group_code_is_spelled_with_the_formats_prefix(heard: str, value: str | None) -> None:
+    workflows = get_domain("itsm").workflows
+    assert workflows is not None
+    slot = next(s for s in workflows["group_membership"].slots if s.name == "group_code")
+    assert hear_slot(slot, heard, TODAY) == value
+    assert slot_context(slot) == "G R P dash A B C D E F."  # a made-up code of the format
+
+
+def test_a_group_code_is_read_back_and_corrected_a_character_at_a_time() -> None:
+    scenario = next(s for s in load_scenarios("itsm") if s.id == "IT-035")
+    code = scenario.user_goal.scripted.answers["group_code"]
+    wrong = code[:5] + ("X" if code[5] != "X" else "Y") + code[6:]  # one letter misheard
+    conversation = run_text_dialogue(scenario, ear=lambda text: text.replace(" ".join(code), " ".join(wrong)))
+    said = [text for _, text in transcript(conversation)]
+    assert f"I have {' '.join(wrong.replace('-', ''))}. Is that right?" in said
+    assert task_completion(conversation).passed

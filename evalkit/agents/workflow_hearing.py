@@ -106,6 +106,8 @@ def slot_context(slot: Slot) -> str | None:
     """The recogniser's prompt for a slot's answer: its format, or its fixed options. Measured on tiny.en with the
     neutral voices (issue 17.2, 16 clips per row): four spelled digits exact 12-13/16 with the n-best alone,
     15-16/16 with "The digits are 7 4 2 1." before them; a time's "7 a.m." was heard "Sam and Em" without one."""
+    if slot.example:
+        return f"{slot.example}."
     if slot.kind == "time":
         return "The time, for example 2:30 PM or 7 AM."
     if slot.kind == "digits" and slot.length:

@@ -87,6 +87,8 @@ class Slot:
     # caller's licensed products. The agent hears the answer against those names (issue 17.2: values it has from
     # its tools), and the caller's words are kept as said when none is close.
     among: tuple[str, str] | None = None
+    # A made-up value in the slot's spoken format (never a caller's), for the recogniser's prompt: "G R P dash A B C".
+    example: str | None = None
 
     def __post_init__(self) -> None:
         label = self.label or self.name.replace("_", " ")

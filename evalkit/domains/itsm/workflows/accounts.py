@@ -10,8 +10,8 @@ from evalkit.domains.itsm.workflows.steps import (
     ROLE_CODES,
     days_later,
     employee_id_slot,
-    group_code,
     group_codes,
+    group_prefix,
     pick,
 )
 from evalkit.domains.workflow import Ask, Call, Confirm, Derived, Say, Slot, Workflow
@@ -75,10 +75,15 @@ GROUP_MEMBERSHIP = Workflow(
         Ask(
             Slot(
                 "group_code",
-                "text",
+                "code",
                 "What's the group code, starting with G R P?",
                 label="group code",
-                normalize=group_code,
+                # spelled and read back like any code; its first three letters are the format's GRP, whatever
+                # they sounded like (tiny.en: "D R P", "E R P"), as for the EMP of an employee ID
+                pattern=r"[A-Z]{3}-[A-Z]{2,8}",
+                normalize=group_prefix,
+                read_back=True,
+                example="G R P dash A B C D E F",
             )
         ),
         Ask(

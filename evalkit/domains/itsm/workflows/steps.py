@@ -82,6 +82,11 @@ def group_codes(value: str) -> list[str] | None:
     return [f"GRP-{code}" for code in found] or None
 
 
+def group_prefix(value: str) -> str:
+    """A spelled group code with the format's own prefix: "DRP-FINRPT" -> "GRP-FINRPT" (``GroupCode``: GRP-XXXXXX)."""
+    return "GRP-" + value.split("-", 1)[-1]
+
+
 def group_code(value: str) -> str | None:
     codes = group_codes(value)
     return codes[0] if codes else None
