@@ -12,6 +12,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.slot_hearing import hear_slot
+from evalkit.domains.workflow import Derived, WorkflowError, resolve
 from evalkit.spoken import parse_correction, parse_yes_no
 
 if TYPE_CHECKING:
@@ -195,3 +196,45 @@ def echoes(heard: str, requests: Sequence[str]) -> bool:
         return " ".join(re.findall(r"[a-z0-9']+", text.lower()))
 
     return bool(plain(heard)) and any(plain(heard) == plain(r) for r in requests)
+
+
+KNOWN_NAMES = re.compile(r"\bKnown names: (.+?)\.?$")
+
+
+def listed_names(message: str) -> tuple[str, ...]:
+    """The names a tool's error lists as the ones it knows ("... Known names: Harbor Point, Summit Tower.")."""
+    found = KNOWN_NAMES.search(message)
+    names = tuple(n.strip() for n in found.group(1).split(",")) if found else ()
+    return tuple(n for n in names if n and not n.startswith("("))  # "(none on file)" is no name
+
+
+def names_among(slot: Slot, scope: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names an earlier call gave for a slot declared ``among`` them (none when that call gave none)."""
+    if slot.among is None:
+        return ()
+    path, name_field = slot.among
+    try:
+        items = resolve(path, scope)
+    except WorkflowError:
+        return ()
+    names = [str(item.get(name_field)) for item in items or () if isinstance(item, Mapping) and item.get(name_field)]
+    return tuple(dict.fromkeys(names))
+
+
+def unresolved_refs(args: Mapping[str, Any], scope: Mapping[str, Any]) -> set[str]:
+    """The references of derived arguments that came out empty (the slot they came from named nothing the tools
+    know: a product that is none of the caller's licenses)."""
+    refs: set[str] = set()
+    for value in args.values():
+        if isinstance(value, Derived):
+            try:
+                empty = resolve(value, scope) is None
+            except WorkflowError:
+                empty = False
+            refs.update(value.refs if empty else ())
+    return refs
+
+
+def named_in(value: Any, message: str) -> bool:
+    """Whether a tool's error message quotes this slot value (the value it could not resolve)."""
+    return isinstance(value, str) and bool(value) and f"'{value}'".lower() in message.lower()

@@ -18,7 +18,16 @@ from typing import Any
 from evalkit.agents.base import ToolBox
 from evalkit.agents.policy import PolicyReply, ok
 from evalkit.agents.slot_hearing import clean_text, hear_slot, say_value, speak, spelled_back
-from evalkit.agents.workflow_hearing import WorkflowHearing, closest_name, echoes, match_workflows
+from evalkit.agents.workflow_hearing import (
+    WorkflowHearing,
+    closest_name,
+    echoes,
+    listed_names,
+    match_workflows,
+    named_in,
+    names_among,
+    unresolved_refs,
+)
 from evalkit.domains.workflow import (
     REFERENCE,
     TODAY,
@@ -30,7 +39,6 @@ from evalkit.domains.workflow import (
     Say,
     Slot,
     Workflow,
-    WorkflowError,
     applies,
     fit_pattern,
     lookup_or_none,
@@ -74,42 +82,6 @@ HINTS = {
     "name": "Please say just the name.",
 }
 NO_PREFIX = re.compile(r"^\W*(?:no|nope)\b\W*", re.IGNORECASE)  # "No, it's ..." restates; a bare "No." does not
-
-
-KNOWN_NAMES = re.compile(r"\bKnown names: (.+?)\.?$")
-
-
-def listed_names(message: str) -> tuple[str, ...]:
-    """The names a tool's error lists as the ones it knows ("... Known names: Harbor Point, Summit Tower.")."""
-    found = KNOWN_NAMES.search(message)
-    names = tuple(n.strip() for n in found.group(1).split(",")) if found else ()
-    return tuple(n for n in names if n and not n.startswith("("))  # "(none on file)" is no name
-
-
-def names_among(slot: Slot, scope: Mapping[str, Any]) -> tuple[str, ...]:
-    """The names an earlier call gave for a slot declared ``among`` them (none when that call gave none)."""
-    if slot.among is None:
-        return ()
-    path, name_field = slot.among
-    try:
-        items = resolve(path, scope)
-    except WorkflowError:
-        return ()
-    names = [str(item.get(name_field)) for item in items or () if isinstance(item, Mapping) and item.get(name_field)]
-    return tuple(dict.fromkeys(names))
-
-
-def _none(value: Derived, scope: Mapping[str, Any]) -> bool:
-    """A derived argument that came out empty: the slot it was derived from named nothing the tools know."""
-    try:
-        return resolve(value, scope) is None
-    except WorkflowError:
-        return False
-
-
-def named_in(value: Any, message: str) -> bool:
-    """Whether a tool's error message quotes this slot value (the value it could not resolve)."""
-    return isinstance(value, str) and bool(value) and f"'{value}'".lower() in message.lower()
 
 
 def acts_for_others(workflow: Workflow) -> bool:
@@ -360,7 +332,7 @@ class WorkflowPolicy(WorkflowHearing):
         message = str(result.get("message", ""))
         # The value the error names ("Building 'hardware point' not recognized") or a derived argument that came
         # out empty first, then IDs (a misheard ID is the likeliest cause of a "not found"), then the rest.
-        unresolved = {r for v in step.args.values() if isinstance(v, Derived) and _none(v, run.scope) for r in v.refs}
+        unresolved = unresolved_refs(step.args, run.scope)
         fed.sort(
             key=lambda name: (
                 not (named_in(run.scope.get(name), message) or name in unresolved),
