@@ -13,7 +13,7 @@ import pytest
 
 from evalkit.agents.base import ToolBox
 from evalkit.agents.hearing import asr_context, expected_form
-from evalkit.agents.workflow_hearing import closest_name, option_words, slot_context
+from evalkit.agents.workflow_hearing import closest_name, echoes, option_words, slot_context
 from evalkit.agents.workflow_policy import Run, WorkflowPolicy, hear_slot, listed_names, named_in
 from evalkit.domains import get_domain, tool_registry
 from evalkit.domains.base import ToolExecutor
@@ -205,3 +205,23 @@ def test_a_group_code_is_read_back_and_corrected_a_character_at_a_time() -> None
     said = [text for _, text in transcript(conversation)]
     assert f"I have {' '.join(wrong.replace('-', ''))}. Is that right?" in said
     assert task_completion(conversation).passed
+
+
+def test_a_corrected_group_code_is_in_the_tools_form() -> None:
+    """IT-015 as measured: "G R P B S L A B", corrected to "G R P D S L A B" and confirmed, went to the tool as
+    "GRPDSLAB" (no dash: the tool refused it). A corrected code is put back in the pattern's written form."""
+    workflows = get_domain("itsm").workflows
+    assert workflows is not None
+    policy = WorkflowPolicy(ToolBox(ToolExecutor(tool_registry("itsm"), {})), TODAY, workflows)
+    policy.pending = "slot"
+    policy.run = Run(workflows["group_membership"], index=_ask_index(workflows["group_membership"], "code"))
+    assert policy.step("G R P B S L A B.").text == "I have G R P B S L A B. Is that right?"
+    assert policy.step("No, the fourth one is Delta.").text == "I have G R P D S L A B. Is that right?"
+    policy.step("Yes, that's right.")
+    assert policy.known["group_code"] == "GRP-DSLAB"
+
+
+def test_only_a_sentence_can_be_an_echo_of_the_prompt() -> None:
+    """IT-009: "Adobe Acrobat." said to the task menu came back as the answer to the product question: an answer."""
+    assert echoes("I need help with software license.", ["Hi.", "I need help with software license"])
+    assert not echoes("Adobe Acrobat.", ["Hi, I need to remove my Adobe Acromat license.", "Adobe Acrobat."])

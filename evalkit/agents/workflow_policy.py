@@ -426,8 +426,9 @@ class WorkflowPolicy(WorkflowHearing):
                 if self.repairs > MAX_REPAIRS:
                     return self._transfer(f"could not capture the {slot.label}")
                 fixed = value[: position - 1] + char + value[position:]
-                if slot.pattern:
-                    fixed = fit_pattern(fixed, slot.pattern) or fixed
+                if slot.pattern:  # the characters in the pattern's written form, in the tools' form
+                    fitted = fit_pattern(" ".join(fixed), slot.pattern)
+                    fixed = (slot.normalize(fitted) if slot.normalize else fitted) if fitted else fixed
                 return self._read_back(fixed.capitalize() if slot.kind == "name" else fixed)
         answer = parse_yes_no(heard)
         if answer is True:
