@@ -111,8 +111,8 @@ def test_the_task_names_prime_the_asr_while_the_caller_says_what_they_need(tmp_p
     assert match_workflows(asr.transcribe(samples, rate).text, workflows) == []  # "my DNA registration"
     primed = asr.transcribe(samples, rate, prompt=prompt).text
     assert match_workflows(primed, workflows) == ["dea_transfer"], primed
-    policy.step(primed)  # -> the NPI number (digits): no vocabulary to prime with, the form check does the work
-    assert asr_context(policy) is None and expected_form(policy) is not None
+    policy.step(primed)  # -> the NPI number (digits): primed with the format of ten digits, never the caller's
+    assert asr_context(policy) == "The digits are 7 4 2 1 9 0 6 3 3 8." and expected_form(policy) is not None
 
 
 def test_the_airline_read_back_prefers_a_re_spelling_other_than_the_one_read_back(tmp_path: Path) -> None:

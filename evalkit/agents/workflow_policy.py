@@ -18,7 +18,16 @@ from typing import Any
 from evalkit.agents.base import ToolBox
 from evalkit.agents.policy import PolicyReply, ok
 from evalkit.agents.slot_hearing import clean_text, hear_slot, say_value, speak, spelled_back
-from evalkit.agents.workflow_hearing import WorkflowHearing, match_workflows
+from evalkit.agents.workflow_hearing import (
+    WorkflowHearing,
+    closest_name,
+    echoes,
+    listed_names,
+    match_workflows,
+    named_in,
+    names_among,
+    unresolved_refs,
+)
 from evalkit.domains.workflow import (
     REFERENCE,
     TODAY,
@@ -136,6 +145,10 @@ class WorkflowPolicy(WorkflowHearing):
         self.confirming = ""  # the pending Confirm question, for asking it again
         self.asked_first = False  # the caller announced several requests and was asked for the first one
         self.started: set[str] = set()  # the workflows begun in this call
+        # Per slot, the names a tool listed for it after a miss ("Known names: Harbor Point, ..."): values the agent
+        # legitimately has, so it hears the slot's next answer against them.
+        self.listed: dict[str, tuple[str, ...]] = {}
+        self.requests: list[str] = []  # what the caller asked for, as heard: context for the ASR (WorkflowHearing)
 
     # -- public ----------------------------------------------------------------------------------------------
     def greet(self) -> PolicyReply:
@@ -144,6 +157,10 @@ class WorkflowPolicy(WorkflowHearing):
     def step(self, heard: str) -> PolicyReply:
         if REPEAT_REQUEST.search(heard) and self.last_text:
             return PolicyReply(self.last_text)
+        if self.pending in ("intent", "choose", "anything_else") and heard.strip():
+            # the call's requests so far, latest last (an opening "a few IT things: first, a license for
+            # Mathematica" names the product; the request that follows may not): bounded, as Whisper's prompt is
+            self.requests = [*self.requests, heard.strip()][-3:]
         return getattr(self, f"_on_{self.pending}")(heard)
 
     # -- speaking --------------------------------------------------------------------------------------------
@@ -253,6 +270,8 @@ class WorkflowPolicy(WorkflowHearing):
                     run.scope[step.slot.name] = self.known[step.slot.name]
                     run.index += 1
                     continue
+                if names := names_among(step.slot, run.scope):
+                    self.listed[step.slot.name] = names
                 return self._ask("slot", " ".join([*said, step.slot.question]))
             if isinstance(step, Confirm):
                 self.confirming = speak(step.text, run.scope)
@@ -331,7 +350,16 @@ class WorkflowPolicy(WorkflowHearing):
         ]
         fed += [r for v in step.args.values() if isinstance(v, Derived) for r in v.refs if r in slots]
         fed += [r for r in (step.each.refs if step.each else ()) if r in slots]
-        fed.sort(key=lambda name: run.workflow.steps[slots[name]].slot.kind not in ("code", "digits"))  # IDs first
+        message = str(result.get("message", ""))
+        # The value the error names ("Building 'hardware point' not recognized") or a derived argument that came
+        # out empty first, then IDs (a misheard ID is the likeliest cause of a "not found"), then the rest.
+        unresolved = unresolved_refs(step.args, run.scope)
+        fed.sort(
+            key=lambda name: (
+                not (named_in(run.scope.get(name), message) or name in unresolved),
+                run.workflow.steps[slots[name]].slot.kind not in ("code", "digits"),
+            )
+        )
         tries = run.retries.get(run.index, 0)
         # "<record>_not_found" (checklist, DEA record, ...): the person is known but has no such record; a plain
         # "not_found" (no such employee or provider) is more likely a misheard ID, and stays a transfer.
@@ -349,6 +377,10 @@ class WorkflowPolicy(WorkflowHearing):
         run.index = slots[fed[0]]
         self.reasks = 0
         apology = f"I'm sorry, I couldn't find a match for that {slot.label}."
+        if named_in(run.scope.get(slot.name), message) and (names := listed_names(message)):
+            # The tool listed the names it knows: the agent now hears the answer against that list (issue 17.2).
+            self.listed[slot.name] = names
+            apology += f" The ones I have are {', '.join(names[:-1])} and {names[-1]}." if len(names) > 1 else ""
         return self._ask("slot", " ".join([*said, apology, slot.question]))
 
     @property
@@ -373,7 +405,14 @@ class WorkflowPolicy(WorkflowHearing):
 
     def _on_slot(self, heard: str) -> PolicyReply:
         slot = self.slot
-        value = hear_slot(slot, heard, self.today)
+        if slot.kind in ("text", "name") and echoes(heard, self.requests):  # its prompt written out: not heard
+            heard = ""
+        if names := self.listed.get(slot.name):
+            value = closest_name(heard, names)
+            if value is None and slot.among is not None:  # none close: the words as said (the tool then decides)
+                value = hear_slot(slot, heard, self.today)
+        else:
+            value = hear_slot(slot, heard, self.today)
         if value is None:
             hint = HINTS.get(slot.kind, "")
             if slot.kind == "choice":
@@ -408,8 +447,9 @@ class WorkflowPolicy(WorkflowHearing):
                 if self.repairs > MAX_REPAIRS:
                     return self._transfer(f"could not capture the {slot.label}")
                 fixed = value[: position - 1] + char + value[position:]
-                if slot.pattern:
-                    fixed = fit_pattern(fixed, slot.pattern) or fixed
+                if slot.pattern:  # the characters in the pattern's written form, in the tools' form
+                    fitted = fit_pattern(" ".join(fixed), slot.pattern)
+                    fixed = (slot.normalize(fitted) if slot.normalize else fitted) if fitted else fixed
                 return self._read_back(fixed.capitalize() if slot.kind == "name" else fixed)
         answer = parse_yes_no(heard)
         if answer is True:

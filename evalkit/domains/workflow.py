@@ -83,6 +83,12 @@ class Slot:
     # A code's written form, as a regex with its dashes (e.g. ``[A-Z]{2,4}-\d{2}[A-Z]``): callers spell the
     # characters and the dashes go unheard, so the parser puts them back where the format has them.
     pattern: str | None = None
+    # The answer is one of the names an earlier call returned: (``"$call.list"``, the items' name field), e.g. the
+    # caller's licensed products. The agent hears the answer against those names (issue 17.2: values it has from
+    # its tools), and the caller's words are kept as said when none is close.
+    among: tuple[str, str] | None = None
+    # A made-up value in the slot's spoken format (never a caller's), for the recogniser's prompt: "G R P dash A B C".
+    example: str | None = None
 
     def __post_init__(self) -> None:
         label = self.label or self.name.replace("_", " ")
@@ -435,11 +441,13 @@ DIGIT_WORDS = {name: i for i, name in enumerate(DIGIT_NAMES)} | {"oh": 0}
 
 
 def spoken_digits(text: str) -> list[int]:
-    """Digits in order, written ("1 2 3", "123") or spoken ("one two three", "oh")."""
+    """Digits in order, written ("1 2 3", "123") or spoken ("one two three", "oh"); "double 9" is 9 9 (how callers
+    say a repeated digit, which a recogniser otherwise hears once)."""
     out: list[int] = []
+    double = False
     for token in re.findall(r"[a-z]+|\d", text.lower()):
-        if token.isdigit():
-            out.append(int(token))
-        elif token in DIGIT_WORDS:
-            out.append(DIGIT_WORDS[token])
+        digit = int(token) if token.isdigit() else DIGIT_WORDS.get(token)
+        if digit is not None:
+            out += [digit, digit] if double else [digit]
+        double = token == "double"
     return out

@@ -95,6 +95,20 @@ def _wrong_version(code: str, rng: np.random.Generator) -> str:
     return code[:position] + pool[int(rng.integers(len(pool)))] + code[position + 1 :]
 
 
+def said_characters(value: str, doubles: bool = False) -> list[str]:
+    """A code's characters as said one by one; with ``doubles`` a digit said twice in a row is "double 9"."""
+    chars = list(value.upper())
+    if not doubles:
+        return chars
+    out: list[str] = []
+    i = 0
+    while i < len(chars):
+        pair = chars[i].isdigit() and i + 1 < len(chars) and chars[i + 1] == chars[i]
+        out.append(f"double {chars[i]}" if pair else chars[i])
+        i += 2 if pair else 1
+    return out
+
+
 def _with_pauses(text: str) -> str:
     """'Yes, please go ahead.' -> 'Yes... please go ahead...': the elderly caller's phrasing."""
     text = re.sub(r",\s+", "... ", text.strip())
@@ -146,10 +160,18 @@ class PersonaStyle:
         self.vague_fields.add(field)
         return self._pick(VAGUE)
 
-    def code(self, field: str, value: str, attempt: int, stalled: bool) -> str:
-        """A code answer: spelled (with pauses, searched for, slipped and corrected) per the persona."""
+    def code(
+        self, field: str, value: str, attempt: int, stalled: bool, slowly: bool = False, doubles: bool = False
+    ) -> str:
+        """A code answer: spelled (with pauses, searched for, slipped and corrected) per the persona. ``slowly``:
+        the agent asked to hear it slowly, one character at a time, and the caller does so, pausing after each.
+        ``doubles``: a digit string, whose repeated digit is said "double 9", as callers read phone numbers (tiny.en
+        hears "9 9 8" as "9 8" in 4 of 6 top transcripts, "double 9 8" as "double 9 8" in 6 of 6)."""
         spec = self.spec
-        spelled = spell_code(value) if attempt == 1 else ", ".join(value.upper())
+        if slowly and not spec.pauses:
+            return "It's... " + "... ".join(said_characters(value, doubles)) + "..."
+        chars = said_characters(value, doubles)
+        spelled = " ".join(chars) if attempt == 1 else ", ".join(chars)
         if spec.level == "easy":
             label = f"the {field.replace('_', ' ')} is"
         elif spec.level == "hard":
@@ -157,7 +179,7 @@ class PersonaStyle:
         else:  # the levels' own labels are part of what a level is: only the plain "it's" is reworded
             label = self.words.code_label("it's")
         if spec.pauses:
-            return f"Let me see... {label}... " + "... ".join(value.upper()) + "..."
+            return f"Let me see... {label}... " + "... ".join(chars) + "..."
         parts: list[str] = []
         if spec.frustration and stalled:
             parts.append(self._pick(FRUSTRATION))  # no CAPS: they would join the spelled code

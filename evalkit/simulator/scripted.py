@@ -392,7 +392,7 @@ class ScriptedSimulator:
         slot = slot or self._asked_slot(agent_text, exact=False)
         if slot is not None:
             self.no_progress = 0
-            return self._answer_slot(slot)
+            return self._answer_slot(slot, slowly="slowly" in low)
         if any(cue in low for cue in REQUEST_CUES):
             # Asked to restate the request (after "sorry, I didn't catch that" got the same words again): say it
             # in the plainest words, the task's name, as a caller does when not understood.
@@ -425,7 +425,8 @@ class ScriptedSimulator:
                 return self.plan.answers[f"{field}#{n}"]
         return self.plan.answers.get(field)
 
-    def _answer_slot(self, slot: Slot) -> UserUtterance:
+    def _answer_slot(self, slot: Slot, slowly: bool = False) -> UserUtterance:
+        """``slowly``: the agent asked for the value slowly, one character at a time (its clearer re-ask)."""
         field = slot.name
         self.asked[field] = self.asked.get(field, 0) + 1
         self.last_field = field
@@ -438,7 +439,8 @@ class ScriptedSimulator:
             return self._say(vague)
         value = self._maybe_slip(field, value)
         if slot.kind in ("code", "digits") or (slot.kind == "text" and is_code(value)):  # not "11 AM"
-            return self._say(self.style.code(field, value, self.asked[field], self.stalled))
+            doubles = slot.kind == "digits"  # a number read out ("double 9"); a code's letters and digits: spelled
+            return self._say(self.style.code(field, value, self.asked[field], self.stalled, slowly, doubles))
         if slot.kind == "choice":
             value = value.replace("_", " ")  # "read_only" is said "read only" (the agent's parser takes both)
         if slot.kind != "text":  # free text is said as written: the agent writes it down verbatim

@@ -9,8 +9,9 @@ from evalkit.domains.itsm.workflows.steps import (
     MANAGER_AUTH,
     ROLE_CODES,
     days_later,
-    group_code,
+    employee_id_slot,
     group_codes,
+    group_prefix,
     pick,
 )
 from evalkit.domains.workflow import Ask, Call, Confirm, Derived, Say, Slot, Workflow
@@ -18,14 +19,7 @@ from evalkit.domains.workflow import Ask, Call, Confirm, Derived, Say, Slot, Wor
 SUCCESS = {"status": "success"}
 ACCESS_REVIEW_DAYS = 90
 
-NEW_HIRE_ID = Slot(
-    "new_hire_id",
-    "code",
-    "What's the new hire's ID number?",
-    label="new hire's ID",
-    length=9,
-    read_back=True,
-)
+NEW_HIRE_ID = employee_id_slot("new_hire_id", "What's the new hire's ID number?", "new hire's ID")
 NEW_EMPLOYEE_PROVISIONING = Workflow(
     "new_employee_provisioning",
     "A manager sets up a direct report's accounts (manager auth + OTP); the hire must be pending start, without "
@@ -81,10 +75,15 @@ GROUP_MEMBERSHIP = Workflow(
         Ask(
             Slot(
                 "group_code",
-                "text",
+                "code",
                 "What's the group code, starting with G R P?",
                 label="group code",
-                normalize=group_code,
+                # spelled and read back like any code; its first three letters are the format's GRP, whatever
+                # they sounded like (tiny.en: "D R P", "E R P"), as for the EMP of an employee ID
+                pattern=r"[A-Z]{3}-[A-Z]{2,8}",
+                normalize=group_prefix,
+                read_back=True,
+                example="G R P dash A B C D E F",
             )
         ),
         Ask(
@@ -171,14 +170,7 @@ ACCESS_REMOVAL = Workflow(
     (
         *MANAGER_AUTH,
         Ask(
-            Slot(
-                "departing_employee_id",
-                "code",
-                "What's the departing employee's ID?",
-                label="departing employee's ID",
-                length=9,
-                read_back=True,
-            )
+            employee_id_slot("departing_employee_id", "What's the departing employee's ID?", "departing employee's ID")
         ),
         Call(
             "get_offboarding_record",

@@ -109,8 +109,17 @@ LICENSE_RENEWAL = Workflow(
     ("renew",),
     (
         *STANDARD_AUTH,
-        Ask(Slot("renewal_product_name", "text", "Which product's license should I renew?", label="renew")),
+        # The licenses first: the agent hears the product's name against the caller's own licensed products.
         Call("get_employee_licenses", {"employee_id": "$employee_id"}, name="lics"),
+        Ask(
+            Slot(
+                "renewal_product_name",
+                "text",
+                "Which product's license should I renew?",
+                label="renew",
+                among=("$lics.licenses", "software_name"),
+            )
+        ),
         Call(
             "submit_license_renewal",
             {

@@ -82,6 +82,11 @@ def group_codes(value: str) -> list[str] | None:
     return [f"GRP-{code}" for code in found] or None
 
 
+def group_prefix(value: str) -> str:
+    """A spelled group code with the format's own prefix: "DRP-FINRPT" -> "GRP-FINRPT" (``GroupCode``: GRP-XXXXXX)."""
+    return "GRP-" + value.split("-", 1)[-1]
+
+
 def group_code(value: str) -> str | None:
     codes = group_codes(value)
     return codes[0] if codes else None
@@ -119,9 +124,22 @@ def pick(field: str, result: str) -> Any:
 
 # --------------------------------------------------------------------------------------------------- slots
 
-EMPLOYEE_ID = Slot(
-    "employee_id", "code", "Could I have your employee ID, please?", label="employee ID", length=9, read_back=True
-)
+EMPLOYEE_PREFIX = "EMP"
+
+
+def employee_code(digits: str) -> str:
+    """An employee ID from its six digits: the tools' format is "EMP followed by 6 digits" (``EmployeeId`` in the
+    API schema), so a listener who knows it needs to hear only the digits; "E M P", which tiny.en hears as "C M B" or
+    "D&M B", is the format's, not the caller's information (issue 17.2)."""
+    return f"{EMPLOYEE_PREFIX}{digits}"
+
+
+def employee_id_slot(name: str, question: str, label: str) -> Slot:
+    """An employee ID as a six-digit string in the ``EMP`` format, read back whole ("E M P 5 9 5 ...")."""
+    return Slot(name, "digits", question, label=label, length=6, read_back=True, normalize=employee_code)
+
+
+EMPLOYEE_ID = employee_id_slot("employee_id", "Could I have your employee ID, please?", "employee ID")
 PHONE = Slot(
     "phone_last_four", "digits", "And the last four digits of your phone number on file?", label="last four", length=4
 )
