@@ -82,6 +82,12 @@ def acts_for_others(workflow: Workflow) -> bool:
     return any((s.kind, s.length, s.pattern) in shape for s in workflow.slots if s.name != "employee_id")
 
 
+def _fed_slots(step: Call) -> set[str]:
+    """The names a call's arguments read directly (``$slot`` or a ``Derived`` of it): the values it tested."""
+    names = {m.group(1) for v in step.args.values() if isinstance(v, str) and (m := REFERENCE.match(v))}
+    return names | {r.split(".")[0] for v in step.args.values() if isinstance(v, Derived) for r in v.refs}
+
+
 def identity_slots(workflow: Workflow) -> set[str]:
     """The slots that feed its ``once`` calls (the caller's verification): known for the whole call."""
     refs: set[str] = set()
@@ -105,6 +111,9 @@ class Run:
     resume_at: int | None = None  # after re-asking a slot for a failed call, go back to that call
     retries: dict[int, int] = field(default_factory=dict)
     fresh_once: bool = False  # a ``once`` call was made afresh here, so the later ones are too (Call.once)
+    # Slots whose value a call already accepted (a lookup found the NPI, a verification matched the ID): a later
+    # call's failure is not theirs, so they are not asked again for it (the value it did not find is).
+    accepted: set[str] = field(default_factory=set)
 
 
 class WorkflowPolicy(WorkflowHearing):
@@ -274,6 +283,8 @@ class WorkflowPolicy(WorkflowHearing):
             return self._after_error(step, result, said)
         if step.once and not any(lookup_or_none(path, result) != want for path, want in step.require.items()):
             self.memo[key] = result
+        if ok(result):
+            run.accepted.update(_fed_slots(step))
         if step.name:
             run.scope[step.name] = result
         if any(lookup_or_none(path, result) != want for path, want in step.require.items()):
@@ -310,6 +321,7 @@ class WorkflowPolicy(WorkflowHearing):
         ]
         fed += [r for v in step.args.values() if isinstance(v, Derived) for r in v.refs if r in slots]
         fed += [r for r in (step.each.refs if step.each else ()) if r in slots]
+        fed = [name for name in fed if name not in run.accepted] or fed
         fed.sort(key=lambda name: run.workflow.steps[slots[name]].slot.kind not in ("code", "digits"))  # IDs first
         tries = run.retries.get(run.index, 0)
         # "<record>_not_found" (checklist, DEA record, ...): the person is known but has no such record; a plain

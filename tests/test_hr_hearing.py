@@ -1,0 +1,97 @@
+"""medical_hr in audio (issue 17.2): the agent hears a slot the way a listener who knows the answer's form does —
+the format's fixed letters put back, digits heard as their homophones, an option heard nearly — on what tiny.en
+actually wrote for eSpeak's caller (transcripts from the records of a clean medical_hr cell), and a failed call
+re-asks the value it did not find, never one an earlier call already accepted."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from evalkit.agents.slot_hearing import fit_known_prefix, hear_slot, homophone_digits, near_choice
+from evalkit.agents.workflow_hearing import _slot_form
+from evalkit.domains.hr.workflows import WORKFLOWS
+from evalkit.domains.hr.workflows.steps import CLEARANCE_FORM, EMPLOYEE_ID, EMPLOYEE_ID_FORM, NPI, POLICY_FORM
+from evalkit.metrics.task_completion import task_completion
+from evalkit.scenarios import load_scenarios
+from evalkit.text_dialogue import run_text_dialogue, transcript
+
+TODAY = date(2026, 7, 20)
+CARRIER = next(s for s in WORKFLOWS["malpractice_update"].slots if s.name == "new_carrier")
+
+
+@pytest.mark.parametrize(
+    ("heard", "value"),
+    [
+        ("CMP 417258", "EMP417258"),  # tiny.en's "E" of eSpeak's "E M P": C, D, "the", dropped
+        ("the DMP17463 7.", "EMP174637"),
+        ("It is the MP1-7-4-6-3-7", "EMP174637"),
+        ("C-M-B-5-9-0865.", "EMP590865"),
+        ("It is EMP397979", "EMP397979"),  # heard right: as it was
+        ("F-C-M-P-3-9-7-9-9.", None),  # five digits: the rest does not fit, nothing is made up
+        ("It's C-M-P-M-8-9-0-2-8.", None),
+        ("Let's see MP5 value 085.", None),
+    ],
+)
+def test_an_employee_id_gets_its_fixed_letters_back(heard: str, value: str | None) -> None:
+    assert fit_known_prefix(heard, EMPLOYEE_ID_FORM) == value
+    assert hear_slot(EMPLOYEE_ID, heard, TODAY) == value
+
+
+def test_a_format_with_dashes_gets_its_fixed_letters_back() -> None:
+    assert fit_known_prefix("It is B-O-L-2-0-2-6-K-7-B-A-L-F.", POLICY_FORM) == "POL-2026-K7BALF"
+    assert fit_known_prefix("That's the O-L-2-0-2-6-K-7-B-A-L-F.", POLICY_FORM) == "POL-2026-K7BALF"
+    assert fit_known_prefix("It's dol 2 0 2 6 k7 dl", POLICY_FORM) is None  # four characters short
+    assert fit_known_prefix("Let's see a lot of OCC 493 1.9.9", CLEARANCE_FORM) == "CLR-OCC-493199"
+    assert fit_known_prefix("EMP417258", r"[A-Z]{2}\d{7}") is None  # no fixed letters: nothing to put back
+
+
+def test_digits_heard_as_words_count_when_they_make_the_asked_length() -> None:
+    assert homophone_digits("two to zero eight, four zero five, four five zero") == "2208405450"
+    assert hear_slot(NPI, "That's two to zero eight, four zero five, four five zero.", TODAY) == "2208405450"
+    assert hear_slot(NPI, "one for zero six six eight for two one one", TODAY) == "1406684211"
+    # nine digits with the homophones: still not an NPI, asked again
+    assert hear_slot(NPI, "It is one for nearly six, six, eight, four, two, one, one", TODAY) is None
+    fits = _slot_form(NPI, TODAY)  # the n-best's form check takes the same hearing
+    assert fits("one for zero six six eight for two one one") and not fits("one for zero six")
+
+
+@pytest.mark.parametrize(
+    ("heard", "value"),
+    [
+        ("Sure. Magmuteal.", "mag_mutual"),
+        ("mag mutual.", "mag_mutual"),
+        ("the doctor's company", "the_doctors_company"),
+        ("manual tool.", None),  # too far from every option: asked again
+        ("coverage", None),
+    ],
+)
+def test_an_option_heard_nearly_is_the_option(heard: str, value: str | None) -> None:
+    assert hear_slot(CARRIER, heard, TODAY) == value
+
+
+def test_two_options_equally_near_are_no_answer() -> None:
+    assert near_choice("the overtime", ("overtime_hours", "overtime_days")) is None
+    assert near_choice("overtime ours", ("overtime_hours", "on_call_hours")) == "overtime_hours"
+
+
+def test_a_failed_call_reasks_what_it_did_not_find_not_the_verified_id() -> None:
+    """HR-004: the onboarding task's completion code is misheard once, so the completion call fails; the employee ID
+    that verified the caller is not asked again (as the baseline agent did), the codes are, and the task completes."""
+    scenario = next(s for s in load_scenarios("medical_hr") if s.id == "HR-004")
+    answer = scenario.user_goal.scripted.answers["completion_codes"]
+    garbled = {"done": False}
+
+    def ear(text: str) -> str:
+        if answer in text and not garbled["done"]:
+            garbled["done"] = True
+            return "The LS car does not look like we've called real to you."
+        return text
+
+    conversation = run_text_dialogue(scenario, ear=ear)
+    agent = [text for role, text in transcript(conversation) if role == "assistant"]
+    assert garbled["done"]
+    assert not any("match for that employee ID" in text for text in agent), agent
+    assert any("couldn't find a match for that" in text for text in agent), agent
+    assert task_completion(conversation).passed, agent
