@@ -63,12 +63,26 @@ def test_digits_heard_as_words_count_when_they_make_the_asked_length() -> None:
         ("Sure. Magmuteal.", "mag_mutual"),
         ("mag mutual.", "mag_mutual"),
         ("the doctor's company", "the_doctors_company"),
-        ("manual tool.", None),  # too far from every option: asked again
-        ("coverage", None),
+        ("manual tool.", "mag_mutual"),  # 0.67 like it, 0.29 like the next: far nearer than any other
+        ("coverage", None),  # 0.67 like coverys but 0.4 like proassurance: asked again
+        ("Yes, that is right.", None),
     ],
 )
 def test_an_option_heard_nearly_is_the_option(heard: str, value: str | None) -> None:
     assert hear_slot(CARRIER, heard, TODAY) == value
+
+
+@pytest.mark.parametrize(
+    ("slot", "heard", "value"),
+    [
+        ("extension_type", "It's super nice.", "supervised"),
+        ("oncall_tier", "Now to smack up.", "backup"),
+        ("document_list_type", "It's lit tight.", None),  # List A, B or C: only the letter differs
+    ],
+)
+def test_a_two_or_three_way_choice_takes_the_far_nearest_option(slot: str, heard: str, value: str | None) -> None:
+    found = next(s for w in WORKFLOWS.values() for s in w.slots if s.name == slot)
+    assert hear_slot(found, heard, TODAY) == value
 
 
 def test_two_options_equally_near_are_no_answer() -> None:

@@ -153,9 +153,14 @@ def homophone_digits(text: str) -> str:
     return "".join(out)
 
 
-def near_choice(heard: str, choices: tuple[str, ...], cutoff: float = 0.8) -> str | None:
+# (similarity, lead over the next option): near and clearly nearest ("Magmuteal"), or less near but far nearer than
+# any other option ("super nice" is 0.74 like supervised, 0.2 like provisional; "smack up" 0.77 like backup)
+NEAR_ENOUGH = ((0.8, 0.05), (0.65, 0.3))
+
+
+def near_choice(heard: str, choices: tuple[str, ...]) -> str | None:
     """The one option whose letters a run of up to four heard words nearly spell ("Magmuteal" -> mag_mutual);
-    None when no option comes close or two come equally close. The options are the slot's fixed vocabulary."""
+    None when no option comes close or two come about as close. The options are the slot's fixed vocabulary."""
     words = re.findall(r"[a-z0-9]+", heard.lower())
     spans = {"".join(words[i : i + n]) for n in range(1, 5) for i in range(len(words) - n + 1)}
     scores = []
@@ -164,6 +169,7 @@ def near_choice(heard: str, choices: tuple[str, ...], cutoff: float = 0.8) -> st
         best = max((difflib.SequenceMatcher(None, span, compact).ratio() for span in spans), default=0.0)
         scores.append((best, choice))
     scores.sort(reverse=True)
-    if not scores or scores[0][0] < cutoff or (len(scores) > 1 and scores[1][0] >= scores[0][0] - 0.05):
+    if not scores:
         return None
-    return scores[0][1]
+    best, runner_up = scores[0][0], scores[1][0] if len(scores) > 1 else 0.0
+    return scores[0][1] if any(best >= near and best - runner_up >= lead for near, lead in NEAR_ENOUGH) else None
