@@ -5,6 +5,7 @@ re-asks the value it did not find, never one an earlier call already accepted.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 
 import pytest
@@ -15,6 +16,7 @@ from evalkit.domains.hr.workflows import WORKFLOWS
 from evalkit.domains.hr.workflows.steps import CLEARANCE_FORM, EMPLOYEE_ID, EMPLOYEE_ID_FORM, NPI, POLICY_FORM
 from evalkit.metrics.task_completion import task_completion
 from evalkit.scenarios import load_scenarios
+from evalkit.spoken import parse_clock_times
 from evalkit.text_dialogue import run_text_dialogue, transcript
 
 TODAY = date(2026, 7, 20)
@@ -109,3 +111,48 @@ def test_a_failed_call_reasks_what_it_did_not_find_not_the_verified_id() -> None
     assert not any("match for that employee ID" in text for text in agent), agent
     assert any("couldn't find a match for that" in text for text in agent), agent
     assert task_completion(conversation).passed, agent
+
+
+def _garble_once(answer: str, heard: str) -> tuple[dict[str, bool], Callable[[str], str]]:
+    state = {"done": False}
+
+    def ear(text: str) -> str:
+        if answer in text and not state["done"]:
+            state["done"] = True
+            return heard
+        return text
+
+    return state, ear
+
+
+def test_a_failed_call_reasks_the_value_the_words_did_not_give_first() -> None:
+    """HR-008: the privilege codes come out as nothing (no PRV code in the words), so reactivation fails; the agent
+    asks for the codes again — not the leave type, a choice heard against its options — and the task completes."""
+    scenario = next(s for s in load_scenarios("medical_hr") if s.id == "HR-008")
+    state, ear = _garble_once(
+        scenario.user_goal.scripted.answers["privilege_codes"],
+        "The Army on Kneuro Mero Bion and the Army on Kneuro Mero 6.",
+    )
+    conversation = run_text_dialogue(scenario, ear=ear)
+    agent = [text for role, text in transcript(conversation) if role == "assistant"]
+    assert state["done"]
+    assert any("couldn't find a match for that privilege codes" in text for text in agent), agent
+    assert not any("match for that leave type" in text for text in agent), agent
+    assert task_completion(conversation).passed, agent
+
+
+def test_a_dollar_amount_is_read_back_and_a_misheard_one_corrected() -> None:
+    """App. L: dollar amounts are read back before a change. HR-003's $750,000 heard as 150,000 is caught there."""
+    scenario = next(s for s in load_scenarios("medical_hr") if s.id == "HR-003")
+    state, ear = _garble_once("$750,000", "Now start with 150,000.")
+    conversation = run_text_dialogue(scenario, ear=ear)
+    lines = transcript(conversation)
+    assert state["done"]
+    assert ("assistant", "I have 150000. Is that right?") in lines, lines
+    assert ("user", "No, it's $750,000.") in lines, lines
+    assert task_completion(conversation).passed, lines
+
+
+def test_an_hour_past_twelve_with_am_or_pm_is_no_time() -> None:
+    assert parse_clock_times("It's 30 AM.") == []  # tiny.en's "8:30 a.m." without the 8
+    assert parse_clock_times("Sure, 8:30 AM.") == ["08:30"]

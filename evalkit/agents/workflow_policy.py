@@ -30,6 +30,7 @@ from evalkit.domains.workflow import (
     Say,
     Slot,
     Workflow,
+    WorkflowError,
     applies,
     fit_pattern,
     lookup_or_none,
@@ -80,6 +81,17 @@ def acts_for_others(workflow: Workflow) -> bool:
     of the same form as the caller's own employee ID."""
     shape = {(s.kind, s.length, s.pattern) for s in workflow.slots if s.name == "employee_id"}
     return any((s.kind, s.length, s.pattern) in shape for s in workflow.slots if s.name != "employee_id")
+
+
+REASK_ORDER = ("code", "digits", "number", "date", "time", "email", "name", "text", "yes_no", "choice")
+
+
+def _unresolved(value: Derived, scope: Mapping[str, Any]) -> bool:
+    """A Derived argument the caller's words did not give (its function answered None)."""
+    try:
+        return resolve(value, scope) is None
+    except (WorkflowError, TypeError, ValueError):  # a value it needs is missing or unusable: not given either
+        return True
 
 
 def _fed_slots(step: Call) -> set[str]:
@@ -322,7 +334,12 @@ class WorkflowPolicy(WorkflowHearing):
         fed += [r for v in step.args.values() if isinstance(v, Derived) for r in v.refs if r in slots]
         fed += [r for r in (step.each.refs if step.each else ()) if r in slots]
         fed = [name for name in fed if name not in run.accepted] or fed
-        fed.sort(key=lambda name: run.workflow.steps[slots[name]].slot.kind not in ("code", "digits"))  # IDs first
+        # What the caller's words did not give (a Derived that came out None) first, then IDs, figures, dates,
+        # and last the values heard against a fixed list (choices): the likelier a value was misheard, the earlier
+        unheard = {
+            r for v in step.args.values() if isinstance(v, Derived) and _unresolved(v, run.scope) for r in v.refs
+        }
+        fed.sort(key=lambda name: (name not in unheard, REASK_ORDER.index(run.workflow.steps[slots[name]].slot.kind)))
         tries = run.retries.get(run.index, 0)
         # "<record>_not_found" (checklist, DEA record, ...): the person is known but has no such record; a plain
         # "not_found" (no such employee or provider) is more likely a misheard ID, and stays a transfer.
