@@ -5,6 +5,7 @@ re-asks the value it did not find, never one an earlier call already accepted.""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import date
 
@@ -15,7 +16,8 @@ from evalkit.agents.workflow_hearing import _slot_form
 from evalkit.domains.hr.workflows import WORKFLOWS
 from evalkit.domains.hr.workflows.steps import CLEARANCE_FORM, EMPLOYEE_ID, EMPLOYEE_ID_FORM, NPI, POLICY_FORM
 from evalkit.metrics.task_completion import task_completion
-from evalkit.scenarios import load_scenarios
+from evalkit.scenarios import Scenario, load_scenarios
+from evalkit.simulator.scripted import _same_amount
 from evalkit.spoken import parse_clock_times
 from evalkit.text_dialogue import run_text_dialogue, transcript
 
@@ -156,3 +158,67 @@ def test_a_dollar_amount_is_read_back_and_a_misheard_one_corrected() -> None:
 def test_an_hour_past_twelve_with_am_or_pm_is_no_time() -> None:
     assert parse_clock_times("It's 30 AM.") == []  # tiny.en's "8:30 a.m." without the 8
     assert parse_clock_times("Sure, 8:30 AM.") == ["08:30"]
+
+
+def _hr(scenario_id: str) -> Scenario:
+    return next(s for s in load_scenarios("medical_hr") if s.id == scenario_id)
+
+
+def test_a_verification_that_does_not_match_is_tried_once_more() -> None:
+    """App. L (HR): "If credentials do not match, inform the caller and try again." HR-018's date of birth heard
+    as 1980 fails verification once; the agent asks for the details again and the task completes."""
+    scenario = _hr("HR-018")
+    state, ear = _garble_once(scenario.user_goal.scripted.answers["date_of_birth"], "June 4, 1980.")
+    conversation = run_text_dialogue(scenario, ear=ear)
+    agent = [text for role, text in transcript(conversation) if role == "assistant"]
+    assert state["done"]
+    retry = next(i for i, text in enumerate(agent) if "don't match our records. Let's try once more." in text)
+    assert agent[retry].endswith("Could you give me your employee ID?"), agent
+    assert task_completion(conversation).passed, agent
+    verifications = [c.name for t in conversation.turns for c in t.tool_calls if c.name == "verify_employee_auth"]
+    assert len(verifications) == 2
+
+
+def test_a_passcode_that_does_not_match_is_asked_again_alone_and_only_once() -> None:
+    """OTP: "ask the caller to check their messages and try once more": only the passcode is asked again (the ID a
+    first verification matched is not), and a second mismatch is the refusal."""
+    scenario = _hr("HR-018")
+    otp = scenario.user_goal.scripted.answers["otp_code"]
+
+    def misheard(times: int) -> Callable[[str], str]:
+        """The passcode heard wrong ``times`` times, and the caller's correction of its read-back heard as a yes."""
+        state = {"left": times, "correcting": False}
+
+        def ear(text: str) -> str:
+            if otp in re.sub(r"\D", "", text) and state["left"]:  # said plainly or with commas
+                state["left"] -= 1
+                state["correcting"] = True
+                return "It's 1 2 3 4 5 6."
+            if state["correcting"]:
+                state["correcting"] = False
+                return "Yes, that's right."
+            return text
+
+        return ear
+
+    conversation = run_text_dialogue(scenario, ear=misheard(1))
+    agent = [text for role, text in transcript(conversation) if role == "assistant"]
+    retry = next(text for text in agent if "Let's try once more." in text)
+    assert retry.endswith("Please read me the passcode."), agent
+    assert task_completion(conversation).passed, agent
+
+    twice = run_text_dialogue(scenario, ear=misheard(2))
+    agent = [text for role, text in transcript(twice) if role == "assistant"]
+    assert sum("Let's try once more." in text for text in agent) == 1, agent
+    assert any("That passcode doesn't match" in text for text in agent), agent
+    assert not task_completion(twice).passed
+
+
+def test_the_caller_takes_a_figure_read_back_as_the_number_it_is() -> None:
+    """A caller answering from a record's fields ("12.0", "$750,000") hears "I have 12." as its value, not as a
+    spelled code one character short (which it would re-spell until it gave up)."""
+    assert _same_amount("I have 12. Is that right?", "12.0")
+    assert _same_amount("I have 12.5. Is that right?", "12.5")
+    assert _same_amount("I have 750000. Is that right?", "$750,000")
+    assert not _same_amount("I have 12. Is that right?", "12.5")
+    assert not _same_amount("I have E M P 1 2. Is that right?", "EMP12")

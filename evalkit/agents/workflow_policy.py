@@ -286,6 +286,8 @@ class WorkflowPolicy(WorkflowHearing):
             result = self.tools.call(step.tool, **args)
             run.fresh_once = run.fresh_once or step.once
         if not ok(result) and result.get("error_type") in step.refuse_on:
+            if step.once and (retry := self._verify_again(step, said)) is not None:
+                return retry
             if step.name:
                 run.scope[step.name] = result
             refusal = speak(step.refusal, run.scope)
@@ -304,6 +306,26 @@ class WorkflowPolicy(WorkflowHearing):
             self.refused = (run.workflow.name, refusal)
             return self._anything_else(" ".join([*said, refusal]))
         return None
+
+    def _verify_again(self, step: Call, said: list[str]) -> PolicyReply | None:
+        """A verification that did not match (App. L, HR: "If credentials do not match, inform the caller and try
+        again"; OTP: "try once more"): ask again, once, for the details it tested that no call has accepted yet (the
+        passcode, not the ID a first verification matched); None when that was done already (the refusal stands)."""
+        run = self.run
+        assert run is not None
+        asks = {s.slot.name: i for i, s in enumerate(run.workflow.steps) if isinstance(s, Ask)}
+        fed = [name for name in _fed_slots(step) if name in asks]
+        again = [name for name in fed if name not in run.accepted] or fed
+        if not again or run.retries.get(run.index, 0) >= MAX_TOOL_RETRIES:
+            return None
+        run.retries[run.index] = run.retries.get(run.index, 0) + 1
+        for name in again:
+            self.known.pop(name, None)
+            run.scope.pop(name, None)
+        run.index = min(asks[name] for name in again)
+        self.reasks = 0
+        apology = "I'm sorry, those details don't match our records. Let's try once more."
+        return self._ask("slot", " ".join([*said, apology, run.workflow.steps[run.index].slot.question]))
 
     def _call_each(self, step: Call, said: list[str]) -> PolicyReply | None:
         """One call per item of ``step.each`` (none heard: the value is asked again, as after a failed call)."""

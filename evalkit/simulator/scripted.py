@@ -112,6 +112,13 @@ class UserUtterance:
     reaction_jitter_ms: float | None = None  # drawn offset from the simulator's reaction time (None: not varied)
 
 
+def _same_amount(agent_text: str, truth: str) -> bool:
+    """A figure read back as the number it is: "I have 12." for hours of "12.0", "750000" for "$750,000"."""
+    amount = re.fullmatch(r"\$?(\d[\d,]*(?:\.\d+)?)", truth)
+    said = re.search(r"I have \$?(\d[\d,]*(?:\.\d+)?)\. Is that right", agent_text)
+    return bool(amount and said) and float(amount.group(1).replace(",", "")) == float(said.group(1).replace(",", ""))
+
+
 def _quoted_total(agent_text: str) -> float | None:
     """The amount the agent quotes as the total (or the largest amount) — what the caller would pay."""
     low = agent_text.lower()
@@ -288,7 +295,7 @@ class ScriptedSimulator:
         heard = re.search(r"I have ((?:[A-Z0-9] ?)+)\.", agent_text)
         read_back = heard.group(1).replace(" ", "") if heard else ""
         self.no_progress = 0
-        if read_back == truth:
+        if read_back == truth or _same_amount(agent_text, truth):
             self.respells = 0
             return self._styled("Yes, that's right.")
         if len(read_back) == len(truth):
