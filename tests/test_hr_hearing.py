@@ -222,3 +222,24 @@ def test_the_caller_takes_a_figure_read_back_as_the_number_it_is() -> None:
     assert _same_amount("I have 750000. Is that right?", "$750,000")
     assert not _same_amount("I have 12. Is that right?", "12.5")
     assert not _same_amount("I have E M P 1 2. Is that right?", "EMP12")
+
+
+def test_a_time_is_heard_among_the_open_slots_the_lookup_offered() -> None:
+    """The n-best's form check for the appointment time: a time the availability check offered ("8:30 AM"), not
+    another ("8 AM", tiny.en's "8:30 a.m." with the half hour lost); with no offer, any clock time."""
+    from evalkit.agents.base import ToolBox
+    from evalkit.agents.workflow_policy import Run, WorkflowPolicy
+    from evalkit.domains.base import ToolExecutor
+    from evalkit.domains.hr.tools import REGISTRY
+    from evalkit.domains.workflow import Ask
+
+    workflow = WORKFLOWS["privilege_reactivation"]
+    policy = WorkflowPolicy(ToolBox(ToolExecutor(REGISTRY, {})), TODAY, WORKFLOWS)
+    index = next(i for i, s in enumerate(workflow.steps) if isinstance(s, Ask) and s.slot.name == "preferred_time")
+    offer = {"status": "success", "available_slots": ["08:30", "10:00", "11:00"], "date": "2026-07-30"}
+    policy.run, policy.pending = Run(workflow, index, scope={"slots": offer}), "slot"
+    fits = policy.expected_form()
+    assert fits is not None and fits("Sure, 8:30 AM.") and fits("10 a.m.")
+    assert not fits("Sure, 8 AM.") and not fits("It's 30 AM.")
+    policy.run = Run(workflow, index, scope={})
+    assert policy.expected_form()("Sure, 8 AM.")

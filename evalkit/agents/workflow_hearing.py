@@ -73,7 +73,28 @@ class WorkflowHearing:
             return None
         if slot.kind in ("text", "name"):
             return None
-        return _slot_form(slot, self.today)
+        fits = _slot_form(slot, self.today)
+        offered = offered_times(self.run.scope) if slot.kind == "time" else set()
+        if offered:  # a time among those a lookup just offered (the open slots), as a listener expects one
+            return lambda text: fits(text) and hear_slot(slot, text, self.today) in offered
+        return fits
+
+
+CLOCK = re.compile(r"^\d{2}:\d{2}$")
+
+
+def offered_times(scope: Mapping[str, Any]) -> set[str]:
+    """Clock times ("08:30") listed in the results of the calls made so far in this task (the open slots of an
+    availability check): values the agent obtained from its tools, never the scenario's."""
+    return {
+        item
+        for result in scope.values()
+        if isinstance(result, Mapping)
+        for value in result.values()
+        if isinstance(value, list)
+        for item in value
+        if isinstance(item, str) and CLOCK.match(item)
+    }
 
 
 def _slot_form(slot: Slot, today: date) -> Callable[[str], bool]:
