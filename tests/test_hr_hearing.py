@@ -243,3 +243,22 @@ def test_a_time_is_heard_among_the_open_slots_the_lookup_offered() -> None:
     assert not fits("Sure, 8 AM.") and not fits("It's 30 AM.")
     policy.run = Run(workflow, index, scope={})
     assert policy.expected_form()("Sure, 8 AM.")
+
+
+def test_a_completion_code_heard_without_its_task_is_matched_on_the_checklist() -> None:
+    """HR-016: "BLS card upload with code A5AZ" came back "The LS car not locked with COVA-5-A-Z". No task is named,
+    but the spelled A 5 A Z is the code of one pending task on the checklist the agent looked up: that task is
+    completed; words that hold no pending task's code complete nothing (the agent asks again)."""
+    scenario = _hr("HR-016")
+    answer = scenario.user_goal.scripted.answers["completion_codes"]
+    state, ear = _garble_once(answer, "The LS car not locked with COVA-5-A-Z")
+    conversation = run_text_dialogue(scenario, ear=ear)
+    agent = [text for role, text in transcript(conversation) if role == "assistant"]
+    assert state["done"] and not any("couldn't find a match" in text for text in agent), agent
+    assert task_completion(conversation).passed, agent
+
+    state, ear = _garble_once(answer, "The LS car.log will come.")
+    conversation = run_text_dialogue(scenario, ear=ear)
+    agent = [text for role, text in transcript(conversation) if role == "assistant"]
+    assert any("couldn't find a match for that completion codes" in text for text in agent), agent
+    assert task_completion(conversation).passed, agent  # asked again, heard right the second time

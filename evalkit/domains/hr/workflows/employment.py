@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from typing import Any
 
 from evalkit.domains.hr.workflows.steps import (
     COUNTRY_OF_BIRTH,
@@ -17,6 +18,7 @@ from evalkit.domains.hr.workflows.steps import (
     scheduling,
 )
 from evalkit.domains.workflow import TODAY, Ask, Call, Confirm, Derived, Refuse, Say, Slot, Workflow
+from evalkit.spoken import spelled_runs
 
 # What callers call a task or a document -> the tools' code (a code said as such is taken as it is).
 TASK_NAMES = {
@@ -58,6 +60,23 @@ def finished_tasks(text: str) -> list[dict[str, str]]:
     return [{"task_code": task, "completion_code": code} for task, code in found]
 
 
+def finished_on_checklist(text: str, checklist: dict[str, Any]) -> list[dict[str, str]]:
+    """``finished_tasks``; when the words name no task (tiny.en wrote "BLS card upload" as "The LS car"), the
+    pending task of the caller's checklist (the lookup's result) whose completion code the caller was heard to
+    spell ("... with COVA-5-A-Z" holds A5AZ): the code heard, matched against what the agent looked up."""
+    found = finished_tasks(text)
+    if found:
+        return found
+    runs = spelled_runs(text)
+    tasks = checklist.get("onboarding_checklist", {}).get("tasks", {}) if isinstance(checklist, dict) else {}
+    heard = [
+        {"task_code": task, "completion_code": entry["completion_code"]}
+        for task, entry in tasks.items()
+        if entry.get("status") == "pending" and any(str(entry.get("completion_code")) in run for run in runs)
+    ]
+    return heard if len(heard) == 1 else []
+
+
 DOCUMENT_CODE = Derived(("document_type_code",), named(DOCUMENT_NAMES))
 
 ONBOARDING = Workflow(
@@ -79,7 +98,7 @@ ONBOARDING = Workflow(
         Call(
             "complete_onboarding_task",
             {"employee_id": "$employee_id"},
-            each=Derived(("completion_codes",), finished_tasks),
+            each=Derived(("completion_codes", "checklist"), finished_on_checklist),
         ),
         *scheduling(
             "orientation_followup",
