@@ -262,3 +262,28 @@ def test_a_completion_code_heard_without_its_task_is_matched_on_the_checklist() 
     agent = [text for role, text in transcript(conversation) if role == "assistant"]
     assert any("couldn't find a match for that completion codes" in text for text in agent), agent
     assert task_completion(conversation).passed, agent  # asked again, heard right the second time
+
+
+def test_a_read_back_answer_is_taken_from_the_n_best_as_a_clear_correction_or_the_whole_value() -> None:
+    """After "I have L D E 1 5 U. Is that right?": among the recogniser's n best, a correction whose character was
+    heard as itself ("... is Alpha") or the code restated in full wins over the best guess "... is melted" (which
+    the lenient parser would read as Delta); with neither in the list, the best guess stands."""
+    from evalkit.agents.base import ToolBox
+    from evalkit.agents.hearing import choose_hypothesis
+    from evalkit.agents.workflow_hearing import clear_correction
+    from evalkit.agents.workflow_policy import Run, WorkflowPolicy
+    from evalkit.domains.base import ToolExecutor
+    from evalkit.domains.hr.tools import REGISTRY
+    from evalkit.domains.workflow import Ask
+
+    workflow = WORKFLOWS["malpractice_update"]
+    policy = WorkflowPolicy(ToolBox(ToolExecutor(REGISTRY, {})), TODAY, WORKFLOWS)
+    index = next(i for i, s in enumerate(workflow.steps) if isinstance(s, Ask) and s.slot.name == "facility_code")
+    policy.run, policy.pending = Run(workflow, index), "check"
+    fits = policy.expected_form()
+    assert fits is not None
+    best = "No, the second one is melted."
+    assert choose_hypothesis([best, "No, the second one is Alpha."], fits).endswith("Alpha.")
+    assert choose_hypothesis([best, "No, it's L, A, B, 1, 5, U."], fits) == "No, it's L, A, B, 1, 5, U."
+    assert choose_hypothesis([best, "No, the second one is mellow."], fits) == best
+    assert clear_correction("No, the sixth character is the number seven.") and not clear_correction(best)

@@ -11,7 +11,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.slot_hearing import hear_slot
-from evalkit.spoken import parse_correction, parse_yes_no
+from evalkit.spoken import DIGIT_NAMES, NATO, parse_correction, parse_yes_no
 
 if TYPE_CHECKING:
     from evalkit.domains.workflow import Slot, Workflow
@@ -69,7 +69,8 @@ class WorkflowHearing:
         slot = self.slot
         if pending == "check":
             if slot.kind in ("code", "digits", "name"):
-                return lambda text: parse_correction(text) is not None
+                whole = _slot_form(slot, self.today) if slot.kind != "name" else None
+                return lambda text: clear_correction(text) or (whole is not None and whole(text))
             return None
         if slot.kind in ("text", "name"):
             return None
@@ -81,6 +82,18 @@ class WorkflowHearing:
 
 
 CLOCK = re.compile(r"^\d{2}:\d{2}$")
+# The character of a correction said so it cannot be taken for another: a spelling-alphabet word, a lone capital
+# letter, or "the number <digit>" (tiny.en's "the second one is melted" for "... Alpha" is no such thing)
+CLEAR_CHARACTER = re.compile(
+    rf"\b(?i:{'|'.join(re.escape(w) for w in NATO)})\b|\b(?i:is|as)\s+[A-Z]\b"
+    rf"|\b(?i:number)\s+(?i:\d|{'|'.join(DIGIT_NAMES)})\b"
+)
+
+
+def clear_correction(text: str) -> bool:
+    """A one-character correction of a read-back whose character was heard as itself: among the n best, the one
+    to act on before a near-miss ("Delta" from "melted") that the lenient parser would still read as one."""
+    return parse_correction(text) is not None and CLEAR_CHARACTER.search(text) is not None
 
 
 def offered_times(scope: Mapping[str, Any]) -> set[str]:
