@@ -287,3 +287,20 @@ def test_a_read_back_answer_is_taken_from_the_n_best_as_a_clear_correction_or_th
     assert choose_hypothesis([best, "No, it's L, A, B, 1, 5, U."], fits) == "No, it's L, A, B, 1, 5, U."
     assert choose_hypothesis([best, "No, the second one is mellow."], fits) == best
     assert clear_correction("No, the sixth character is the number seven.") and not clear_correction(best)
+
+
+def test_a_date_of_birth_is_heard_only_as_a_full_date() -> None:
+    """ "February 9, 1974" heard "family ride in 1974" is no date of birth: the agent asks again instead of failing
+    the verification with it (which cost HR-026 its verified employee ID); the n-best takes a full date first."""
+    from evalkit.domains.hr.workflows.steps import DATE_OF_BIRTH
+
+    assert hear_slot(DATE_OF_BIRTH, "February 9, 1974.", TODAY) == "February 9, 1974"
+    assert hear_slot(DATE_OF_BIRTH, "1974-02-09", TODAY) == "1974-02-09"
+    assert hear_slot(DATE_OF_BIRTH, "family ride in 1974", TODAY) is None
+    assert hear_slot(DATE_OF_BIRTH, "October 1998", TODAY) is None
+    scenario = _hr("HR-026")
+    state, ear = _garble_once(scenario.user_goal.scripted.answers["date_of_birth"], "family ride in 1974")
+    conversation = run_text_dialogue(scenario, ear=ear)
+    agent = [text for role, text in transcript(conversation) if role == "assistant"]
+    assert state["done"] and "Sorry, I didn't catch that. And your date of birth?" in agent, agent
+    assert task_completion(conversation).passed, agent

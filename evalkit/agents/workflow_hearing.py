@@ -72,8 +72,8 @@ class WorkflowHearing:
                 whole = _slot_form(slot, self.today) if slot.kind != "name" else None
                 return lambda text: clear_correction(text) or (whole is not None and whole(text))
             return None
-        if slot.kind in ("text", "name"):
-            return None
+        if slot.kind == "name" or (slot.kind == "text" and slot.normalize is None):
+            return None  # free text has no form; a text slot that normalizes its value has (a full date)
         fits = _slot_form(slot, self.today)
         offered = offered_times(self.run.scope) if slot.kind == "time" else set()
         if offered:  # a time among those a lookup just offered (the open slots), as a listener expects one

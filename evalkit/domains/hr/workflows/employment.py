@@ -13,6 +13,7 @@ from evalkit.domains.hr.workflows.steps import (
     eligible,
     employee_auth,
     employee_record,
+    full_date,
     named,
     otp,
     scheduling,
@@ -238,7 +239,15 @@ I9 = Workflow(
                 pattern=r"[A-Z0-9]{6,12}",
             )
         ),
-        Ask(Slot("document_expiration_date", "text", "What is the expiration date?", label="expiration date")),
+        Ask(
+            Slot(
+                "document_expiration_date",
+                "text",
+                "What is the expiration date?",
+                label="expiration date",
+                normalize=full_date,
+            )
+        ),
         Ask(
             Slot(
                 "issuing_country_code",
@@ -302,6 +311,7 @@ VISA_DEPENDENT = Workflow(
                 "text",
                 "What is the dependent's date of birth?",
                 label="dependent's date of birth",
+                normalize=full_date,
             )
         ),
         Ask(Slot("dependent_country_of_birth", "text", "What is their country of birth?", label="country of birth")),
