@@ -304,3 +304,24 @@ def test_a_date_of_birth_is_heard_only_as_a_full_date() -> None:
     agent = [text for role, text in transcript(conversation) if role == "assistant"]
     assert state["done"] and "Sorry, I didn't catch that. And your date of birth?" in agent, agent
     assert task_completion(conversation).passed, agent
+
+
+def test_a_failed_call_reasks_the_value_its_error_names() -> None:
+    """A verification refused for an invalid date of birth re-asks the date of birth, not the employee ID (which
+    the re-ask order would otherwise put first)."""
+    from evalkit.agents.base import ToolBox
+    from evalkit.agents.workflow_policy import Run, WorkflowPolicy
+    from evalkit.domains.base import ToolExecutor
+    from evalkit.domains.hr.tools import REGISTRY
+    from evalkit.domains.workflow import Call
+
+    workflow = WORKFLOWS["shift_swap"]
+    policy = WorkflowPolicy(ToolBox(ToolExecutor(REGISTRY, {})), TODAY, WORKFLOWS)
+    index = next(i for i, s in enumerate(workflow.steps) if isinstance(s, Call) and s.tool == "verify_employee_auth")
+    policy.run = Run(workflow, index, scope={"employee_id": "EMP890324", "date_of_birth": "1974-02-31"})
+    step = workflow.steps[index]
+    bad_date = {"status": "error", "error_type": "invalid_date_format", "message": "Invalid date_of_birth '1974-02-31'"}
+    assert policy._after_error(step, bad_date, []).text.endswith("And your date of birth?")
+    policy.run = Run(workflow, index, scope={"employee_id": "EMP890324", "date_of_birth": "1974-02-09"})
+    not_found = {"status": "error", "error_type": "not_found", "message": "No employee EMP890324"}
+    assert policy._after_error(step, not_found, []).text.endswith("Could you give me your employee ID?")

@@ -361,6 +361,14 @@ class WorkflowPolicy(WorkflowHearing):
         unheard = {
             r for v in step.args.values() if isinstance(v, Derived) and _unresolved(v, run.scope) for r in v.refs
         }
+        # ... or the one whose argument the tool's error names ("Invalid date_of_birth 'family ride in 1974'")
+        message = str(result.get("message", ""))
+        unheard |= {
+            name
+            for key, value in step.args.items()
+            if re.search(rf"\b{re.escape(key)}\b", message)
+            for name in _fed_slots(Call(step.tool, {key: value}))
+        }
         fed.sort(key=lambda name: (name not in unheard, REASK_ORDER.index(run.workflow.steps[slots[name]].slot.kind)))
         tries = run.retries.get(run.index, 0)
         # "<record>_not_found" (checklist, DEA record, ...): the person is known but has no such record; a plain
