@@ -146,10 +146,11 @@ class PersonaStyle:
         self.vague_fields.add(field)
         return self._pick(VAGUE)
 
-    def code(self, field: str, value: str, attempt: int, stalled: bool) -> str:
-        """A code answer: spelled (with pauses, searched for, slipped and corrected) per the persona."""
+    def code(self, field: str, value: str, attempt: int, stalled: bool, commas_first: bool = False) -> str:
+        """A code answer: spelled (with pauses, searched for, slipped and corrected) per the persona. A repeat is
+        spelled with a pause after each character (commas); ``commas_first``: the first time too (a long ID)."""
         spec = self.spec
-        spelled = spell_code(value) if attempt == 1 else ", ".join(value.upper())
+        spelled = spell_code(value) if attempt == 1 and not commas_first else ", ".join(value.upper())
         if spec.level == "easy":
             label = f"the {field.replace('_', ' ')} is"
         elif spec.level == "hard":
