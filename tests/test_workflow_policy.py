@@ -320,9 +320,9 @@ def test_a_misheard_id_is_repaired_through_the_read_back() -> None:
     first = {"done": False}
 
     def ear(text: str) -> str:  # mishears one character of the first spelling only
-        if "E, M, P, 4, 4, 7, 2" in text and not first["done"]:  # IDs are spelled with pauses
+        if "E M P 4 4 7 2" in text and not first["done"]:
             first["done"] = True
-            return text.replace("4, 4, 7, 2", "4, 4, 1, 2")
+            return text.replace("4 4 7 2", "4 4 1 2")
         return text
 
     conversation, lines = talk(SCENARIOS[0], ear)
@@ -335,7 +335,7 @@ def test_a_misheard_digit_past_the_eighth_is_repaired_by_restating_the_number() 
     first = {"done": False}
 
     def ear(text: str) -> str:  # the ninth digit of the badge number is misheard once
-        if "5, 8, 3, 9, 2, 0, 1, 7, 4, 6" in text and not first["done"]:
+        if "5, 8, 3, 9, 2, 0, 1, 7, 4, 6" in text and not first["done"]:  # a long ID: spelled with pauses
             first["done"] = True
             return text.replace("7, 4, 6", "7, 1, 6")
         return text
@@ -350,7 +350,7 @@ def test_a_misheard_digit_past_the_eighth_is_repaired_by_restating_the_number() 
 
 def test_a_persistently_misheard_id_fails_authentication_and_the_call_ends() -> None:
     def ear(text: str) -> str:  # a consistent confusion: 7 is always heard as 1, spelled or corrected
-        return text.replace("4, 4, 7, 2", "4, 4, 1, 2").replace("number seven", "number one")
+        return text.replace("4 4 7 2", "4 4 1 2").replace("number seven", "number one")
 
     conversation, lines = talk(SCENARIOS[0], ear)
     metric = task_completion(conversation)
@@ -368,9 +368,7 @@ def test_the_agent_transfers_when_the_repairs_run_out() -> None:
     def ear(text: str) -> str:  # the 7 comes back as a different wrong digit each time
         flip["n"] += 1
         wrong = str(flip["n"] % 9 + 1) if flip["n"] % 9 + 1 != 7 else "8"
-        return text.replace("4, 4, 7, 2", f"4, 4, {wrong}, 2").replace(
-            "number seven", f"number {DIGIT_NAMES[int(wrong)]}"
-        )
+        return text.replace("4 4 7 2", f"4 4 {wrong} 2").replace("number seven", f"number {DIGIT_NAMES[int(wrong)]}")
 
     conversation, lines = talk(SCENARIOS[0], ear)
     assert conversation.final_db["transfers"] and conversation.final_db["leave_requests"] == {}

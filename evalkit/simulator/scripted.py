@@ -439,11 +439,12 @@ class ScriptedSimulator:
             return self._say(vague)
         value = self._maybe_slip(field, value)
         if slot.kind in ("code", "digits") or (slot.kind == "text" and is_code(value)):  # not "11 AM"
-            # The workflow domains' IDs are long (9-13 characters: EMP417258, a ten-digit NPI): a caller reads them
-            # out with a pause after each character from the start. On tiny.en (scripts/bench_entity_asr.py --hr)
-            # employee IDs were heard exactly 16/16 so against 12/16 spelled without pauses, NPIs 14/16 against
-            # 13/16, facility codes 3/16 against 1/16.
-            return self._say(self.style.code(field, value, self.asked[field], self.stalled, commas_first=True))
+            # A long ID (8+ characters: EMP417258, a ten-digit NPI) is read out with a pause after each character
+            # from the start. On tiny.en (scripts/bench_entity_asr.py --hr) employee IDs were heard exactly 16/16 so
+            # against 12/16 spelled without pauses, NPIs 14/16 against 13/16; a short code ("2E-ED", "2, E, E, D"
+            # heard "too easy") keeps the plain spelling first.
+            long_id = len(re.sub(r"[\s-]", "", value)) >= 8
+            return self._say(self.style.code(field, value, self.asked[field], self.stalled, commas_first=long_id))
         if slot.kind == "choice":
             value = value.replace("_", " ")  # "read_only" is said "read only" (the agent's parser takes both)
         if slot.kind != "text":  # free text is said as written: the agent writes it down verbatim
