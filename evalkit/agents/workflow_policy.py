@@ -19,6 +19,7 @@ from evalkit.agents.base import ToolBox
 from evalkit.agents.policy import PolicyReply, ok
 from evalkit.agents.slot_hearing import clean_text, hear_slot, say_value, speak, spelled_back
 from evalkit.agents.workflow_hearing import WorkflowHearing, match_workflows
+from evalkit.agents.workflow_repair import fed_slots, slots_to_reask
 from evalkit.domains.workflow import (
     REFERENCE,
     TODAY,
@@ -30,7 +31,6 @@ from evalkit.domains.workflow import (
     Say,
     Slot,
     Workflow,
-    WorkflowError,
     applies,
     fit_pattern,
     lookup_or_none,
@@ -81,23 +81,6 @@ def acts_for_others(workflow: Workflow) -> bool:
     of the same form as the caller's own employee ID."""
     shape = {(s.kind, s.length, s.pattern) for s in workflow.slots if s.name == "employee_id"}
     return any((s.kind, s.length, s.pattern) in shape for s in workflow.slots if s.name != "employee_id")
-
-
-REASK_ORDER = ("code", "digits", "number", "date", "time", "email", "name", "text", "yes_no", "choice")
-
-
-def _unresolved(value: Derived, scope: Mapping[str, Any]) -> bool:
-    """A Derived argument the caller's words did not give (its function answered None)."""
-    try:
-        return resolve(value, scope) is None
-    except (WorkflowError, TypeError, ValueError):  # a value it needs is missing or unusable: not given either
-        return True
-
-
-def _fed_slots(step: Call) -> set[str]:
-    """The names a call's arguments read directly (``$slot`` or a ``Derived`` of it): the values it tested."""
-    names = {m.group(1) for v in step.args.values() if isinstance(v, str) and (m := REFERENCE.match(v))}
-    return names | {r.split(".")[0] for v in step.args.values() if isinstance(v, Derived) for r in v.refs}
 
 
 def identity_slots(workflow: Workflow) -> set[str]:
@@ -298,7 +281,7 @@ class WorkflowPolicy(WorkflowHearing):
         if step.once and not any(lookup_or_none(path, result) != want for path, want in step.require.items()):
             self.memo[key] = result
         if ok(result):
-            run.accepted.update(_fed_slots(step))
+            run.accepted.update(fed_slots(step))
         if step.name:
             run.scope[step.name] = result
         if any(lookup_or_none(path, result) != want for path, want in step.require.items()):
@@ -314,7 +297,7 @@ class WorkflowPolicy(WorkflowHearing):
         run = self.run
         assert run is not None
         asks = {s.slot.name: i for i, s in enumerate(run.workflow.steps) if isinstance(s, Ask)}
-        fed = [name for name in _fed_slots(step) if name in asks]
+        fed = [name for name in fed_slots(step) if name in asks]
         again = [name for name in fed if name not in run.accepted] or fed
         if not again or run.retries.get(run.index, 0) >= MAX_TOOL_RETRIES:
             return None
@@ -348,28 +331,7 @@ class WorkflowPolicy(WorkflowHearing):
         run = self.run
         assert run is not None
         slots = {s.slot.name: i for i, s in enumerate(run.workflow.steps) if isinstance(s, Ask)}
-        fed = [
-            m.group(1)
-            for v in step.args.values()
-            if isinstance(v, str) and (m := REFERENCE.match(v)) and m.group(1) in slots and not m.group(2)
-        ]
-        fed += [r for v in step.args.values() if isinstance(v, Derived) for r in v.refs if r in slots]
-        fed += [r for r in (step.each.refs if step.each else ()) if r in slots]
-        fed = [name for name in fed if name not in run.accepted] or fed
-        # What the caller's words did not give (a Derived that came out None) first, then IDs, figures, dates,
-        # and last the values heard against a fixed list (choices): the likelier a value was misheard, the earlier
-        unheard = {
-            r for v in step.args.values() if isinstance(v, Derived) and _unresolved(v, run.scope) for r in v.refs
-        }
-        # ... or the one whose argument the tool's error names ("Invalid date_of_birth 'family ride in 1974'")
-        message = str(result.get("message", ""))
-        unheard |= {
-            name
-            for key, value in step.args.items()
-            if re.search(rf"\b{re.escape(key)}\b", message)
-            for name in _fed_slots(Call(step.tool, {key: value}))
-        }
-        fed.sort(key=lambda name: (name not in unheard, REASK_ORDER.index(run.workflow.steps[slots[name]].slot.kind)))
+        fed = slots_to_reask(step, result, run.workflow, run.scope, run.accepted)
         tries = run.retries.get(run.index, 0)
         # "<record>_not_found" (checklist, DEA record, ...): the person is known but has no such record; a plain
         # "not_found" (no such employee or provider) is more likely a misheard ID, and stays a transfer.
