@@ -337,7 +337,8 @@ def parse_clock_times(text: str) -> list[str]:
     low = text.lower().replace(".", "")
     times: list[str] = []
     for hour, minute, meridiem in re.findall(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b", low):
-        times.append(_to_24h(int(hour), int(minute or 0), meridiem))
+        if 1 <= int(hour) <= 12:  # "30 AM" (tiny.en's "8:30 a.m." without the 8) is no time
+            times.append(_to_24h(int(hour), int(minute or 0), meridiem))
     # a written 24-hour time without am/pm ("07:00", "19:30", "00:00"): a record's own value, as it stands (a
     # one-digit hour, "7:00", is left out: spoken, it could be morning or evening)
     for hour, minute in re.findall(r"\b(\d{2}):(\d{2})\b(?!\s*(?:am|pm)\b)", low):

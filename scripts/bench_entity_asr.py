@@ -2,6 +2,7 @@
 of spelling it (the caller) and per ASR option (the agent), and at what speed.
 
 Usage: python scripts/bench_entity_asr.py [--codes 10] [--names 10] [--styles letters,commas,...] [--options ...]
+       python scripts/bench_entity_asr.py --hr 8 [--seed 21]   # medical_hr's IDs, spelled with or without pauses
 
 Clips are eSpeak's neutral caller voices (en-us male 165 wpm pitch 50, en-us+f3 pitch 55) saying a random
 six-character code (seeded) or a surname, spelled one of the ways in ``STYLES``; the ASR is the default Whisper
@@ -45,13 +46,63 @@ OPTIONS: dict[str, dict[str, object]] = {
 }
 
 
+def hr_ids(count: int, seed: int) -> None:
+    """``--hr``: medical_hr's long IDs (employee ID ``EMP`` + 6 digits, ten-digit NPI, facility code ``ABC-12D``),
+    random (seeded) in the tools' formats, spelled by the caller without pauses ("E M P 4 1 7 ...", its first
+    attempt before issue 17.2) or with a pause after each character ("E, M, P, 4, ..."); heard as the agent hears
+    the slot (``hear_slot``: the format's fixed letters put back, digit homophones) from the best transcript and
+    from the n best (the first of the slot's form)."""
+    from datetime import date
+
+    from evalkit.agents.slot_hearing import hear_slot
+    from evalkit.agents.workflow_hearing import _slot_form
+    from evalkit.domains.hr.workflows.steps import EMPLOYEE_ID, FACILITY, NPI
+
+    rng = np.random.default_rng(seed)
+    digits, letters = list("0123456789"), list("ABCDEFGHJKLMNPRSTUVWXYZ")
+
+    def pick(pool: list[str], n: int) -> str:
+        return "".join(rng.choice(pool, n))
+
+    kinds = {
+        "employee ID": (EMPLOYEE_ID, lambda: "EMP" + pick(digits, 6)),
+        "NPI": (NPI, lambda: pick(list("12"), 1) + pick(digits, 9)),
+        "facility": (FACILITY, lambda: f"{pick(letters, 3)}-{pick(digits, 2)}{pick(letters, 1)}"),
+    }
+    voices = [EspeakTTS("en-us", 165, 50), EspeakTTS("en-us+f3", 165, 55)]
+    asr = WhisperASR(cache_dir=None)
+    today = date(2026, 7, 20)
+    print(f"{'entity':12} {'caller spells':14} {'best':>7} {'n-best':>7} {'x rt':>6}")
+    for kind, (slot, make) in kinds.items():
+        values = [make() for _ in range(count)]
+        fits = _slot_form(slot, today)
+        for style, say in (("no pauses", spell_code), ("pauses", lambda v: ", ".join(v.replace("-", "")))):
+            best = nbest = 0
+            audio_s, started = 0.0, time.perf_counter()
+            for value in values:
+                for voice in voices:
+                    samples, rate = voice.synthesize(f"It's {say(value)}.")
+                    heard = asr.transcribe(samples, rate, alternatives=5)
+                    audio_s += heard.audio_s
+                    best += hear_slot(slot, heard.text, today) == value
+                    nbest += hear_slot(slot, choose_hypothesis(heard.alternatives, fits), today) == value
+            wall = time.perf_counter() - started
+            n = 2 * len(values)
+            print(f"{kind:12} {style:14} {best:>3}/{n:<3} {nbest:>3}/{n:<3} {audio_s / wall:6.1f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--codes", type=int, default=10)
     parser.add_argument("--names", type=int, default=10)
     parser.add_argument("--styles", default="letters,commas,pauses,nato_pauses")
     parser.add_argument("--options", default=",".join(OPTIONS))
+    parser.add_argument("--hr", type=int, default=0, help="instead: N random medical_hr IDs of each kind")
+    parser.add_argument("--seed", type=int, default=21)
     args = parser.parse_args()
+    if args.hr:
+        hr_ids(args.hr, args.seed)
+        return
     rng = np.random.default_rng(1)
     alphabet = list("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
     entities = {

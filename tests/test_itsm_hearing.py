@@ -136,10 +136,12 @@ def test_a_caller_says_a_repeated_digit_double_and_pauses_when_asked_to_go_slowl
     simulator.first_utterance()
     first = simulator.respond("Sure, I can help with that. Could I have your employee ID, please?").text
     slow = simulator.respond("Could I have your employee ID, please? Please say the digits slowly, one at a time.").text
-    assert first.endswith("E M P double 9 8 7 5 1.")  # a repeated digit as callers say it
+    # a repeated digit as callers say it; a long ID (8+ characters) with a pause after each character from the start
+    assert first.endswith("E, M, P, double 9, 8, 7, 5, 1.")
     assert slow == "It's... E... M... P... double 9... 8... 7... 5... 1..."
     assert hear_slot(EMPLOYEE_ID, "It's CMP double 9 8 7 5 1", TODAY) == "EMP998751"  # as tiny.en heard it
     assert hear_slot(EMPLOYEE_ID, slow, TODAY) == "EMP998751"
+    assert hear_slot(EMPLOYEE_ID, first, TODAY) == "EMP998751"
 
 
 def _ask_index(workflow: Any, kind: str) -> int:
@@ -201,7 +203,14 @@ def test_a_group_code_is_read_back_and_corrected_a_character_at_a_time() -> None
     scenario = next(s for s in load_scenarios("itsm") if s.id == "IT-035")
     code = scenario.user_goal.scripted.answers["group_code"]
     wrong = code[:5] + ("X" if code[5] != "X" else "Y") + code[6:]  # one letter misheard
-    conversation = run_text_dialogue(scenario, ear=lambda text: text.replace(" ".join(code), " ".join(wrong)))
+    plain, misheard = code.replace("-", ""), wrong.replace("-", "")
+
+    def ear(text: str) -> str:  # the code as spelled, with or without pauses (a long ID has them from the start)
+        for sep in (" ", ", "):
+            text = text.replace(sep.join(code), sep.join(wrong)).replace(sep.join(plain), sep.join(misheard))
+        return text
+
+    conversation = run_text_dialogue(scenario, ear=ear)
     said = [text for _, text in transcript(conversation)]
     assert f"I have {' '.join(wrong.replace('-', ''))}. Is that right?" in said
     assert task_completion(conversation).passed

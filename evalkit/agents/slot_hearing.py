@@ -4,13 +4,14 @@ in words. Pure functions of text, shared by the workflow engine (``evalkit.agent
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from evalkit.domains.workflow import TEXT_REFERENCE, Slot, lookup, parse_slot
-from evalkit.spoken import parse_spelled_word, say_date, say_time, spell_code
+from evalkit.domains.workflow import TEXT_REFERENCE, Slot, fit_pattern, lookup, parse_slot
+from evalkit.spoken import HOMOPHONES, parse_spelled_word, say_date, say_time, spell_code, spelled_runs
 
 # Where a self-correcting caller restarts ("... oh wait, sorry, actually it's E M P ..."): the tail wins.
 SELF_CORRECTION = re.compile(r"\b(?:actually|i mean|sorry)\b", re.IGNORECASE)
@@ -48,13 +49,42 @@ def speak(text: str, scope: Mapping[str, Any]) -> str:
 
 
 def hear_slot(slot: Slot, heard: str, today: date) -> Any:
+    """``parse_slot`` on what the caller said last, heard as a listener who knows the answer's form would: see
+    ``_hear_literal``; else ``_hear_in_form``."""
+    value = _hear_literal(slot, heard, today)
+    if value is not None:
+        return value
+    value = _hear_in_form(slot, heard)
+    return slot.normalize(value) if slot.normalize is not None and value is not None else value
+
+
+def _hear_in_form(slot: Slot, heard: str) -> Any:
+    """What the words give once the answer's form is known (issue 17.2), where the literal parse found nothing:
+    a code's fixed letters put back ("CMP 417258" for ``EMP\\d{6}``), digits heard as their homophones ("one for
+    zero" for a ten-digit NPI) when that gives the asked length, an option heard nearly ("Magmuteal")."""
+    if slot.kind == "code" and slot.pattern:
+        return fit_known_prefix(heard, slot.pattern)
+    if slot.kind == "digits" and slot.length:
+        digits = homophone_digits(_strip_label(slot, heard))
+        return digits if len(digits) == slot.length else None
+    if slot.kind == "choice":
+        return near_choice(heard, slot.choices)
+    return None
+
+
+def _strip_label(slot: Slot, heard: str) -> str:
+    for words in {slot.label, slot.name.replace("_", " ")}:
+        heard = re.sub(rf"\b{re.escape(words)}\b", " ", heard, flags=re.IGNORECASE)
+    return heard
+
+
+def _hear_literal(slot: Slot, heard: str, today: date) -> Any:
     """``parse_slot`` on what the caller said last: after a self-correction the restated value wins, and the
     slip before it must not be glued onto it (twenty digits instead of ten)."""
     if slot.kind in ("code", "digits"):
         # "My employee ID is E M P ...", "the phone last four is 8 6 3 3": the words naming the slot are not part
         # of the value (an "I D" or a "four" would be read as characters of it).
-        for words in {slot.label, slot.name.replace("_", " ")}:
-            heard = re.sub(rf"\b{re.escape(words)}\b", " ", heard, flags=re.IGNORECASE)
+        heard = _strip_label(slot, heard)
     if slot.kind == "text":
         text = clean_text(slot, heard)
         return slot.normalize(text) if slot.normalize is not None and text is not None else text
@@ -81,3 +111,65 @@ def clean_text(slot: Slot, heard: str) -> str | None:
         text = re.sub(rf"^(?:the|my|our|their)\s+(?:{naming})\s+(?:is|are)\b[\s.,]*", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\s*\.\.\.+\s*", ", ", text).strip(" ,.!")
     return None if not text or text.endswith("?") or NON_ANSWER.search(text) else text
+
+
+PREFIX = re.compile(r"^([A-Z]{2,})(-?)")  # a format's fixed leading letters ("EMP", "POL-")
+DIGIT_TOKENS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
+DIGIT_TOKENS |= {"seven": "7", "eight": "8", "nine": "9", "far": "4"}  # "too far zero": tiny.en's "2, 4, 0"
+
+
+def fit_known_prefix(text: str, pattern: str) -> str | None:
+    """A code of a format that starts with fixed letters (``EMP\\d{6}``, ``POL-\\d{4}-[A-Z0-9]{6}``) whose rest was
+    heard but whose fixed letters were not: tiny.en writes eSpeak's "E M P" as "CMP", "DMP", "the MP" or "EMB".
+    The fixed letters are the format (the domain's, never a caller's value), so a listener who knows it puts them
+    back; what follows them must fit the format exactly, and at most one character more than the fixed letters
+    may stand before it (heard letters, not digits). None when no run of the text fits so."""
+    match = PREFIX.match(pattern)
+    if match is None:
+        return None
+    prefix, rest = match.group(1), pattern[match.end() :]
+    for run in reversed(spelled_runs(text)):
+        for cut in (len(prefix), *range(len(prefix) + 2)):
+            head, tail = run[:cut], run[cut:]
+            if len(head) != cut or re.search(r"\d", head) or not tail:
+                continue
+            fitted = fit_pattern(tail, rest)
+            if fitted is not None and len(fitted.replace("-", "")) == len(tail):
+                return f"{prefix}{match.group(2)}{fitted}"
+    return None
+
+
+def homophone_digits(text: str) -> str:
+    """The digits in ``text`` with the words ASR writes for spoken digits read as digits too ("for" 4, "to" 2,
+    "won" 1, "ate" 8): a listener who asked for a number hears "one for zero" as 1 4 0."""
+    out = []
+    for token in re.findall(r"[a-z]+|\d", text.lower()):
+        if token.isdigit():
+            out.append(token)
+        elif token in DIGIT_TOKENS:
+            out.append(DIGIT_TOKENS[token])
+        elif (digit := HOMOPHONES.get(token, "")).isdigit():
+            out.append(digit)
+    return "".join(out)
+
+
+# (similarity, lead over the next option): near and clearly nearest ("Magmuteal"), or less near but far nearer than
+# any other option ("super nice" is 0.74 like supervised, 0.2 like provisional; "smack up" 0.77 like backup)
+NEAR_ENOUGH = ((0.8, 0.05), (0.65, 0.3))
+
+
+def near_choice(heard: str, choices: tuple[str, ...]) -> str | None:
+    """The one option whose letters a run of up to four heard words nearly spell ("Magmuteal" -> mag_mutual);
+    None when no option comes close or two come about as close. The options are the slot's fixed vocabulary."""
+    words = re.findall(r"[a-z0-9]+", heard.lower())
+    spans = {"".join(words[i : i + n]) for n in range(1, 5) for i in range(len(words) - n + 1)}
+    scores = []
+    for choice in choices:
+        compact = re.sub(r"[^a-z0-9]", "", choice.lower())
+        best = max((difflib.SequenceMatcher(None, span, compact).ratio() for span in spans), default=0.0)
+        scores.append((best, choice))
+    scores.sort(reverse=True)
+    if not scores:
+        return None
+    best, runner_up = scores[0][0], scores[1][0] if len(scores) > 1 else 0.0
+    return scores[0][1] if any(best >= near and best - runner_up >= lead for near, lead in NEAR_ENOUGH) else None

@@ -12,8 +12,8 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.slot_hearing import hear_slot
-from evalkit.domains.workflow import Derived, WorkflowError, resolve
-from evalkit.spoken import parse_correction, parse_yes_no
+from evalkit.domains.workflow import WorkflowError, resolve
+from evalkit.spoken import DIGIT_NAMES, NATO, parse_correction, parse_yes_no
 
 if TYPE_CHECKING:
     from evalkit.domains.workflow import Slot, Workflow
@@ -86,18 +86,52 @@ class WorkflowHearing:
         slot = self.slot
         if pending == "check":
             if slot.kind in ("code", "digits", "name"):
-                return lambda text: parse_correction(text) is not None
+                whole = _slot_form(slot, self.today) if slot.kind != "name" else None
+                return lambda text: clear_correction(text) or (whole is not None and whole(text))
             return None
         if names := self.listed.get(slot.name):
             return lambda text: closest_name(text, names) is not None
         if slot.kind == "name":
             return None
-        if slot.kind == "text":
+        if slot.kind == "text" and slot.normalize is None:  # free text; one that normalizes has a form (a date)
             said, requests = content_words(self.request_heard), list(self.requests)
             # a hypothesis that repeats a word of the request ("GitHub" after "I need access to GitHub"); none
             # does: the recogniser's best (an answer the request did not name)
             return (lambda text: bool(content_words(text) & said) and not echoes(text, requests)) if said else None
-        return _slot_form(slot, self.today)
+        fits = _slot_form(slot, self.today)
+        offered = offered_times(self.run.scope) if slot.kind == "time" else set()
+        if offered:  # a time among those a lookup just offered (the open slots), as a listener expects one
+            return lambda text: fits(text) and hear_slot(slot, text, self.today) in offered
+        return fits
+
+
+CLOCK = re.compile(r"^\d{2}:\d{2}$")
+# The character of a correction said so it cannot be taken for another: a spelling-alphabet word, a lone capital
+# letter, or "the number <digit>" (tiny.en's "the second one is melted" for "... Alpha" is no such thing)
+CLEAR_CHARACTER = re.compile(
+    rf"\b(?i:{'|'.join(re.escape(w) for w in NATO)})\b|\b(?i:is|as)\s+[A-Z]\b"
+    rf"|\b(?i:number)\s+(?i:\d|{'|'.join(DIGIT_NAMES)})\b"
+)
+
+
+def clear_correction(text: str) -> bool:
+    """A one-character correction of a read-back whose character was heard as itself: among the n best, the one
+    to act on before a near-miss ("Delta" from "melted") that the lenient parser would still read as one."""
+    return parse_correction(text) is not None and CLEAR_CHARACTER.search(text) is not None
+
+
+def offered_times(scope: Mapping[str, Any]) -> set[str]:
+    """Clock times ("08:30") listed in the results of the calls made so far in this task (the open slots of an
+    availability check): values the agent obtained from its tools, never the scenario's."""
+    return {
+        item
+        for result in scope.values()
+        if isinstance(result, Mapping)
+        for value in result.values()
+        if isinstance(value, list)
+        for item in value
+        if isinstance(item, str) and CLOCK.match(item)
+    }
 
 
 DIGIT_EXAMPLE = "7421906338"  # a format example, no scenario's value: digits said one by one, in figures
@@ -220,22 +254,3 @@ def names_among(slot: Slot, scope: Mapping[str, Any]) -> tuple[str, ...]:
         return ()
     names = [str(item.get(name_field)) for item in items or () if isinstance(item, Mapping) and item.get(name_field)]
     return tuple(dict.fromkeys(names))
-
-
-def unresolved_refs(args: Mapping[str, Any], scope: Mapping[str, Any]) -> set[str]:
-    """The references of derived arguments that came out empty (the slot they came from named nothing the tools
-    know: a product that is none of the caller's licenses)."""
-    refs: set[str] = set()
-    for value in args.values():
-        if isinstance(value, Derived):
-            try:
-                empty = resolve(value, scope) is None
-            except WorkflowError:
-                empty = False
-            refs.update(value.refs if empty else ())
-    return refs
-
-
-def named_in(value: Any, message: str) -> bool:
-    """Whether a tool's error message quotes this slot value (the value it could not resolve)."""
-    return isinstance(value, str) and bool(value) and f"'{value}'".lower() in message.lower()

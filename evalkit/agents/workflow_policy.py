@@ -18,23 +18,21 @@ from typing import Any
 from evalkit.agents.base import ToolBox
 from evalkit.agents.policy import PolicyReply, ok
 from evalkit.agents.slot_hearing import clean_text, hear_slot, say_value, speak, spelled_back
+from evalkit.agents.workflow_facts import acts_for_others, handover_arguments, identity_slots
 from evalkit.agents.workflow_hearing import (
     WorkflowHearing,
     closest_name,
     echoes,
     listed_names,
     match_workflows,
-    named_in,
     names_among,
-    unresolved_refs,
 )
+from evalkit.agents.workflow_repair import fed_slots, named_in, slots_to_reask
 from evalkit.domains.workflow import (
-    REFERENCE,
     TODAY,
     Ask,
     Call,
     Confirm,
-    Derived,
     Refuse,
     Say,
     Slot,
@@ -84,26 +82,6 @@ HINTS = {
 NO_PREFIX = re.compile(r"^\W*(?:no|nope)\b\W*", re.IGNORECASE)  # "No, it's ..." restates; a bare "No." does not
 
 
-def acts_for_others(workflow: Workflow) -> bool:
-    """A task about another employee too (an offboarding, a new hire, a shift swap): it asks for a second identifier
-    of the same form as the caller's own employee ID."""
-    shape = {(s.kind, s.length, s.pattern) for s in workflow.slots if s.name == "employee_id"}
-    return any((s.kind, s.length, s.pattern) in shape for s in workflow.slots if s.name != "employee_id")
-
-
-def identity_slots(workflow: Workflow) -> set[str]:
-    """The slots that feed its ``once`` calls (the caller's verification): known for the whole call."""
-    refs: set[str] = set()
-    for step in workflow.steps:
-        if isinstance(step, Call) and step.once:
-            for value in step.args.values():
-                if isinstance(value, str) and (m := REFERENCE.match(value)):
-                    refs.add(m.group(1))
-                elif isinstance(value, Derived):
-                    refs.update(r.split(".")[0] for r in value.refs)
-    return refs
-
-
 @dataclass
 class Run:
     """Where the engine is in one workflow: the step index and the values gathered so far."""
@@ -114,6 +92,9 @@ class Run:
     resume_at: int | None = None  # after re-asking a slot for a failed call, go back to that call
     retries: dict[int, int] = field(default_factory=dict)
     fresh_once: bool = False  # a ``once`` call was made afresh here, so the later ones are too (Call.once)
+    # Slots whose value a call already accepted (a lookup found the NPI, a verification matched the ID): a later
+    # call's failure is not theirs, so they are not asked again for it (the value it did not find is).
+    accepted: set[str] = field(default_factory=set)
 
 
 class WorkflowPolicy(WorkflowHearing):
@@ -175,29 +156,14 @@ class WorkflowPolicy(WorkflowHearing):
     def _transfer(self, reason: str, prefix: str = "I'm sorry I couldn't sort this out.") -> PolicyReply:
         registry = self.tools.executor.registry
         if "transfer_to_agent" in registry:
-            args = self._handover(reason, set(registry["transfer_to_agent"].args_model.model_fields))
+            task = self.run.workflow.name if self.run is not None else None
+            verified = self.tools.executor.db.get("session", {}).get("authenticated_employee_id")
+            fields = set(registry["transfer_to_agent"].args_model.model_fields)
+            args = handover_arguments(fields, reason, task, verified or self.known.get("employee_id"))
             if args is not None:
                 self.tools.call("transfer_to_agent", **args)
         self.run = None
         return self._say(f"{prefix} I'm transferring you to a live agent now.", end_call=True)
-
-    def _handover(self, reason: str, fields: set[str]) -> dict[str, Any] | None:
-        """The transfer tool's arguments, for the fields its schema has (EVA-Bench's: the verified caller's
-        ``employee_id``, a ``transfer_reason`` from its list, an ``issue_summary`` of 10-500 characters); None when
-        it needs an employee id and the caller was never verified (no call rather than a call that must fail)."""
-        task = self.run.workflow.name.replace("_", " ") if self.run is not None else "the caller's request"
-        employee = self.tools.executor.db.get("session", {}).get("authenticated_employee_id") or self.known.get(
-            "employee_id"
-        )
-        if "employee_id" in fields and not employee:
-            return None
-        candidates = {
-            "employee_id": employee,
-            "transfer_reason": "unable_to_resolve",  # every transfer of this engine: something could not be done
-            "issue_summary": f"Caller needs help with {task}; {reason}."[:500],
-            "reason": reason,
-        }
-        return {name: value for name, value in candidates.items() if name in fields}
 
     def _anything_else(self, prefix: str) -> PolicyReply:
         self.run = None
@@ -305,6 +271,8 @@ class WorkflowPolicy(WorkflowHearing):
             result = self.tools.call(step.tool, **args)
             run.fresh_once = run.fresh_once or step.once
         if not ok(result) and result.get("error_type") in step.refuse_on:
+            if step.once and (retry := self._verify_again(step, said)) is not None:
+                return retry
             if step.name:
                 run.scope[step.name] = result
             refusal = speak(step.refusal, run.scope)
@@ -314,6 +282,8 @@ class WorkflowPolicy(WorkflowHearing):
             return self._after_error(step, result, said)
         if step.once and not any(lookup_or_none(path, result) != want for path, want in step.require.items()):
             self.memo[key] = result
+        if ok(result):
+            run.accepted.update(fed_slots(step))
         if step.name:
             run.scope[step.name] = result
         if any(lookup_or_none(path, result) != want for path, want in step.require.items()):
@@ -321,6 +291,26 @@ class WorkflowPolicy(WorkflowHearing):
             self.refused = (run.workflow.name, refusal)
             return self._anything_else(" ".join([*said, refusal]))
         return None
+
+    def _verify_again(self, step: Call, said: list[str]) -> PolicyReply | None:
+        """A verification that did not match (App. L, HR: "If credentials do not match, inform the caller and try
+        again"; OTP: "try once more"): ask again, once, for the details it tested that no call has accepted yet (the
+        passcode, not the ID a first verification matched); None when that was done already (the refusal stands)."""
+        run = self.run
+        assert run is not None
+        asks = {s.slot.name: i for i, s in enumerate(run.workflow.steps) if isinstance(s, Ask)}
+        fed = [name for name in fed_slots(step) if name in asks]
+        again = [name for name in fed if name not in run.accepted] or fed
+        if not again or run.retries.get(run.index, 0) >= MAX_TOOL_RETRIES:
+            return None
+        run.retries[run.index] = run.retries.get(run.index, 0) + 1
+        for name in again:
+            self.known.pop(name, None)
+            run.scope.pop(name, None)
+        run.index = min(asks[name] for name in again)
+        self.reasks = 0
+        apology = "I'm sorry, those details don't match our records. Let's try once more."
+        return self._ask("slot", " ".join([*said, apology, run.workflow.steps[run.index].slot.question]))
 
     def _call_each(self, step: Call, said: list[str]) -> PolicyReply | None:
         """One call per item of ``step.each`` (none heard: the value is asked again, as after a failed call)."""
@@ -343,23 +333,8 @@ class WorkflowPolicy(WorkflowHearing):
         run = self.run
         assert run is not None
         slots = {s.slot.name: i for i, s in enumerate(run.workflow.steps) if isinstance(s, Ask)}
-        fed = [
-            m.group(1)
-            for v in step.args.values()
-            if isinstance(v, str) and (m := REFERENCE.match(v)) and m.group(1) in slots and not m.group(2)
-        ]
-        fed += [r for v in step.args.values() if isinstance(v, Derived) for r in v.refs if r in slots]
-        fed += [r for r in (step.each.refs if step.each else ()) if r in slots]
+        fed = slots_to_reask(step, result, run.workflow, run.scope, run.accepted)
         message = str(result.get("message", ""))
-        # The value the error names ("Building 'hardware point' not recognized") or a derived argument that came
-        # out empty first, then IDs (a misheard ID is the likeliest cause of a "not found"), then the rest.
-        unresolved = unresolved_refs(step.args, run.scope)
-        fed.sort(
-            key=lambda name: (
-                not (named_in(run.scope.get(name), message) or name in unresolved),
-                run.workflow.steps[slots[name]].slot.kind not in ("code", "digits"),
-            )
-        )
         tries = run.retries.get(run.index, 0)
         # "<record>_not_found" (checklist, DEA record, ...): the person is known but has no such record; a plain
         # "not_found" (no such employee or provider) is more likely a misheard ID, and stays a transfer.

@@ -103,7 +103,11 @@ def build(index: int, kind: str, workflows: tuple[str, ...], case: tuple[Any, ..
             raise ValueError(f"HR-{index:03d} {name}: reference run {run.outcome}, expected {want}: {run.scope}")
         asked = {s.name for s in workflow.slots if s.name in run.scope}
         answers.update({k: v for k, v in spoken.items() if k in asked})
-        calls += [{"name": tool, "arguments": args} for tool, args in run.calls]
+        # a call answered with an error on the reference path (a verification tried once more) says which error
+        calls += [
+            {"name": tool, "arguments": args} | ({"error_type": error} if error and i < len(run.calls) - 1 else {})
+            for i, ((tool, args), error) in enumerate(zip(run.calls, run.errors, strict=True))
+        ]
     strings = _db_strings(db) | _db_strings(executor.db)
     key_entities = {k: answers[k] for k in KEY_SLOTS if k in answers and answers[k].lower() in strings}
     key_entities["date_of_birth"] = p["date_of_birth"]

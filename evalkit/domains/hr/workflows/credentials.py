@@ -76,7 +76,9 @@ LICENSE_EXTENSION = Workflow(
                 choices=("provisional", "supervised"),
             )
         ),
-        Ask(Slot("extension_days", "number", "How long: 30, 60 or 90 days duration?", label="duration")),
+        Ask(
+            Slot("extension_days", "number", "How long: 30, 60 or 90 days duration?", label="duration", read_back=True)
+        ),
         Ask(
             Slot(
                 "supervising_physician_npi",
@@ -153,8 +155,16 @@ MALPRACTICE_UPDATE = Workflow(
                 pattern=POLICY_FORM,
             )
         ),
-        Ask(Slot("per_occurrence_limit_usd", "number", "What is the per-occurrence limit?", label="per-occurrence")),
-        Ask(Slot("aggregate_limit_usd", "number", "And the aggregate limit?", label="aggregate")),
+        Ask(
+            Slot(
+                "per_occurrence_limit_usd",
+                "number",
+                "What is the per-occurrence limit?",
+                label="per-occurrence",
+                read_back=True,  # App. L: dollar amounts are read back before a change
+            )
+        ),
+        Ask(Slot("aggregate_limit_usd", "number", "And the aggregate limit?", label="aggregate", read_back=True)),
         Ask(Slot("malpractice_effective_date", "date", "What is the policy's effective date?", label="effective date")),
         Ask(
             Slot(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from typing import Any
 
 from evalkit.domains.hr.workflows.steps import (
     COUNTRY_OF_BIRTH,
@@ -12,11 +13,13 @@ from evalkit.domains.hr.workflows.steps import (
     eligible,
     employee_auth,
     employee_record,
+    full_date,
     named,
     otp,
     scheduling,
 )
 from evalkit.domains.workflow import TODAY, Ask, Call, Confirm, Derived, Refuse, Say, Slot, Workflow
+from evalkit.spoken import spelled_runs
 
 # What callers call a task or a document -> the tools' code (a code said as such is taken as it is).
 TASK_NAMES = {
@@ -58,6 +61,23 @@ def finished_tasks(text: str) -> list[dict[str, str]]:
     return [{"task_code": task, "completion_code": code} for task, code in found]
 
 
+def finished_on_checklist(text: str, checklist: dict[str, Any]) -> list[dict[str, str]]:
+    """``finished_tasks``; when the words name no task (tiny.en wrote "BLS card upload" as "The LS car"), the
+    pending task of the caller's checklist (the lookup's result) whose completion code the caller was heard to
+    spell ("... with COVA-5-A-Z" holds A5AZ): the code heard, matched against what the agent looked up."""
+    found = finished_tasks(text)
+    if found:
+        return found
+    runs = spelled_runs(text)
+    tasks = checklist.get("onboarding_checklist", {}).get("tasks", {}) if isinstance(checklist, dict) else {}
+    heard = [
+        {"task_code": task, "completion_code": entry["completion_code"]}
+        for task, entry in tasks.items()
+        if entry.get("status") == "pending" and any(str(entry.get("completion_code")) in run for run in runs)
+    ]
+    return heard if len(heard) == 1 else []
+
+
 DOCUMENT_CODE = Derived(("document_type_code",), named(DOCUMENT_NAMES))
 
 ONBOARDING = Workflow(
@@ -79,7 +99,7 @@ ONBOARDING = Workflow(
         Call(
             "complete_onboarding_task",
             {"employee_id": "$employee_id"},
-            each=Derived(("completion_codes",), finished_tasks),
+            each=Derived(("completion_codes", "checklist"), finished_on_checklist),
         ),
         *scheduling(
             "orientation_followup",
@@ -219,7 +239,15 @@ I9 = Workflow(
                 pattern=r"[A-Z0-9]{6,12}",
             )
         ),
-        Ask(Slot("document_expiration_date", "text", "What is the expiration date?", label="expiration date")),
+        Ask(
+            Slot(
+                "document_expiration_date",
+                "text",
+                "What is the expiration date?",
+                label="expiration date",
+                normalize=full_date,
+            )
+        ),
         Ask(
             Slot(
                 "issuing_country_code",
@@ -283,6 +311,7 @@ VISA_DEPENDENT = Workflow(
                 "text",
                 "What is the dependent's date of birth?",
                 label="dependent's date of birth",
+                normalize=full_date,
             )
         ),
         Ask(Slot("dependent_country_of_birth", "text", "What is their country of birth?", label="country of birth")),

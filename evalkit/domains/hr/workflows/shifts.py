@@ -118,7 +118,11 @@ PAYROLL = Workflow(
         ),
         Ask(
             Slot(
-                "corrected_hours", "number", "What should the corrected total hours be?", label="corrected total hours"
+                "corrected_hours",
+                "number",
+                "What should the corrected total hours be?",
+                label="corrected total hours",
+                read_back=True,  # "14" and "40" sound alike to tiny.en: a figure is read back before the change
             )
         ),
         Confirm("I'll correct that shift to {corrected_hours} hours of {correction_type}. Shall I submit it?"),

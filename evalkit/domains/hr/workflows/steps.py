@@ -11,9 +11,11 @@ from datetime import date
 from typing import Any
 
 from evalkit.domains.hr.places import country_code, state_code
+from evalkit.domains.hr.tools.common import normalize_date
 from evalkit.domains.workflow import Ask, Call, Derived, Say, Slot, Step, fit_pattern
 from evalkit.spoken import MONTHS
 
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 # Written forms of the tools' identifiers (evalkit.domains.hr.tools.common): the parser puts the dashes back.
 EMPLOYEE_ID_FORM = r"EMP\d{6}"
 FACILITY_FORM = r"[A-Z]{2,4}-\d{2}[A-Z]"
@@ -33,7 +35,16 @@ EMPLOYEE_ID = Slot(
     read_back=True,
     pattern=EMPLOYEE_ID_FORM,
 )
-DATE_OF_BIRTH = Slot("date_of_birth", "text", "And your date of birth?", label="date of birth")
+
+
+def full_date(text: str) -> str | None:
+    """A date in another year than the call's (a birth, a document's expiry), kept in the caller's words as the
+    tool takes them, when it is one: month, day and year ("February 9, 1974") or ISO; None for "family ride in
+    1974" (tiny.en), so the agent asks again instead of failing the verification with it."""
+    return text if ISO_DATE.fullmatch(str(normalize_date(text))) else None
+
+
+DATE_OF_BIRTH = Slot("date_of_birth", "text", "And your date of birth?", label="date of birth", normalize=full_date)
 NPI = Slot("npi", "digits", "What is your NPI number?", label="NPI", length=10, read_back=True)
 FACILITY = Slot(
     "facility_code", "code", "What is your home facility code?", label="facility code", pattern=FACILITY_FORM

@@ -1,0 +1,46 @@
+"""What the workflow engine (``evalkit.agents.workflow_policy``) reads off a workflow's declaration, and the
+arguments of its hand-over: pure functions, in their own module so the engine stays small."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalkit.domains.workflow import REFERENCE, Call, Derived, Workflow
+
+
+def acts_for_others(workflow: Workflow) -> bool:
+    """A task about another employee too (an offboarding, a new hire, a shift swap): it asks for a second identifier
+    of the same form as the caller's own employee ID."""
+    shape = {(s.kind, s.length, s.pattern) for s in workflow.slots if s.name == "employee_id"}
+    return any((s.kind, s.length, s.pattern) in shape for s in workflow.slots if s.name != "employee_id")
+
+
+def identity_slots(workflow: Workflow) -> set[str]:
+    """The slots that feed its ``once`` calls (the caller's verification): known for the whole call."""
+    refs: set[str] = set()
+    for step in workflow.steps:
+        if isinstance(step, Call) and step.once:
+            for value in step.args.values():
+                if isinstance(value, str) and (m := REFERENCE.match(value)):
+                    refs.add(m.group(1))
+                elif isinstance(value, Derived):
+                    refs.update(r.split(".")[0] for r in value.refs)
+    return refs
+
+
+def handover_arguments(
+    fields: set[str], reason: str, task: str | None, employee_id: str | None
+) -> dict[str, Any] | None:
+    """The transfer tool's arguments, for the fields its schema has (EVA-Bench's: the verified caller's
+    ``employee_id``, a ``transfer_reason`` from its list, an ``issue_summary`` of 10-500 characters); None when it
+    needs an employee id and the caller was never verified (no call rather than a call that must fail)."""
+    if "employee_id" in fields and not employee_id:
+        return None
+    about = task.replace("_", " ") if task else "the caller's request"
+    candidates = {
+        "employee_id": employee_id,
+        "transfer_reason": "unable_to_resolve",  # every transfer of this engine: something could not be done
+        "issue_summary": f"Caller needs help with {about}; {reason}."[:500],
+        "reason": reason,
+    }
+    return {name: value for name, value in candidates.items() if name in fields}

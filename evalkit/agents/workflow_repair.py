@@ -1,0 +1,62 @@
+"""Which value the workflow engine asks again after a failed call (``WorkflowPolicy._after_error``, issue 17.2): the
+one most likely misheard, never one another call already accepted. Pure functions of the step, the tool's result and
+the values gathered; in their own module so the engine stays small."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from evalkit.domains.workflow import REFERENCE, Ask, Call, Derived, Workflow, WorkflowError, resolve
+
+# The likelier a kind of value is misheard, the earlier it is asked again: IDs, figures, dates, ... and last the values
+# heard against a fixed list (choices)
+REASK_ORDER = ("code", "digits", "number", "date", "time", "email", "name", "text", "yes_no", "choice")
+
+
+def _unresolved(value: Derived, scope: Mapping[str, Any]) -> bool:
+    """A Derived argument the caller's words did not give (its function answered None)."""
+    try:
+        return resolve(value, scope) is None
+    except (WorkflowError, TypeError, ValueError):  # a value it needs is missing or unusable: not given either
+        return True
+
+
+def fed_slots(step: Call) -> set[str]:
+    """The names a call's arguments read directly (``$slot`` or a ``Derived`` of it): the values it tested."""
+    names = {m.group(1) for v in step.args.values() if isinstance(v, str) and (m := REFERENCE.match(v))}
+    return names | {r.split(".")[0] for v in step.args.values() if isinstance(v, Derived) for r in v.refs}
+
+
+def slots_to_reask(
+    step: Call, result: Mapping[str, Any], workflow: Workflow, scope: Mapping[str, Any], accepted: set[str]
+) -> list[str]:
+    """The workflow's slots that fed the failed ``step``, in the order to ask them again: those no call accepted yet
+    (all of them when every one was), first what the caller's words did not give (a Derived that came out None) or
+    what the tool's error names ("Invalid date_of_birth 'family ride in 1974'"), then by ``REASK_ORDER``."""
+    slots = {s.slot.name: s.slot for s in workflow.steps if isinstance(s, Ask)}
+    fed = [
+        m.group(1)
+        for v in step.args.values()
+        if isinstance(v, str) and (m := REFERENCE.match(v)) and m.group(1) in slots and not m.group(2)
+    ]
+    fed += [r for v in step.args.values() if isinstance(v, Derived) for r in v.refs if r in slots]
+    fed += [r for r in (step.each.refs if step.each else ()) if r in slots]
+    fed = [name for name in fed if name not in accepted] or fed
+    unheard = {r for v in step.args.values() if isinstance(v, Derived) and _unresolved(v, scope) for r in v.refs}
+    message = str(result.get("message", ""))
+    unheard |= {
+        name
+        for key, value in step.args.items()
+        if re.search(rf"\b{re.escape(key)}\b", message)
+        for name in fed_slots(Call(step.tool, {key: value}))
+    }
+    # the value the error quotes ("Building 'hardware point' not recognized"): the one it could not resolve
+    unheard |= {name for name in fed if named_in(scope.get(name), message)}
+    return sorted(fed, key=lambda name: (name not in unheard, REASK_ORDER.index(slots[name].kind)))
+
+
+def named_in(value: Any, message: str) -> bool:
+    """Whether a tool's error message quotes this slot value (the value it could not resolve)."""
+    return isinstance(value, str) and bool(value) and f"'{value}'".lower() in message.lower()
