@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import random
+import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -31,6 +32,8 @@ from mlflow.entities import Metric, Param
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 from mlflow.utils.time import get_current_time_millis
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
 from evalkit.tracking.liveness import HEARTBEAT_TAG, Heartbeat, RunLife, now_ms, owner_tags
 from evalkit.tracking.traces import TraceSpec, log_traces
@@ -120,11 +123,45 @@ def store_lock(tracking_uri: str, purpose: str = "create") -> contextlib.Abstrac
 _READY: set[str] = set()
 
 
+def use_write_ahead_log(path: Path) -> bool:
+    """Switch a SQLite store to write-ahead logging (persistent in the file; True when it is in WAL mode).
+
+    In SQLite's default rollback-journal mode every MLflow write is a commit that waits for fsync (≈ 16 ms on this
+    machine; a cell makes 15-20 of them: most of its overhead, issue 16 point 8). With WAL and ``synchronous=NORMAL``
+    (:func:`_sqlite_connection_pragmas`) a commit is ≈ 0.01 ms, and it stays durable when a process is killed
+    (kill -9 resume keeps working): only a power cut can lose the last commits, never corrupt the file. Readers no
+    longer block the writer either. WAL needs every process on one host (SQLite's rule; a cluster uses a tracking
+    server). A store another process holds busy stays as it is: the switch is only a speed-up."""
+    try:
+        with contextlib.closing(sqlite3.connect(path, timeout=5.0)) as connection:
+            return str(connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]).lower() == "wal"
+    except sqlite3.Error as exc:
+        log.debug("SQLite store %s stays in its journal mode: %s", path, exc)
+        return False
+
+
+@event.listens_for(Engine, "connect")
+def _sqlite_connection_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    """Every SQLite connection of this process (MLflow's pooled engine included) to a WAL store commits without
+    waiting for fsync (see :func:`use_write_ahead_log`; in rollback mode the default FULL is kept)."""
+    if not isinstance(dbapi_connection, sqlite3.Connection):
+        return
+    cursor = dbapi_connection.cursor()
+    try:
+        if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+            cursor.execute("PRAGMA synchronous=NORMAL")
+    finally:
+        cursor.close()
+
+
 def mlflow_client(tracking_uri: str) -> MlflowClient:
     """A client whose store exists: the first use per process creates (or migrates) a SQLite store under a file
-    lock, because two processes running MLflow's schema migration on one fresh file lose one of them."""
+    lock, because two processes running MLflow's schema migration on one fresh file lose one of them; the store is
+    switched to write-ahead logging first (:func:`use_write_ahead_log`), so the migration's commits are fast too."""
     if tracking_uri not in _READY:
         with store_lock(tracking_uri):  # MlflowClient() itself creates and migrates the SQLite schema
+            if (path := sqlite_path(tracking_uri)) is not None:
+                use_write_ahead_log(path)
             retry_locked(lambda: MlflowClient(tracking_uri).search_experiments(max_results=1))
         _READY.add(tracking_uri)
     return cast(MlflowClient, _RetryingClient(MlflowClient(tracking_uri)))
