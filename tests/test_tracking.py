@@ -58,6 +58,42 @@ def test_only_complete_cells_are_found(target):
     assert statuses == {"k1": "FINISHED", "k2": "FAILED"}
 
 
+def test_metrics_and_tags_kept_for_the_close_land_with_the_run_and_before_its_completion(
+    target, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One write at close: aggregates, a table written into the logged folder (what MLflow's log_table would
+    store, tag included), and the completion tag; a run that fails still keeps what it was given."""
+    from evalkit.tracking.store import COMPLETE_TAG, write_table
+
+    columns = {"scenario": ["AL-001", "AL-005"], "task_completion": [1.0, None], "turns": [4, 7]}
+    folder = tmp_path / "cell"
+    folder.mkdir()
+    write_table(columns, folder / "t.json")
+    with CellRun.open(target, "closing", {"cell_key": "c1", "evalkit.kind": "cell"}, None) as run:
+        run.log_dir(folder, tables=("t.json",))
+        run.log_at_close({"m": 2.0, "nan": float("nan")}, {"note": "x"})
+        assert "m" not in MlflowClient(target.tracking_uri).get_run(run.run_id).data.metrics  # not yet
+    with CellRun.open(target, "reference", {"cell_key": "c2", "evalkit.kind": "test"}, None) as reference:
+        reference.log_table(columns, "t.json")  # MLflow's own way
+    client = MlflowClient(target.tracking_uri)
+    stored = client.get_run(run.run_id)
+    assert stored.data.metrics == {"m": 2.0} and stored.data.tags["note"] == "x"
+    assert stored.data.tags[COMPLETE_TAG] == "true" and stored.info.status == "FINISHED"
+    made_by_mlflow = client.get_run(reference.run_id).data.tags["mlflow.loggedArtifacts"]
+    assert stored.data.tags["mlflow.loggedArtifacts"] == made_by_mlflow
+    experiment = stored.info.experiment_id
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", target.tracking_uri)  # load_table searches the global store
+    ours = client.load_table(experiment, "t.json", run_ids=[run.run_id])
+    theirs = client.load_table(experiment, "t.json", run_ids=[reference.run_id])
+    assert ours.equals(theirs) and list(ours["turns"]) == [4, 7]
+
+    with pytest.raises(RuntimeError), CellRun.open(target, "dies", {"cell_key": "c3"}, None) as failed:
+        failed.log_at_close({"m": 3.0})
+        raise RuntimeError("crashed after scoring")
+    dead = client.get_run(failed.run_id)
+    assert dead.info.status == "FAILED" and dead.data.metrics == {"m": 3.0} and COMPLETE_TAG not in dead.data.tags
+
+
 def test_sweep_parent_collects_children_into_a_summary(tmp_path: Path, target):
     sweep_dir = tmp_path / "multirun" / "x"
     parent = start_sweep(target, sweep_dir, {"domain": "airline"}, ["+perturb=noise_cafe"])
