@@ -210,12 +210,9 @@ def log_traces(tracking_uri: str, experiment_id: str, run_id: str, specs: Iterab
         return written
     try:
         client.log_spans(experiment_id, [span for _, spans in pending for span in spans])
-        stored_infos = existing_traces(client, experiment_id, run_id)
     except (NotImplementedError, MlflowException) as exc:  # a store that keeps spans as an artifact only
         log.debug("trace spans go to the trace artifacts: %s", exc)
-        stored_infos = {}
-    for info, spans in pending:
-        if not _spans_in_store(stored_infos.get(info.trace_id, info)):
+        for info, spans in pending:
             client._upload_trace_data(info, TraceData(spans=spans))
     return written
 
