@@ -94,6 +94,16 @@ class _DoneChild:
 _SEEN: dict[tuple[str, str], dict[str, _DoneChild]] = {}
 
 
+@dataclass(frozen=True)
+class _Parent:
+    experiment_id: str
+    start_time_ms: int
+    total: int | None
+
+
+_PARENTS: dict[tuple[str, str], _Parent] = {}  # parent runs whose total is known (nothing else of them changes)
+
+
 def _done_children(client: Any, experiment_id: str, parent_run_id: str, seen: dict[str, _DoneChild]) -> None:
     """Add the parent's FINISHED computed/reused children not in ``seen`` to it."""
     query = f"tags.`mlflow.parentRunId` = '{parent_run_id}' and attributes.status = 'FINISHED'"
@@ -113,20 +123,26 @@ def _done_children(client: Any, experiment_id: str, parent_run_id: str, seen: di
 def sweep_progress(target: TrackingTarget, parent_run_id: str, now_ms: int | None = None) -> SweepProgress:
     """The sweep's progress as the store has it now (``now_ms`` for a fixed clock)."""
     client = mlflow_client(target.tracking_uri)
-    parent = client.get_run(parent_run_id)
-    seen = _SEEN.setdefault((target.tracking_uri, parent_run_id), {})
-    _done_children(client, parent.info.experiment_id, parent_run_id, seen)
+    key = (target.tracking_uri, parent_run_id)
+    parent = _PARENTS.get(key)
+    if parent is None:
+        run = client.get_run(parent_run_id)
+        total = run.data.tags.get(TOTAL_TAG)
+        parent = _Parent(run.info.experiment_id, int(run.info.start_time or 0), int(total) if total else None)
+        if parent.total is not None:  # set before the first job starts, never changed: read once
+            _PARENTS[key] = parent
+    seen = _SEEN.setdefault(key, {})
+    _done_children(client, parent.experiment_id, parent_run_id, seen)
     done = list(seen.values())
     fresh = [c for c in done if c.kind == "cell"]
-    total = parent.data.tags.get(TOTAL_TAG)
     now = int(time.time() * 1000) if now_ms is None else now_ms
     return SweepProgress(
         done=len(done),
-        total=int(total) if total else None,
+        total=parent.total,
         fresh_cells=len(fresh),
         conversations=sum(c.conversations for c in done),
         fresh_conversations=sum(c.conversations for c in fresh),
-        elapsed_s=max(now - int(parent.info.start_time or now), 0) / 1000.0,
+        elapsed_s=max(now - (parent.start_time_ms or now), 0) / 1000.0,
     )
 
 
