@@ -245,5 +245,5 @@ def test_selected_scenarios_are_read_fresh_and_a_changed_folder_is_seen(tmp_path
     with pytest.raises(ScenarioError, match="no scenarios"):
         load_scenarios("airline", ["AL-001"], folder=folder)
     (folder / "broken.json").write_text("{")
-    with pytest.raises(ScenarioError, match="broken.json"):
+    with pytest.raises(ScenarioError, match=r"broken\.json"):
         load_scenarios("airline", ["AL-005"], folder=folder)
