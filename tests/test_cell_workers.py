@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from evalkit.cell import plan_cell, run_cell_conversations
+from evalkit.cell.run import _POOLS, shutdown_worker_pools
 from evalkit.config.schema import cell_key, validate_config
 from tests.test_config import composed
 from tests.test_launch_equivalence import _compare_module
@@ -12,7 +18,7 @@ from tests.test_launch_equivalence import _compare_module
 _strip = _compare_module()._strip  # the record checker's own rule for timing fields (scripts/compare_records.py)
 
 
-def _records(tmp_path: Path, workers: int) -> list[dict]:
+def _records(tmp_path: Path, workers: int, *overrides: str) -> list[dict]:
     config = validate_config(
         composed(
             "domain.scenarios=[AL-005]",
@@ -21,9 +27,11 @@ def _records(tmp_path: Path, workers: int) -> list[dict]:
             "metrics=[task_completion,user_wer]",
             "+perturb=noise_cafe",
             f"workers={workers}",
+            *overrides,
         )
     )
-    records = run_cell_conversations(plan_cell(config), tmp_path / f"w{workers}", log_audio=False)
+    out = tmp_path / "-".join((f"w{workers}", *overrides))
+    records = run_cell_conversations(plan_cell(config), out, log_audio=False)
     return [_strip(r.model_dump(mode="json")) for r in records]
 
 
@@ -41,3 +49,58 @@ def test_two_workers_give_the_records_of_one(tmp_path: Path) -> None:
 def test_workers_is_not_part_of_the_cell_identity() -> None:
     base = validate_config(composed())
     assert cell_key(base) == cell_key(validate_config(composed("workers=2")))
+
+
+def _pool_pids() -> set[int]:
+    return {pid for pool in _POOLS.values() for pid in pool._processes}  # the pool's live worker processes
+
+
+def test_the_next_cell_reuses_the_worker_pool_and_still_gives_the_records_of_one(tmp_path: Path) -> None:
+    """Workers outlive their cell (starting them and loading Whisper cost more than a small cell's conversations):
+    a second cell with another config runs in the same processes, with its own runner, and its records are those
+    of one process."""
+    shutdown_worker_pools()
+    try:
+        _records(tmp_path, 2, "seed=3")
+        first = _pool_pids()
+        assert len(first) == 2
+        two = _records(tmp_path, 2, "seed=4", "perturb.snr_db=5")
+        assert _pool_pids() == first  # the same worker processes served the second cell
+        assert two == _records(tmp_path, 1, "seed=4", "perturb.snr_db=5")
+    finally:
+        shutdown_worker_pools()
+    assert not _POOLS
+
+
+def test_pool_workers_exit_when_their_parent_is_killed(tmp_path: Path) -> None:
+    """kill -9 of a sweep cannot shut its pool down: the idle workers must not wait on their queue for good."""
+    script = (
+        "import os, sys, time\n"
+        "from evalkit.cell.run import worker_pool\n"
+        "pool = worker_pool(2, 2)\n"
+        "futures = [pool.submit(time.sleep, 1.0) for _ in range(2)]\n"  # both workers start
+        "[f.result() for f in futures]\n"
+        "print(' '.join(str(p) for p in pool._processes), flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    env = os.environ | {"PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=tmp_path, env=env)
+    try:
+        assert parent.stdout is not None
+        workers = [int(pid) for pid in parent.stdout.readline().split()]
+        assert len(workers) == 2 and all(_alive(pid) for pid in workers)
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    deadline = time.monotonic() + 30
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(_alive(pid) for pid in workers)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")

@@ -215,3 +215,35 @@ def test_evalkits_own_scenarios_keep_their_script() -> None:
         scenario = load_scenario(scenario_dir(domain) / name)
         assert ScriptedSimulator(scenario).fallback is None
         assert FieldAnswers.for_scenario(scenario, None) is None
+
+
+def test_selected_scenarios_are_read_fresh_and_a_changed_folder_is_seen(tmp_path: Path) -> None:
+    """Every cell plans its scenarios: with ids, only their files are read (which file holds which id is read once
+    per folder state), each call returns new objects, and an edited, added or removed file is seen at once."""
+    from evalkit.scenarios.store import ScenarioError, load_scenarios, scenario_dir
+
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    for name in ("AL-001.json", "AL-005.json"):
+        (folder / name).write_text((scenario_dir("airline") / name).read_text())
+    first = load_scenarios("airline", ["AL-005"], folder=folder)
+    first[0].user_goal.high_level_user_goal = "mutated by a caller"
+    again = load_scenarios("airline", ["AL-005", "AL-001"], folder=folder)
+    assert [s.id for s in again] == ["AL-005", "AL-001"] and again[0] is not first[0]
+    assert again[0].user_goal.high_level_user_goal != "mutated by a caller"
+
+    raw = json.loads((folder / "AL-005.json").read_text())
+    raw["user_goal"]["high_level_user_goal"] = "an edited goal, one byte longer or shorter than before."
+    (folder / "AL-005.json").write_text(json.dumps(raw))
+    assert load_scenarios("airline", ["AL-005"], folder=folder)[0].user_goal.high_level_user_goal == (
+        "an edited goal, one byte longer or shorter than before."
+    )
+    raw["id"] = "AL-099"
+    (folder / "renamed.json").write_text(json.dumps(raw))
+    assert load_scenarios("airline", ["AL-099"], folder=folder)[0].id == "AL-099"
+    (folder / "AL-001.json").unlink()
+    with pytest.raises(ScenarioError, match="no scenarios"):
+        load_scenarios("airline", ["AL-001"], folder=folder)
+    (folder / "broken.json").write_text("{")
+    with pytest.raises(ScenarioError, match=r"broken\.json"):
+        load_scenarios("airline", ["AL-005"], folder=folder)

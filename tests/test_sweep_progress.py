@@ -65,6 +65,34 @@ def test_progress_arithmetic_from_the_store(target: TrackingTarget, tmp_path: Pa
     assert [m.step for m in history] == [3]
 
 
+def test_each_progress_step_reads_only_the_children_it_has_not_seen(
+    target: TrackingTarget, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A FINISHED child does not change, so a step reads only new ones (reading all cost O(cells) per cell); the
+    numbers stay those of a full read, failed cells still never count."""
+    parent = start_sweep(target, tmp_path / "sweep", {}, [])
+    set_sweep_total(target, parent, 6)
+    log_cell(target, parent, "a", "cell", 4)
+    log_cell(target, parent, "b", "reuse", 6)
+    returned: list[int] = []
+    search = MlflowClient.search_runs
+
+    def counted(self: MlflowClient, *args: object, **kwargs: object) -> object:
+        runs = search(self, *args, **kwargs)  # type: ignore[arg-type]
+        returned.append(len(runs))
+        return runs
+
+    monkeypatch.setattr(MlflowClient, "search_runs", counted)
+    assert sweep_progress(target, parent).done == 2 and returned == [2]
+    log_cell(target, parent, "c", "cell", 3)
+    log_cell(target, parent, "d", "cell", 4, fail=True)  # FAILED: never done
+    log_cell(target, parent, "e", "reuse", 5)
+    progress = sweep_progress(target, parent)
+    assert returned == [2, 2]  # c and e only
+    assert (progress.done, progress.fresh_cells, progress.conversations, progress.fresh_conversations) == (4, 2, 18, 7)
+    assert sweep_progress(target, parent).done == 4 and returned == [2, 2, 0]
+
+
 def test_progress_without_computed_cells_or_total_says_so(target: TrackingTarget, tmp_path: Path) -> None:
     parent = start_sweep(target, tmp_path / "sweep", {}, [])
     log_cell(target, parent, "a", "reuse", 6)

@@ -109,6 +109,31 @@ def test_a_cell_writes_one_readable_trace_per_conversation_and_reuse_adds_none(t
     assert len(client.search_traces(locations=[experiment_id])) == 2
 
 
+def test_a_trace_started_without_its_spans_gets_them_once_on_a_retry(tmp_path: Path) -> None:
+    """log_traces writes each trace's info, then all spans in one transaction: a failure in between leaves traces
+    without spans, and the retried call must complete them (not skip them as written, not log spans twice)."""
+    from mlflow.tracing.client import TracingClient
+
+    from evalkit.tracking.traces import _trace_info, build_spans
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    config = tiny_cell(uri, "mlflow.log_traces=false")
+    target = resolve_target(uri, config.mlflow.experiment, None, tmp_path)
+    run_cell(config, target, tmp_path / "cell")
+    records = [ConversationRecord.model_validate_json(p.read_text()) for p in (tmp_path / "cell/records").iterdir()]
+    specs = conversation_traces(records, 0.0, "s", {}, "file:///a")
+    client = MlflowClient(uri)
+    with CellRun.open(target, "half-written", {"cell_key": "z", "evalkit.kind": "test"}, None) as run:
+        trace_id, spans = build_spans(specs[0], run.run_id)
+        tracing = TracingClient(uri)
+        tracing.start_trace(_trace_info(specs[0], trace_id, run.experiment_id or "", run.run_id))
+        assert "mlflow.trace.spansLocation" not in tracing.get_trace_info(trace_id).tags  # no spans stored yet
+        assert run.log_traces(specs) == [trace_id]
+        assert len(client.get_trace(trace_id).data.spans) == len(spans)
+        assert run.log_traces(specs) == [trace_id]  # whole now: nothing more is written
+        assert len(client.get_trace(trace_id).data.spans) == len(spans)
+
+
 def test_traces_can_be_turned_off(tmp_path: Path) -> None:
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     config = tiny_cell(uri, "mlflow.log_traces=false")
@@ -136,7 +161,8 @@ def test_a_secret_value_never_reaches_a_trace(monkeypatch: pytest.MonkeyPatch, t
     traces = client.search_traces(locations=[client.get_run(result.run_id).info.experiment_id], run_id=run.run_id)
     text = json.dumps([s.to_dict() for s in traces[0].data.spans])
     assert "my key is ***" in text and planted not in text
-    assert planted.encode() not in (tmp_path / "mlflow.db").read_bytes()
+    stored = list(tmp_path.glob("mlflow.db*"))  # the write-ahead log too: recent commits may be only there
+    assert tmp_path / "mlflow.db" in stored and all(planted.encode() not in p.read_bytes() for p in stored)
 
 
 @pytest.mark.slow

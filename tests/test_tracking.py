@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,38 @@ def test_only_complete_cells_are_found(target):
     assert statuses == {"k1": "FINISHED", "k2": "FAILED"}
 
 
+def test_what_is_kept_for_the_close_lands_with_the_run_before_its_completion(target, tmp_path: Path) -> None:
+    """One write at close: aggregates, a table written into the logged folder (what MLflow's log_table would
+    store, tag included), and the completion tag; a run that fails still keeps what it was given."""
+    from evalkit.tracking.store import COMPLETE_TAG, write_table
+
+    columns = {"scenario": ["AL-001", "AL-005"], "task_completion": [1.0, None], "turns": [4, 7]}
+    folder = tmp_path / "cell"
+    folder.mkdir()
+    write_table(columns, folder / "t.json")
+    with CellRun.open(target, "closing", {"cell_key": "c1", "evalkit.kind": "cell"}, None) as run:
+        run.log_dir(folder, tables=("t.json",))
+        run.log_at_close({"m": 2.0, "nan": float("nan")}, {"note": "x"})
+        assert "m" not in MlflowClient(target.tracking_uri).get_run(run.run_id).data.metrics  # not yet
+    with CellRun.open(target, "reference", {"cell_key": "c2", "evalkit.kind": "test"}, None) as reference:
+        reference.log_table(columns, "t.json")  # MLflow's own way
+    client = MlflowClient(target.tracking_uri)
+    stored = client.get_run(run.run_id)
+    assert stored.data.metrics == {"m": 2.0} and stored.data.tags["note"] == "x"
+    assert stored.data.tags[COMPLETE_TAG] == "true" and stored.info.status == "FINISHED"
+    made_by_mlflow = client.get_run(reference.run_id).data.tags["mlflow.loggedArtifacts"]
+    assert stored.data.tags["mlflow.loggedArtifacts"] == made_by_mlflow
+    ours = json.loads(Path(client.download_artifacts(run.run_id, "t.json", str(tmp_path / "ours"))).read_text())
+    theirs = client.download_artifacts(reference.run_id, "t.json", str(tmp_path / "theirs"))
+    assert ours == json.loads(Path(theirs).read_text()) and ours["data"][0] == ["AL-001", 1.0, 4]
+
+    with pytest.raises(RuntimeError), CellRun.open(target, "dies", {"cell_key": "c3"}, None) as failed:
+        failed.log_at_close({"m": 3.0})
+        raise RuntimeError("crashed after scoring")
+    dead = client.get_run(failed.run_id)
+    assert dead.info.status == "FAILED" and dead.data.metrics == {"m": 3.0} and COMPLETE_TAG not in dead.data.tags
+
+
 def test_sweep_parent_collects_children_into_a_summary(tmp_path: Path, target):
     sweep_dir = tmp_path / "multirun" / "x"
     parent = start_sweep(target, sweep_dir, {"domain": "airline"}, ["+perturb=noise_cafe"])
@@ -74,3 +107,29 @@ def test_sweep_parent_collects_children_into_a_summary(tmp_path: Path, target):
 
 def test_flatten_makes_dotted_string_params():
     assert flatten({"a": {"b": 1, "c": [1, 2]}, "d": None}) == {"a.b": "1", "a.c": "[1, 2]", "d": "None"}
+
+
+def test_a_sqlite_store_commits_through_a_write_ahead_log(tmp_path: Path) -> None:
+    """Rollback-journal commits wait for fsync (≈ 16 ms each, most of a cell's overhead: issue 16 point 8). The
+    store is switched to WAL once (persistent in the file) and every connection of ours commits with
+    synchronous=NORMAL, MLflow's pooled ones included; a store created by plain MLflow is switched too."""
+    import sqlite3
+
+    from sqlalchemy import create_engine, text
+
+    from evalkit.tracking.store import mlflow_client
+
+    old = tmp_path / "old" / "mlflow.db"
+    old.parent.mkdir()
+    MlflowClient(f"sqlite:///{old}").search_experiments()  # created by MLflow alone: rollback journal
+    with sqlite3.connect(old) as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    for path in (tmp_path / "new" / "mlflow.db", old):
+        uri = f"sqlite:///{path}"
+        client = mlflow_client(uri)
+        client.create_experiment("wal")  # a write through MLflow's own engine
+        with sqlite3.connect(path) as connection:
+            assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        with create_engine(uri).connect() as connection:  # any engine of this process: synchronous NORMAL (1)
+            assert connection.execute(text("PRAGMA synchronous")).scalar() == 1
+        assert MlflowClient(uri).get_experiment_by_name("wal") is not None

@@ -119,7 +119,7 @@ def run_cell_conversations(
     return records
 
 
-CELL_OUTPUTS = ("records", "audio", "seeds.json", "aggregates.json")
+CELL_OUTPUTS = ("records", "audio", "seeds.json", "aggregates.json", "conversations_table.json")
 NO_RANDOMNESS = (
     "persona variation off, no random persona behaviour, deterministic simulator, agent and voice, no perturbation"
 )
@@ -156,7 +156,7 @@ def _reuse(plan: CellPlan, target: TrackingTarget, previous: str, parent_run_id:
         tags = cell_tags(plan, "reuse") | {"reused_from": previous}
         with CellRun.open(target, plan.run_name, tags, parent_run_id) as run:
             run.log_params(axis_params(plan.config))
-            run.log_metrics(metrics)
+            run.log_at_close(metrics)
     return CellResult(
         cell_key=plan.key,
         run_id=previous,
@@ -262,7 +262,7 @@ def _log_traces(run: CellRun, plan: CellPlan, records: list[ConversationRecord],
     except Exception as exc:
         log.warning("cell %s: conversation traces not logged: %s: %s", plan.key, type(exc).__name__, exc)
         return
-    run.log_metrics({"trace_log_s": time.perf_counter() - t0})
+    run.log_at_close({"trace_log_s": time.perf_counter() - t0})
 
 
 def _headline(aggregates: dict[str, float]) -> str:

@@ -12,9 +12,11 @@ import soundfile as sf
 
 from evalkit.config.secrets import redact, secret_env_values
 from evalkit.records import ConversationRecord, Turn
+from evalkit.tracking.store import write_table
 from evalkit.tracking.traces import SpanSpec, TraceSpec
 
 ARTIFACT_SAMPLE_RATE = 16_000  # audio artifacts: 16 kHz 16-bit WAV, playable in the MLflow UI
+TABLE_FILE = "conversations_table.json"  # the per-conversation table (an MLflow table artifact)
 
 
 def write_conversation(out_dir: Path, record: ConversationRecord, tracks: dict[str, Any]) -> str:
@@ -63,11 +65,15 @@ def write_cell_files(
 
 
 def log_scored_cell(run: Any, records: list[ConversationRecord], aggregates: dict[str, float], out_dir: Path) -> None:
-    """Aggregates, the per-conversation table and the cell folder into an open ``CellRun`` (cell and re-score)."""
-    run.log_metrics(aggregates)
+    """Aggregates, the per-conversation table and the cell folder into an open ``CellRun`` (cell and re-score):
+    the table is written into the folder, which goes up in one upload; the aggregates go with the run's last
+    write."""
+    tables: tuple[str, ...] = ()
     if records:
-        run.log_table(per_conversation_table(records), "conversations_table.json")
-    run.log_dir(out_dir)
+        write_table(per_conversation_table(records), out_dir / TABLE_FILE)
+        tables = (TABLE_FILE,)
+    run.log_dir(out_dir, tables=tables)
+    run.log_at_close(aggregates)
 
 
 def _turn_span(turn: Turn, base_ms: float, previous: Turn | None, secrets: list[str]) -> SpanSpec:

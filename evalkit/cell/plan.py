@@ -56,6 +56,7 @@ def cell_tags(plan: CellPlan, kind: str) -> dict[str, str]:
     }
 
 
+@functools.cache  # the installed distribution does not change under a running process (a metadata scan per cell)
 def _code_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 

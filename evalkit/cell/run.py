@@ -5,12 +5,18 @@ processes; ``concurrency`` > 1 runs that many real-time calls at once in each pr
 
 from __future__ import annotations
 
+import atexit
+import functools
 import logging
 import multiprocessing
+import os
+import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -205,25 +211,65 @@ class ConversationRunner:
         return out
 
 
-_RUNNER: ConversationRunner | None = None  # the worker process's runner (built by its initializer)
+# A worker process's runner for the cell it is serving: (cell token, runner). Built on the first batch of each cell
+# (as a one-process cell builds its own); the models it loads stay cached in the process for the next cells.
+_RUNNER: tuple[str, ConversationRunner] | None = None
 
 
-def _init_worker(config: RunConfig, concurrency: int, share: int) -> None:
-    global _RUNNER
+def _init_worker(share: int) -> None:
     set_process_share(share)  # before any model loads: each worker decodes with its share of the cores
-    _RUNNER = ConversationRunner(config, concurrency)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="evalkit-orphan-watch", daemon=True).start()
 
 
-def _run_batch(jobs: list[tuple[Scenario, int]]) -> list[ConversationResult]:
-    assert _RUNNER is not None, "worker initializer did not run"
-    return list(_RUNNER.run_all(jobs))
+def _exit_with_parent(parent: int, poll_s: float = 1.0) -> None:
+    """A pool worker ends when the process that started it is gone: a parent killed with SIGKILL cannot shut its
+    pool down, and the workers (which live between cells, holding their models) would wait on their queue for
+    good."""
+    while os.getppid() == parent:
+        time.sleep(poll_s)
+    os._exit(1)
+
+
+def _run_batch(
+    cell: str, config: RunConfig, concurrency: int, jobs: list[tuple[Scenario, int]]
+) -> list[ConversationResult]:
+    global _RUNNER
+    if _RUNNER is None or _RUNNER[0] != cell:
+        _RUNNER = (cell, ConversationRunner(config, concurrency))
+    return list(_RUNNER[1].run_all(jobs))
+
+
+# The worker pool of this process, by (processes, share): it lives as long as the process, so the cells of a sweep
+# after the first find their workers started, evalkit imported and Whisper loaded (≈ 1-3 s per worker, more than
+# a small cell's conversations: issue 16 point 8). One pool at a time (each worker holds its models in memory).
+_POOLS: dict[tuple[int, int], ProcessPoolExecutor] = {}
+
+
+def worker_pool(processes: int, share: int) -> ProcessPoolExecutor:
+    """This process's pool of ``processes`` conversation workers (started on first use, reused after)."""
+    key = (processes, share)
+    if key not in _POOLS:
+        shutdown_worker_pools()
+        # spawn, not fork: the parent holds open store connections and threads that a fork would copy mid-state
+        context = multiprocessing.get_context("spawn")
+        _POOLS[key] = ProcessPoolExecutor(processes, context, _init_worker, (share,))
+    return _POOLS[key]
+
+
+def shutdown_worker_pools() -> None:
+    while _POOLS:
+        _POOLS.popitem()[1].shutdown(wait=True, cancel_futures=True)
+
+
+atexit.register(shutdown_worker_pools)
 
 
 def run_conversations(plan: CellPlan, workers: int = 1, concurrency: int = 1) -> Iterator[ConversationResult]:
     """Every (scenario, trial) job of the plan, yielded in plan order as each finishes. Every seed derives from
     (cell seed, scenario, trial), so ``workers`` processes × ``concurrency`` calls give exactly the results of
     one. With both, each worker process takes ``concurrency`` consecutive jobs at a time. A cell with nothing
-    random runs one trial per scenario (``CellPlan.trials``).
+    random runs one trial per scenario (``CellPlan.trials``). The worker processes outlive the cell
+    (:func:`worker_pool`).
 
     An in-process agent runs one conversation at a time whatever ``concurrency`` says: its calls never wait (a
     virtual clock), so overlapping them would only share the same cores (``workers`` is the knob for that), and
@@ -237,13 +283,15 @@ def run_conversations(plan: CellPlan, workers: int = 1, concurrency: int = 1) ->
         yield from ConversationRunner(plan.config, concurrency).run_all(jobs)
         return
     batches = [jobs[i : i + concurrency] for i in range(0, len(jobs), concurrency)]
-    # spawn, not fork: the parent holds open store connections and threads that a fork would copy mid-state
-    context = multiprocessing.get_context("spawn")
-    processes = min(workers, len(batches))
-    share = process_share() * processes
-    with ProcessPoolExecutor(processes, context, _init_worker, (plan.config, concurrency, share)) as pool:
-        for batch in pool.map(_run_batch, batches):
+    share = process_share() * workers
+    pool = worker_pool(workers, share)  # processes start on demand: a cell with fewer batches starts fewer
+    serve = functools.partial(_run_batch, uuid.uuid4().hex, plan.config, concurrency)
+    try:
+        for batch in pool.map(serve, batches):
             yield from batch
+    except BrokenProcessPool:
+        shutdown_worker_pools()  # a worker died (killed, out of memory): the next cell starts a fresh pool
+        raise
 
 
 @dataclass

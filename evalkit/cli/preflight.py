@@ -27,6 +27,15 @@ from evalkit.config.secrets import redact_text
 
 EXIT_BAD_INPUT = 2
 _PASSED: set[tuple[str, ...]] = set()  # jobs already validated in this process (callback, then sweeper guard)
+# The validated config of each job checked here, for that job's own start in this process (the basic launcher):
+# resolving the composed config is most of the check (≈ 5-10 ms a job), and the job's composition is the one
+# checked (memoize_sweep_configs), up to the hydra node, which the run config leaves out. Taken once.
+_CHECKED: dict[tuple[str, ...], RunConfig] = {}
+
+
+def checked_job_config(overrides: Sequence[str]) -> RunConfig | None:
+    """The config the sweep's check validated for the job with these overrides (once), or None."""
+    return _CHECKED.pop(tuple(overrides), None)
 
 
 def one_line(exc: BaseException) -> str:
@@ -53,7 +62,7 @@ def checked_config(cfg: DictConfig, choices: dict[str, Any], overrides: list[str
 def job_problem(config_loader: Any, master: DictConfig, job: Sequence[str], base_dir: Path) -> str | None:
     try:
         cfg = config_loader.load_sweep_config(master, list(job))
-        checked_config(cfg, dict(cfg.hydra.runtime.choices), list(job), base_dir)
+        _CHECKED[tuple(job)] = checked_config(cfg, dict(cfg.hydra.runtime.choices), list(job), base_dir)
     except ConfigError as exc:
         return one_line(exc)
     except Exception as exc:  # Hydra composition errors (unknown option, bad override) of one job

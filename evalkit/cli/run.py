@@ -11,7 +11,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from evalkit.cell import run_cell
-from evalkit.cli.preflight import checked_config
+from evalkit.cli.preflight import checked_config, checked_job_config
 from evalkit.config.schema import RunConfig, cell_key, twin_config
 from evalkit.records import CellResult
 from evalkit.speech.cores import set_process_share, usable_cores
@@ -31,6 +31,8 @@ def to_run_config(cfg: DictConfig) -> RunConfig:
     hydra_cfg = HydraConfig.get() if HydraConfig.initialized() else None
     choices: dict[str, Any] = dict(hydra_cfg.runtime.choices) if hydra_cfg else {}
     overrides = list(hydra_cfg.overrides.task) if hydra_cfg else []
+    if hydra_cfg is not None and hydra_cfg.mode == RunMode.MULTIRUN and (known := checked_job_config(overrides)):
+        return known  # a sweep job this process checked before the sweep started
     base_dir = Path(hydra_cfg.runtime.cwd) if hydra_cfg else Path.cwd()
     return checked_config(cfg, choices, overrides, base_dir)
 

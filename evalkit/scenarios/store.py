@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -76,16 +77,37 @@ def load_scenarios(
     domain: str, ids: list[str] | None = None, limit: int | None = None, folder: str | Path | None = None
 ) -> list[Scenario]:
     """Scenarios of a domain sorted by id (from ``folder`` when given); ``ids`` selects a subset (unknown ids are an
-    error)."""
-    scenarios = (
-        folder_scenarios(domain, folder)
-        if folder is not None
-        else [load_scenario(p) for p in sorted(scenario_dir(domain).glob("*.json"))]
-    )
-    if ids:
-        by_id = {s.id: s for s in scenarios}
-        missing = [i for i in ids if i not in by_id]
-        if missing:
-            raise ScenarioError(f"domain {domain!r} has no scenarios {missing}; known: {sorted(by_id)}")
-        scenarios = [by_id[i] for i in ids]
+    error). With ``ids``, only their files are read (fresh objects every call): which file holds which id is read
+    once per process while the folder's files stay the same (every cell of a sweep plans its scenarios)."""
+    if not ids:
+        scenarios = (
+            folder_scenarios(domain, folder)
+            if folder is not None
+            else [load_scenario(p) for p in sorted(scenario_dir(domain).glob("*.json"))]
+        )
+        return scenarios[:limit] if limit else scenarios
+    path = scenario_folder(domain, folder)
+    files = sorted(path.glob("*.json"))
+    signature = tuple((f.name, *_stamp(f)) for f in files)
+    by_id = _files_by_id(domain, path, folder is not None, signature)
+    missing = [i for i in ids if i not in by_id]
+    if missing:
+        raise ScenarioError(f"domain {domain!r} has no scenarios {missing}; known: {sorted(by_id)}")
+    scenarios = [load_scenario(by_id[i]) for i in ids]
     return scenarios[:limit] if limit else scenarios
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_mtime_ns, stat.st_size
+
+
+@functools.lru_cache(maxsize=64)
+def _files_by_id(
+    domain: str, path: Path, own_folder: bool, signature: tuple[tuple[str, int, int], ...]
+) -> dict[str, Path]:
+    """Scenario id -> file of a folder whose files have ``signature`` (names, mtimes, sizes): a changed, added or
+    removed file makes a new signature, so the index is never stale. Reading them all raises what a full load
+    raises (an unreadable file, a scenario of another domain in a ``domain.scenario_dir`` folder)."""
+    read = folder_scenarios(domain, path) if own_folder else [load_scenario(path / name) for name, *_ in signature]
+    return {s.id: path / name for s, (name, *_) in zip(read, signature, strict=True)}
