@@ -25,11 +25,10 @@ import functools
 import hashlib
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from math import gcd
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -180,36 +179,45 @@ class _Drawn:
     no_speech_prob: float
 
 
-Pick = Callable[[Any, float], int]  # (a generation result, its length penalty) -> the hypothesis handed on
+class _NBestDraw:
+    """Stands in for faster-whisper's CTranslate2 model during one seeded decode: ``generate`` runs beam search for
+    the n best transcripts and returns one drawn from ``rng`` at ``temperature`` (see the module docstring)."""
+
+    def __init__(self, model: object, rng: np.random.Generator, temperature: float, candidates: int) -> None:
+        self._model = model
+        self._rng = rng
+        self._temperature = temperature
+        self._candidates = candidates
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._model, name)
+
+    def generate(self, features: object, prompts: object, **kwargs: object) -> list[_Drawn]:
+        kwargs["beam_size"] = max(self._candidates, int(kwargs.get("beam_size", 1)))  # type: ignore[call-overload]
+        kwargs["num_hypotheses"] = self._candidates
+        kwargs["return_scores"] = True
+        penalty = float(kwargs.get("length_penalty", 1.0))  # type: ignore[arg-type]
+        drawn = []
+        for result in self._model.generate(features, prompts, **kwargs):  # type: ignore[attr-defined]
+            # scores are log p / length**penalty: undo the normalisation to weigh whole transcripts
+            pairs = zip(result.scores, result.sequences_ids, strict=True)
+            logp = np.array([score * max(1, len(ids)) ** penalty for score, ids in pairs])
+            weights = np.exp((logp - logp.max()) / self._temperature)
+            i = int(self._rng.choice(len(weights), p=weights / weights.sum()))
+            drawn.append(
+                _Drawn([result.sequences[i]], [result.sequences_ids[i]], [result.scores[i]], result.no_speech_prob)
+            )
+        return drawn
 
 
-def _best(result: Any, penalty: float) -> int:
-    return 0
+class _NBestKeep:
+    """Stands in for faster-whisper's CTranslate2 model during one n-best decode: ``generate`` runs beam search for
+    ``n`` hypotheses, keeps them all (token ids, best first) and hands faster-whisper the best one, as usual."""
 
-
-def _drawer(rng: np.random.Generator, temperature: float) -> Pick:
-    """Draw a hypothesis at ``temperature`` from ``rng`` by whole-transcript probability (module docstring)."""
-
-    def pick(result: Any, penalty: float) -> int:
-        # scores are log p / length**penalty: undo the normalisation to weigh whole transcripts
-        pairs = zip(result.scores, result.sequences_ids, strict=True)
-        logp = np.array([score * max(1, len(ids)) ** penalty for score, ids in pairs])
-        weights = np.exp((logp - logp.max()) / temperature)
-        return int(rng.choice(len(weights), p=weights / weights.sum()))
-
-    return pick
-
-
-class _NBest:
-    """Stands in for faster-whisper's CTranslate2 model during one decode: ``generate`` runs beam search for ``n``
-    hypotheses, keeps them all (token ids per 30 s window, best first) and hands faster-whisper the one ``pick``
-    chooses: the best (an n-best decode) or one drawn (a seeded, sampled decode)."""
-
-    def __init__(self, model: object, n: int, pick: Pick = _best) -> None:
+    def __init__(self, model: object, n: int) -> None:
         self._model = model
         self._n = n
-        self._pick = pick
-        self.hypotheses: list[list[list[int]]] = []
+        self.hypotheses: list[list[list[int]]] = []  # per 30 s window: the n hypotheses' token ids
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._model, name)
@@ -218,15 +226,13 @@ class _NBest:
         kwargs["beam_size"] = max(self._n, int(kwargs.get("beam_size", 1)))  # type: ignore[call-overload]
         kwargs["num_hypotheses"] = self._n
         kwargs["return_scores"] = True
-        penalty = float(kwargs.get("length_penalty", 1.0))  # type: ignore[arg-type]
-        chosen = []
+        kept = []
         for result in self._model.generate(features, prompts, **kwargs):  # type: ignore[attr-defined]
             self.hypotheses.append(result.sequences_ids)
-            i = self._pick(result, penalty)
-            chosen.append(
-                _Drawn([result.sequences[i]], [result.sequences_ids[i]], [result.scores[i]], result.no_speech_prob)
+            kept.append(
+                _Drawn([result.sequences[0]], [result.sequences_ids[0]], [result.scores[0]], result.no_speech_prob)
             )
-        return chosen
+        return kept
 
 
 @functools.cache
@@ -371,13 +377,13 @@ class WhisperASR:
         options.pop("n_best", None)
         pcm16k = resample_to_16k(mono, sample_rate)
         model = self._model
-        keep: _NBest | None = None
+        keep: _NBestKeep | None = None
         if drawn:
             model = copy.copy(model)  # a shallow copy whose CTranslate2 model draws: the cached one is untouched
-            model.model = _NBest(model.model, self.candidates, _drawer(np.random.default_rng(seed), self.temperature))
+            model.model = _NBestDraw(model.model, np.random.default_rng(seed), self.temperature, self.candidates)
         elif n_best > 1:
             model = copy.copy(model)
-            model.model = keep = _NBest(model.model, n_best)
+            model.model = keep = _NBestKeep(model.model, n_best)
         segments, _info = model.transcribe(pcm16k, **options)
         text = " ".join(seg.text.strip() for seg in segments).strip()  # the generator does the decoding
         found: tuple[str, ...] = ()
