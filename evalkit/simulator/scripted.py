@@ -447,9 +447,9 @@ class ScriptedSimulator:
         value = self._maybe_slip(field, value)
         if slot.kind in ("code", "digits") or (slot.kind == "text" and is_code(value)):  # not "11 AM"
             # A long ID (8+ characters: EMP417258, a ten-digit NPI) is read out with a pause after each character
-            # from the start. On tiny.en (scripts/bench_entity_asr.py --hr) employee IDs were heard exactly 16/16 so
-            # against 12/16 spelled without pauses, NPIs 14/16 against 13/16; a short code ("2E-ED", "2, E, E, D"
-            # heard "too easy") keeps the plain spelling first.
+            # from the start. On tiny.en (scripts/bench_entity_asr.py --hr 8, n-best) employee IDs were heard
+            # exactly 16/16 so against 12/16 spelled without pauses, NPIs 16/16 against 13/16; a short code ("2E-ED":
+            # "2, E, E, D" came back "too easy") keeps the plain spelling first.
             long_id = len(re.sub(r"[\s-]", "", value)) >= 8
             doubles = slot.kind == "digits"  # a number read out ("double 9"); a code's letters and digits: spelled
             return self._say(
