@@ -111,7 +111,9 @@ def test_the_tracking_server_going_away_mid_cell_fails_it_cleanly_and_the_rerun_
         out, _ = proc.communicate(timeout=600)
         assert proc.returncode != 0, out[-3000:]  # never a success with the cell's data missing
         assert "finished:" not in out  # the cell's success line
-        assert "ConnectionError" in out or "Max retries exceeded" in out, out[-3000:]
+        # refused, or cut off mid-answer when the kill lands during a request ("Connection broken: IncompleteRead")
+        lost_server = ("ConnectionError", "Max retries exceeded", "Connection broken")
+        assert any(reason in out for reason in lost_server), out[-3000:]
 
         server.start()  # the server is back (same store): the same command resumes the cell
         (lost,) = cell_runs(server.url)
