@@ -12,6 +12,7 @@ import difflib
 import re
 from datetime import date
 from pathlib import Path
+from typing import Literal
 
 import yaml
 
@@ -50,6 +51,21 @@ def nato_code(code: str) -> str:
     return " ".join(LETTER_TO_NATO.get(c, c) for c in code.upper())
 
 
+Spelling = Literal["nato", "as_in", "letters"]
+
+
+def spell_with_alphabet(code: str, spelling: Spelling) -> str:
+    """A code spelled for a listener who misheard it, one character at a time with a pause after each: its letters
+    as spelling-alphabet words ("nato": "Alpha, Whiskey, 4"), as a letter and its word ("as_in": "A as in Alpha,
+    W as in Whiskey, 4"), or as plain letters ("letters": "A, W, 4"); digits are said as digits in every style."""
+    chars = [c for c in code.upper() if c.isalnum()]
+    if spelling == "nato":
+        return ", ".join(LETTER_TO_NATO.get(c, c) for c in chars)
+    if spelling == "as_in":
+        return ", ".join(f"{c} as in {LETTER_TO_NATO[c]}" if c in LETTER_TO_NATO else c for c in chars)
+    return ", ".join(chars)
+
+
 ORDINAL_WORDS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 ORDINAL_HEARD_AS = {"forest": 4, "forth": 4, "fort": 4, "fist": 1, "sixths": 6, "fits": 5, "fix": 6}  # Whisper's
 # How Whisper hears the "is" of "the fourth one is Delta" ("the first while his whiskey", "the forest while he's"):
@@ -58,7 +74,13 @@ IS_HEARD_AS = re.compile(r"\b(?:is|his|he's|it's|as)\b", re.IGNORECASE)
 NATO_WORDS = sorted(NATO)
 
 
+# "C as in Charlie": the word says which letter was meant (Whisper writes the "as in" "and in", "is in"; the letter
+# before it is often lost or misheard, "M&M Mike"): the letter is dropped and the word stands for it
+AS_IN = re.compile(r"(?:\b[A-Za-z]\b[\s,&]*)?\b(?:as|and|is|has)\s+in\s+(?=[A-Za-z])", re.IGNORECASE)
+
+
 def _tokens(text: str) -> list[str]:
+    text = AS_IN.sub(" ", text)
     text = re.sub(r"\bdouble[ -]?(u|you)\b", "W", text, flags=re.IGNORECASE)
     text = re.sub(r"\bdouble[ -]?u(?=[A-Z0-9])", "W ", text, flags=re.IGNORECASE)  # 'double UK2XD'
     text = re.sub(r"\bx-ray\b", "xray", text, flags=re.IGNORECASE)

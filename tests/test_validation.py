@@ -89,7 +89,7 @@ def _mishears_brooks(nato_too: bool):
     def ear(text: str) -> str:
         text = text.replace("Brooks", "Looks")
         text = re.sub(r"\bB\W+R\W+O\W+O\W+K\W+S\b", "me, I, O, K, S", text)
-        return text.replace("Bravo Romeo", "Rama Robo") if nato_too else text
+        return re.sub(r"Bravo\W+Romeo", "Rama Robo", text) if nato_too else text
 
     return ear
 
@@ -113,4 +113,4 @@ def test_the_nato_respelling_gets_a_misheard_name_through() -> None:
     scenario = SCENARIOS["AL-001"]
     conversation = run_text_dialogue(scenario, ear=_mishears_brooks(nato_too=False), max_user_turns=30)
     assert conversation.end_reason == "user_end_call" and task_completion(conversation).passed
-    assert any("Bravo Romeo Oscar" in t.intended_text for t in conversation.user_turns)
+    assert any("Bravo, Romeo, Oscar" in t.intended_text for t in conversation.user_turns)

@@ -43,6 +43,17 @@ def say_value(value: Any) -> str:
     return text.replace("_", " ")  # choice values: "14_inch" -> "14 inch"
 
 
+def read_back_text(slot: Slot, value: Any) -> str:
+    """A value as the agent reads it back: codes, digits and names spelled (a code's dashes are not spoken: the
+    caller says the characters and ``Slot.pattern`` puts them back), a date in another year with its year ("August
+    19, 2034": an expiry heard as 2013 is caught there), anything else as spoken (``say_value``)."""
+    if slot.kind in ("code", "digits", "name"):
+        return spell_code(str(value).replace("-", "") if slot.pattern else str(value))
+    if slot.kind == "text" and ISO_DATE.match(str(value)):
+        return f"{say_value(value)}, {str(value)[:4]}"
+    return say_value(value)
+
+
 def speak(text: str, scope: Mapping[str, Any]) -> str:
     """``render`` for the ear: the same ``{ref}`` templates, with each value in spoken form (``say_value``)."""
     return TEXT_REFERENCE.sub(lambda m: say_value(lookup(m.group(1), scope)), text)

@@ -110,6 +110,10 @@ class PersonaConfig(_Group):
     )
     prompt: str | None = Field(default=None, description="the {user_persona} text for LLM simulators (App. K)")
     behaviour: PersonaBehaviourConfig = PersonaBehaviourConfig()
+    spelling: Literal["nato", "as_in", "letters"] = Field(
+        default="nato",
+        description="how the caller spells a code's letters once misheard or asked for the phonetic alphabet",
+    )
     rate_wpm: int | None = Field(default=None, ge=80, le=450, description="overrides the voice's speaking rate")
     pitch_shift: int = Field(default=0, ge=-50, le=50)
     word_gap_ms: int = Field(default=0, ge=0, le=1000, description="eSpeak NG gap between words")

@@ -57,6 +57,16 @@ from evalkit.spoken import (
     spelled_runs,
 )
 
+SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+SMALL_NUMBERS = {**{word: i for i, word in enumerate(DIGIT_NAMES)}, "ten": 10}
+SCALED = re.compile(rf"(\d+(?:\.\d+)?|\b(?:{'|'.join(SMALL_NUMBERS)}))\s*(thousand|million|billion)\b", re.IGNORECASE)
+
+
+def _figure(said: str) -> float:
+    """'1.5' -> 1.5, 'one' -> 1.0: the figure before a scale word."""
+    return float(SMALL_NUMBERS.get(said.lower(), said))
+
+
 SlotKind = Literal["code", "digits", "name", "date", "time", "number", "choice", "yes_no", "text", "email"]
 REFERENCE = re.compile(r"^\$([a-z_][a-z0-9_]*)((?:\.[A-Za-z0-9_]+)*)$")
 TEXT_REFERENCE = re.compile(r"\{([a-z_][a-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\}")
@@ -89,6 +99,9 @@ class Slot:
     among: tuple[str, str] | None = None
     # A made-up value in the slot's spoken format (never a caller's), for the recogniser's prompt: "G R P dash A B C".
     example: str | None = None
+    # The domain's fixed vocabulary the answer comes from (US states, the document types a tool takes): heard as the
+    # closest of these names, and the recogniser primed with them (issue 17.2: a listener who knows the options).
+    vocabulary: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         label = self.label or self.name.replace("_", " ")
@@ -403,7 +416,13 @@ def _parse_kind(slot: Slot, stripped: str, today: date) -> Any:
             return times[0] if times else None
         case "number":
             # "2 0 0 0 0 0 0": a figure read digit by digit is one number
-            digits_joined = re.sub(r"(?<=\d) (?=\d)", "", stripped.replace(",", ""))
+            # single digits said one by one ("2 0 0 0 0 0 0", "1, 4", "1-4") are one figure; "14, 1 4" is 14 said twice
+            digits_joined = re.sub(r"(?<=\b\d)[\s,-]+(?=\d\b)", "", stripped)
+            digits_joined = re.sub(r"(?<=\d),(?=\d{3}\b)", "", digits_joined)  # "750,000"
+            # "$1 million", "1.5 million", "250 thousand": eSpeak says "$1,000,000" as "one million dollars"
+            digits_joined = SCALED.sub(
+                lambda m: f"{_figure(m.group(1)) * SCALES[m.group(2).lower()]:.0f}", digits_joined
+            )
             numbers = re.findall(r"\d+(?:\.\d+)?", digits_joined)
             return float(numbers[0]) if numbers else None
         case "choice":

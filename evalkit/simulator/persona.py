@@ -19,7 +19,7 @@ from typing import Any, Literal
 import numpy as np
 
 from evalkit.simulator.paraphrase import Paraphraser
-from evalkit.spoken import spell_code
+from evalkit.spoken import Spelling, spell_code, spell_with_alphabet
 
 Level = Literal["none", "easy", "hard"]
 
@@ -66,6 +66,7 @@ class PersonaSpec:
     paraphrase: bool = False  # issue 17: the wording drawn among paraphrases (evalkit.simulator.paraphrase)
     reaction_jitter_ms: float = 0.0  # issue 17: each turn starts user_reaction_ms ± this after the agent
     prompt: str | None = None  # the persona's {user_persona} text for an LLM simulator (App. K, G.2)
+    spelling: Spelling = "nato"  # a code's letters once misheard: "Alpha, Whiskey", "A as in Alpha" or "A, W"
 
     @classmethod
     def from_config(cls, persona: Any) -> PersonaSpec:
@@ -79,6 +80,7 @@ class PersonaSpec:
             paraphrase=varies and variation.paraphrase,
             reaction_jitter_ms=variation.reaction_jitter_ms if varies else 0.0,
             prompt=getattr(persona, "prompt", None),
+            spelling=getattr(persona, "spelling", "nato"),
         )
 
 
@@ -169,13 +171,18 @@ class PersonaStyle:
         slowly: bool = False,
         doubles: bool = False,
         commas_first: bool = False,
+        alphabet: bool = False,
     ) -> str:
         """A code answer: spelled (with pauses, searched for, slipped and corrected) per the persona. A repeat is
         spelled with a pause after each character (commas); ``commas_first``: the first time too (a long ID).
         ``slowly``: the agent asked to hear it slowly, one character at a time, and the caller does so, pausing
         after each. ``doubles``: a digit string, whose repeated digit is said "double 9", as callers read phone
-        numbers (tiny.en hears "9 9 8" as "9 8" in 4 of 6 top transcripts, "double 9 8" as "double 9 8" in 6 of 6)."""
+        numbers (tiny.en hears "9 9 8" as "9 8" in 4 of 6 top transcripts, "double 9 8" as "double 9 8" in 6 of 6).
+        ``alphabet``: the agent asked for the phonetic alphabet; a code with letters is spelled the persona's way."""
         spec = self.spec
+        if alphabet and any(c.isalpha() for c in value):
+            # asked for the phonetic alphabet (EVA-Bench App. K: a misheard code is spelled with it)
+            return f"It's {self.alphabet(value)}."
         if slowly and not spec.pauses:
             return "It's... " + "... ".join(said_characters(value, doubles)) + "..."
         chars = said_characters(value, doubles)
@@ -200,6 +207,10 @@ class PersonaStyle:
             parts.append(f"{label} {spelled}.")
         text = " ".join(parts)
         return text[0].upper() + text[1:]
+
+    def alphabet(self, value: str) -> str:
+        """A code spelled for a listener who misheard it, in the persona's ``spelling`` (``spell_with_alphabet``)."""
+        return spell_with_alphabet(value, self.spec.spelling)
 
     def answer(self, field: str, text: str, stalled: bool = False, rephrase: str | None = None) -> str:
         """A non-code answer (a name, a date, a seat): labelled (easy), paused, hesitant or curt. ``rephrase``

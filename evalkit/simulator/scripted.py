@@ -28,7 +28,8 @@ from evalkit.scenarios import Scenario
 from evalkit.simulator.corrections import correctable, wrong_value
 from evalkit.simulator.field_answers import FieldAnswers
 from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code
-from evalkit.spoken import ORDINAL_WORDS, nato_code, parse_flight_numbers, say_correction
+from evalkit.simulator.read_back import quoted_total, restated_number, same_amount, same_date
+from evalkit.spoken import ORDINAL_WORDS, parse_flight_numbers, say_correction
 
 NO_PROGRESS_LIMIT = 5  # App. D / K: end the call after 5 consecutive turns without progress
 FIELD_CUES = (
@@ -55,6 +56,12 @@ REPEATABLE_CUES = ("which would you like", "total of", "shall i go ahead")  # of
 STALL_CUES = ("sorry", "didn't get", "still didn't", "again")
 REFUSAL_CUES = ("not able to", "can't issue")  # the airline policy's refusals
 SPELLED_KINDS = ("code", "digits", "name")
+# the agent asks for a code with the spelling alphabet ("... with the phonetic alphabet, like A as in Alpha?")
+ALPHABET_CUE = re.compile(r"\b(?:phonetic|spelling) alphabet\b|\bas in alpha\b", re.IGNORECASE)
+# a code inside free text: letters and digits mixed ("3L2U", "DN55"), or digits named a code ("code 5677"); eSpeak
+# reads "3L2U" as a word (tiny.en: "real to"), spelled it was heard 3L2U or 3L2 (scripts: issue 17.2 note)
+CODE_IN_TEXT = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{3,}\b|(?<=\bcode )\d{3,}\b")
+SPELL_CUE = re.compile(r"\bspell\b", re.IGNORECASE)
 TRANSFER_OFFER = "would you like me to transfer you"  # slots whose read-back is spelled character by character
 # Slot kinds a paraphrase may put words before (and whether the value's first letter is then lower-cased).
 REPHRASED_KINDS = {"name": "keep", "date": "keep", "time": "keep", "number": "keep", "choice": "lower"}
@@ -110,23 +117,6 @@ class UserUtterance:
     text: str
     end_call: bool = False
     reaction_jitter_ms: float | None = None  # drawn offset from the simulator's reaction time (None: not varied)
-
-
-def _same_amount(agent_text: str, truth: str) -> bool:
-    """A figure read back as the number it is: "I have 12." for hours of "12.0", "750000" for "$750,000"."""
-    amount = re.fullmatch(r"\$?(\d[\d,]*(?:\.\d+)?)", truth)
-    said = re.search(r"I have \$?(\d[\d,]*(?:\.\d+)?)\. Is that right", agent_text)
-    return bool(amount and said) and float(amount.group(1).replace(",", "")) == float(said.group(1).replace(",", ""))
-
-
-def _quoted_total(agent_text: str) -> float | None:
-    """The amount the agent quotes as the total (or the largest amount) — what the caller would pay."""
-    low = agent_text.lower()
-    total = re.search(r"total of \$?(\d+(?:\.\d+)?)", low)
-    if total:
-        return float(total.group(1))
-    amounts = [float(a) for a in re.findall(r"\$?(\d+(?:\.\d+)?) dollars", low)]
-    return max(amounts) if amounts else None
 
 
 class ScriptedSimulator:
@@ -293,11 +283,12 @@ class ScriptedSimulator:
     def _check_read_back(self, agent_text: str) -> UserUtterance:
         """Compare the agent's spelled read-back with the true value; correct the first wrong character
         (EVA-Bench decision tree rule 1: wait for the read-back, correct mismatches)."""
-        truth = re.sub(r"[\s-]", "", self._task_value(self.last_field) or "").upper()
+        raw = self._task_value(self.last_field) or ""
+        truth = re.sub(r"[\s-]", "", raw).upper()
         heard = re.search(r"I have ((?:[A-Z0-9] ?)+)\.", agent_text)
         read_back = heard.group(1).replace(" ", "") if heard else ""
         self.no_progress = 0
-        if read_back == truth or _same_amount(agent_text, truth):
+        if read_back == truth or same_amount(agent_text, truth) or same_date(agent_text, raw):
             self.respells = 0
             return self._styled("Yes, that's right.")
         if len(read_back) == len(truth):
@@ -338,7 +329,7 @@ class ScriptedSimulator:
         if style == 0:
             return "No... it's... " + "... ".join(truth) + "..."
         if style == 1:
-            return f"No. It's {nato_code(truth)}."
+            return f"No. It's {self.style.alphabet(truth)}."
         return f"No. It's {', '.join(truth)}."
 
     def _choose(self, agent_text: str) -> UserUtterance:
@@ -369,7 +360,7 @@ class ScriptedSimulator:
     def _confirm(self, agent_text: str) -> UserUtterance:
         if self.plan.answers.get("confirm", "yes").strip().lower().startswith("no"):
             return self._styled("No, please don't do that.")
-        total = _quoted_total(agent_text)
+        total = quoted_total(agent_text)
         if self.plan.max_fee is not None and total is not None and total > self.plan.max_fee:
             return self._styled("No, that's too expensive. I'll keep my original flight.")
         return self._styled("Yes, please go ahead.")
@@ -399,7 +390,7 @@ class ScriptedSimulator:
         slot = slot or self._asked_slot(agent_text, exact=False)
         if slot is not None:
             self.no_progress = 0
-            return self._answer_slot(slot, slowly="slowly" in low)
+            return self._answer_slot(slot, slowly="slowly" in low, alphabet=ALPHABET_CUE.search(low) is not None)
         if any(cue in low for cue in REQUEST_CUES):
             # Asked to restate the request (after "sorry, I didn't catch that" got the same words again): say it
             # in the plainest words, the task's name, as a caller does when not understood.
@@ -432,8 +423,10 @@ class ScriptedSimulator:
                 return self.plan.answers[f"{field}#{n}"]
         return self.plan.answers.get(field)
 
-    def _answer_slot(self, slot: Slot, slowly: bool = False) -> UserUtterance:
-        """``slowly``: the agent asked for the value slowly, one character at a time (its clearer re-ask)."""
+    def _answer_slot(self, slot: Slot, slowly: bool = False, alphabet: bool = False) -> UserUtterance:
+        """``slowly``: the agent asked for the value slowly, one character at a time (its clearer re-ask);
+        ``alphabet``: it asked for the phonetic alphabet (a code is spelled the persona's way, a name letter by
+        letter)."""
         field = slot.name
         self.asked[field] = self.asked.get(field, 0) + 1
         self.last_field = field
@@ -453,12 +446,28 @@ class ScriptedSimulator:
             long_id = len(re.sub(r"[\s-]", "", value)) >= 8
             doubles = slot.kind == "digits"  # a number read out ("double 9"); a code's letters and digits: spelled
             return self._say(
-                self.style.code(field, value, self.asked[field], self.stalled, slowly, doubles, commas_first=long_id)
+                self.style.code(
+                    field,
+                    value,
+                    self.asked[field],
+                    self.stalled,
+                    slowly,
+                    doubles,
+                    commas_first=long_id,
+                    alphabet=alphabet,
+                )
             )
+        if slot.kind == "name" and value.isalpha() and (alphabet or SPELL_CUE.search(slot.question)):
+            # asked to spell a name: letter by letter with a pause after each (App. K), as the agent asked
+            return self._say(self.style.answer(field, f"{', '.join(value.upper())}.", self.stalled))
         if slot.kind == "choice":
             value = value.replace("_", " ")  # "read_only" is said "read only" (the agent's parser takes both)
         if slot.kind != "text":  # free text is said as written: the agent writes it down verbatim
             value = f"{value[:1].upper()}{value[1:]}"
+        elif value.strip(" .").lower() == "none":  # "none" alone was heard "Thank you very much" (0/4 voices)
+            value = f"No {slot.label}."  # "No blackout dates.": 4/4 with the question as the prompt
+        else:  # ... but a code in it is spelled, as a caller reads one out ("with code 3, L, 2, U")
+            value = CODE_IN_TEXT.sub(lambda m: ", ".join(m.group(0)), value)
         rephrase = REPHRASED_KINDS.get(slot.kind)  # free text and email addresses get no words around them
         ended = value if value.endswith((".", "!", "?")) else f"{value}."  # "7 a.m." is not said "7 a.m.."
         return self._say(self.style.answer(field, ended, self.stalled, rephrase=rephrase))
@@ -475,7 +484,8 @@ class ScriptedSimulator:
         self.no_progress = 0
         if heard is not None and heard == parse_slot(slot, truth, self.today):
             return self._styled("Yes, that's right.")
-        return self._say(self.style.answer(slot.name, f"No, it's {truth}.", self.stalled))
+        restated = restated_number(truth) if slot.kind == "number" else None
+        return self._say(self.style.answer(slot.name, restated or f"No, it's {truth}.", self.stalled))
 
     # -- scenarios of a workflow evalkit does not know (evalkit.simulator.field_answers) ----------------------------
     def _fallback(self, agent_text: str, low: str) -> UserUtterance | None:

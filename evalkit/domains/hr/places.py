@@ -87,6 +87,10 @@ COUNTRIES = {
     "ukraine": "UA",
 }
 
+# The names as said, for the agent's ear (``Slot.vocabulary``): "New Hampshire", "USA"
+STATE_NAMES = tuple(name.title() for name in US_STATES)
+COUNTRY_NAMES = tuple(name.upper() if len(name) <= 3 else name.title() for name in COUNTRIES)
+
 
 def _place(value: str) -> str:
     """'The Philippines.' -> 'philippines': callers' words, as ASR writes them, for the name tables."""

@@ -4,6 +4,7 @@ reactivation (provider tier, plus the passcode where the policy asks for it).
 
 from __future__ import annotations
 
+from evalkit.domains.hr.places import STATE_NAMES
 from evalkit.domains.hr.workflows.steps import (
     CLEARANCE_FORM,
     DEA_FORM,
@@ -13,7 +14,7 @@ from evalkit.domains.hr.workflows.steps import (
     POLICY_FORM,
     PRIVILEGE_FORM,
     STATE,
-    codes,
+    codes_on_record,
     eligible,
     employee_auth,
     named,
@@ -224,7 +225,15 @@ DEA_TRANSFER = Workflow(
             "I'm sorry, your DEA registration is already at that facility, so there is nothing to transfer.",
             when=Derived(("new_facility_code", "dea.dea_registration.facility_code"), _same_facility),
         ),
-        Ask(Slot("new_state_code", "text", "Which state is the new facility in?", label="which state")),
+        Ask(
+            Slot(
+                "new_state_code",
+                "text",
+                "Which state is the new facility in?",
+                label="which state",
+                vocabulary=STATE_NAMES,
+            )
+        ),
         Ask(
             Slot(
                 "transfer_reason",
@@ -320,7 +329,10 @@ PRIVILEGE_REACTIVATION = Workflow(
             "reactivate_privileges",
             {
                 "npi": "$npi",
-                "privilege_codes": Derived(("privilege_codes",), lambda text: codes(text, PRIVILEGE_FORM)),
+                "privilege_codes": Derived(
+                    ("privilege_codes", "privileges.privileges.privilege_list"),
+                    lambda text, listed: codes_on_record(text, listed, PRIVILEGE_FORM),
+                ),
                 "clearance_code": "$clearance_code",
                 "leave_type_on_record": "$leave_type_on_record",
             },
@@ -330,7 +342,15 @@ PRIVILEGE_REACTIVATION = Workflow(
             "notify_credentialing_committee",
             {"npi": "$npi", "case_id": "$reactivated.case_id", "notification_type": "privilege_reactivation"},
         ),
-        Ask(Slot("access_change_type", "text", "Do you need full or restricted EHR access?", label="EHR access")),
+        Ask(
+            Slot(
+                "access_change_type",
+                "text",
+                "Do you need full or restricted EHR access?",
+                label="EHR access",
+                vocabulary=("full access", "restricted access"),  # "restricted access" was heard "this trick to access"
+            )
+        ),
         Call(
             "update_ehr_access",
             {"npi": "$npi", "case_id": "$reactivated.case_id", "access_change_type": EHR_ACCESS},

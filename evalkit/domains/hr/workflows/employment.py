@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from datetime import date
-from typing import Any
 
+from evalkit.domains.hr.places import COUNTRY_NAMES
+from evalkit.domains.hr.workflows.checklist import finished_on_checklist
 from evalkit.domains.hr.workflows.steps import (
     COUNTRY_OF_BIRTH,
     COUNTRY_OF_ISSUE,
@@ -19,21 +19,8 @@ from evalkit.domains.hr.workflows.steps import (
     scheduling,
 )
 from evalkit.domains.workflow import TODAY, Ask, Call, Confirm, Derived, Refuse, Say, Slot, Workflow
-from evalkit.spoken import spelled_runs
 
 # What callers call a task or a document -> the tools' code (a code said as such is taken as it is).
-TASK_NAMES = {
-    "bls": "BLS_UPLOAD",
-    "i-9": "I9_VERIFY",
-    "i9": "I9_VERIFY",
-    "badge": "BADGE_PICKUP",
-    "occupational health": "OCC_HEALTH",
-    "hipaa": "HIPAA_TRAIN",
-    "drug screen": "DRUG_SCREEN",
-    "tb test": "TB_TEST",
-    "tuberculosis": "TB_TEST",
-    "orientation": "ORIENTATION",
-}
 DOCUMENT_NAMES = {
     "passport": "US_PASSPORT",
     "permanent resident card": "PERM_RESIDENT_CARD",
@@ -45,37 +32,6 @@ DOCUMENT_NAMES = {
     "social security card": "SSN_CARD",
     "birth certificate": "BIRTH_CERT",
 }
-
-
-def finished_tasks(text: str) -> list[dict[str, str]]:
-    """The tasks a caller finished with their codes: 'HIPAA training with code K7Q2 and TB test with code T4B9',
-    or a record's own mapping ('{"HIPAA_TRAIN":"H7P2"}'); each as complete_onboarding_task's arguments."""
-    task_of = named(TASK_NAMES)
-    pairs = re.findall(r'"?([A-Z0-9_]{3,})"?\s*:\s*"?([A-Za-z0-9]{4})\b', text)
-    found = [(task, code) for task, code in pairs if task in TASK_NAMES.values()]
-    if not found:
-        for part in re.split(r"\band\b|;|,", text):
-            codes = [c for c in re.findall(r"\b[A-Za-z0-9]{4}\b", part) if re.search(r"\d", c)]
-            if (task := task_of(part)) and codes:
-                found.append((task, codes[-1].upper()))
-    return [{"task_code": task, "completion_code": code} for task, code in found]
-
-
-def finished_on_checklist(text: str, checklist: dict[str, Any]) -> list[dict[str, str]]:
-    """``finished_tasks``; when the words name no task (tiny.en wrote "BLS card upload" as "The LS car"), the
-    pending task of the caller's checklist (the lookup's result) whose completion code the caller was heard to
-    spell ("... with COVA-5-A-Z" holds A5AZ): the code heard, matched against what the agent looked up."""
-    found = finished_tasks(text)
-    if found:
-        return found
-    runs = spelled_runs(text)
-    tasks = checklist.get("onboarding_checklist", {}).get("tasks", {}) if isinstance(checklist, dict) else {}
-    heard = [
-        {"task_code": task, "completion_code": entry["completion_code"]}
-        for task, entry in tasks.items()
-        if entry.get("status") == "pending" and any(str(entry.get("completion_code")) in run for run in runs)
-    ]
-    return heard if len(heard) == 1 else []
 
 
 DOCUMENT_CODE = Derived(("document_type_code",), named(DOCUMENT_NAMES))
@@ -94,6 +50,8 @@ ONBOARDING = Workflow(
                 "text",
                 "Which onboarding tasks did you finish, and what are their completion codes?",
                 label="completion codes",
+                # the domain's task names and the form of an answer (made-up codes): "HIPAA" was heard "Hip-hop"
+                example="HIPAA training with code 4, K, 7, Q, and BLS card upload with code 9, T, 2, P",
             )
         ),
         Call(
@@ -228,7 +186,15 @@ I9 = Workflow(
                 choices=("LIST_A", "LIST_B", "LIST_C"),
             )
         ),
-        Ask(Slot("document_type_code", "text", "What document type is it?", label="document type")),
+        Ask(
+            Slot(
+                "document_type_code",
+                "text",
+                "What document type is it?",
+                label="document type",
+                vocabulary=tuple(DOCUMENT_NAMES),
+            )
+        ),
         Ask(
             Slot(
                 "document_number",
@@ -246,6 +212,7 @@ I9 = Workflow(
                 "What is the expiration date?",
                 label="expiration date",
                 normalize=full_date,
+                read_back=True,  # "twenty thirty" heard as 2013: an expired document, caught by the read-back
             )
         ),
         Ask(
@@ -254,6 +221,7 @@ I9 = Workflow(
                 "text",
                 "Which country issued it? Country of issue, please.",
                 label="country of issue",
+                vocabulary=COUNTRY_NAMES,
             )
         ),
         Confirm("I'll submit document {document_number}. Shall I go ahead?"),
@@ -314,7 +282,15 @@ VISA_DEPENDENT = Workflow(
                 normalize=full_date,
             )
         ),
-        Ask(Slot("dependent_country_of_birth", "text", "What is their country of birth?", label="country of birth")),
+        Ask(
+            Slot(
+                "dependent_country_of_birth",
+                "text",
+                "What is their country of birth?",
+                label="country of birth",
+                vocabulary=COUNTRY_NAMES,
+            )
+        ),
         Ask(
             Slot(
                 "uscis_receipt_number",

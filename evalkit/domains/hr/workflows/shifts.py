@@ -8,6 +8,7 @@ from evalkit.domains.hr.workflows.steps import (
     SHIFT_ID,
     UNIT_FORM,
     dates_in,
+    dates_or_none,
     eligible,
     employee_auth,
     shift_id,
@@ -194,6 +195,7 @@ ONCALL = Workflow(
                 "text",
                 "Any blackout dates in that window when you can't be reached? Tell me the blackout dates, or say none.",
                 label="blackout dates",
+                normalize=dates_or_none,
             )
         ),
         Confirm(

@@ -12,7 +12,7 @@ from typing import Any
 
 from evalkit.domains.hr.places import country_code, state_code
 from evalkit.domains.hr.tools.common import normalize_date
-from evalkit.domains.workflow import Ask, Call, Derived, Say, Slot, Step, fit_pattern
+from evalkit.domains.workflow import Ask, Call, Derived, Say, Slot, Step, fit_pattern, spoken_digits
 from evalkit.spoken import MONTHS
 
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -38,13 +38,43 @@ EMPLOYEE_ID = Slot(
 
 
 def full_date(text: str) -> str | None:
-    """A date in another year than the call's (a birth, a document's expiry), kept in the caller's words as the
-    tool takes them, when it is one: month, day and year ("February 9, 1974") or ISO; None for "family ride in
-    1974" (tiny.en), so the agent asks again instead of failing the verification with it."""
-    return text if ISO_DATE.fullmatch(str(normalize_date(text))) else None
+    """A date in another year than the call's (a birth, a document's expiry), in ISO, when the words give one:
+    month, day and year ("February 9, 1974") or ISO; None for "family ride in 1974" (tiny.en), so the agent asks
+    again instead of failing the verification with it. ISO, so a read-back compares as a date, not as words."""
+    iso = str(normalize_date(text))
+    return iso if ISO_DATE.fullmatch(iso) else None
 
 
-DATE_OF_BIRTH = Slot("date_of_birth", "text", "And your date of birth?", label="date of birth", normalize=full_date)
+# The medical HR calls (evalkit's and EVA-Bench's records) take place in 2025-2026 and the callers are employees:
+# none was born after 2012 (a slot's normalizer sees only the words, not the call's date).
+LATEST_BIRTH_YEAR = 2012
+
+
+def birth_date(text: str) -> str | None:
+    """A date of birth heard as a listener hears it: the month and day said first, and of the years heard the last
+    one an employee can have been born in (``LATEST_BIRTH_YEAR``). tiny.en writes eSpeak's "June 27,
+    1990" as "June 27, 1997, 1990" or "June 27, 2013, 2019": the year it settles on last, or none (asked again).
+    In ISO, as ``full_date``."""
+    said = re.search(r"\b([A-Za-z]+)\s+(\d{1,2})(?:st|nd|rd|th)?\b", text)
+    if said is None or said.group(1).lower() not in MONTHS:
+        return full_date(text)  # ISO, or nothing of the form
+    years = [int(y) for y in re.findall(r"\b(19\d\d|20\d\d)\b", text[said.end() :]) if int(y) <= LATEST_BIRTH_YEAR]
+    if not years:
+        return None
+    when = f"{said.group(1).capitalize()} {int(said.group(2))}, {years[-1]}"
+    return full_date(when)
+
+
+# the example primes the recogniser with the date's format (a made-up date): "June 13, 1985" alone was heard
+# "2013, 1985" and, after the request as prompt, "Family 20 1988" (15/20 -> 18/20 with it, eSpeak, tiny.en)
+DATE_OF_BIRTH = Slot(
+    "date_of_birth",
+    "text",
+    "And your date of birth?",
+    label="date of birth",
+    normalize=birth_date,
+    example="The date of birth, for example July 14, 1968",
+)
 NPI = Slot("npi", "digits", "What is your NPI number?", label="NPI", length=10, read_back=True)
 FACILITY = Slot(
     "facility_code", "code", "What is your home facility code?", label="facility code", pattern=FACILITY_FORM
@@ -86,6 +116,32 @@ def codes(text: str, form: str) -> list[str] | None:
     return [code for part in parts if (code := fit_pattern(part, form))] or None
 
 
+def codes_on_record(text: str, listed: Any, form: str) -> list[str] | None:
+    """``codes``; when the words give none in ``form``, the codes of the record the agent looked up (``listed``: its
+    items with ``code`` and ``status``; the suspended ones) named by their number, as a listener with the record in
+    front of them hears "the army on, zero, zero, four" as PRV-ONC-004: per named part (split at "and"), the one
+    suspended code whose number is the last digits heard. None when a part names none (the agent asks again rather
+    than act on part of the list)."""
+    found = codes(text, form)
+    if found:
+        return found
+    suspended = [str(i["code"]) for i in listed or () if isinstance(i, dict) and i.get("status") == "suspended"]
+    picked: list[str] = []
+    for part in filter(str.strip, re.split(r";|\band\b", text)):
+        digits = "".join(str(d) for d in spoken_digits(part))
+        same = [code for code in suspended if digits and _number(code) == int(digits[-3:])]
+        if len(same) != 1:
+            return None
+        picked.append(same[0])
+    return list(dict.fromkeys(picked)) or None
+
+
+def _number(code: str) -> int | None:
+    """'PRV-ONC-009' -> 9: a code's trailing number."""
+    tail = code.rsplit("-", 1)[-1]
+    return int(tail) if tail.isdigit() else None
+
+
 def named(table: dict[str, str]) -> Callable[[str], str | None]:
     """The code a caller's words name: the code itself ('US_PASSPORT', 'us passport'), else the first name of
     ``table`` they contain."""
@@ -111,6 +167,16 @@ def dates_in(text: str, first: str) -> list[str]:
             when = date(start.year, MONTHS[month.lower()], int(day_))
             found.append((when if when >= start else when.replace(year=start.year + 1)).isoformat())
     return sorted(set(found))
+
+
+def dates_or_none(text: str) -> str | None:
+    """A list of dates or a "none", in the caller's words; None when the words give neither ("August salmon" for
+    "August 7": no date, and no "none" either), so the agent asks again instead of registering no blackout."""
+    said_none = re.search(r"\b(?:none|no|nope|nothing)\b", text, re.IGNORECASE)
+    dated = ISO_DATE.search(text) or any(
+        month.lower() in MONTHS for month in re.findall(r"\b([A-Za-z]+)\s+\d{1,2}(?:st|nd|rd|th)?\b", text)
+    )
+    return text if said_none or dated else None
 
 
 SHIFT_ID = Derived(("shift_date", "shift_start_time"), shift_id)
