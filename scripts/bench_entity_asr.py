@@ -19,6 +19,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -27,10 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evalkit.agents.hearing import choose_hypothesis
 from evalkit.speech import EspeakTTS, WhisperASR
-from evalkit.spoken import LETTER_TO_NATO, nato_code, parse_code, parse_spelled_word, spell_code
+from evalkit.spoken import LETTER_TO_NATO, nato_code, parse_code, parse_spelled_word, spell_code, spell_with_alphabet
 
 NAMES = ["BROOKS", "HADDAD", "MBEKI", "NGUYEN", "GARCIA", "PATEL", "OKAFOR", "KOWALSKI", "DELGADO", "TANAKA"]
 NATO_WORDS = " ".join(LETTER_TO_NATO.values())
+ALPHABETS = ("nato", "as_in", "letters")  # persona.spelling
 STYLES: dict[str, Callable[[str], str]] = {
     "letters": lambda v: f"It's {spell_code(v)}.",  # the scripted caller's first spelling
     "commas": lambda v: f"It's {', '.join(v)}.",  # its second
@@ -49,13 +51,14 @@ OPTIONS: dict[str, dict[str, object]] = {
 def hr_ids(count: int, seed: int) -> None:
     """``--hr``: medical_hr's long IDs (employee ID ``EMP`` + 6 digits, ten-digit NPI, facility code ``ABC-12D``),
     random (seeded) in the tools' formats, spelled by the caller without pauses ("E M P 4 1 7 ...", its first
-    attempt before issue 17.2) or with a pause after each character ("E, M, P, 4, ..."); heard as the agent hears
+    attempt before issue 17.2) or with a pause after each character ("E, M, P, 4, ..."), and a code with letters of
+    its own also in each ``persona.spelling`` with the agent's alphabet prompt (its re-ask); heard as the agent hears
     the slot (``hear_slot``: the format's fixed letters put back, digit homophones) from the best transcript and
     from the n best (the first of the slot's form)."""
     from datetime import date
 
     from evalkit.agents.slot_hearing import hear_slot
-    from evalkit.agents.workflow_hearing import _slot_form
+    from evalkit.agents.workflow_hearing import _slot_form, alphabet_example, spells_letters
     from evalkit.domains.hr.workflows.steps import EMPLOYEE_ID, FACILITY, NPI
 
     rng = np.random.default_rng(seed)
@@ -72,23 +75,30 @@ def hr_ids(count: int, seed: int) -> None:
     voices = [EspeakTTS("en-us", 165, 50), EspeakTTS("en-us+f3", 165, 55)]
     asr = WhisperASR(cache_dir=None)
     today = date(2026, 7, 20)
-    print(f"{'entity':12} {'caller spells':14} {'best':>7} {'n-best':>7} {'x rt':>6}")
+    print(f"{'entity':12} {'caller spells':18} {'best':>7} {'n-best':>7} {'x rt':>6}")
     for kind, (slot, make) in kinds.items():
         values = [make() for _ in range(count)]
         fits = _slot_form(slot, today)
-        for style, say in (("no pauses", spell_code), ("pauses", lambda v: ", ".join(v.replace("-", "")))):
+        styles: list[tuple[str, Callable[[str], str], str | None]] = [
+            ("no pauses", spell_code, None),
+            ("pauses", lambda v: ", ".join(v.replace("-", "")), None),
+        ]
+        if spells_letters(slot):  # asked again with the phonetic alphabet, the prompt a made-up code spelled so
+            prompt = alphabet_example(slot)
+            styles += [(f"{way} + prompt", partial(spell_with_alphabet, spelling=way), prompt) for way in ALPHABETS]
+        for style, say, prompt in styles:
             best = nbest = 0
             audio_s, started = 0.0, time.perf_counter()
             for value in values:
                 for voice in voices:
                     samples, rate = voice.synthesize(f"It's {say(value)}.")
-                    heard = asr.transcribe(samples, rate, alternatives=5)
+                    heard = asr.transcribe(samples, rate, alternatives=5, prompt=prompt)
                     audio_s += heard.audio_s
                     best += hear_slot(slot, heard.text, today) == value
                     nbest += hear_slot(slot, choose_hypothesis(heard.alternatives, fits), today) == value
             wall = time.perf_counter() - started
             n = 2 * len(values)
-            print(f"{kind:12} {style:14} {best:>3}/{n:<3} {nbest:>3}/{n:<3} {audio_s / wall:6.1f}", flush=True)
+            print(f"{kind:12} {style:18} {best:>3}/{n:<3} {nbest:>3}/{n:<3} {audio_s / wall:6.1f}", flush=True)
 
 
 def main() -> None:

@@ -156,3 +156,32 @@ def test_an_unknown_spelling_is_refused_with_the_choices() -> None:
         PersonaConfig(name="default", spelling="klingon")  # type: ignore[arg-type]
     assert PersonaConfig(name="default").spelling == "nato"
     assert FACILITY.pattern == FACILITY_FORM
+
+
+def test_a_correction_that_lands_neither_way_is_followed_by_the_whole_code_with_the_alphabet() -> None:
+    """HR-029 (facility code DNA-93Z): heard "D N D 9 3 Z"; "the third one is Alpha" was heard "... is melted" and
+    "the third one is A" "... is made" every time (tiny.en on eSpeak). After both ways missed, the caller spells the
+    whole code with the alphabet, which is heard, and the task completes."""
+    scenario = _hr("HR-029")
+    code = scenario.user_goal.scripted.answers["facility_code"]
+    assert code == "DNA-93Z"
+    first = re.compile(r"\W+".join(code.replace("-", "")))
+    state = {"first": 0}
+
+    def ear(text: str) -> str:
+        if first.search(text) and not state["first"]:
+            state["first"] += 1
+            return "It's D N D 9 3 Z."
+        text = text.replace("the third one is Alpha", "the third one is melted")
+        return text.replace("the third one is A.", "the third one is made.")
+
+    conversation = run_text_dialogue(scenario, ear=ear)
+    said = [text for role, text in transcript(conversation) if role == "user"]
+    assert "No. It's Delta, November, Alpha, 9, 3, Zulu." in said, said
+    assert task_completion(conversation).passed, said
+
+
+def test_alpha_as_tiny_en_writes_it_in_a_spelled_list_is_an_a() -> None:
+    # eSpeak's "Alpha" in "Victor, Alpha, November, ..." came back "Elvis", "Elva": the list read as letters
+    assert hear_slot(FACILITY, "It's Kilo, Charlie, Golf, 2, 8, Elvis.", TODAY) == "KCG-28A"
+    assert hear_slot(FACILITY, "It's Victor, Elva, November, 2, 8, Mike.", TODAY) == "VAN-28M"

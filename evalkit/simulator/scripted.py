@@ -308,6 +308,8 @@ class ScriptedSimulator:
                 correction = say_correction(position + 1, truth[position])
                 if self.missed % 2 == 1 and truth[position].isalpha():
                     correction = f"No, the {ORDINAL_WORDS[position]} one is {truth[position]}."
+                if self.missed == 2:  # neither way landed: the whole value with the alphabet (App. K)
+                    correction = f"No. It's {self.style.alphabet(truth)}."
                 return self._styled(correction)
             # Past the eighth character (a ten-digit NPI) there is no ordinal to say: restate the whole value.
         # A wrong-length read-back means the whole value has to be spelled again. The agent may ask for that
