@@ -349,8 +349,8 @@ def test_a_misheard_digit_past_the_eighth_is_repaired_by_restating_the_number() 
 
 
 def test_a_persistently_misheard_id_fails_authentication_and_the_call_ends() -> None:
-    def ear(text: str) -> str:  # a consistent confusion: 7 is always heard as 1, spelled or corrected
-        return text.replace("4 4 7 2", "4 4 1 2").replace("number seven", "number one")
+    def ear(text: str) -> str:  # a consistent confusion: 7 is always heard as 1, spelled (with pauses) or corrected
+        return re.sub(r"(4\W+4\W+)7(?=\W+2)", r"\g<1>1", text).replace("number seven", "number one")
 
     conversation, lines = talk(SCENARIOS[0], ear)
     metric = task_completion(conversation)
@@ -368,7 +368,8 @@ def test_the_agent_transfers_when_the_repairs_run_out() -> None:
     def ear(text: str) -> str:  # the 7 comes back as a different wrong digit each time
         flip["n"] += 1
         wrong = str(flip["n"] % 9 + 1) if flip["n"] % 9 + 1 != 7 else "8"
-        return text.replace("4 4 7 2", f"4 4 {wrong} 2").replace("number seven", f"number {DIGIT_NAMES[int(wrong)]}")
+        text = re.sub(r"(4\W+4\W+)7(?=\W+2)", rf"\g<1>{wrong}", text)  # spelled, with or without pauses
+        return text.replace("number seven", f"number {DIGIT_NAMES[int(wrong)]}")
 
     conversation, lines = talk(SCENARIOS[0], ear)
     assert conversation.final_db["transfers"] and conversation.final_db["leave_requests"] == {}
