@@ -81,7 +81,7 @@ def hr_ids(count: int, seed: int) -> None:
         fits = _slot_form(slot, today)
         styles: list[tuple[str, Callable[[str], str], str | None]] = [
             ("no pauses", spell_code, None),
-            ("pauses", lambda v: ", ".join(v.replace("-", "")), None),
+            ("pauses", partial(spell_with_alphabet, spelling="letters"), None),
         ]
         if spells_letters(slot):  # asked again with the phonetic alphabet, the prompt a made-up code spelled so
             prompt = alphabet_example(slot)

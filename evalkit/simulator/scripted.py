@@ -29,7 +29,7 @@ from evalkit.simulator.corrections import correctable, wrong_value
 from evalkit.simulator.field_answers import FieldAnswers
 from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code
 from evalkit.simulator.read_back import quoted_total, restated_number, same_amount, same_date
-from evalkit.spoken import ORDINAL_WORDS, parse_flight_numbers, say_correction
+from evalkit.spoken import ORDINAL_WORDS, parse_flight_numbers, say_correction, spell_with_alphabet
 
 NO_PROGRESS_LIMIT = 5  # App. D / K: end the call after 5 consecutive turns without progress
 FIELD_CUES = (
@@ -461,7 +461,7 @@ class ScriptedSimulator:
             )
         if slot.kind == "name" and value.isalpha() and (alphabet or SPELL_CUE.search(slot.question)):
             # asked to spell a name: letter by letter with a pause after each (App. K), as the agent asked
-            return self._say(self.style.answer(field, f"{', '.join(value.upper())}.", self.stalled))
+            return self._say(self.style.answer(field, f"{spell_with_alphabet(value, 'letters')}.", self.stalled))
         if slot.kind == "choice":
             value = value.replace("_", " ")  # "read_only" is said "read only" (the agent's parser takes both)
         if slot.kind != "text":  # free text is said as written: the agent writes it down verbatim
@@ -469,7 +469,7 @@ class ScriptedSimulator:
         elif value.strip(" .").lower() == "none":  # "none" alone was heard "Thank you very much" (0/4 voices)
             value = f"No {slot.label}."  # "No blackout dates.": 4/4 with the question as the prompt
         else:  # ... but a code in it is spelled, as a caller reads one out ("with code 3, L, 2, U")
-            value = CODE_IN_TEXT.sub(lambda m: ", ".join(m.group(0)), value)
+            value = CODE_IN_TEXT.sub(lambda m: spell_with_alphabet(m.group(0), "letters"), value)
         rephrase = REPHRASED_KINDS.get(slot.kind)  # free text and email addresses get no words around them
         ended = value if value.endswith((".", "!", "?")) else f"{value}."  # "7 a.m." is not said "7 a.m.."
         return self._say(self.style.answer(field, ended, self.stalled, rephrase=rephrase))

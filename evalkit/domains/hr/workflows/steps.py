@@ -16,6 +16,7 @@ from evalkit.domains.workflow import Ask, Call, Derived, Say, Slot, Step, fit_pa
 from evalkit.spoken import MONTHS
 
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+MONTH_DAY = re.compile(r"\b([A-Za-z]+)\s+(\d{1,2})(?:st|nd|rd|th)?\b")  # "July 29", "June 4th" (a month if in MONTHS)
 # Written forms of the tools' identifiers (evalkit.domains.hr.tools.common): the parser puts the dashes back.
 EMPLOYEE_ID_FORM = r"EMP\d{6}"
 FACILITY_FORM = r"[A-Z]{2,4}-\d{2}[A-Z]"
@@ -55,7 +56,7 @@ def birth_date(text: str) -> str | None:
     one an employee can have been born in (``LATEST_BIRTH_YEAR``). tiny.en writes eSpeak's "June 27,
     1990" as "June 27, 1997, 1990" or "June 27, 2013, 2019": the year it settles on last, or none (asked again).
     In ISO, as ``full_date``."""
-    said = re.search(r"\b([A-Za-z]+)\s+(\d{1,2})(?:st|nd|rd|th)?\b", text)
+    said = MONTH_DAY.search(text)
     if said is None or said.group(1).lower() not in MONTHS:
         return full_date(text)  # ISO, or nothing of the form
     years = [int(y) for y in re.findall(r"\b(19\d\d|20\d\d)\b", text[said.end() :]) if int(y) <= LATEST_BIRTH_YEAR]
@@ -162,7 +163,7 @@ def dates_in(text: str, first: str) -> list[str]:
     (the window's first day) or the next one for a month before it."""
     start = date.fromisoformat(first)
     found = [iso for iso in re.findall(r"\b\d{4}-\d{2}-\d{2}\b", text)]
-    for month, day_ in re.findall(r"\b([A-Za-z]+)\s+(\d{1,2})(?:st|nd|rd|th)?\b", text):
+    for month, day_ in MONTH_DAY.findall(text):
         if month.lower() in MONTHS:
             when = date(start.year, MONTHS[month.lower()], int(day_))
             found.append((when if when >= start else when.replace(year=start.year + 1)).isoformat())
@@ -173,9 +174,7 @@ def dates_or_none(text: str) -> str | None:
     """A list of dates or a "none", in the caller's words; None when the words give neither ("August salmon" for
     "August 7": no date, and no "none" either), so the agent asks again instead of registering no blackout."""
     said_none = re.search(r"\b(?:none|no|nope|nothing)\b", text, re.IGNORECASE)
-    dated = ISO_DATE.search(text) or any(
-        month.lower() in MONTHS for month in re.findall(r"\b([A-Za-z]+)\s+\d{1,2}(?:st|nd|rd|th)?\b", text)
-    )
+    dated = ISO_DATE.search(text) or any(month.lower() in MONTHS for month, _ in MONTH_DAY.findall(text))
     return text if said_none or dated else None
 
 
