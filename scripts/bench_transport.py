@@ -3,19 +3,24 @@
     python scripts/bench_transport.py [--calls 1,8,16,32,48,64] [--modes loop,threads] [--lines 3] [--repeat 2]
 
 The echo agent is a tiny websockets server in a child process (so its work is not the caller's): it greets with
-200 ms of tone and, at each ``user_speech_stop``, sends the caller's audio of that turn straight back (a burst: the
-caller plays it out in real time). The caller is evalkit's: the call loop on a real clock, the ``twilio_ws``
-session (μ-law 8 kHz, 20 ms frames, speech events), the caller's voice (eSpeak NG) through the café-noise chain.
+200 ms of tone and, at each ``user_speech_stop``, sends the caller's audio of that turn (the frames between its
+speech events) straight back (a burst: the caller plays it out in real time). The caller is evalkit's: the call
+loop on a real clock, the ``twilio_ws`` session (μ-law 8 kHz, 20 ms frames, speech events), the caller's voice
+(eSpeak NG) through the café-noise chain, on a continuous line (a frame every 20 ms all call long, the café bed
+between utterances: evalkit.call.line); ``--line off`` sends frames only while the caller speaks, as before the line
+existed, to measure what the line costs.
 
 1. Overhead per turn (one call): for each exchange, the time from the caller's first frame to the moment it takes
-   the turn back, minus the two audio durations (its turn and the echo) and minus the configured take-turn
-   silence: what the harness adds (scheduling, encoding, the socket, the silence timer). Target ≤ 5 ms.
+   the turn back, minus the two audio durations (its turn and the echo), the configured take-turn silence and the
+   shift of the caller's next turn onto the line's frame grid (``line_align_ms``, part of the caller's reaction):
+   what the harness adds (scheduling, encoding, the socket, the silence timer). Target ≤ 5 ms.
 2. Concurrent calls: N calls at once in this process; each frame's send time (handed to the socket) minus its
-   scheduled time (turn start + k × 20 ms); the curve of p50 / p99 / max over N. Sustained: the largest N up to
-   which every p99 is within 10 ms (target ≥ 32). The machine is shared: a bare timer loop in another process
-   measures its own jitter meanwhile, and each row is the best of ``--repeat`` runs. Two ways to host N calls are
-   compared: ``loop`` (every call a task of one event loop, as ``concurrency=N`` runs them: evalkit.call.host)
-   and ``threads`` (a thread per call, each with its own event loop).
+   scheduled time (on the line: the first frame + k × 20 ms; ``--line off``: turn start + k × 20 ms); the curve of
+   p50 / p99 / max over N, and the CPU share of this process (the line's cost: ``--line both`` runs each row twice).
+   Sustained: the largest N up to which every p99 is within 10 ms (target ≥ 32). The machine is shared: a bare timer
+   loop in another process measures its own jitter meanwhile, and each row is the best of ``--repeat`` runs. Two
+   ways to host N calls are compared: ``loop`` (every call a task of one event loop, as ``concurrency=N`` runs them:
+   evalkit.call.host) and ``threads`` (a thread per call, each with its own event loop).
 
 ``--profile N`` runs N calls in one loop under cProfile and prints the top functions instead.
 """
@@ -43,6 +48,7 @@ import numpy as np
 from evalkit.agents.base import AgentContext, ToolBox
 from evalkit.call import AudioChannel, CallOutcome, CallSettings, RealClock, run_call
 from evalkit.call.host import CallHost, quiet_collector
+from evalkit.call.line import FILL_RATE, CallerLine
 from evalkit.call.loop import Call
 from evalkit.domains.base import ToolExecutor, ToolRegistry
 from evalkit.speech.tts import EspeakTTS
@@ -68,11 +74,13 @@ def serve_echo(port_out: Any) -> None:
     from websockets.asyncio.server import serve
 
     async def handler(ws: Any) -> None:
-        sid, heard = "", []
+        sid, heard, speaking = "", [], False
         async for raw in ws:
             message = json.loads(raw)
             event = message["event"]
-            if event == "media":
+            if event == "user_speech_start":
+                heard, speaking = [], True
+            elif event == "media" and speaking:  # the line between utterances is not the caller's turn
                 heard.append(message["media"]["payload"])
             elif event == "start":
                 sid = message["start"]["streamSid"]
@@ -81,7 +89,7 @@ def serve_echo(port_out: Any) -> None:
                 heard = [base64.b64encode(greeting[i : i + 160]).decode() for i in range(0, 1600, 160)]
                 event = "user_speech_stop"
             if event == "user_speech_stop":
-                frames, heard = heard, []
+                frames, heard, speaking = heard, [], False
                 for payload in frames:
                     await ws.send(json.dumps({"event": "media", "streamSid": sid, "media": {"payload": payload}}))
                 await ws.send(json.dumps({"event": "mark", "streamSid": sid, "mark": {"name": "echoed"}}))
@@ -124,13 +132,16 @@ class TimedSession:
 
     def __init__(self, session: Any, clock: RealClock, pacing: Pacing) -> None:
         self.session, self.clock, self.pacing = session, clock, pacing
-        self.start_ms, self.k = 0.0, 0
+        self.start_ms: float | None = None
+        self.k = 0
 
     async def open(self, context: AgentContext) -> None:
         await self.session.open(context)
 
     async def send(self, frame: Any) -> None:
         await self.session.send(frame)
+        if self.start_ms is None:  # on the line: its grid starts at its first frame
+            self.start_ms = self.clock.now_ms
         self.pacing.lateness_ms.append(self.clock.now_ms - (self.start_ms + self.k * 20.0))
         self.k += 1
 
@@ -151,12 +162,21 @@ _speak_to_agent = Call.speak_to_agent
 
 
 async def timed_speak(self: Call, speech: Any) -> None:
-    if isinstance(self.session, TimedSession):
+    if isinstance(self.session, TimedSession) and not self.line.continuous:  # frames only while it speaks
         self.session.start_ms, self.session.k = speech.start_ms, 0
     await _speak_to_agent(self, speech)
 
 
 Call.speak_to_agent = timed_speak  # type: ignore[method-assign]
+LINE = {"on": True}
+_continuous = CallerLine.continuous
+
+
+def continuous(self: CallerLine) -> bool:
+    return LINE["on"] and _continuous.fget(self)  # type: ignore[attr-defined]
+
+
+CallerLine.continuous = property(continuous)  # type: ignore[method-assign,assignment]
 
 
 def one_call(url: str, index: int, n_lines: int, pacing: Pacing, delay_s: float) -> Any:
@@ -184,7 +204,7 @@ def turn_overheads(outcome: CallOutcome) -> list[float]:
     out = []
     for said, after in itertools.pairwise(users):
         audio_ms = said.end_ms - said.start_ms
-        taken_ms = after.start_ms - REACTION_MS
+        taken_ms = after.start_ms - REACTION_MS - after.variation.get("line_align_ms", 0.0)
         out.append(taken_ms - said.start_ms - 2 * audio_ms - TAKE_TURN_MS)
     return out
 
@@ -245,6 +265,7 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=3, help="caller turns per call")
     parser.add_argument("--repeat", type=int, default=2, help="runs per (mode, N); the best is kept")
     parser.add_argument("--profile", type=int, default=0, help="profile N calls in one loop instead")
+    parser.add_argument("--line", choices=("on", "off", "both"), default="both", help="the continuous caller line")
     args = parser.parse_args()
 
     ports: Any = multiprocessing.get_context("spawn").Queue()
@@ -252,8 +273,9 @@ def main() -> None:
     server.start()
     url = f"ws://127.0.0.1:{ports.get(timeout=30)}"
     _, tts_rate = EspeakTTS("en-us").synthesize("warm up")
-    for bank in range(4):  # the café noise loops, built once per process (~0.6 s each): not a cost per call
-        cafe.bank(tts_rate, bank)  # type: ignore[attr-defined]
+    for rate in (tts_rate, FILL_RATE):  # the café noise loops, built once per process: not a cost per call
+        for bank in range(cafe.banks):  # type: ignore[attr-defined]
+            cafe.bank(rate, bank)  # type: ignore[attr-defined]
     print(f"echo agent on {url} (pid {server.pid}); caller pid {os.getpid()}, {os.cpu_count()} cores")
     print(f"take-turn silence {TAKE_TURN_MS:g} ms, reaction {REACTION_MS:g} ms, {args.lines} caller turns per call")
 
@@ -268,6 +290,7 @@ def main() -> None:
         return
 
     # 1. overhead per turn, one call at a time
+    LINE["on"] = args.line != "off"
     overheads: list[float] = []
     machines: list[float] = []
     for _i in range(3):
@@ -286,20 +309,24 @@ def main() -> None:
     print("\n2. frame pacing of N concurrent calls in one process (send time - scheduled time)")
     print("(machine p99: a bare 20 ms timer loop in another process meanwhile: the machine's own jitter;")
     print(f" best of {args.repeat} runs per row, all runs' p99 in brackets)")
-    print("mode       N   calls ok   frames    p50 ms   p99 ms   max ms   turn overhead p50/p99 ms   CPU  machine p99")
-    modes = args.modes.split(",")
+    print(
+        "mode/line     N   calls ok   frames    p50 ms   p99 ms   max ms   turn overhead p50/p99 ms   CPU  machine p99"
+    )
+    lines = ["on", "off"] if args.line == "both" else [args.line]
+    modes = [f"{mode}/{line}" for mode in args.modes.split(",") for line in lines]
     sustained = dict.fromkeys(modes, 0)
     failed: set[str] = set()
     for n in (int(x) for x in args.calls.split(",")):
         runs: dict[str, list[tuple[float, str]]] = {mode: [] for mode in modes}
         for _ in range(args.repeat):
             for mode in modes:
-                (pacing, outcomes, wall, cpu), machine = with_probe(lambda: run_calls(url, n, mode, args.lines))  # noqa: B023
+                host, LINE["on"] = mode.split("/")[0], mode.endswith("/on")
+                (pacing, outcomes, wall, cpu), machine = with_probe(lambda: run_calls(url, n, host, args.lines))  # noqa: B023
                 ok = sum(o.end_reason == "user_end_call" for o in outcomes)
                 turn = [x for o in outcomes if o.end_reason == "user_end_call" for x in turn_overheads(o)]
                 p99 = pct(pacing.lateness_ms, 99) if ok == n else float("inf")
                 row = (
-                    f"{mode:<8} {n:>3}   {ok:>4}/{n:<4} {len(pacing.lateness_ms):>7}"
+                    f"{mode:<11} {n:>3}   {ok:>4}/{n:<4} {len(pacing.lateness_ms):>7}"
                     f"  {pct(pacing.lateness_ms, 50):>7.2f}  {p99:>7.2f}  {max(pacing.lateness_ms):>7.1f}"
                     f"   {pct(turn, 50):>10.1f} / {pct(turn, 99):<8.1f}  {cpu / wall:>5.0%}  {machine:>8.2f}"
                 )

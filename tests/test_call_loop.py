@@ -160,6 +160,7 @@ class StreamingAgent:
     def __init__(self, chunks: int = 10) -> None:
         self.chunks = chunks
         self.frames = 0
+        self.fill_frames = 0
         self.interrupted = 0
         self.queue: asyncio.Queue = asyncio.Queue()
         self.task: asyncio.Task | None = None
@@ -178,6 +179,9 @@ class StreamingAgent:
         self.task = asyncio.ensure_future(self._stream("g", 2))
 
     async def send(self, frame: Frame) -> None:
+        if frame.fill:  # the open line between the caller's utterances (evalkit.call.line)
+            self.fill_frames += 1
+            return
         self.frames += 1
         if self.frames == 5:  # 100 ms into the caller's turn: a backchannel while the caller talks
             await self.queue.put(AgentSpeech(text="mhm", audio=AudioClip(samples=tone(20.0), sample_rate=RATE)))
@@ -205,6 +209,7 @@ def test_streaming_agent_talks_while_the_caller_talks_on_a_real_clock() -> None:
     outcome = run(run_call(ScriptCaller(["one two three"]), agent, ToneChannel(), context(), clock, settings))
     user, reply = outcome.turns[1], outcome.turns[2]
     assert agent.frames == 15  # 300 ms of caller audio in 20 ms frames
+    assert agent.fill_frames > 0  # and the line stayed open around it (silence frames)
     assert reply.start_ms < user.end_ms  # the backchannel overlapped the caller's speech
     assert reply.intended_text.split() == ["mhm", "r0", "r1", "r2", "r3", "r4"]
     assert outcome.turns[-1].start_ms >= user.end_ms + 5 * 20.0  # paced in real time

@@ -209,15 +209,15 @@ def _user_heard(outcome: CallOutcome) -> np.ndarray:
     return render_tracks(record, outcome.audio, RATE)["user_heard"]
 
 
-def test_an_in_process_agent_hears_the_bed_after_its_own_turn_and_the_recording_holds_it_all() -> None:
+def test_an_in_process_call_records_the_bed_between_utterances() -> None:
     agent, clock = EchoAgent(reply_ms=1000.0), VirtualClock()
     settings = CallSettings(user_reaction_ms=400.0)
     channel = noisy_channel(CAFE_15DB)
     caller = ScriptCaller(["one two three", "four five"])
     outcome = asyncio.run(run_call(caller, TurnBasedSession(agent, clock), channel, context(), clock, settings))
     assert outcome.end_reason == "user_end_call"
-    # what it was sent: the 400 ms of line after its own turn ended, then the utterance (3 and 2 words of 100 ms)
-    assert agent.heard == [round(0.4 * RATE) + 2400, round(0.4 * RATE) + 1600]
+    # a turn-based agent is handed its caller's utterances (3 and 2 words of 100 ms), as before (evalkit.call.line)
+    assert agent.heard == [2400, 1600]
     heard = _user_heard(outcome)
     frames = heard[: heard.size // 800 * 800].reshape(-1, 800)  # 100 ms frames over the whole call
     assert np.mean(np.all(frames == 0.0, axis=1)) == 0.0  # no stretch of the call is digital silence

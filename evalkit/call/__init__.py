@@ -8,6 +8,7 @@ barge-in and hang-up as events (DESIGN decision 10). One loop serves every agent
 - ``loop``: the loop itself; ``conversation``: a scenario's call as a ``Conversation`` record; ``tracks``: audio.
 """
 
+from evalkit.call.agent_turn import tool_call_records
 from evalkit.call.channel import AudioChannel, TextChannel, UserSpeech
 from evalkit.call.clock import Clock, RealClock, VirtualClock
 from evalkit.call.conversation import (
@@ -18,7 +19,7 @@ from evalkit.call.conversation import (
     run_text_conversation,
 )
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, Frame
-from evalkit.call.loop import CallOutcome, CallSettings, ConversationAudio, run_call, tool_call_records
+from evalkit.call.loop import CallOutcome, CallSettings, ConversationAudio, run_call
 from evalkit.call.session import AgentSession, TurnBasedSession
 from evalkit.call.tracks import render_tracks
 

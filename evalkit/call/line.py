@@ -10,8 +10,11 @@ later), so the timeline the call records is the one the agent received; response
 caller's speech to the agent's first audio, with no harness gap in it.
 
 On a virtual clock (an in-process, turn-based agent) nothing runs in the background: before each utterance the
-stretch of line since the previous one is rendered in one piece, and the agent is sent the part of it after its own
-last audio ended (a turn-based agent cannot listen while it talks), then the utterance.
+stretch of line since the previous one is rendered in one piece for the recording, and the agent is handed the
+utterance as before. Handing it the line too (the part after its own last audio) was tried: with 400 ms of café bed
+before each utterance Whisper tiny.en's transcripts of the reference agent changed with its thread count (one worker
+process against two: tests/test_cell_workers.py), so every in-process measurement would move; that waits for the
+re-measurement of the embedded pair (the natural voice).
 
 Either way what went out between utterances is kept (``gaps``), so ``user_heard.wav`` holds the continuous signal
 the agent heard.
@@ -30,7 +33,7 @@ import numpy as np
 
 from evalkit.call.channel import UserSpeech
 from evalkit.call.clock import Clock
-from evalkit.call.events import Frame
+from evalkit.call.events import AgentEvent, Frame
 from evalkit.records import AudioClip
 
 FILL_RATE = 16_000  # the open line is rendered at 16 kHz on a real clock (each session resamples to its wire rate)
@@ -126,12 +129,18 @@ class CallerLine:
     # -- utterances --------------------------------------------------------------------------------------------
 
     def aligned(self, speech: UserSpeech) -> UserSpeech:
-        """``speech`` moved to the line's next frame boundary (a continuous line; else as it is)."""
+        """``speech`` moved to the line's next frame boundary (a continuous line; else as it is). The shift, under a
+        frame, is kept with the turn (``variation.line_align_ms``): it lengthens the caller's reaction, not the
+        agent's latency."""
         if not self.continuous or self.frame_ms is None:
             return speech
         slots = (speech.start_ms - self._t0 - SLACK_MS) / self.frame_ms
         start = self._t0 + max(0.0, float(np.ceil(slots))) * self.frame_ms
-        return speech.delayed(start - speech.start_ms) if start > speech.start_ms else speech
+        if start <= speech.start_ms:
+            return speech
+        moved = speech.delayed(start - speech.start_ms)
+        moved.variation = {**speech.variation, "line_align_ms": start - speech.start_ms}
+        return moved
 
     def say(self, speech: UserSpeech) -> asyncio.Future[None]:
         """Put ``speech`` on a continuous line; the future is done once its last frame has gone out."""
@@ -144,22 +153,29 @@ class CallerLine:
             self._next_block = self._render(speech.end_ms)
         return sent
 
-    async def send_gap(self, until_ms: float, listening_from_ms: float, rate: int) -> None:
-        """Virtual clock: render the line from where it was left to ``until_ms`` (the next utterance's start) and
-        send the agent the part after ``listening_from_ms`` (when its own last audio ended)."""
-        if self.fill is None or until_ms <= self._line_ms:
-            return
-        audio, _effects = self.fill(self._line_ms, until_ms - self._line_ms, rate)
-        self.gaps.append(_Gap(self._line_ms, rate, [audio]))
-        skip = max(0, round((listening_from_ms - self._line_ms) / 1000.0 * rate))
-        if skip < audio.size:
-            for frame in _frames(audio[skip:], rate, self.frame_ms, fill=True):
-                await self.session.send(frame)
-        self._line_ms = until_ms
+    async def speak(self, speech: UserSpeech) -> list[tuple[float, AgentEvent]]:
+        """Say ``speech`` on the continuous line; returns the agent's events received meanwhile, with their times."""
+        sent = self.say(speech)
+        early: list[tuple[float, AgentEvent]] = []
+        receiving = asyncio.ensure_future(self.session.receive())
+        try:
+            while not sent.done():
+                await asyncio.wait({sent, receiving}, return_when=asyncio.FIRST_COMPLETED)
+                if receiving.done():
+                    early.append((self.clock.now_ms, receiving.result()))
+                    receiving = asyncio.ensure_future(self.session.receive())
+            sent.result()  # the wire failed while the utterance was sent: the call ends here
+            await self.clock.advance_to(speech.end_ms)
+            if receiving.done():
+                early.append((self.clock.now_ms, receiving.result()))
+        finally:
+            if not receiving.done():
+                receiving.cancel()
+        return early
 
     def record_gap(self, until_ms: float, rate: int) -> None:
-        """Virtual clock: the line up to an utterance the agent never hears (the caller's goodbye), kept for the
-        recording only."""
+        """Virtual clock: the line from where it was left to ``until_ms`` (the next utterance's start), rendered for
+        the recording."""
         if self.fill is not None and until_ms > self._line_ms:
             audio, _effects = self.fill(self._line_ms, until_ms - self._line_ms, rate)
             self.gaps.append(_Gap(self._line_ms, rate, [audio]))

@@ -19,18 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
-import numpy as np
-
 from evalkit.agents.base import AgentContext
-from evalkit.call.channel import UserSpeech, text_duration_ms
+from evalkit.call.agent_turn import AgentTurn, check_agent_audio, stage_ms, tool_call_records
+from evalkit.call.channel import UserSpeech
 from evalkit.call.clock import Clock
-from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, ToolCallTuple
+from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd
 from evalkit.call.interrupt import Cut, Interrupter
 from evalkit.call.line import CallerLine, rate_of
 from evalkit.call.live import ONSET, PlannedCut, WireCutter, cut_live
 from evalkit.call.session import AgentSession, AgentTimeout
 from evalkit.domains.base import ToolRegistry
-from evalkit.records import AppliedEffect, AudioClip, ToolCall, Turn
+from evalkit.records import AppliedEffect, AudioClip, Turn
 
 
 @dataclass(frozen=True)
@@ -51,33 +50,6 @@ class CallSettings:
 
 T = TypeVar("T")
 FirstSpeaker = Literal["agent", "caller", "auto"]
-MAX_AGENT_PEAK = 8.0  # float audio is nominally within [-1, 1]; beyond 18 dB over full scale it is not a signal
-
-
-class AgentSilence(RuntimeError):
-    """The agent's turn came with audio that holds nothing (no samples, or digital zero): infrastructure."""
-
-
-class AgentGarbageAudio(RuntimeError):
-    """The agent's audio is not a signal (NaN, inf, absurd amplitudes): infrastructure, before it reaches any
-    listener, mixer or file writer downstream."""
-
-
-def check_agent_audio(turn: _AgentTurn) -> None:
-    """Raise when the agent's turn carries unusable audio. A turn without any audio (a text channel) passes."""
-    clips = [s.audio for s in turn.speech if s.audio is not None]
-    if not clips:
-        return
-    samples = np.concatenate([np.asarray(c.samples, dtype=np.float64).ravel() for c in clips])
-    finite = np.isfinite(samples)
-    if not finite.all():
-        raise AgentGarbageAudio(f"{int((~finite).sum())} of {samples.size} agent audio samples are NaN or inf")
-    peak = float(np.abs(samples).max()) if samples.size else 0.0
-    if peak > MAX_AGENT_PEAK:
-        raise AgentGarbageAudio(f"agent audio peaks at {peak:.3g} (limit {MAX_AGENT_PEAK:g} full scale)")
-    if peak == 0.0:
-        what = "no samples" if samples.size == 0 else f"{samples.size} samples of digital silence"
-        raise AgentSilence(f"the agent's turn ({turn.text[:40]!r}) came with {what}")
 
 
 class Caller(Protocol):
@@ -117,65 +89,6 @@ class CallOutcome:
     error: str | None = None
 
 
-def tool_call_records(calls: list[ToolCallTuple], t_ms: float, registry: ToolRegistry | None = None) -> list[ToolCall]:
-    """Records of an agent turn's tool calls; ``registry`` (the executor's) adds each tool's declared flags."""
-    return [
-        ToolCall(name=n, arguments=a, result=r, ok=r.get("status") == "success", t_ms=t_ms, **_flags(registry, n))
-        for n, a, r in calls
-    ]
-
-
-def _flags(registry: ToolRegistry | None, name: str) -> dict[str, bool]:
-    if registry is None or name not in registry:  # an unknown tool name: the executor refused it, flags unknown
-        return {}
-    spec = registry[name]
-    return {"writes": spec.writes, "irreversible": spec.irreversible}
-
-
-@dataclass
-class _AgentTurn:
-    """The agent's turn as received: its speech chunks with their arrival times on the call clock. ``planned``: a
-    live turn handed back at the planned onset of the caller's interjection, the agent still talking."""
-
-    chunks: list[tuple[float, AgentSpeech]]
-    end_call: bool
-    interrupted: bool
-    ended_at_ms: float
-    planned: PlannedCut | None = None
-
-    @property
-    def speech(self) -> list[AgentSpeech]:
-        return [s for _, s in self.chunks]
-
-    @property
-    def start_ms(self) -> float:
-        return self.chunks[0][0] if self.chunks else self.ended_at_ms
-
-    @property
-    def text(self) -> str:
-        return " ".join(s.text for s in self.speech if s.text)
-
-    @property
-    def clip(self) -> AudioClip | None:
-        clips = [s.audio for s in self.speech if s.audio is not None]
-        if len(clips) <= 1:
-            return clips[0] if clips else None
-        return AudioClip(samples=np.concatenate([c.samples for c in clips]), sample_rate=clips[0].sample_rate)
-
-    @property
-    def end_ms(self) -> float:
-        """When the listener has heard it all: chunks play back to back, a late chunk from when it arrives. In a
-        turn with audio, a chunk of text only (a transcript apart from the audio) takes no time."""
-        end = self.start_ms
-        voiced = any(s.audio is not None for s in self.speech)
-        for at, chunk in self.chunks:
-            if chunk.audio is None and voiced:
-                continue
-            duration = chunk.audio.duration_s * 1000.0 if chunk.audio is not None else text_duration_ms(chunk.text)
-            end = max(at, end) + duration
-        return end
-
-
 class Call:
     """One call in progress: the clock, the agent session, and what has been recorded so far."""
 
@@ -198,7 +111,6 @@ class Call:
         self.interrupt_kind = ""  # the IHBench type of the call's interruptions (recorded with each)
         self.cutter: WireCutter | None = None  # IHBench interruptions on a live stream (a real clock)
         self.line = CallerLine(clock, session, channel, settings.frame_ms)
-        self.agent_quiet_ms = 0.0  # when the agent's last audio ended (a turn-based agent listens from there)
 
     def _deadline_s(self, start_ms: float | None, interrupted: bool) -> tuple[float | None, bool]:
         """(seconds to wait for the agent's next event, whether the wait ends in a barge-in). Only a real clock
@@ -231,7 +143,7 @@ class Call:
             await self.session.interrupt()
             return None
 
-    async def agent_turn(self, live_cuts: bool = True, check: bool = True) -> _AgentTurn:
+    async def agent_turn(self, live_cuts: bool = True, check: bool = True) -> AgentTurn:
         """Collect the agent's events up to the end of its turn; its speech starts when the first chunk arrives.
         With a ``cutter`` (IHBench on a live stream) the caller plans its cut once the turn's text is in, and the
         turn comes back unfinished at the cut's onset (``planned``), the agent still talking."""
@@ -248,14 +160,14 @@ class Call:
                 onset = planned.cut.onset_ms if planned is not None else None
                 at, event = None, await self._next_event(start_ms, interrupted, onset)
                 if event is ONSET:
-                    return _AgentTurn(chunks, False, False, self.clock.now_ms, planned)
+                    return AgentTurn(chunks, False, False, self.clock.now_ms, planned)
                 if event is None:
                     interrupted = True
                     continue
             if isinstance(event, AgentTurnEnd):
                 if planned is not None:  # the agent finished before the planned onset: no cut after all
                     self.cutter.drop(planned)  # type: ignore[union-attr]
-                turn = _AgentTurn(chunks, event.end_call, interrupted, self.clock.now_ms)
+                turn = AgentTurn(chunks, event.end_call, interrupted, self.clock.now_ms)
                 if check:
                     check_agent_audio(turn)  # unusable audio fails the call here, before it is recorded or heard
                 return turn
@@ -266,7 +178,7 @@ class Call:
                 tried = True
                 planned = self.cutter.plan(self, chunks)  # type: ignore[union-attr]
 
-    def record_agent_turn(self, turn: _AgentTurn, interruption: Cut | None = None) -> tuple[Turn, float]:
+    def record_agent_turn(self, turn: AgentTurn, interruption: Cut | None = None) -> tuple[Turn, float]:
         """The agent's turn on the timeline; returns it and when its audio ends (cut where the caller barged in).
         ``interruption``: an IHBench interruption planned on this turn (the agent stops at its ``stop_ms``)."""
         index = len(self.turns)
@@ -326,7 +238,6 @@ class Call:
             end_ms = turn.start_ms + spoken
         if clip is not None:
             self.audio.clips[(index, "assistant")] = clip
-        self.agent_quiet_ms = max(self.agent_quiet_ms, end_ms)
         compute_ms = sum(s.compute_ms for s in turn.speech)
         calls = [c for s in turn.speech for c in s.tool_calls]
         record = Turn(
@@ -337,9 +248,9 @@ class Call:
             start_ms=turn.start_ms,
             end_ms=end_ms,
             compute_ms=compute_ms,
-            stt_ms=_stage_ms(turn.speech, "stt_ms"),
-            llm_ms=_stage_ms(turn.speech, "llm_ms"),
-            tts_ms=_stage_ms(turn.speech, "tts_ms"),
+            stt_ms=stage_ms(turn.speech, "stt_ms"),
+            llm_ms=stage_ms(turn.speech, "llm_ms"),
+            tts_ms=stage_ms(turn.speech, "tts_ms"),
             http_retries=sum(s.http_retries for s in turn.speech),
             tool_calls=tool_call_records(calls, turn.start_ms - compute_ms, self.registry),
             effects=effects,
@@ -371,34 +282,17 @@ class Call:
     async def speak_to_agent(self, speech: UserSpeech) -> None:
         """Send the caller's utterance on its line; agent events arriving meanwhile are kept with their time."""
         if self.line.continuous:
-            await self._speak_on_line(speech)
+            self._early += await self.line.speak(speech)
         else:
             await self._speak_frames(speech)
         await self.session.end_of_turn()
 
-    async def _speak_on_line(self, speech: UserSpeech) -> None:
-        """A continuous line (real clock): the utterance is queued on it; the agent's events are received meanwhile."""
-        sent = self.line.say(speech)
-        receiving = asyncio.ensure_future(self.session.receive())
-        try:
-            while not sent.done():
-                await asyncio.wait({sent, receiving}, return_when=asyncio.FIRST_COMPLETED)
-                if receiving.done():
-                    self._early.append((self.clock.now_ms, receiving.result()))
-                    receiving = asyncio.ensure_future(self.session.receive())
-            sent.result()  # the wire failed while the utterance was sent: the call ends here
-            await self.clock.advance_to(speech.end_ms)
-            if receiving.done():
-                self._early.append((self.clock.now_ms, receiving.result()))
-        finally:
-            if not receiving.done():
-                receiving.cancel()
-
     async def _speak_frames(self, speech: UserSpeech) -> None:
-        """No continuous line (a virtual clock, or a text channel): the line since the caller's last utterance, then
-        its frames paced by the clock; agent events arriving meanwhile are kept with their time."""
-        if speech.clips:
-            await self.line.send_gap(speech.start_ms, self.agent_quiet_ms, rate_of(speech))
+        """No continuous line (a virtual clock, or a text channel): the line since the caller's last utterance is
+        recorded, then its frames are sent paced by the clock; agent events arriving meanwhile are kept with their
+        time."""
+        if speech.clips and not self.clock.realtime:
+            self.line.record_gap(speech.start_ms, rate_of(speech))
         self.line.sent_until(speech.end_ms)
         receiving = asyncio.ensure_future(self.session.receive())
         try:
@@ -417,7 +311,7 @@ class Call:
             if not receiving.done():
                 receiving.cancel()
 
-    async def greeting(self) -> _AgentTurn | None:
+    async def greeting(self) -> AgentTurn | None:
         """The agent's opening turn, as ``first_speaker`` says: waited for (``agent``), none (``caller``), or
         (``auto``) on a real clock the agent's if its first event comes within ``greeting_wait_s``, else none."""
         first = self.settings.first_speaker
@@ -445,12 +339,6 @@ async def _off_loop(clock: Clock, fn: Callable[..., T], *args: Any) -> T:
     return fn(*args)
 
 
-def _stage_ms(speech: list[AgentSpeech], stage: str) -> float | None:
-    """A stage's time over a turn's chunks; None when no chunk reports it."""
-    values = [v for v in (getattr(s, stage) for s in speech) if v is not None]
-    return sum(values) if values else None
-
-
 def reaction_time_ms(utterance: Any, settings: CallSettings) -> float:
     """How long the caller waits after the agent before speaking: ``user_reaction_ms`` plus the jitter the
     simulator drew for this utterance (``reaction_jitter_ms``: a persona's variation; simulators without it: 0)."""
@@ -465,8 +353,8 @@ def _turn_taken_at(clock: Clock, agent_end_ms: float) -> float:
 
 
 async def _agent_reply(
-    call: Call, reply: _AgentTurn, interrupter: Interrupter | None, caller_text: str
-) -> tuple[_AgentTurn, float, str]:
+    call: Call, reply: AgentTurn, interrupter: Interrupter | None, caller_text: str
+) -> tuple[AgentTurn, float, str]:
     """Record the agent's reply; with IHBench interruptions the caller may cut into it (virtual clock: an in-process
     agent stopped where the cut says), say its interjection over the agent's tail, and hear the agent's recovery,
     which may be cut again. Returns the agent's last turn, when its audio ends, and everything the caller heard the
