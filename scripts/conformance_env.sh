@@ -8,7 +8,8 @@
 #   scripts/conformance_env.sh            # makes ${XDG_CACHE_HOME:-~/.cache}/evalkit/conformance-venv
 #   EVALKIT_CONFORMANCE_PYTHON=/path/to/python pytest tests/test_conformance_pipecat.py   # or any other one
 #
-# Runs offline once installed: Silero's ONNX model ships inside the pipecat wheel.
+# Runs offline once installed: Silero's ONNX model ships inside the pipecat wheel. Also installs aimock (npm) for
+# tests/test_conformance_aimock.py, under ${XDG_CACHE_HOME:-~/.cache}/evalkit/conformance-npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv="${XDG_CACHE_HOME:-$HOME/.cache}/evalkit/conformance-venv"
@@ -21,3 +22,12 @@ if [ ! -x "$venv/bin/python" ]; then python -m venv --system-site-packages "$ven
 "$venv/bin/python" -m pip install --quiet "${requirements[@]}"
 "$venv/bin/python" -c 'import pipecat.serializers.twilio, pipecat.transports.websocket.fastapi, pipecat.audio.vad.silero'
 echo "conformance interpreter: $venv/bin/python"
+
+# tests/test_conformance_aimock.py: CopilotKit's aimock (MIT), an OpenAI Realtime-protocol mock server, with npm.
+npm_prefix="${XDG_CACHE_HOME:-$HOME/.cache}/evalkit/conformance-npm"
+if command -v npm >/dev/null; then
+  npm install --silent --no-audit --no-fund --prefix "$npm_prefix" @copilotkit/aimock@1.43.0
+  echo "aimock: $npm_prefix/node_modules/@copilotkit/aimock"
+else
+  echo "npm not found: tests/test_conformance_aimock.py will be skipped"
+fi

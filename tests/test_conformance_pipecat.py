@@ -10,8 +10,8 @@ What must hold, whoever wrote the agent:
   greeting that does not come), and a bot that greets is heard first;
 - every call completes with no infrastructure failure, with one agent turn per caller utterance;
 - the response latency in the records (end of the caller's speech -> the bot's first audio) is the bot's own: a
-  bot that answers as soon as its VAD says the caller stopped (Silero's default 0.2 s) answers within 0.6 s, which
-  it can only do if the caller's line carries audio after the caller's words (a real phone line does);
+  bot that answers as soon as its VAD says the caller stopped (Silero's default 0.2 s stop) answers in ~0.5 s,
+  which it can only do if the caller's line carries audio after the caller's words (a real phone line does);
 - a caller's barge-in (IHBench ``impatient``) reaches the bot as an interruption (pipecat's own interruption
   handling: it stops and sends ``clear``) and is recorded by evalkit as a yield.
 
@@ -61,7 +61,12 @@ LINES = [
     "I need to change my flight to Boston please.",
     "My last name is Johnson and the flight is tomorrow morning.",
 ]
-LATENCY_LIMIT_S = 0.6  # Silero's default 0.2 s stop + the bot's TTS and output buffer, with room for a busy machine
+# The bots' own latency: Silero says "stopped" ~0.45 s after the last word (its 0.2 s stop_secs counted once its
+# speech probability has decayed, in 32 ms windows), TTS and output add ~0.05 s: 0.47-0.76 s measured on this 2-core
+# machine by a plain Twilio client streaming speech then silence (no evalkit). When no audio comes after the words,
+# pipecat forces the stop after 1 s (VADProcessor's audio_idle_timeout), or never (a VAD caught mid-stop: the user
+# turn then times out after 5 s). A median under 0.9 s is the bot's own latency; 1 s and more is a silent line.
+LATENCY_LIMIT_S = 0.9
 
 
 def _venv_python() -> Path:
@@ -235,12 +240,14 @@ def test_a_pipecat_bot_answers_within_its_vad_stop_time(greets: BotCall, waits: 
     between utterances, as a phone line does. Without it Silero never hears the silence and pipecat forces the stop
     after 1 s without audio (VADProcessor's audio_idle_timeout): the latency measured would be evalkit's, not the
     bot's."""
-    for name, call in (("greets", greets), ("waits", waits)):
-        lat = latencies_s(call.outcome)
-        print(f"{name}: latencies {[round(x, 3) for x in lat]} median {statistics.median(lat) if lat else None}")
-        assert len(lat) == len(LINES), report(name, call)
-        assert statistics.median(lat) < LATENCY_LIMIT_S, report(name, call)
-        assert min(lat) > 0.1, report(name, call)  # never before the caller stopped (0.2 s of VAD silence)
+    both = {"greets": latencies_s(greets.outcome), "waits": latencies_s(waits.outcome)}
+    lat = [x for values in both.values() for x in values]
+    print(f"latencies s: { {k: [round(x, 3) for x in v] for k, v in both.items()} } median {statistics.median(lat)}")
+    details = report("greets", greets) + "\n" + report("waits", waits)
+    assert [len(v) for v in both.values()] == [len(LINES)] * 2, details
+    assert statistics.median(lat) < LATENCY_LIMIT_S, details
+    assert max(lat) < 1.5, details  # no turn waited for pipecat's forced stop (1 s) or its user-turn timeout (5 s)
+    assert min(lat) > 0.2, details  # never before its VAD heard 0.2 s of silence
 
 
 def test_a_caller_barge_in_is_an_interruption_for_pipecat_and_a_yield_for_evalkit(yields: BotCall) -> None:
