@@ -95,11 +95,17 @@ class ClipContext:
     a pure function of (call_seed, absolute time) and stay continuous from one clip to the next; ``None`` means
     "no call": such ops then draw their call-level process from the clip's rng. ``participant``: whose speech
     this is ("user" or "assistant"). A plain ``Chain(audio, rate, rng)`` call uses ``ClipContext()``.
+
+    ``reference_power``: the mean power (re digital full scale) of the speech this clip stands beside, for a clip
+    that holds no speech of its own: the stretch of an open line between the caller's utterances. Ops that set a
+    level against the signal (the noise beds) use it when the clip is silent, so the ambient bed goes on between
+    utterances at the level the condition gives it under speech; ``None``: silence stays silent.
     """
 
     offset_ms: float = 0.0
     call_seed: int | None = None
     participant: str = "user"
+    reference_power: float | None = None
 
     def __post_init__(self) -> None:
         if not (isinstance(self.offset_ms, int | float) and np.isfinite(self.offset_ms) and self.offset_ms >= 0):
@@ -108,6 +114,9 @@ class ClipContext:
             isinstance(self.call_seed, bool) or not isinstance(self.call_seed, int) or self.call_seed < 0
         ):
             raise PerturbationError(f"ClipContext.call_seed must be a non-negative int or None, got {self.call_seed!r}")
+        power = self.reference_power
+        if power is not None and not (isinstance(power, int | float) and math.isfinite(power) and power > 0):
+            raise PerturbationError(f"ClipContext.reference_power must be a finite number > 0, got {power!r}")
 
 
 NO_CONTEXT = ClipContext()

@@ -95,12 +95,14 @@ def mix_at_snr(
     sample_rate: int,
     mode: SignalPower = "active",
     active_range_db: float = 40.0,
+    reference_power: float | None = None,
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """``signal + g * noise`` with g chosen so the SNR (module docstring) equals ``snr_db``; float32 out.
 
     Returns (mix, params). A silent signal (or silent noise) is returned unchanged with ``skipped`` set,
-    never a NaN. ``snr_db_measured`` is measured on the float32 output, taking
-    noise part = output - limiter gain * signal.
+    never a NaN, unless ``reference_power`` is given: a silent signal (the open line between utterances) then gets
+    the noise at the gain that speech of that power would have given it (``signal_power: "reference"``).
+    ``snr_db_measured`` is measured on the float32 output, taking noise part = output - limiter gain * signal.
     """
     s = np.asarray(signal, dtype=np.float32)
     p_signal, active_fraction = signal_power(s, sample_rate, mode, active_range_db)
@@ -109,6 +111,9 @@ def mix_at_snr(
         "signal_power": mode,
         "active_fraction": active_fraction,
     }
+    if p_signal <= 0.0 and reference_power is not None and reference_power > 0.0:
+        p_signal = float(reference_power)
+        params["signal_power"] = "reference"
     if p_signal <= 0.0:
         return s.copy(), {**params, "skipped": "silent input"}
     n = np.asarray(noise, dtype=np.float32)

@@ -151,11 +151,22 @@ def test_a_call_to_a_third_party_agent_server_records_both_sides_on_the_call_clo
     start = server.events("start")[0]["start"]
     assert start["mediaFormat"] == {"encoding": "audio/x-mulaw", "sampleRate": 8000, "channels": 1}
     assert start["customParameters"]["scenario_id"] == "AL-TEST" and start["customParameters"]["session_id"]
+    # a continuous line (issue 26): a 20 ms frame every 20 ms from the start to the hang-up, silence between the
+    # caller's words; its speech is the 15 frames between its speech events
     media = server.events("media")
-    assert len(media) == 15 and all(len(base64.b64decode(m["media"]["payload"])) == FRAME for m in media)
-    assert [int(m["media"]["chunk"]) for m in media] == list(range(1, 16))
+    assert all(len(base64.b64decode(m["media"]["payload"])) == FRAME for m in media)
+    assert [int(m["media"]["chunk"]) for m in media] == list(range(1, len(media) + 1))
     stamps = [int(m["media"]["timestamp"]) for m in media]
-    assert stamps == sorted(stamps) and stamps[-1] - stamps[0] == pytest.approx(280, abs=40)  # paced in real time
+    assert stamps == sorted(stamps) and stamps[-1] - stamps[0] == pytest.approx(20 * (len(media) - 1), abs=40)
+    assert stamps[-1] >= user.end_ms - 40  # the line stayed open through the agent's reply
+    first, last = (server.received.index(server.events(e)[0]) for e in ("user_speech_start", "user_speech_stop"))
+    spoken = [m for m in server.received[first:last] if m["event"] == "media"]
+    assert len(spoken) == 15
+    assert stamps[[m["media"]["chunk"] for m in media].index(spoken[0]["media"]["chunk"])] == pytest.approx(
+        user.start_ms, abs=25
+    )  # the timeline's start of the caller's turn is when its first frame went out
+    silence = [m for m in media if m not in spoken]
+    assert silence and all(set(base64.b64decode(m["media"]["payload"])) == {0xFF} for m in silence)  # G.711 zero
     assert [m["mark"]["name"] for m in server.events("mark")] == ["said", "said"]  # echoed once played
 
 
@@ -190,7 +201,11 @@ async def silent(ws: ServerConnection) -> None:
     [
         (malformed, "WireError: the agent sent malformed JSON"),
         (hangs_up_abruptly, "WireError: the agent disconnected mid-call"),
-        (silent, "AgentTimeout: the agent sent nothing for 0.5 s"),
+        (
+            silent,  # one line naming the waits tried: the greeting wait, then the answer to the caller's line
+            "AgentTimeout: the agent never spoke: no greeting within greeting_wait_s=3 s, then the agent sent "
+            "nothing for 0.5 s",
+        ),
     ],
 )
 def test_wire_faults_end_the_call_as_an_error_with_a_reason(handler: Handler, reason: str) -> None:

@@ -6,6 +6,11 @@
   reference for dialogue logic. An utterance lasts as long as it would take to say at ``words_per_s``.
 
 Both place the utterance on the call's timeline (``start_ms``), so call-level effects stay continuous.
+
+Between the caller's utterances the line stays open (evalkit.call.line): ``AudioChannel.fill`` is what the agent
+hears there, the perturbation chain applied to silence. A noise bed goes on at the level the condition gives it under
+the caller's speech: the chain is told the active speech power of the caller's latest utterance (before the first
+one, ``NOMINAL_SPEECH_DBFS``), and mixes the bed at the condition's SNR against it; a clean line is digital silence.
 """
 
 from __future__ import annotations
@@ -21,12 +26,16 @@ from evalkit.call.events import Frame
 from evalkit.records import AppliedEffect, AudioClip
 from evalkit.seeds import derive_seed, rng_for
 from perturbations import ClipContext
+from perturbations.mixing import signal_power
 
 # perturbations.Chain: (audio, rate, rng, ClipContext) -> (audio, effect entries relative to the clip start)
 Perturb = Callable[[np.ndarray, int, np.random.Generator, ClipContext], tuple[np.ndarray, list[dict[str, Any]]]]
 Synthesize = Callable[[str], tuple[np.ndarray, int]]
 Ear = Callable[[str], str]
 SPOKEN_WORDS_PER_S = 2.5  # 150 words per minute: how long a text-channel utterance takes
+# The caller's speech level before it has said anything (the bed under a greeting wait): ITU-T P.56's nominal
+# active speech level on a telephone line, -26 dBFS, as mean power re digital full scale.
+NOMINAL_SPEECH_DBFS = -26.0
 
 
 @dataclass
@@ -81,6 +90,23 @@ class AudioChannel:
         self.cell_seed = cell_seed
         self.keys = keys
         self.call_seed = derive_seed(cell_seed, *keys, "call")
+        self.speech_power = 10.0 ** (NOMINAL_SPEECH_DBFS / 10.0)  # the latest utterance's active power (fill)
+        self.silent_line = not len(getattr(perturb, "ops", (None,)))  # an empty chain: the gaps are digital zero
+
+    def fill(self, start_ms: float, duration_ms: float, sample_rate: int) -> tuple[np.ndarray, list[AppliedEffect]]:
+        """What the agent hears of the open line over ``[start_ms, start_ms + duration_ms)`` while the caller says
+        nothing: the chain applied to silence there, its beds at the caller's speech level. Seeded by the stretch's
+        start (in whole ms), so the same stretch of the same call is the same audio."""
+        n = max(1, round(duration_ms / 1000.0 * sample_rate))
+        silence = np.zeros(n, dtype=np.float32)
+        if self.silent_line:
+            return silence, []
+        context = ClipContext(
+            offset_ms=start_ms, call_seed=self.call_seed, participant="user", reference_power=self.speech_power
+        )
+        rng = rng_for(self.cell_seed, *self.keys, "line", int(start_ms))
+        heard, applied = self.perturb(silence, sample_rate, rng, context)
+        return heard, effect_entries(applied, -1, start_ms)
 
     def say(self, text: str, index: int, start_ms: float) -> UserSpeech:
         seed = derive_seed(self.cell_seed, *self.keys, index)
@@ -91,6 +117,9 @@ class AudioChannel:
             (clean, rate), variation = self.user_tts(text), {}
         context = ClipContext(offset_ms=start_ms, call_seed=self.call_seed, participant="user")
         heard, applied = self.perturb(clean, rate, rng_for(self.cell_seed, *self.keys, index), context)
+        power, _ = signal_power(np.asarray(clean, dtype=np.float32), rate)
+        if power > 0.0:
+            self.speech_power = power
         return UserSpeech(
             start_ms=start_ms,
             end_ms=start_ms + len(clean) / rate * 1000.0,

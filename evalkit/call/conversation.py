@@ -8,6 +8,7 @@ virtual clock); ``run_text_conversation`` is the same loop with a text channel.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 from evalkit.agents.base import AgentContext, ToolBox
@@ -101,7 +102,7 @@ def run_conversation(
     )
     voice = user_tts.for_scenario(scenario) if hasattr(user_tts, "for_scenario") else user_tts
     executor = ToolExecutor(registry, scenario.scenario_db)
-    clock, session, settings = _agent_session(agent, settings or CallSettings())
+    clock, session, settings = _agent_session(agent, settings or CallSettings(), scenario)
     channel = AudioChannel(voice, perturb, cell_seed, keys)
     agent_seed = derive_seed(cell_seed, *keys, "agent")
     interrupter = Interrupter(interrupt, rng_for(cell_seed, *keys, "interrupt")) if interrupt is not None else None
@@ -137,9 +138,9 @@ def run_text_call(
         simulator_config.build(scenario, spec, rng) if simulator_config else ScriptedSimulator(scenario, spec, rng)
     )
     executor = ToolExecutor(registry, scenario.scenario_db)
-    settings = settings or CallSettings()
+    settings = opening(settings or CallSettings(), scenario)
     clock = VirtualClock()
-    session = TurnBasedSession(agent, clock, settings.agent_timeout_s)
+    session = TurnBasedSession(agent, clock, settings.agent_timeout_s, settings.first_speaker != "caller")
     agent_seed = derive_seed(cell_seed, *keys, "agent")
     interrupter = Interrupter(interrupt, rng_for(cell_seed, *keys, "interrupt")) if interrupt is not None else None
     channel = TextChannel()
@@ -149,15 +150,28 @@ def run_text_call(
     return conversation_record(scenario, trial, derive_seed(cell_seed, *keys), outcome, executor), outcome.audio
 
 
-def _agent_session(agent: Any, settings: CallSettings) -> tuple[Clock, AgentSession, CallSettings]:
+def _agent_session(
+    agent: Any, settings: CallSettings, scenario: Scenario | None = None
+) -> tuple[Clock, AgentSession, CallSettings]:
     """The call's clock, session and settings. An in-process agent: a turn-based session on a virtual clock. A wire
     agent (``realtime``, issue 13): its own session per call on a real clock, with the settings it needs (20 ms
-    frames, a response timeout); the clock starts now, just before the call."""
+    frames, a response timeout, who opens); the clock starts now, just before the call. The scenario's
+    ``first_speaker`` applies where the agent's is ``auto``."""
     if getattr(agent, "realtime", False):
         clock: Clock = RealClock()
-        return clock, agent.session(clock), agent.call_settings(settings)
+        return clock, agent.session(clock), opening(agent.call_settings(settings), scenario)
     clock = VirtualClock()
-    return clock, TurnBasedSession(agent, clock, settings.agent_timeout_s), settings
+    settings = opening(settings, scenario)
+    greets = settings.first_speaker != "caller"
+    return clock, TurnBasedSession(agent, clock, settings.agent_timeout_s, greets), settings
+
+
+def opening(settings: CallSettings, scenario: Scenario | None) -> CallSettings:
+    """Who opens this call: the agent option's ``first_speaker``, or the scenario's where the option is ``auto``."""
+    wanted = getattr(scenario, "first_speaker", None)
+    if settings.first_speaker != "auto" or wanted in (None, "auto"):
+        return settings
+    return dataclasses.replace(settings, first_speaker=wanted)
 
 
 def run_text_conversation(

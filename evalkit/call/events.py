@@ -19,11 +19,13 @@ ToolCallTuple = tuple[str, dict[str, Any], dict[str, Any]]  # (name, arguments, 
 
 @dataclass(frozen=True)
 class Frame:
-    """A piece of the caller's turn: audio (``samples`` at ``sample_rate``) or text (``text``)."""
+    """A piece of the caller's turn: audio (``samples`` at ``sample_rate``) or text (``text``). ``fill``: the open
+    line between the caller's utterances (silence or the ambient bed), not speech (evalkit.call.line)."""
 
     samples: np.ndarray | None = None
     sample_rate: int = 0
     text: str | None = None
+    fill: bool = False
 
     @property
     def duration_ms(self) -> float:

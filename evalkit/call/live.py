@@ -70,6 +70,7 @@ async def cut_live(call: Any, partial: Any, check: Callable[[Any], None]) -> tup
     speech = await planned.speech
     if call.clock.now_ms > speech.start_ms:  # the voice was late (a busy machine): it starts now
         speech = speech.delayed(call.clock.now_ms - speech.start_ms)
+    speech = call.line.aligned(speech)  # on the line's frame grid
     await call.speak_to_agent(speech)
     rest = await call.agent_turn(live_cuts=False, check=False)
     whole = replace(

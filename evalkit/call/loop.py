@@ -1,21 +1,23 @@
 """The call loop: one conversation between a caller (the simulator behind a channel) and an agent session, on a
 clock. The only place that holds both the agent and the simulator.
 
-The loop is the same for every agent and every channel: the agent opens with a greeting; then, turn after turn,
-the caller's utterance is placed on the timeline after its reaction time, sent to the agent frame by frame (paced
-by the clock), the end of the caller's turn is signalled, and the agent's events are collected until it ends its
-turn. Agent speech that arrives while the caller is still talking is recorded where it happened (an overlap);
-with ``barge_in_after_ms`` the caller cuts in once the agent has spoken that long, the agent is told to stop and
-its turn is cut there (IHBench-style interruptions build on this). A failure anywhere is an infrastructure
-failure: recorded with its reason, never scored as the agent's.
-"""
+The loop is the same for every agent and every channel. Who opens is ``first_speaker``: the agent's greeting, the
+caller's first line, or (``auto``, the default) the greeting if the agent's first audio comes within
+``greeting_wait_s`` and else the caller's line. Then, turn after turn, the caller's utterance is placed on the
+timeline after its reaction time, sent to the agent on the caller's line (evalkit.call.line: on a real clock a frame
+every ``frame_ms`` all call long, the channel's silence or ambient bed between utterances), the end of the caller's
+turn is signalled, and the agent's events are collected until it ends its turn. Agent speech that arrives while the
+caller is still talking is recorded where it happened (an overlap); with ``barge_in_after_ms`` the caller cuts in
+once the agent has spoken that long, the agent is told to stop and its turn is cut there (IHBench-style
+interruptions build on this). A failure anywhere is an infrastructure failure: recorded with its reason, never
+scored as the agent's."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 
@@ -24,6 +26,7 @@ from evalkit.call.channel import UserSpeech, text_duration_ms
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, ToolCallTuple
 from evalkit.call.interrupt import Cut, Interrupter
+from evalkit.call.line import CallerLine, rate_of
 from evalkit.call.live import ONSET, PlannedCut, WireCutter, cut_live
 from evalkit.call.session import AgentSession, AgentTimeout
 from evalkit.domains.base import ToolRegistry
@@ -40,9 +43,14 @@ class CallSettings:
     # agent silence this long is an infrastructure failure: real-time calls wait this long for the next event,
     # in-process turn-based agents get a wall-clock guard per start/respond (evalkit.call.session)
     agent_timeout_s: float | None = None
+    # who opens the call: the agent (its greeting), the caller (its first line), or auto: the caller waits up to
+    # greeting_wait_s for the agent's first audio and opens if none came (an in-process agent always greets)
+    first_speaker: FirstSpeaker = "auto"
+    greeting_wait_s: float = 3.0
 
 
 T = TypeVar("T")
+FirstSpeaker = Literal["agent", "caller", "auto"]
 MAX_AGENT_PEAK = 8.0  # float audio is nominally within [-1, 1]; beyond 18 dB over full scale it is not a signal
 
 
@@ -94,9 +102,11 @@ class Channel(Protocol):
 
 @dataclass
 class ConversationAudio:
-    """Per-turn clips keyed by (turn index, kind); kind in {'user_clean', 'user_heard', 'assistant'}."""
+    """Per-turn clips keyed by (turn index, kind); kind in {'user_clean', 'user_heard', 'assistant'}. ``line``: what
+    the caller's line carried between utterances (start on the call's timeline, clip): part of what the agent heard."""
 
     clips: dict[tuple[int, str], AudioClip] = field(default_factory=dict)
+    line: list[tuple[float, AudioClip]] = field(default_factory=list)
 
 
 @dataclass
@@ -187,6 +197,8 @@ class Call:
         self._early: list[tuple[float, AgentEvent]] = []  # agent events that came while the caller was talking
         self.interrupt_kind = ""  # the IHBench type of the call's interruptions (recorded with each)
         self.cutter: WireCutter | None = None  # IHBench interruptions on a live stream (a real clock)
+        self.line = CallerLine(clock, session, channel, settings.frame_ms)
+        self.agent_quiet_ms = 0.0  # when the agent's last audio ended (a turn-based agent listens from there)
 
     def _deadline_s(self, start_ms: float | None, interrupted: bool) -> tuple[float | None, bool]:
         """(seconds to wait for the agent's next event, whether the wait ends in a barge-in). Only a real clock
@@ -314,6 +326,7 @@ class Call:
             end_ms = turn.start_ms + spoken
         if clip is not None:
             self.audio.clips[(index, "assistant")] = clip
+        self.agent_quiet_ms = max(self.agent_quiet_ms, end_ms)
         compute_ms = sum(s.compute_ms for s in turn.speech)
         calls = [c for s in turn.speech for c in s.tool_calls]
         record = Turn(
@@ -356,7 +369,37 @@ class Call:
         return turn
 
     async def speak_to_agent(self, speech: UserSpeech) -> None:
-        """Send the caller's frames paced by the clock; agent events arriving meanwhile are kept with their time."""
+        """Send the caller's utterance on its line; agent events arriving meanwhile are kept with their time."""
+        if self.line.continuous:
+            await self._speak_on_line(speech)
+        else:
+            await self._speak_frames(speech)
+        await self.session.end_of_turn()
+
+    async def _speak_on_line(self, speech: UserSpeech) -> None:
+        """A continuous line (real clock): the utterance is queued on it; the agent's events are received meanwhile."""
+        sent = self.line.say(speech)
+        receiving = asyncio.ensure_future(self.session.receive())
+        try:
+            while not sent.done():
+                await asyncio.wait({sent, receiving}, return_when=asyncio.FIRST_COMPLETED)
+                if receiving.done():
+                    self._early.append((self.clock.now_ms, receiving.result()))
+                    receiving = asyncio.ensure_future(self.session.receive())
+            sent.result()  # the wire failed while the utterance was sent: the call ends here
+            await self.clock.advance_to(speech.end_ms)
+            if receiving.done():
+                self._early.append((self.clock.now_ms, receiving.result()))
+        finally:
+            if not receiving.done():
+                receiving.cancel()
+
+    async def _speak_frames(self, speech: UserSpeech) -> None:
+        """No continuous line (a virtual clock, or a text channel): the line since the caller's last utterance, then
+        its frames paced by the clock; agent events arriving meanwhile are kept with their time."""
+        if speech.clips:
+            await self.line.send_gap(speech.start_ms, self.agent_quiet_ms, rate_of(speech))
+        self.line.sent_until(speech.end_ms)
         receiving = asyncio.ensure_future(self.session.receive())
         try:
             offset = speech.start_ms
@@ -373,7 +416,24 @@ class Call:
         finally:
             if not receiving.done():
                 receiving.cancel()
-        await self.session.end_of_turn()
+
+    async def greeting(self) -> _AgentTurn | None:
+        """The agent's opening turn, as ``first_speaker`` says: waited for (``agent``), none (``caller``), or
+        (``auto``) on a real clock the agent's if its first event comes within ``greeting_wait_s``, else none."""
+        first = self.settings.first_speaker
+        if first == "caller":
+            return None
+        if first == "agent" or not self.clock.realtime:
+            try:
+                return await self.agent_turn()
+            except AgentTimeout as exc:
+                raise AgentTimeout(f"no greeting: {exc} after the call was connected (first_speaker=agent)") from None
+        try:
+            event = await asyncio.wait_for(self.session.receive(), self.settings.greeting_wait_s)
+        except TimeoutError:
+            return None
+        self._early.append((self.clock.now_ms, event))
+        return await self.agent_turn()
 
 
 async def _off_loop(clock: Clock, fn: Callable[..., T], *args: Any) -> T:
@@ -459,15 +519,22 @@ async def run_call(
         call.interrupt_kind = interrupter.config.type
         interrupter.hook(caller)  # corrections: the caller plants a wrong value to correct
     end_reason, error = "max_turns", None
+    answered = False  # the agent has said something: a silence after that is not "it never spoke"
     try:
         await session.open(context)
-        greeting = await call.agent_turn()
-        _greeting, now_ms = call.record_agent_turn(greeting)
-        await clock.advance_to(now_ms)
-        now_ms = _turn_taken_at(clock, now_ms)
+        call.line.open()
+        greeting = await call.greeting()
+        if greeting is not None:
+            _greeting, now_ms = call.record_agent_turn(greeting)
+            await clock.advance_to(now_ms)
+            now_ms = _turn_taken_at(clock, now_ms)
+            _greet(caller, greeting.text)
+            answered = True
+        else:  # the caller opens: at once after waiting for a greeting, else after its reaction time
+            waited = settings.first_speaker == "auto"
+            now_ms = clock.now_ms - (settings.user_reaction_ms if waited else 0.0)
         if interrupter is not None and clock.realtime:
             call.cutter = WireCutter(interrupter)  # not the greeting: cuts start with the agent's replies
-        _greet(caller, greeting.text)
         utterance = await _off_loop(clock, caller.first_utterance)
         for _ in range(settings.max_user_turns):
             if interrupter is not None:
@@ -478,6 +545,7 @@ async def run_call(
                 speech.variation = {"reaction_ms": reaction_ms, **speech.variation}
             if clock.realtime and clock.now_ms > speech.start_ms:  # the voice was not ready in time (a busy
                 speech = speech.delayed(clock.now_ms - speech.start_ms)  # machine): it starts now, not in a burst
+            speech = call.line.aligned(speech)  # on the line's frame grid: recorded when it was sent
             user_turn = call.record_user_turn(utterance.text, speech)
             now_ms = speech.end_ms
             if utterance.end_call:
@@ -488,7 +556,13 @@ async def run_call(
             if call.cutter is not None:
                 call.cutter.caller_text = utterance.text
             await call.speak_to_agent(speech)
-            reply = await call.agent_turn()
+            try:
+                reply = await call.agent_turn()
+            except AgentTimeout as exc:
+                if answered:
+                    raise
+                raise AgentTimeout(_never_spoke(settings, exc)) from None
+            answered = True
             user_turn.heard_text = next((s.heard_text for s in reply.speech if s.heard_text is not None), None)
             reply, now_ms, agent_said = await _agent_reply(call, reply, interrupter, utterance.text)
             await clock.advance_to(now_ms)
@@ -504,5 +578,18 @@ async def run_call(
         end_reason = "error"
         error = f"{type(exc).__name__}: {exc}"
     finally:
+        await call.line.close()
         await session.close()
+    call.audio.line = call.line.gap_clips()
     return CallOutcome(call.turns, call.audio, end_reason, error)
+
+
+def _never_spoke(settings: CallSettings, exc: AgentTimeout) -> str:
+    """The one line for an agent that neither greeted nor answered the caller's first line: the waits tried."""
+    first = settings.first_speaker
+    greeting = {
+        "auto": f"no greeting within greeting_wait_s={settings.greeting_wait_s:g} s",
+        "caller": "no greeting waited for (first_speaker=caller)",
+        "agent": "",
+    }[first]
+    return f"the agent never spoke: {greeting}, then {exc} after the caller's first line".replace(": , then", ": ")

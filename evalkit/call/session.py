@@ -62,10 +62,11 @@ class TurnBasedSession:
     raises :class:`AgentTimeout` (the thread is abandoned: Python cannot stop it). None: called inline (no thread,
     the default and the fast path)."""
 
-    def __init__(self, agent: Any, clock: Clock, timeout_s: float | None = None) -> None:
+    def __init__(self, agent: Any, clock: Clock, timeout_s: float | None = None, greets: bool = True) -> None:
         self.agent = agent
         self.clock = clock
         self.timeout_s = timeout_s
+        self.greets = greets  # False: the caller speaks first, what ``start`` returns is not said
         self._frames: list[Frame] = []
         self._events: deque[AgentEvent] = deque()
         self._ready = asyncio.Event()
@@ -93,8 +94,10 @@ class TurnBasedSession:
         return await call_with_timeout(fn, arg, self.timeout_s)
 
     async def open(self, context: AgentContext) -> None:
-        # the greeting opens the call: it starts at the call's time zero
-        self._emit(await self._guarded(self.agent.start, context))
+        # the greeting opens the call: it starts at the call's time zero (unless the caller is to speak first)
+        opening = await self._guarded(self.agent.start, context)
+        if self.greets:
+            self._emit(opening)
 
     async def send(self, frame: Frame) -> None:
         self._frames.append(frame)

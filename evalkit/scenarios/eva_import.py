@@ -26,7 +26,8 @@ Field mapping (EVA record -> Scenario), derived from all 213 published records:
   ``information_required`` does not list them: the caller always knows their name.
 - ``user_config.{name, gender, user_persona_id, user_persona}`` -> ``persona.{name, gender, id, text}`` (gender
   woman/man -> female/male; the record's own persona, never replaced by evalkit's).
-- ``starting_utterances[<culture>]`` (else ``user_goal.starting_utterance``) -> ``user_goal.starting_utterance``.
+- ``starting_utterances[<culture>]`` (else ``user_goal.starting_utterance``) -> ``user_goal.starting_utterance``;
+  ``first_speaker: agent`` (EVA-Bench's assistant greets first).
 - ``scenario_context.category`` -> ``type`` (single_intent; double/triple/quadruple_intent -> multi_intent;
   adversarial(_intent), or an ``adversarial_vector`` / ``adversarial_tactic`` -> adversarial) and ``workflow``
   (``eva_<category>``, else ``eva_<first two parts of the id>``: never one of evalkit's workflow names).
@@ -304,6 +305,7 @@ def convert_record(
         "expected_scenario_db": expected,
         "expected_flow": record.get("expected_flow") if isinstance(record.get("expected_flow"), str) else "",
         "source": "eva_import",
+        "first_speaker": "agent",  # EVA-Bench's assistant greets first (§2.1)
     }
 
 

@@ -122,6 +122,19 @@ class Scenario(_Strict):
         default="generated",
         description="generated: expected DB executed from reference_calls; eva_import: EVA-Bench's ground truth",
     )
+    first_speaker: Literal["agent", "caller", "auto"] | None = Field(
+        default=None,
+        description="who opens the call in this story (agent: its greeting; caller: its first line); applies when "
+        "the agent option's first_speaker is auto. None: as the agent option says",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_unset_first_speaker(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """An unset first_speaker is not written, so existing scenario files stay the same."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("first_speaker") is None:
+            data.pop("first_speaker", None)
+        return data
 
     @field_validator("current_date_time")
     @classmethod

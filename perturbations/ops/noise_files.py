@@ -33,7 +33,7 @@ from pydantic.dataclasses import dataclass
 from pydantic_core import PydanticCustomError
 from scipy import signal as sps
 
-from perturbations.audio import effect
+from perturbations.audio import NO_CONTEXT, ClipContext, effect
 from perturbations.errors import PerturbationError
 from perturbations.mixing import mix_at_snr
 from perturbations.registry import OP_CONFIG, Number, Op, register_op
@@ -207,12 +207,18 @@ class NoiseFiles(Op):
     def apply(
         self, audio: np.ndarray, sample_rate: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, list[dict[str, Any]]]:
+        return self.apply_in_context(audio, sample_rate, rng, NO_CONTEXT)
+
+    def apply_in_context(
+        self, audio: np.ndarray, sample_rate: int, rng: np.random.Generator, context: ClipContext
+    ) -> tuple[np.ndarray, list[dict[str, Any]]]:
+        reference = context.reference_power  # the open line between utterances: the bed at speech's gain
         n = audio.shape[0]
         index = int(rng.integers(len(self.files)))
         path = self.files[index]
         info: dict[str, Any]
         params: dict[str, Any] = {"file": path.relative_to(self.root).as_posix()}
-        if not np.any(audio):
+        if reference is None and not np.any(audio):
             mixed = audio.copy()  # nothing to set a level against (as the noise op): no decoding either
             info = {"snr_db_requested": self.snr_db, "signal_power": self.signal_power, "skipped": "silent input"}
         else:
@@ -221,7 +227,9 @@ class NoiseFiles(Op):
             reps = -(-(start + n) // source.shape[0])
             noise = (source if reps == 1 else np.tile(source, reps))[start : start + n]
             params.update(offset_s=start / sample_rate, file_seconds=source.shape[0] / sample_rate, looped=reps > 1)
-            mixed, info = mix_at_snr(audio, noise, self.snr_db, sample_rate, self.signal_power, self.active_range_db)
+            mixed, info = mix_at_snr(
+                audio, noise, self.snr_db, sample_rate, self.signal_power, self.active_range_db, reference
+            )
         params.update(info)
         if self.signal_power == "active":
             params["active_range_db"] = self.active_range_db

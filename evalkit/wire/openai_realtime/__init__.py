@@ -53,6 +53,10 @@ class OpenAIRealtimeConfig(AgentConfig):
     # a transcription model for what the agent heard (e.g. whisper-1, gpt-4o-mini-transcribe); null: heard unscored
     input_transcription_model: str | None = None
     greeting: str | None = Field(default=None, description="what the model is told to say first; null: the domain's")
+    # who opens the call (evalkit.call.loop): agent (wait for its greeting), caller (speak first), or auto: wait up to
+    # greeting_wait_s for the agent's first audio, then the caller opens (a bot that waits for the caller works as is)
+    first_speaker: Literal["agent", "caller", "auto"] = "auto"
+    greeting_wait_s: float = Field(default=3.0, gt=0, le=60)
     silence_dbfs: float = Field(default=-50.0, le=0)  # agent audio below this level is silence
     connect_timeout_s: float = Field(default=10.0, gt=0)  # connecting, and the session.updated answer
     response_timeout_s: float = Field(default=30.0, gt=0)  # no agent event for this long: infrastructure failure
@@ -105,4 +109,6 @@ class OpenAIRealtimeAgent:
             frame_ms=FRAME_MS,
             agent_timeout_s=self.config.response_timeout_s,
             max_duration_s=min(base.max_duration_s, self.config.max_duration_s),
+            first_speaker=self.config.first_speaker,
+            greeting_wait_s=self.config.greeting_wait_s,
         )

@@ -6,10 +6,10 @@ transcription), wait for ``session.updated``, then ``response.create`` with the 
 first (EVA-Bench §2.1).
 
 The caller's frames go out as ``input_audio_buffer.append`` (20 ms, paced by the loop's real clock). With server
-VAD the line stays open as on a phone call: between the caller's turns the session appends digital silence every
-20 ms, so the server hears the caller stop and answers by itself; with ``turn_detection: none`` the session
-commits the buffer and asks for a response (``input_audio_buffer.commit`` + ``response.create``) at the end of the
-caller's turn.
+VAD the line stays open as on a phone call: between the caller's turns the loop's line (evalkit.call.line) keeps
+sending 20 ms frames of silence or the condition's ambient bed, so the server hears the caller stop and answers by
+itself; with ``turn_detection: none`` only the caller's speech is appended, and the session commits the buffer and
+asks for a response (``input_audio_buffer.commit`` + ``response.create``) at the end of the caller's turn.
 
 The agent's audio deltas are cut into 20 ms frames and played out in real time whatever pace they come at (a
 jitter buffer, as in evalkit.wire.twilio_ws.client): each voiced frame becomes an ``AgentSpeech`` chunk when it
@@ -86,7 +86,6 @@ class RealtimeCallerSession:
         self._frame = int(self.rate * FRAME_MS / 1000)
         self._ws: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
-        self._pump: asyncio.Task[None] | None = None
         self._inbox: deque[Inbound] = deque()
         self._wake = asyncio.Event()
         self._ready: deque[AgentEvent] = deque()
@@ -102,7 +101,6 @@ class RealtimeCallerSession:
         self._delivered_ms: dict[str, float] = defaultdict(float)  # ... and handed to the caller's ear
         self._playing: str | None = None  # the item whose audio was delivered last
         self._playback_end_ms = 0.0
-        self._speaking = False  # the caller is mid-turn
         self._appended = False  # caller audio appended since the last commit
         self._hung_up = False
         self._reset_agent_turn()
@@ -143,8 +141,6 @@ class RealtimeCallerSession:
         self._reader = asyncio.create_task(self._read())
         await self._send(protocol.session_update(self._session_settings(context), config.api))
         await self._until_session_updated(url)
-        if config.turn_detection != "none":
-            self._pump = asyncio.create_task(self._pump_silence())
         greeting = config.greeting or _domain_greeting(context.domain)
         await self._send(protocol.response_create(GREETING_INSTRUCTIONS.format(greeting=greeting)))
 
@@ -182,30 +178,19 @@ class RealtimeCallerSession:
     async def send(self, frame: Frame) -> None:
         if frame.samples is None:
             raise WireError("openai_realtime carries audio: the call needs an audio channel, not a text one")
-        self._speaking = True
+        if frame.fill and self.config.turn_detection == "none":
+            return  # manual turns: the buffer holds the caller's speech only
         wire = resample(frame.samples, frame.sample_rate, self.rate)
         await self._send(protocol.append(encode(wire, self.codec)))
         self._appended = True
 
     async def end_of_turn(self) -> None:
         """Server VAD hears the caller stop by itself; a manual turn is committed and answered now."""
-        self._speaking = False
         if self.config.turn_detection == "none":
             if self._appended:
                 await self._send(protocol.commit())
             self._appended = False
             await self._send(protocol.response_create())
-
-    async def _pump_silence(self) -> None:
-        """The open line between the caller's turns: 20 ms of digital silence every 20 ms (server VAD only)."""
-        silence = encode(np.zeros(self._frame, dtype=np.float32), self.codec)
-        at = self.clock.now_ms
-        while True:
-            at += FRAME_MS
-            await self.clock.advance_to(at)
-            if not self._speaking:
-                with contextlib.suppress(WireError):
-                    await self._send(protocol.append(silence))
 
     async def interrupt(self) -> None:
         """The caller talks over the agent: stop the response and tell the server how much of it was heard."""
@@ -234,7 +219,7 @@ class RealtimeCallerSession:
         self._ready.appendleft(self._end_turn())  # a leftover chunk first, then the AgentTurnEnd it queued
 
     async def close(self) -> None:
-        for task in (self._pump, self._reader):
+        for task in (self._reader,):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -53,6 +53,10 @@ class TwilioWsConfig(AgentConfig):
     # agents do not): the caller transcribes the turn's audio with the cell's listener ASR. auto: only turns that
     # came without a transcript; always: every turn (the server's transcript is ignored); never: text stays empty
     transcribe_agent: Literal["auto", "always", "never"] = "auto"
+    # who opens the call (evalkit.call.loop): agent (wait for its greeting), caller (speak first), or auto: wait up to
+    # greeting_wait_s for the agent's first audio, then the caller opens (a bot that waits for the caller works as is)
+    first_speaker: Literal["agent", "caller", "auto"] = "auto"
+    greeting_wait_s: float = Field(default=3.0, gt=0, le=60)
     connect_timeout_s: float = Field(default=10.0, gt=0)
     response_timeout_s: float = Field(default=30.0, gt=0)  # no agent audio for this long: infrastructure failure
     max_duration_s: float = Field(default=600.0, gt=0)  # EVA-Bench Table 7
@@ -141,4 +145,6 @@ class TwilioWsAgent:
             frame_ms=FRAME_MS,
             agent_timeout_s=self.config.response_timeout_s,
             max_duration_s=min(base.max_duration_s, self.config.max_duration_s),
+            first_speaker=self.config.first_speaker,
+            greeting_wait_s=self.config.greeting_wait_s,
         )

@@ -1,13 +1,13 @@
 """The caller's side of a Twilio Media Streams call: the call loop's ``AgentSession`` over a WebSocket.
 
-The caller's frames go out as 20 ms media frames (paced by the loop's real clock). The agent's media frames come
-back as ``AgentSpeech`` chunks, one per voiced frame, stamped by the loop when it receives them. Silent frames
+The caller's frames go out as 20 ms media frames, all call long (the loop's line, evalkit.call.line: the caller's
+speech, and silence or the condition's ambient bed between utterances, as on a phone line). The agent's media frames
+come back as ``AgentSpeech`` chunks, one per voiced frame, stamped by the loop when it receives them. Silent frames
 only mark time: a pause inside the agent's turn is the gap between its chunks on the timeline (the loop places a
-chunk at its arrival), so it is not in the turn's clip, and trailing silence never lengthens the turn. The
-agent's turn ends when it has been silent for ``take_turn_after_silence_ms`` after its audio has played out: a
-live call has no end-of-turn message, the caller decides by silence. Any failure of the wire (refused, timed
-out, bad handshake, dropped, malformed JSON) raises ``WireError`` with the reason: the loop records it as an
-infrastructure failure.
+chunk at its arrival), so it is not in the turn's clip, and trailing silence never lengthens the turn. The agent's
+turn ends when it has been silent for ``take_turn_after_silence_ms`` after its audio has played out: a live call has
+no end-of-turn message, the caller decides by silence. Any failure of the wire (refused, timed out, bad handshake,
+dropped, malformed JSON) raises ``WireError`` with the reason: the loop records it as an infrastructure failure.
 
 Tools stay in the harness (``agent.tools``, see evalkit.wire.tools): the session registers the conversation's
 ToolBox with this process's tool server before it dials and tells the agent where its tools are in the ``start``
@@ -145,7 +145,9 @@ class TwilioCallerSession:
     async def send(self, frame: Frame) -> None:
         if frame.samples is None:
             raise WireError("twilio_ws carries audio: the call needs an audio channel, not a text one")
-        if not self._speaking:
+        if frame.fill and self._speaking:  # the caller's last frame has gone: the line between utterances again
+            await self.end_of_turn()
+        elif not frame.fill and not self._speaking:
             self._speaking = True
             if self.config.speech_events:
                 await self._send(protocol.speech_event("user_speech_start"))
@@ -161,6 +163,9 @@ class TwilioCallerSession:
         await self._send(message)
 
     async def end_of_turn(self) -> None:
+        """The caller has stopped (said once: at its first fill frame or when the loop says so, whichever is first)."""
+        if not self._speaking:
+            return
         self._speaking = False
         if self.config.speech_events:
             await self._send(protocol.speech_event("user_speech_stop"))

@@ -2,8 +2,11 @@
 Twilio Media Streams protocol, one fresh agent per call, many calls at once (``python -m evalkit.serve``).
 
 Per call: the ``start`` message opens the agent (its greeting is spoken first); the caller's μ-law frames are
-decoded and buffered; the caller's turn ends at its ``user_speech_stop`` event or, for a caller that sends no
-speech events, after ``take_turn_after_silence_ms`` without media; the agent's ``respond`` runs in a thread (the
+decoded and its turns found on the line, which carries frames all call long (silence or background between the
+caller's utterances, as a phone line does): a turn is the audio between the caller's ``user_speech_start`` and
+``user_speech_stop`` events, or, for a caller that sends no speech events, from its first frame above
+``silence_dbfs`` to ``take_turn_after_silence_ms`` of frames below it (audio time; a caller that stops sending
+frames ends its turn after as long without media); the agent's ``respond`` runs in a thread (the
 server keeps serving other calls) and its reply streams back as 20 ms frames in real time, then a ``mark``. A
 ``user_speech_start`` while the agent talks is a barge-in: the reply stops, a ``clear`` goes out, and an agent that
 recovers from interruptions (``interrupted(delivered, undelivered, full)``, the embedded ones) is told what the
@@ -36,12 +39,14 @@ from evalkit.agents.base import AgentContext, AgentReply, ToolBox
 from evalkit.call.interrupt import delivered_at
 from evalkit.domains.base import ToolExecutor, ToolRegistry
 from evalkit.records import AudioClip
+from evalkit.speech.vad import RmsVad
 from evalkit.wire.tools.remote import RemoteExecutor
 from evalkit.wire.twilio_ws import protocol
 from evalkit.wire.twilio_ws.codec import MIME, Encoding, decode, encode, resample
 
 log = logging.getLogger("evalkit.serve")
 ENCODING_OF_MIME = {mime: encoding for encoding, mime in MIME.items()}
+SILENCE_DBFS = -50.0  # a caller frame below this level is not speech (callers without speech events)
 
 
 class UnsupportedFormat(ValueError):
@@ -80,6 +85,10 @@ class ServedCall:
         self.encoding: Encoding = "mulaw"  # the call's audio format, from its start message
         self._speaking: tuple[str, int, int] | None = None  # (text, frames sent, frames) of the reply on the line
         self.sample_rate = protocol.SAMPLE_RATE
+        self._in_speech = False  # between the caller's user_speech_start and user_speech_stop
+        self._vad = RmsVad(SILENCE_DBFS)  # a caller without speech events: its turns by level
+        self._quiet: list[np.ndarray] = []  # quiet frames since the caller's last voiced one (a pause, or the end)
+        self._computing: asyncio.Future[AgentReply] | None = None  # the agent's last start/respond, in its thread
 
     async def run(self) -> None:
         while True:
@@ -104,15 +113,33 @@ class ServedCall:
             await self._start(message.get("start") or {})
         elif event == "media":
             try:
-                self._audio.append(decode(protocol.payload_of(message), self.encoding))
+                samples = decode(protocol.payload_of(message), self.encoding)
             except (KeyError, TypeError, ValueError) as exc:
                 log.warning("call %s: skipped a media frame: %r", self.stream_sid, exc)
+                return
+            self._on_media(samples)
         elif event == "user_speech_start":
-            self._speech_events = True
+            self._speech_events = self._in_speech = True
+            self._audio = []  # the line before the caller spoke is not its turn
             await self._barge_in()
         elif event == "user_speech_stop":
-            self._speech_events = True
+            self._speech_events, self._in_speech = True, False
             self._caller_turn_ended()
+
+    def _on_media(self, samples: np.ndarray) -> None:
+        """A frame of the caller's line: part of its turn between its speech events, or, without them, from its
+        first voiced frame until ``silence_s`` of quiet frames."""
+        if self._speech_events:
+            if self._in_speech:
+                self._audio.append(samples)
+            return
+        if self._vad.is_speech(samples, self.sample_rate):
+            self._audio += [*self._quiet, samples]  # a pause inside the turn stays in it
+            self._quiet = []
+        elif self._audio:
+            self._quiet.append(samples)
+            if sum(q.size for q in self._quiet) / self.sample_rate >= self.silence_s:
+                self._caller_turn_ended()
 
     async def _start(self, start: dict[str, Any]) -> None:
         self.stream_sid = str(start.get("streamSid", ""))
@@ -136,19 +163,25 @@ class ServedCall:
 
     def _caller_turn_ended(self) -> None:
         frames, self._audio = self._audio, []
+        self._quiet = []  # the silence that ended the turn is not part of it
         samples = np.concatenate(frames) if frames else np.zeros(0, dtype=np.float32)
         self._then(lambda: self.agent.respond(AudioClip(samples=samples, sample_rate=self.sample_rate)))
 
     def _then(self, compute: Callable[[], AgentReply]) -> None:
-        """Compute the agent's next reply (in a thread) and speak it after whatever it is saying now."""
-        previous = self._reply
+        """Compute the agent's next reply (in a thread) and speak it after whatever it is saying now. A barge-in
+        cancels the speaking, never the computing: the agent's ``start`` / ``respond`` calls run to the end and in
+        order (a caller that speaks while the greeting is still being computed must not find the agent unstarted)."""
+        previous, earlier = self._reply, self._computing
+        computing = asyncio.ensure_future(_in_order(earlier, compute))
+        computing.add_done_callback(lambda f: f.cancelled() or f.exception())  # a cut reply's failure: seen below
+        self._computing = computing
 
         async def reply() -> None:
             if previous is not None:
                 with contextlib.suppress(asyncio.CancelledError):
                     await previous
             try:
-                answer = await asyncio.to_thread(compute)
+                answer = await asyncio.shield(computing)
             except Exception as exc:  # the agent (or its tool endpoint) failed: this call ends, the server goes on
                 log.error("call %s: the agent failed: %s: %s", self.stream_sid or "?", type(exc).__name__, exc)
                 await self.ws.close(1011, f"agent failed: {type(exc).__name__}"[:120])
@@ -206,6 +239,14 @@ class ServedCall:
                 await self._reply
         if self._remote is not None:
             self._remote.close()
+
+
+async def _in_order(earlier: asyncio.Future[AgentReply] | None, compute: Callable[[], AgentReply]) -> AgentReply:
+    """``compute`` in a thread once the agent's previous computation is over, whatever became of it."""
+    if earlier is not None:
+        with contextlib.suppress(BaseException):
+            await earlier
+    return await asyncio.to_thread(compute)
 
 
 class ReferenceServer:

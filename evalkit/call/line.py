@@ -1,0 +1,262 @@
+"""The caller's side of an open phone line: frames at the protocol's pace for as long as the call lasts.
+
+A phone line never stops: a Twilio media stream carries a 20 ms frame every 20 ms, silence included, and a bot's VAD
+ends the caller's turn by hearing that silence. So on a real clock ``CallerLine`` runs a task that sends a frame every
+``frame_ms`` from the moment the call is open until it closes: the caller's utterance where one is on the line, and
+between utterances what the channel says the line carries there (``fill``: digital silence on a clean line, the
+condition's ambient bed under noise, with the channel's effects). Frames keep the protocol's size on a fixed grid;
+an utterance is placed on the grid (``aligned``: its start moves to the next frame boundary, at most one frame
+later), so the timeline the call records is the one the agent received; response latency is then the end of the
+caller's speech to the agent's first audio, with no harness gap in it.
+
+On a virtual clock (an in-process, turn-based agent) nothing runs in the background: before each utterance the
+stretch of line since the previous one is rendered in one piece, and the agent is sent the part of it after its own
+last audio ended (a turn-based agent cannot listen while it talks), then the utterance.
+
+Either way what went out between utterances is kept (``gaps``), so ``user_heard.wav`` holds the continuous signal
+the agent heard.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from evalkit.call.channel import UserSpeech
+from evalkit.call.clock import Clock
+from evalkit.call.events import Frame
+from evalkit.records import AudioClip
+
+FILL_RATE = 16_000  # the open line is rendered at 16 kHz on a real clock (each session resamples to its wire rate)
+FILL_BLOCK_MS = 1_000.0  # rendered a second at a time, off the event loop, one block ahead
+SLACK_MS = 1.0  # float rounding on the frame grid
+
+Fill = Callable[[float, float, int], tuple[np.ndarray, list[Any]]]  # (start_ms, duration_ms, rate) -> audio, effects
+
+
+@dataclass
+class _Gap:
+    """A stretch of line between utterances as it went out: its start and the samples sent, in order."""
+
+    start_ms: float
+    rate: int
+    pieces: list[np.ndarray] = field(default_factory=list)
+
+    def clip(self) -> AudioClip | None:
+        if not self.pieces:
+            return None
+        return AudioClip(samples=np.concatenate(self.pieces).astype(np.float32), sample_rate=self.rate)
+
+
+@dataclass
+class _Queued:
+    speech: UserSpeech
+    frames: deque[Frame]
+    sent: asyncio.Future[None]
+
+
+class CallerLine:
+    """The open line of one call (module docstring). ``channel``: its ``fill`` renders the line between utterances
+    and ``silent_line`` says that is digital silence; a channel without one sends nothing there on a virtual clock
+    (e.g. text) and digital silence on a real one.
+    ``frame_ms``: the protocol's frame (None: whole turns, no line)."""
+
+    def __init__(self, clock: Clock, session: Any, channel: Any, frame_ms: float | None) -> None:
+        self.clock = clock
+        self.session = session
+        fill: Fill | None = getattr(channel, "fill", None)
+        # a real-time session carries audio: a channel that cannot render the line (a test tone, a plain voice) still
+        # gets digital silence between utterances, as every phone line has
+        self.fill = fill if fill is not None or not clock.realtime else _silence
+        self.silent = fill is None or bool(getattr(channel, "silent_line", False))
+        self.frame_ms = frame_ms
+        self.gaps: list[_Gap] = []
+        self.frames_sent = 0
+        self.fill_frames_sent = 0
+        self.underruns = 0  # fill frames sent as digital silence because the bed was not rendered in time
+        self._queue: deque[_Queued] = deque()
+        self._task: asyncio.Task[None] | None = None
+        self._failure: BaseException | None = None
+        self._block: tuple[float, np.ndarray] | None = None  # (start_ms, samples) of the fill being sent
+        self._next_block: asyncio.Future[tuple[float, np.ndarray]] | None = None
+        self._line_ms = 0.0  # virtual clock: how far the line has been sent
+        self._t0 = 0.0  # real clock: the frame grid's origin
+        self._in_gap = False  # real clock: the last frame sent was fill
+        self._silence: dict[int, np.ndarray] = {}
+
+    @property
+    def continuous(self) -> bool:
+        """Frames go out all the time (a real clock with framed audio and a channel that can fill)."""
+        return self.clock.realtime and self.fill is not None and self.frame_ms is not None
+
+    def open(self) -> None:
+        """The call is connected: the line starts now."""
+        self._line_ms = self._t0 = self.clock.now_ms
+        if self.continuous:
+            self._task = asyncio.create_task(self._pace(self.clock.now_ms))
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        if self._next_block is not None:
+            self._next_block.cancel()
+        for queued in self._queue:
+            queued.sent.cancel()
+
+    def check(self) -> None:
+        """Raise what stopped the line (the wire failed while a frame was sent)."""
+        if self._failure is not None:
+            raise self._failure
+
+    # -- utterances --------------------------------------------------------------------------------------------
+
+    def aligned(self, speech: UserSpeech) -> UserSpeech:
+        """``speech`` moved to the line's next frame boundary (a continuous line; else as it is)."""
+        if not self.continuous or self.frame_ms is None:
+            return speech
+        slots = (speech.start_ms - self._t0 - SLACK_MS) / self.frame_ms
+        start = self._t0 + max(0.0, float(np.ceil(slots))) * self.frame_ms
+        return speech.delayed(start - speech.start_ms) if start > speech.start_ms else speech
+
+    def say(self, speech: UserSpeech) -> asyncio.Future[None]:
+        """Put ``speech`` on a continuous line; the future is done once its last frame has gone out."""
+        self.check()
+        sent: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Queued(speech, deque(speech.frames(self.frame_ms)), sent))
+        return sent
+
+    async def send_gap(self, until_ms: float, listening_from_ms: float, rate: int) -> None:
+        """Virtual clock: render the line from where it was left to ``until_ms`` (the next utterance's start) and
+        send the agent the part after ``listening_from_ms`` (when its own last audio ended)."""
+        if self.fill is None or until_ms <= self._line_ms:
+            return
+        audio, _effects = self.fill(self._line_ms, until_ms - self._line_ms, rate)
+        self.gaps.append(_Gap(self._line_ms, rate, [audio]))
+        skip = max(0, round((listening_from_ms - self._line_ms) / 1000.0 * rate))
+        if skip < audio.size:
+            for frame in _frames(audio[skip:], rate, self.frame_ms, fill=True):
+                await self.session.send(frame)
+        self._line_ms = until_ms
+
+    def sent_until(self, end_ms: float) -> None:
+        """Virtual clock: the line has carried an utterance up to ``end_ms``."""
+        self._line_ms = max(self._line_ms, end_ms)
+
+    # -- the paced line (real clock) ---------------------------------------------------------------------------
+
+    async def _pace(self, at_ms: float) -> None:
+        try:
+            while True:
+                await self.clock.advance_to(at_ms)
+                frame = self._frame_at(at_ms)
+                await self.session.send(frame)
+                self.frames_sent += 1
+                at_ms += frame.duration_ms
+                if self._queue and not self._queue[0].frames:  # its last frame is out
+                    done = self._queue.popleft()
+                    if not done.sent.done():
+                        done.sent.set_result(None)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # the wire failed: the loop raises it at its next step
+            self._failure = exc
+            for queued in self._queue:
+                if not queued.sent.done():
+                    queued.sent.set_exception(exc)
+
+    def _frame_at(self, at_ms: float) -> Frame:
+        assert self.frame_ms is not None
+        if self._queue:
+            current = self._queue[0]
+            start = current.speech.start_ms
+            if at_ms + SLACK_MS >= start:  # its time has come (or it is late: it goes out now)
+                self._block, self._in_gap = None, False
+                return current.frames.popleft()
+        return self._fill_frame(at_ms, self.frame_ms)
+
+    def _fill_frame(self, at_ms: float, length_ms: float) -> Frame:
+        """The line's next ``length_ms`` when the caller is silent: from the rendered bed, rendered a block ahead."""
+        assert self.fill is not None
+        n = max(1, round(length_ms / 1000.0 * FILL_RATE))
+        if not self._in_gap:
+            self.gaps.append(_Gap(at_ms, FILL_RATE))
+            self._in_gap = True
+        samples = self._bed(at_ms, n)
+        self.gaps[-1].pieces.append(samples)
+        self.fill_frames_sent += 1
+        return Frame(samples=samples, sample_rate=FILL_RATE, fill=True)
+
+    def _bed(self, at_ms: float, n: int) -> np.ndarray:
+        if self.silent:
+            return self._zeros(n)  # a clean line: no rendering at all
+        block = self._block
+        if block is not None:
+            offset = round((at_ms - block[0]) / 1000.0 * FILL_RATE)
+            if offset >= 0 and offset + n <= block[1].size:
+                self._prefetch(block, offset + n)
+                return block[1][offset : offset + n]
+        ready = self._next_block
+        if ready is not None and ready.done() and not ready.cancelled() and ready.exception() is None:
+            start, samples = ready.result()
+            self._next_block = None
+            offset = round((at_ms - start) / 1000.0 * FILL_RATE)
+            if offset >= 0 and offset + n <= samples.size:
+                self._block = (start, samples)
+                self._prefetch(self._block, offset + n)
+                return samples[offset : offset + n]
+        if ready is None or ready.done():
+            self._next_block = self._render(at_ms)
+        self.underruns += 1
+        return self._zeros(n)
+
+    def _prefetch(self, block: tuple[float, np.ndarray], used: int) -> None:
+        """Render the next block once half of this one is sent."""
+        if self._next_block is None and used >= block[1].size // 2:
+            self._next_block = self._render(block[0] + block[1].size / FILL_RATE * 1000.0)
+
+    def _render(self, start_ms: float) -> asyncio.Future[tuple[float, np.ndarray]]:
+        assert self.fill is not None
+        fill = self.fill
+
+        def render() -> tuple[float, np.ndarray]:
+            audio, _effects = fill(start_ms, FILL_BLOCK_MS, FILL_RATE)
+            return start_ms, np.asarray(audio, dtype=np.float32)
+
+        future = asyncio.ensure_future(asyncio.to_thread(render))
+        future.add_done_callback(lambda f: f.cancelled() or f.exception())  # a failed block: silence, not an error
+        return future
+
+    def _zeros(self, n: int) -> np.ndarray:
+        silence = self._silence.get(n)
+        if silence is None:
+            silence = self._silence[n] = np.zeros(n, dtype=np.float32)
+        return silence
+
+    def gap_clips(self) -> list[tuple[float, AudioClip]]:
+        """What went out between utterances, as clips on the call's timeline."""
+        return [(gap.start_ms, clip) for gap in self.gaps if (clip := gap.clip()) is not None]
+
+
+def _silence(start_ms: float, duration_ms: float, rate: int) -> tuple[np.ndarray, list[Any]]:
+    return np.zeros(max(1, round(duration_ms / 1000.0 * rate)), dtype=np.float32), []
+
+
+def rate_of(speech: UserSpeech) -> int:
+    """The rate of the caller's audio on this utterance (the line between utterances is rendered at it)."""
+    clip = speech.clips.get("user_heard")
+    return clip.sample_rate if clip is not None else FILL_RATE
+
+
+def _frames(samples: np.ndarray, rate: int, frame_ms: float | None, fill: bool) -> list[Frame]:
+    if frame_ms is None:
+        return [Frame(samples=samples, sample_rate=rate, fill=fill)]
+    step = max(1, round(rate * frame_ms / 1000.0))
+    return [Frame(samples=samples[i : i + step], sample_rate=rate, fill=fill) for i in range(0, len(samples), step)]
