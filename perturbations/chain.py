@@ -40,6 +40,11 @@ class Chain:
             raise PerturbationError(f"perturb chain must be a list of op specs, got {type(specs).__name__}")
         return cls(build_op(spec, f"perturb chain[{i}]") for i, spec in enumerate(specs))
 
+    def prepare(self, sample_rate: int) -> None:
+        """Every op's one-off set-up at ``sample_rate`` now (noise banks), before clips must come in real time."""
+        for op in self.ops:
+            op.prepare(sample_rate)
+
     def to_specs(self) -> list[dict[str, Any]]:
         return [op.to_dict() for op in self.ops]
 

@@ -53,6 +53,10 @@ class Op:
         """(float32 audio of the same length, effect entries); ``audio`` is checked float32, do not mutate."""
         raise NotImplementedError
 
+    def prepare(self, sample_rate: int) -> None:
+        """Do now, once, the slow set-up the op would do on its first clip at ``sample_rate`` (ops that have any
+        override it): the caller's line renders in real time and cannot wait for it."""
+
     def apply_in_context(
         self, audio: np.ndarray, sample_rate: int, rng: np.random.Generator, context: ClipContext
     ) -> tuple[np.ndarray, list[dict[str, Any]]]:

@@ -93,6 +93,12 @@ class AudioChannel:
         self.speech_power = 10.0 ** (NOMINAL_SPEECH_DBFS / 10.0)  # the latest utterance's active power (fill)
         self.silent_line = not len(getattr(perturb, "ops", (None,)))  # an empty chain: the gaps are digital zero
 
+    def prepare_line(self, sample_rate: int) -> None:
+        """The chain's one-off set-up for the line's rate (noise banks), before the line must run in real time."""
+        prepare = getattr(self.perturb, "prepare", None)
+        if prepare is not None and not self.silent_line:
+            prepare(sample_rate)
+
     def fill(self, start_ms: float, duration_ms: float, sample_rate: int) -> tuple[np.ndarray, list[AppliedEffect]]:
         """What the agent hears of the open line over ``[start_ms, start_ms + duration_ms)`` while the caller says
         nothing: the chain applied to silence there, its beds at the caller's speech level. Seeded by the stretch's

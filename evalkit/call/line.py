@@ -70,6 +70,7 @@ class CallerLine:
     def __init__(self, clock: Clock, session: Any, channel: Any, frame_ms: float | None) -> None:
         self.clock = clock
         self.session = session
+        self.channel = channel
         fill: Fill | None = getattr(channel, "fill", None)
         # a real-time session carries audio: a channel that cannot render the line (a test tone, a plain voice) still
         # gets digital silence between utterances, as every phone line has
@@ -95,8 +96,14 @@ class CallerLine:
         """Frames go out all the time (a real clock with framed audio and a channel that can fill)."""
         return self.clock.realtime and self.fill is not None and self.frame_ms is not None
 
-    def open(self) -> None:
-        """The call is connected: the line starts now."""
+    async def open(self) -> None:
+        """The call is connected: the line starts now (on a noisy line, with its first second of bed rendered, off
+        the event loop, so that the first frame is not silence)."""
+        if self.continuous and not self.silent:
+            prepare = getattr(self.channel, "prepare_line", None)
+            if prepare is not None:  # a no-op when the cell has warmed it already (evalkit.cell.run)
+                await asyncio.to_thread(prepare, FILL_RATE)
+            self._block = await self._render(self.clock.now_ms)
         self._line_ms = self._t0 = self.clock.now_ms
         if self.continuous:
             self._task = asyncio.create_task(self._pace(self.clock.now_ms))
@@ -131,6 +138,10 @@ class CallerLine:
         self.check()
         sent: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queue.append(_Queued(speech, deque(speech.frames(self.frame_ms)), sent))
+        if not self.silent:  # the bed after it is rendered while it is said
+            if self._next_block is not None:
+                self._next_block.cancel()
+            self._next_block = self._render(speech.end_ms)
         return sent
 
     async def send_gap(self, until_ms: float, listening_from_ms: float, rate: int) -> None:
@@ -145,6 +156,14 @@ class CallerLine:
             for frame in _frames(audio[skip:], rate, self.frame_ms, fill=True):
                 await self.session.send(frame)
         self._line_ms = until_ms
+
+    def record_gap(self, until_ms: float, rate: int) -> None:
+        """Virtual clock: the line up to an utterance the agent never hears (the caller's goodbye), kept for the
+        recording only."""
+        if self.fill is not None and until_ms > self._line_ms:
+            audio, _effects = self.fill(self._line_ms, until_ms - self._line_ms, rate)
+            self.gaps.append(_Gap(self._line_ms, rate, [audio]))
+            self._line_ms = until_ms
 
     def sent_until(self, end_ms: float) -> None:
         """Virtual clock: the line has carried an utterance up to ``end_ms``."""

@@ -522,7 +522,7 @@ async def run_call(
     answered = False  # the agent has said something: a silence after that is not "it never spoke"
     try:
         await session.open(context)
-        call.line.open()
+        await call.line.open()
         greeting = await call.greeting()
         if greeting is not None:
             _greeting, now_ms = call.record_agent_turn(greeting)
@@ -550,7 +550,9 @@ async def run_call(
             now_ms = speech.end_ms
             if utterance.end_call:
                 # The goodbye is recorded but the call is over: the agent never hears it (heard_text stays None,
-                # so hearing metrics skip it).
+                # so hearing metrics skip it). The line up to it is kept for the recording.
+                if not call.line.continuous and speech.clips:
+                    call.line.record_gap(speech.start_ms, rate_of(speech))
                 end_reason = "user_end_call"
                 break
             if call.cutter is not None:

@@ -67,6 +67,10 @@ class ConversationRunner:
             self.agent, self.user_tts, self.chain = config.agent.text_agent(), None, None
         else:
             self.agent, self.user_tts, self.chain = build_components(config)
+        if getattr(self.agent, "realtime", False) and self.chain is not None and len(self.chain):
+            from evalkit.call.line import FILL_RATE
+
+            self.chain.prepare(FILL_RATE)  # the caller's line renders the condition's bed in real time: warm it now
         needs = required_preparation(config.metrics, judge=config.judge.enabled)
         hears_agent_audio = "assistant_asr" in needs and not self.text  # a text agent speaks no audio to hear
         self.listener = listener_asr(config, self.agent) if hears_agent_audio else None

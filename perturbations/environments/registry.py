@@ -101,8 +101,18 @@ def looped(
 
     generate_looped.__qualname__ = f"looped({synthesize.__qualname__})"
     generate_looped.bank = bank  # type: ignore[attr-defined]  # exposed for benchmarks and cache warming
+    generate_looped.banks = banks  # type: ignore[attr-defined]
     generate_looped.view = lambda n, rate, rng: read(n, rate, rng, copy=False)  # type: ignore[attr-defined]
     return generate_looped
+
+
+def warm(environment: str, sample_rate: int) -> None:
+    """Build every bank of a looped environment at ``sample_rate`` now (~2 s each, once per process), so that the
+    first clips of a call do not pay for them; other environments need nothing."""
+    generator = _ENVIRONMENTS.get(environment)
+    bank = getattr(generator, "bank", None)
+    for index in range(int(getattr(generator, "banks", 0))):
+        bank(check_sample_rate(sample_rate), index)  # type: ignore[misc]
 
 
 def generate_view(environment: str, n_samples: int, sample_rate: int, rng: np.random.Generator) -> np.ndarray:

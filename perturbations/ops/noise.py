@@ -31,7 +31,7 @@ from pydantic.dataclasses import dataclass
 
 from perturbations.audio import ClipContext, effect
 from perturbations.environments import available_environments
-from perturbations.environments.registry import generate_view
+from perturbations.environments.registry import generate_view, warm
 from perturbations.mixing import mix_at_snr
 from perturbations.registry import OP_CONFIG, Number, Op, register_op
 
@@ -98,6 +98,9 @@ class Noise(Op):
         if field == "environment":
             return "one of the available environments (" + ", ".join(available_environments()) + ")"
         return None
+
+    def prepare(self, sample_rate: int) -> None:
+        warm(self.environment, sample_rate)
 
     def to_dict(self) -> dict[str, Any]:
         spec = super().to_dict()
