@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from websockets.asyncio.client import connect
 
 from evalkit.call import CallOutcome, CallSettings, RealClock, run_call
 from evalkit.call.channel import AudioChannel
@@ -50,10 +51,12 @@ from evalkit.call.interrupt import Interrupter
 from evalkit.config.interrupt import IHBENCH_OVERLAP_S, InterruptConfig
 from evalkit.speech.registry import ASR_ENGINES
 from evalkit.speech.tts import EspeakTTS
-from evalkit.wire.twilio_ws import TwilioWsConfig
+from evalkit.wire.twilio_ws import TwilioWsConfig, protocol
+from evalkit.wire.twilio_ws.codec import encode, resample
 from tests.test_call_loop import ScriptCaller, context
 
 ROOT = Path(__file__).resolve().parent.parent
+RATE = 8000  # the bots' Twilio line: 8 kHz μ-law
 READY_TIMEOUT_S = 120.0  # importing pipecat and onnxruntime on a loaded 2-core machine
 # The caller's lines: one sentence each, no comma, so that no pause inside a line is as long as the bots' VAD stop
 # (0.2 s; eSpeak pauses ~0.3 s between sentences and ~0.18 s at a comma): a bot that answers at its VAD stop then
@@ -64,12 +67,12 @@ LINES = [
 ]
 # The bots' own latency: Silero says "stopped" ~0.45 s after the last word (its 0.2 s stop_secs counted once its
 # speech probability has decayed, in 32 ms windows), TTS and output add ~0.05 s: 0.47-0.76 s measured on this 2-core
-# machine by a plain Twilio client streaming speech then silence (no evalkit). When no audio comes after the words,
-# pipecat forces the stop after 1 s (VADProcessor's audio_idle_timeout), or never (a VAD caught mid-stop: the user
-# turn then times out after 5 s). So the sharp check is on the bot's side: its VAD stop (its own log) within 0.9 s
-# of the caller's end; the end-to-end latency in the records is checked with room for a loaded machine.
-VAD_STOP_LIMIT_S = 0.9  # the bot's own log: under pipecat's 1 s forced stop
-LATENCY_LIMIT_S = 1.0  # evalkit's records, end to end (the bot's TTS, both processes' load): measured 0.56-0.96 s
+# machine by a plain Twilio client streaming speech then silence (no evalkit), 0.44-0.89 s in the bot's own log under
+# evalkit's calls (load average up to 9). When no audio comes after the words, pipecat forces the stop after 1 s
+# (VADProcessor's audio_idle_timeout; the bot logs ``vad_forced_stop``), or never (a VAD caught mid-stop: the user
+# turn then times out after 5 s). So the sharp check is that no stop was forced; the latencies, measured in time,
+# get bounds that hold on a loaded machine.
+LATENCY_LIMIT_S = 1.2  # median, evalkit's records end to end: measured 0.56-0.90 s (medians of 4 turns)
 
 
 def _venv_python() -> Path:
@@ -265,10 +268,11 @@ def test_a_pipecat_bot_answers_within_its_vad_stop_time(greets: BotCall, waits: 
     print(f"bot VAD stops s after the caller's end: { {k: [round(x, 3) for x in v] for k, v in stops.items()} }")
     details = report("greets", greets) + "\n" + report("waits", waits)
     assert [len(v) for v in both.values()] == [len(LINES)] * 2, details
-    # the bot heard the caller stop: its VAD ended each turn before pipecat's 1 s forced stop for a silent line
-    assert max(x for v in stops.values() for x in v) < VAD_STOP_LIMIT_S, (stops, details)
+    # the bot heard the caller stop: its VAD heard silence after the words, no stop was forced by a quiet line
+    assert not greets.seen("vad_forced_stop") and not waits.seen("vad_forced_stop"), (stops, details)
+    assert max(x for v in stops.values() for x in v) < 2.0, (stops, details)  # nor left to the 5 s user-turn timeout
     assert statistics.median(lat) < LATENCY_LIMIT_S, details
-    assert max(lat) < 1.5, details  # no turn waited for pipecat's forced stop (1 s) or its user-turn timeout (5 s)
+    assert max(lat) < 2.0, details
     assert min(lat) > 0.2, details  # never before its VAD heard 0.2 s of silence
 
 
@@ -294,3 +298,38 @@ def test_a_caller_barge_in_is_an_interruption_for_pipecat_and_a_yield_for_evalki
     assert [e for e in yields.seen("interrupted") if e["bot_speaking"]], yields.events
     # pipecat needs 0.2 s of the caller's speech to start its turn (VAD start_secs), then stops its output
     assert 0.0 <= effect.params["yield_ms"] < 1200.0, effect.params
+
+
+@pytest.mark.slow  # a fourth bot process (~40 s on a loaded machine): the control of the fixture, not of evalkit
+def test_the_bot_logs_a_forced_stop_for_a_line_that_goes_quiet_and_none_for_one_that_carries_silence(
+    tmp_path: Path,
+) -> None:
+    """The control for the latency test's sharp check, with a plain Twilio client (no evalkit call loop): after a
+    line of speech, a line that sends nothing leaves pipecat's VAD to force the stop after 1 s; one that sends
+    silence frames lets it hear the caller stop."""
+    speech = encode(resample(*EspeakTTS(voice="en-us", rate_wpm=165, pitch=50).synthesize(LINES[0]), RATE), "mulaw")
+    silence = encode(np.zeros(RATE, dtype=np.float32), "mulaw")  # 1 s
+
+    async def client(url: str) -> None:
+        async with connect(url) as ws:
+            await ws.send(json.dumps(protocol.connected()))
+            await ws.send(json.dumps(protocol.start(1, "MZ1", "CA1", {}, "audio/x-mulaw", RATE)))
+            await stream(ws, speech)
+            await asyncio.sleep(1.6)  # a quiet line: nothing at all
+            await stream(ws, speech + silence)  # a line that carries silence after the words
+            await asyncio.sleep(0.3)
+
+    async def stream(ws: Any, audio: bytes) -> None:
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        for n, i in enumerate(range(0, len(audio), 160)):
+            await asyncio.sleep(max(0.0, t0 + n * 0.02 - loop.time()))
+            await ws.send(json.dumps(protocol.media("MZ1", audio[i : i + 160], n + 2, n + 1, n * 20)))
+
+    with bot("waits", tmp_path) as (url, log):
+        asyncio.run(client(url))
+        time.sleep(0.5)
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    kinds = [e["event"] for e in events if e["event"] in ("user_started", "user_stopped", "vad_forced_stop")]
+    # the first turn's stop was forced (logged just before the stop it causes), the second one's heard
+    assert kinds == ["user_started", "vad_forced_stop", "user_stopped", "user_started", "user_stopped"], events

@@ -16,7 +16,8 @@ prints ``ready ws://127.0.0.1:<port>/ws`` once it listens (port 0: a free one) a
   its TTS and output and sends Twilio's ``clear`` (pipecat's own interruption handling).
 
 What each bot saw goes to ``--log`` as JSON lines (``call_started``, ``user_started``, ``user_stopped``, ``reply``,
-``bot_started``, ``bot_stopped``, ``interrupted``, ``call_ended``) with wall-clock times, for the tests to read.
+``bot_started``, ``bot_stopped``, ``interrupted``, ``vad_forced_stop``, ``call_ended``) with wall-clock times, for
+the tests to read.
 """
 
 from __future__ import annotations
@@ -226,6 +227,14 @@ def app_for(kind: str, log: EventLog, stop: str) -> FastAPI:
     return app
 
 
+def forced_stop(message: Any, log: EventLog) -> None:
+    """pipecat's VAD says the user stopped because no audio came for 1 s (VADProcessor's audio_idle_timeout), not
+    because it heard silence: a caller's line that goes quiet between utterances. Only a log line tells it apart
+    (pipecat 1.14's wording)."""
+    if "no audio received while speaking" in str(message):
+        log.write("vad_forced_stop")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kind", choices=KINDS, required=True)
@@ -233,13 +242,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--log", type=Path, default=None)
     parser.add_argument("--turn-stop", choices=("smart_turn", "timeout"), default="smart_turn")
     args = parser.parse_args(argv)
+    log = EventLog(args.log)
     logger.remove()
     logger.add(sys.stderr, level="WARNING")  # pipecat logs every frame event at DEBUG
+    logger.add(lambda message: forced_stop(message, log), level="WARNING")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", args.port))
     sock.listen(64)  # a caller that dials before uvicorn runs waits in the backlog instead of being refused
-    config = uvicorn.Config(app_for(args.kind, EventLog(args.log), args.turn_stop), log_level="warning")
+    config = uvicorn.Config(app_for(args.kind, log, args.turn_stop), log_level="warning")
     server = uvicorn.Server(config)
     print(f"ready ws://127.0.0.1:{sock.getsockname()[1]}/ws", flush=True)
     server.run(sockets=[sock])
