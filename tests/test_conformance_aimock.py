@@ -1,0 +1,102 @@
+"""Conformance of ``agent=openai_realtime`` against a Realtime server nobody here wrote (issue 26 point 6):
+CopilotKit's aimock (npm ``@copilotkit/aimock``, MIT), a mock of OpenAI's APIs whose ``/v1/realtime`` WebSocket
+speaks the GA Realtime event protocol from fixtures, offline on 127.0.0.1.
+
+What aimock does and does not do (read from its ws-realtime handler): it answers ``session.update`` and
+``response.create`` (the response's text comes from the first fixture that matches; one catch-all here), and
+acknowledges ``input_audio_buffer.commit``; it ignores the caller's audio (no server VAD, no transcription of a
+conversation session) and sends no audio (its Realtime responses are text). So this checks the protocol's framing
+and turn flow, not hearing: the caller commits its own turns (``agent.turn_detection=none``); with the default
+``server_vad`` nothing answers the caller's turn and the call is an infrastructure failure (AgentTimeout), which is
+the right verdict for a server without server VAD.
+
+``scripts/conformance_env.sh`` installs aimock (with npm) beside the pipecat venv; the module is skipped without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from evalkit.call import CallOutcome, CallSettings, RealClock, run_call
+from evalkit.wire.openai_realtime import OpenAIRealtimeConfig
+from tests.test_call_loop import ScriptCaller, ToneChannel
+from tests.test_openai_realtime import airline_context
+
+REPLY = "I can help with that. What is your booking reference?"
+
+
+def aimock_cli() -> Path:
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return cache / "evalkit" / "conformance-npm" / "node_modules" / "@copilotkit" / "aimock" / "dist" / "cli.js"
+
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("node") is None or not aimock_cli().is_file(),
+    reason="aimock is not installed: run scripts/conformance_env.sh (npm @copilotkit/aimock, needs node >= 20.15)",
+)
+
+
+@pytest.fixture
+def aimock(tmp_path: Path) -> Iterator[str]:
+    """aimock on a free port of 127.0.0.1 with one catch-all fixture; its Realtime URL."""
+    fixtures = tmp_path / "fixtures.json"
+    fixtures.write_text(json.dumps({"fixtures": [{"match": {}, "response": {"content": REPLY}}]}))
+    process = subprocess.Popen(
+        ["node", str(aimock_cli()), "--port", "0", "--fixtures", str(fixtures)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=tmp_path,
+    )
+    try:
+        assert process.stdout is not None
+        line = ""
+        while "listening on http://127.0.0.1:" not in line:
+            ready, _, _ = select.select([process.stdout], [], [], 30.0)
+            line = process.stdout.readline() if ready else ""
+            assert line, "aimock did not start"
+        yield "ws://" + line.split("http://", 1)[1].strip() + "/v1/realtime"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def dial(url: str, **config: object) -> CallOutcome:
+    agent = OpenAIRealtimeConfig(
+        name="aimock", url=url, model="gpt-realtime", api_key_env=None, response_timeout_s=5.0, **config
+    ).build()
+    clock = RealClock()
+    settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
+    call = run_call(ScriptCaller(["one two three"]), agent.session(clock), ToneChannel(), airline_context(), clock,
+                    settings)  # fmt: skip
+    return asyncio.run(call)
+
+
+def test_a_call_to_aimocks_realtime_server_with_caller_commits_completes(aimock: str) -> None:
+    outcome = dial(aimock, turn_detection="none")
+    assert outcome.end_reason == "user_end_call" and outcome.error is None, outcome.error
+    assert [t.role for t in outcome.turns] == ["assistant", "user", "assistant", "user"]
+    greeting, _caller, reply, _bye = outcome.turns
+    # the greeting (response.create with instructions) and the answer to the committed turn: aimock's fixture text
+    assert greeting.intended_text == REPLY and reply.intended_text == REPLY
+    assert reply.start_ms >= outcome.turns[1].end_ms  # answered after the caller's turn, not before
+
+
+def test_without_server_vad_the_callers_turn_is_never_answered_an_infrastructure_failure(aimock: str) -> None:
+    outcome = dial(aimock)  # turn_detection: server_vad, which aimock does not implement
+    assert outcome.end_reason == "error" and "AgentTimeout" in str(outcome.error), outcome.error
+    assert [t.role for t in outcome.turns] == ["assistant", "user"]  # the greeting came; the answer never did
