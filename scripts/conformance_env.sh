@@ -12,7 +12,9 @@
 # tests/test_conformance_aimock.py, under ${XDG_CACHE_HOME:-~/.cache}/evalkit/conformance-npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv="${XDG_CACHE_HOME:-$HOME/.cache}/evalkit/conformance-venv"
+# EVALKIT_CONFORMANCE_DIR: where both go (the tests look there too); default ${XDG_CACHE_HOME:-~/.cache}/evalkit
+base="${EVALKIT_CONFORMANCE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/evalkit}"
+venv="$base/conformance-venv"
 mapfile -t requirements < <(python -c '
 import tomllib
 for requirement in tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["conformance"]:
@@ -24,7 +26,7 @@ if [ ! -x "$venv/bin/python" ]; then python -m venv --system-site-packages "$ven
 echo "conformance interpreter: $venv/bin/python"
 
 # tests/test_conformance_aimock.py: CopilotKit's aimock (MIT), an OpenAI Realtime-protocol mock server, with npm.
-npm_prefix="${XDG_CACHE_HOME:-$HOME/.cache}/evalkit/conformance-npm"
+npm_prefix="$base/conformance-npm"
 if command -v npm >/dev/null; then
   npm install --silent --no-audit --no-fund --prefix "$npm_prefix" @copilotkit/aimock@1.43.0
   echo "aimock: $npm_prefix/node_modules/@copilotkit/aimock"

@@ -36,8 +36,9 @@ REPLY = "I can help with that. What is your booking reference?"
 
 
 def aimock_cli() -> Path:
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return cache / "evalkit" / "conformance-npm" / "node_modules" / "@copilotkit" / "aimock" / "dist" / "cli.js"
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "evalkit"
+    base = Path(os.environ.get("EVALKIT_CONFORMANCE_DIR", cache))  # where scripts/conformance_env.sh installed it
+    return base / "conformance-npm" / "node_modules" / "@copilotkit" / "aimock" / "dist" / "cli.js"
 
 
 pytestmark = pytest.mark.skipif(

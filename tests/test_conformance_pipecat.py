@@ -76,8 +76,9 @@ LATENCY_LIMIT_S = 1.2  # median, evalkit's records end to end: measured 0.56-0.9
 
 
 def _venv_python() -> Path:
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return cache / "evalkit" / "conformance-venv" / "bin" / "python"
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "evalkit"
+    base = Path(os.environ.get("EVALKIT_CONFORMANCE_DIR", cache))  # where scripts/conformance_env.sh installed it
+    return base / "conformance-venv" / "bin" / "python"
 
 
 def pipecat_python() -> str | None:
