@@ -152,8 +152,12 @@ def run_text_call(
 def _agent_session(agent: Any, settings: CallSettings) -> tuple[Clock, AgentSession, CallSettings]:
     """The call's clock, session and settings. An in-process agent: a turn-based session on a virtual clock. A wire
     agent (``realtime``, issue 13): its own session per call on a real clock, with the settings it needs (20 ms
-    frames, a response timeout); the clock starts now, just before the call."""
+    frames, a response timeout); the clock starts now, just before the call, once the agent has loaded what its
+    calls need (``prepare``, e.g. a listener ASR: a model load inside a call would be on its timeline)."""
     if getattr(agent, "realtime", False):
+        prepare = getattr(agent, "prepare", None)
+        if prepare is not None:
+            prepare()
         clock: Clock = RealClock()
         return clock, agent.session(clock), agent.call_settings(settings)
     clock = VirtualClock()
