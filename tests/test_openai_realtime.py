@@ -189,7 +189,8 @@ def test_barge_in_cancels_the_response_and_truncates_it_to_what_the_caller_heard
     assert len(server.of("response.cancel")) == 2  # both responses were still streaming (at 2x real time)
     assert len(truncations) == 2
     for _item, audio_end_ms, item_ms in truncations:
-        assert 420 <= audio_end_ms <= 520 and audio_end_ms < item_ms  # what was played, not what was received
+        # what was played (500 ms, later when a busy machine woke the caller late), not what was received (~1 s)
+        assert 420 <= audio_end_ms <= 600 and audio_end_ms < item_ms
         assert server.of("conversation.item.truncate")[0]["content_index"] == 0
     assert greeting.intended_text == "hello"  # the words it had said when it was cut (transcript deltas)
     assert reply.intended_text.startswith("you said")
@@ -215,8 +216,9 @@ def test_barge_in_after_the_response_was_all_sent_truncates_without_a_cancel() -
         outcome = dial(server.url, ["one"], CallSettings(user_reaction_ms=100.0, barge_in_after_ms=300.0))
     assert outcome.end_reason == "user_end_call", outcome.error
     assert server.of("response.cancel") == []  # no active response: a cancel would be an error
-    # 300 ms heard of each 700 ms reply (less when a busy machine played a frame late: the gap was not audio)
-    assert len(server.truncations) == 2 and all(240 <= end <= 320 for _, end, _ in server.truncations)
+    # 300 ms heard of each 700 ms reply (less when a busy machine played a frame late: the gap was not audio; more
+    # when it woke the caller late to barge in), not all that was received
+    assert len(server.truncations) == 2 and all(240 <= end <= 400 for _, end, _ in server.truncations)
 
 
 def test_a_cancel_that_came_too_late_is_not_an_error() -> None:
