@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from evalkit.call import CallOutcome, CallSettings, RealClock, run_call
+from evalkit.call import CallOutcome, CallSettings, run_call
+from evalkit.call.conversation import _agent_session
+from evalkit.speech.registry import ASR_ENGINES
 from evalkit.speech.tts import EspeakTTS
 from evalkit.speech.vad import frame_vad
 from evalkit.wire.twilio_ws import TwilioWsConfig
@@ -32,55 +34,88 @@ def spoken(text: str) -> np.ndarray:
     return resample(audio, rate, RATE)
 
 
-async def speaking_agent(ws: ServerConnection) -> None:
+class SpeakingAgent(ToneAgentServer):
     """A third-party agent: real speech, Twilio framing, no transcript of what it says."""
-    sid = ""
-    async for raw in ws:
-        message = json.loads(raw)
-        if message["event"] == "start":
-            sid = message["start"]["streamSid"]
-            await ToneAgentServer().speak(ws, sid, encode(spoken(GREETING), "mulaw"))
-        elif message["event"] == "user_speech_stop":
-            await ToneAgentServer().speak(ws, sid, encode(spoken(REPLY), "mulaw"))
+
+    async def handler(self, ws: ServerConnection) -> None:
+        sid = ""
+        async for raw in ws:
+            message = json.loads(raw)
+            if message["event"] == "start":
+                sid = message["start"]["streamSid"]
+                await self.speak(ws, sid, encode(spoken(GREETING), "mulaw"))
+            elif message["event"] == "user_speech_stop":
+                await self.speak(ws, sid, encode(spoken(REPLY), "mulaw"))
 
 
-def through(handler: Any, caller: ScriptCaller, **config: Any) -> CallOutcome:
+class CountingListener:
+    """The default listener ASR, counting its loads and the calls that had started when each happened."""
+
+    def __init__(self) -> None:
+        self.loads: list[int] = []  # per load: how many calls had started by then
+        self.calls_started = 0
+
+    def __call__(self) -> Any:
+        self.loads.append(self.calls_started)
+        return ASR_ENGINES.get("faster_whisper")().build()
+
+
+def through(handler: Any, caller: ScriptCaller, listener: CountingListener | None = None, **config: Any) -> CallOutcome:
+    """One call as a cell makes it (``_agent_session``: the agent prepares, then the call's clock starts)."""
+
     async def main() -> CallOutcome:
         async with serve(handler, "127.0.0.1", 0) as server:
             silence_ms = config.pop("take_turn", 300.0)
             agent = TwilioWsConfig(name="wire", url=url_of(server), take_turn_after_silence_ms=silence_ms, **config)
-            wire, clock = agent.build(), RealClock()
-            settings = wire.call_settings(CallSettings(user_reaction_ms=100.0))
-            return await run_call(caller, wire.session(clock), ToneChannel(), context(), clock, settings)
+            wire = agent.build()
+            wire.listener = listener
+            clock, session, settings = _agent_session(wire, CallSettings(user_reaction_ms=100.0))
+            if listener is not None:
+                listener.calls_started += 1
+            return await run_call(caller, session, ToneChannel(), context(), clock, settings)
 
     return asyncio.run(main())
 
 
 def test_the_caller_transcribes_an_agent_that_sends_no_transcript() -> None:
-    caller = ScriptCaller(["one two"])
-    outcome = through(speaking_agent, caller)
+    caller, agent, listener = ScriptCaller(["one two"]), SpeakingAgent(), CountingListener()
+    outcome = through(agent.handler, caller, listener)
+    assert listener.loads == [0]  # loaded once, before the call: never on its clock (a first call's warm-up)
     assert outcome.end_reason == "user_end_call", outcome.error
     greeting, _user, reply, _bye = outcome.turns
     assert "help" in greeting.intended_text.lower() and greeting.text_source == "caller_asr"
     assert "confirmed" in reply.intended_text.lower() and reply.text_source == "caller_asr"
     assert caller.heard == [reply.intended_text]  # the scripted caller answers what it heard
     assert (0, "assistant") in outcome.audio.clips  # the audio is recorded as before
-    # the transcript takes no time on the timeline: the turn is as long as its audio played
-    assert greeting.end_ms - greeting.start_ms == pytest.approx(len(spoken(GREETING)) / RATE * 1000.0, abs=80.0)
+    # the transcript takes no time on the timeline: the turn is as long as its audio took to play as the server sent
+    # it (its length, 3.15 s, plus whatever a busy machine made the server's own pacing slip). A model loaded in the
+    # call stretched it (late frames) or split it in two (the silence window passed while the loop was held).
+    assert greeting.end_ms - greeting.start_ms == pytest.approx(agent.played_ms(0), abs=80.0)
 
 
 def test_transcribe_agent_never_leaves_the_text_empty() -> None:
-    outcome = through(speaking_agent, ScriptCaller(["one two"]), transcribe_agent="never")
+    listener = CountingListener()
+    outcome = through(SpeakingAgent().handler, ScriptCaller(["one two"]), listener, transcribe_agent="never")
     assert outcome.end_reason == "user_end_call", outcome.error
+    assert listener.loads == []  # never: nothing to hear with, so nothing loaded
     assert [t.intended_text for t in outcome.turns if t.role == "assistant"] == ["", ""]
     assert all(t.text_source is None for t in outcome.turns)
 
 
-def test_auto_keeps_the_servers_own_transcript_and_never_loads_the_asr() -> None:
-    reference = ReferenceServer(lambda: EchoAgent(reply_ms=300.0), port=0)
-
-    def no_listener() -> Any:
+class DeafASR:
+    def transcribe(self, audio: np.ndarray, sample_rate: int) -> Any:
         raise AssertionError("the reference server sends its transcript: nothing to transcribe")
+
+
+def test_auto_keeps_the_servers_own_transcript_and_never_runs_the_asr() -> None:
+    """auto loads the listener before the call (whether the agent sends transcripts is known once it speaks) and
+    uses it only for turns that came without one."""
+    reference = ReferenceServer(lambda: EchoAgent(reply_ms=300.0), port=0)
+    loads: list[int] = []
+
+    def listener() -> Any:
+        loads.append(1)
+        return DeafASR()
 
     async def main() -> CallOutcome:
         stop = asyncio.Event()
@@ -89,12 +124,9 @@ def test_auto_keeps_the_servers_own_transcript_and_never_loads_the_asr() -> None
         while not urls:
             await asyncio.sleep(0.01)
         agent = TwilioWsConfig(name="wire", url=urls[0], take_turn_after_silence_ms=300.0).build()
-        agent.listener = no_listener
-        clock = RealClock()
-        settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
-        outcome = await run_call(
-            ScriptCaller(["one two"]), agent.session(clock), ToneChannel(), context(), clock, settings
-        )
+        agent.listener = listener
+        clock, session, settings = _agent_session(agent, CallSettings(user_reaction_ms=100.0))
+        outcome = await run_call(ScriptCaller(["one two"]), session, ToneChannel(), context(), clock, settings)
         stop.set()
         await serving
         return outcome
@@ -102,7 +134,7 @@ def test_auto_keeps_the_servers_own_transcript_and_never_loads_the_asr() -> None
     outcome = asyncio.run(main())
     assert outcome.end_reason == "user_end_call", outcome.error
     assert [t.intended_text for t in outcome.turns if t.role == "assistant"] == ["hello", "you said 1600 samples"]
-    assert all(t.text_source is None for t in outcome.turns)
+    assert all(t.text_source is None for t in outcome.turns) and loads == [1]
 
 
 def test_the_cell_gives_a_wire_agent_its_listener_asr() -> None:

@@ -155,9 +155,13 @@ def _agent_session(
 ) -> tuple[Clock, AgentSession, CallSettings]:
     """The call's clock, session and settings. An in-process agent: a turn-based session on a virtual clock. A wire
     agent (``realtime``, issue 13): its own session per call on a real clock, with the settings it needs (20 ms
-    frames, a response timeout, who opens); the clock starts now, just before the call. The scenario's
-    ``first_speaker`` applies where the agent's is ``auto``."""
+    frames, a response timeout, who opens); the clock starts now, just before the call, once the agent has loaded
+    what its calls need (``prepare``, e.g. a listener ASR: a model load inside a call would be on its timeline). The
+    scenario's ``first_speaker`` applies where the agent's is ``auto``."""
     if getattr(agent, "realtime", False):
+        prepare = getattr(agent, "prepare", None)
+        if prepare is not None:
+            prepare()
         clock: Clock = RealClock()
         return clock, agent.session(clock), opening(agent.call_settings(settings), scenario)
     clock = VirtualClock()

@@ -69,8 +69,9 @@ PLAYOUT_SLACK_MS = 5.0  # a frame may be handed over this early: scheduling jitt
 FRAME_MS = 20.0
 GREETING_INSTRUCTIONS = 'Greet the caller by saying exactly this, and nothing else: "{greeting}"'
 DEFAULT_GREETING = "Hello! How can I help you today?"  # EVA-Bench's sample transcripts (App. H)
-Inbound = tuple[str, Any]  # ("audio", (response_id, item_id, samples)) | ("done", response_id) | ("closed", None)
+# ("audio", (response_id, item_id, samples, arrived_ms)) | ("done", response_id) | ("closed", None)
 # | ("error", WireError)
+Inbound = tuple[str, Any]
 
 
 class RealtimeServerError(WireError):
@@ -273,11 +274,13 @@ class RealtimeCallerSession:
             self._hung_up = self._hung_up or hang_up
             self._inbox = deque(i for i in self._inbox if i[0] != "closed")
             return self._end_turn(end_call=hang_up)
-        response, item_id, samples = value
+        response, item_id, samples, arrived_ms = value
         if response in self._dropped:
             return None
         duration_ms = samples.size / self.rate * 1000.0
-        self._playback_end_ms = max(self.clock.now_ms, self._playback_end_ms) + duration_ms
+        # played from when it arrived (or the audio before it ended), not from when this loop got round to it: a busy
+        # machine waking the loop late must not push the rest of the turn later, frame after frame
+        self._playback_end_ms = max(arrived_ms, self._playback_end_ms) + duration_ms
         self._delivered_ms[item_id] += duration_ms
         self._playing = item_id
         if level_dbfs(samples) < self.config.silence_dbfs:
@@ -387,8 +390,9 @@ class RealtimeCallerSession:
         except ValueError as exc:
             raise WireError(f"the Realtime server sent a malformed audio delta: {exc}") from None
         self._received_ms[item] += samples.size / self.rate * 1000.0
+        arrived_ms = self.clock.now_ms
         for at in range(0, samples.size, self._frame):
-            self._push(("audio", (response, item, samples[at : at + self._frame])))
+            self._push(("audio", (response, item, samples[at : at + self._frame], arrived_ms)))
 
     async def _on_response_done(self, done: dict[str, Any]) -> None:
         response = str(done.get("id") or "")

@@ -112,7 +112,8 @@ class TwilioWsAgent:
     a real clock with 20 ms frames, see evalkit.call.conversation). Sessions run concurrently (``concurrency``).
 
     ``listener``: builds the ASR the caller hears the agent with when the server sends no transcript (the cell sets
-    it to its listener ASR, evalkit.cell.build; default: the default ASR engine). Built on first use, once."""
+    it to its listener ASR, evalkit.cell.build; default: the default ASR engine). Built once, by ``prepare``: before
+    the first call's clock starts."""
 
     config: TwilioWsConfig
     listener: Callable[[], Any] | None = None
@@ -127,8 +128,17 @@ class TwilioWsAgent:
 
         return TwilioCallerSession(self.config, clock, self.hearing)
 
+    def prepare(self) -> None:
+        """Load what a call may need before the call's clock starts (evalkit.call.conversation): the listener ASR,
+        unless ``transcribe_agent`` is never. auto loads it too: whether the agent sends its transcripts is known
+        only once it speaks. Loaded by the first call that needs it instead, the model load (seconds, holding the
+        GIL for up to ~0.3 s at a time) and the first decode ran inside that call, while the agent's audio was
+        streaming: late frames stretched or split the agent's turn and delayed the caller's answer."""
+        if self.config.transcribe_agent != "never":
+            self.hearing()
+
     def hearing(self) -> Any:
-        """The listener ASR (a ``Recognizer``), loaded by the first call that needs it (thread-safe)."""
+        """The listener ASR (a ``Recognizer``), loaded once (thread-safe): by ``prepare``, else on first use."""
         with self._asr_lock:
             if self._asr is None:
                 if self.listener is None:
