@@ -71,7 +71,7 @@ def config_problems(config: RunConfig, base_dir: Path, source: Source) -> list[s
 def _domain_scenarios(domain: str, folder: str | None = None) -> tuple[tuple[str, ...], str | None]:
     """(ids, first problem) of a domain's scenario files (``folder``: ``domain.scenario_dir``): one unreadable file is
     named, not a crash in every cell."""
-    from evalkit.scenarios.store import ScenarioError, folder_scenarios, load_scenario, scenario_dir
+    from evalkit.scenarios.store import ScenarioError, folder_scenarios, load_scenario, scenario_dir, unique_ids
 
     if folder is not None:
         try:
@@ -82,14 +82,18 @@ def _domain_scenarios(domain: str, folder: str | None = None) -> tuple[tuple[str
         files = sorted(scenario_dir(domain).glob("*.json"))
     except ScenarioError as exc:
         return (), f"domain.name: {exc}"
-    ids: list[str] = []
+    scenarios = []
     for path in files:
         try:
-            ids.append(load_scenario(path).id)
+            scenarios.append(load_scenario(path))
         except ScenarioError as exc:
             first_line = str(exc).splitlines()[0]
             return (), f"domain {domain!r}: scenario file {first_line} (fix it or move it out of the folder)"
-    return tuple(ids), None
+    try:
+        unique_ids(files, scenarios)
+    except ScenarioError as exc:
+        return (), f"domain {domain!r}: {exc}"
+    return tuple(s.id for s in scenarios), None
 
 
 def scenario_problems(config: RunConfig, source: Source) -> list[str]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -24,6 +23,7 @@ from pydantic import (
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.config import axes
 from evalkit.config.interrupt import InterruptConfig
+from evalkit.config.secrets import SECRET_NAME_MARKERS, name_words
 from evalkit.config.variation import PersonaBoundsConfig, PersonaVariationConfig, bounds_errors, random_sources
 from evalkit.judges.config import JudgeConfig
 from evalkit.judges.registry import JUDGES, BaseJudgeConfig
@@ -32,9 +32,10 @@ from evalkit.simulator.registry import SIMULATORS, SimulatorConfig
 from evalkit.speech.registry import VOICES, VoiceConfig
 from perturbations import Chain, PerturbationError
 
-# Words that make a config key secret-like (``api_key``, ``auth_token``, ``api_key_env``): whole ``_``-separated words,
-# so ``max_new_tokens`` or ``max_tokens``, which change results, stay in the cell's identity.
-SECRET_MARKERS = ("key", "token", "secret", "password", "apikey")
+# Words that make a config key secret-like (``api_key``, ``auth_token``, ``api_key_env``, ``Authorization``): whole
+# words (evalkit.config.secrets.name_words), so ``max_new_tokens`` or ``max_tokens``, which change results, stay in
+# the cell's identity. One list for refusing, redacting and leaving out of the identity.
+SECRET_MARKERS = SECRET_NAME_MARKERS
 # Settings that do not change what a cell computes: excluded from its identity.
 # ``infra`` is how failures are retried: a retried conversation replays its seeds, so the results never depend on it.
 NON_IDENTITY_KEYS = ("mlflow", "reuse", "twins", "progress", "workers", "concurrency", "infra")
@@ -325,8 +326,9 @@ def validate_config(raw: dict[str, Any], choices: dict[str, str] | None = None) 
 
 
 def is_secret_key(name: str) -> bool:
-    """A key named like a credential: one of its words (split at ``_``, ``-``, ``.``) is a secret marker."""
-    return any(word in SECRET_MARKERS for word in re.split(r"[_\-.]", name.lower()))
+    """A key named like a credential, or naming where one lives (``api_key_env``): one of its words is a secret
+    marker. Such keys are left out of the cell's identity (a rotated key is the same cell)."""
+    return any(word in SECRET_MARKERS for word in name_words(name))
 
 
 def _strip_secrets(node: Any) -> Any:
