@@ -54,7 +54,7 @@ def fail(lines: Sequence[str]) -> NoReturn:
 
 def checked_config(cfg: DictConfig, choices: dict[str, Any], overrides: list[str], base_dir: Path) -> RunConfig:
     """Compose-time config -> validated :class:`RunConfig` that passed preflight (else :class:`ConfigError`)."""
-    config = validate_config(to_container(cfg), choices)
+    config = validate_config(to_container(cfg), choices, overrides)
     preflight(config, base_dir, scenarios_source(overrides, choices))
     return config
 
