@@ -146,8 +146,11 @@ def redact(node: Any, secrets: Iterable[str] | None = None) -> Any:
 
 
 def _hint(key: str) -> str:
-    """Where the secret goes instead: a header's value comes from an environment variable, so does any key."""
-    return _WHERE_TO_PUT_HEADERS if "headers" in key.split(".") else _WHERE_TO_PUT_KEYS
+    """Where the secret goes instead: an agent's credential is a header read from an environment variable
+    (agent.headers_from_env); any other key is named by its ``api_key_env``."""
+    parts = key.split(".")
+    dialled = parts[0] == "agent" and parts[-1] in ("url", "path")
+    return _WHERE_TO_PUT_HEADERS if "headers" in parts or dialled else _WHERE_TO_PUT_KEYS
 
 
 def _under_pointer(key: str) -> bool:

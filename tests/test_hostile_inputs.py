@@ -1,0 +1,282 @@
+"""Issue 27: nothing lost, nobody in. Hostile or careless input — a scenario file, a noise file, an override, a
+YAML option, an agent on the wire — is refused with one line or survived with a recorded reason; it never hangs a
+cell, writes outside the run folder, or puts a secret on disk or in a log.
+
+The CLI cases run ``python -m evalkit`` for real (they stop before any cell, so they are cheap); the rest call the
+functions the CLI calls."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import soundfile as sf
+from hydra import compose, initialize_config_dir
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from omegaconf import OmegaConf
+
+from evalkit.config.preflight import Source, preflight, to_container
+from evalkit.config.schema import ConfigError, cell_key, identity_payload, validate_config
+from evalkit.config.secrets import (
+    config_secret_problems,
+    is_secret_name,
+    redact,
+    redact_text,
+    secret_override_problem,
+)
+from evalkit.safe_paths import UnsafePathError, inside
+from evalkit.scenarios.store import ScenarioError, folder_scenarios, load_scenarios
+from perturbations import Chain, PerturbationError
+from tests.conftest import CONF_DIR, REPO
+from tests.test_config import composed
+from tests.test_preflight import assert_no_cell_started, assert_one_line_refusal, evalkit_cli
+
+SECRET = "s3cr3t-Hostile-9731"
+AIRLINE = REPO / "evalkit" / "domains" / "airline" / "scenarios"
+
+
+def nowhere_on_disk(root: Path, secret: str = SECRET) -> None:
+    for path in root.rglob("*"):
+        assert not path.is_file() or secret.encode() not in path.read_bytes(), path
+
+
+# -- 1. redaction is linear ------------------------------------------------------------------------------------
+
+# Shapes that made the old user-info pattern retry its scheme run from every letter, plus the new patterns' worst
+# cases (a million query parameters, a million "://"). 10 MB each.
+HOSTILE_TEXTS = {
+    "letters": "'x' * 10_000_000",
+    "one url, a huge path": "'http://' + 'x' * 10_000_000",
+    "a million schemes": "'ab://' * 2_000_000",
+    "a million query parameters": "'a=b&' * 2_500_000",
+    "a run of scheme characters and colons": "('ab' * 10 + ':') * 500_000",
+    "json tool argument": "json.dumps({'confirmation_number': 'Q' * 10_000_000})",
+}
+
+
+def test_redaction_takes_linear_time_on_a_10_mb_tool_argument() -> None:
+    """The old pattern took 3.7 s on 40,000 letters (quadratic: a 10 MB argument would take days); each 10 MB text
+    must take < 5 s here (about 0.2-1.5 s on a loaded 2-core machine). Measured in a child process, so the old
+    code fails by timing out instead of hanging the suite."""
+    script = (
+        "import json, time\nfrom evalkit.config.secrets import redact_text\nworst = 0.0\n"
+        + "".join(
+            f"t = {expr}\nt0 = time.perf_counter()\nredact_text(t, [])\nworst = max(worst, time.perf_counter() - t0)\n"
+            for expr in HOSTILE_TEXTS.values()
+        )
+        + "print(worst)\n"
+    )
+    env = os.environ | {"PYTHONPATH": str(REPO)}
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120, check=True
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("redacting six 10 MB texts took more than 120 s: redaction is not linear")
+    assert float(proc.stdout) < 5.0, proc.stdout
+
+
+def test_redaction_still_hides_every_form_of_credential() -> None:
+    assert redact_text("postgresql://u:pw@db/x", []) == "postgresql://***@db/x"
+    assert redact_text("1://x@y", []) == "1://x@y"  # no scheme: not a URL
+    assert redact_text(f"ws://h:9/ws?token={SECRET}&lang=en", []) == "ws://h:9/ws?token=***&lang=en"
+    assert redact_text(f"https://h/x?X-Amz-Signature={SECRET}#f", []) == "https://h/x?X-Amz-Signature=***#f"
+    assert redact_text(f"Authorization: Bearer {SECRET}", []) == "Authorization: Bearer ***"
+    kept = "http://h/v1?max_tokens=100&model=m"  # settings in a query are not secrets
+    assert redact_text(kept, []) == kept
+    assert redact({"a": [f"see http://me:{SECRET}@h/ and ?api_key={SECRET}"]}, []) == {
+        "a": ["see http://***@h/ and ?api_key=***"]
+    }
+
+
+# -- 6. secret names are whole words ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["api_key", "apiKey", "APIKEY", "auth_token", "client-secret", "Authorization", "X-Api-Key", "MY_PASSWORD",
+     "credentials", "Cookie", "access.token"],
+)  # fmt: skip
+def test_secret_like_names_are_secret(name: str) -> None:
+    assert is_secret_name(name)
+    assert secret_override_problem([f"+judge.{name}=x"]) is not None
+
+
+@pytest.mark.parametrize(
+    "override",
+    ["agent.asr.max_new_tokens=100", "judge.max_tokens=1000", "nokey=1", "+persona.monkey=1", "keyboard=2",
+     "judge.api_key_env=MY_KEY", "+agent.headers_from_env.Authorization=VAR", "+agent.headers={X-Client: evalkit}",
+     "+agent.headers_from_env={Authorization: VAR}", "agent.url=ws://127.0.0.1:9/ws?lang=en"],
+)  # fmt: skip
+def test_settings_named_like_secrets_are_settings(override: str) -> None:
+    """``max_new_tokens`` holds the word "tokens", not "token": it is a setting (it changes results)."""
+    assert secret_override_problem([override]) is None
+
+
+def test_a_token_limit_reaches_the_validator_not_the_secret_check(tmp_path: Path) -> None:
+    """Real CLI: ``agent.asr.max_new_tokens=100`` used to exit 2 with "keys are never given in the config"."""
+    proc = evalkit_cli(
+        tmp_path,
+        "agent.asr.max_new_tokens=100",
+        "judge=openai_compatible",
+        "judge.api_key_env=null",
+        "judge.max_tokens=1000",
+        "domain.scenarios=[NOPE]",
+    )
+    line = assert_one_line_refusal(proc, "NOPE")
+    assert "never given" not in line
+
+
+# -- 5. secrets in headers and URLs ----------------------------------------------------------------------------
+
+SECRET_OVERRIDES = {
+    "header on the command line": ["agent=twilio_ws", f"+agent.headers.Authorization='Bearer {SECRET}'"],
+    "header dict on the command line": ["agent=twilio_ws", f"+agent.headers={{Authorization: 'Bearer {SECRET}'}}"],
+    "token in the agent url": ["agent=twilio_ws", f"agent.url='ws://127.0.0.1:9/ws?token={SECRET}'"],
+    "user-info in the agent url": ["agent=twilio_ws", f"agent.url=ws://me:{SECRET}@127.0.0.1:9/ws"],
+}
+
+
+@pytest.mark.parametrize("case", list(SECRET_OVERRIDES))
+def test_a_secret_on_the_command_line_is_refused_and_written_nowhere(tmp_path: Path, case: str) -> None:
+    proc = evalkit_cli(tmp_path, *SECRET_OVERRIDES[case])
+    line = assert_one_line_refusal(proc, "headers_from_env")
+    assert SECRET not in line + proc.stdout
+    nowhere_on_disk(tmp_path)
+    assert_no_cell_started(tmp_path)
+
+
+LEAKY_OPTIONS = {
+    # group, option file text, the key the refusal names
+    "judge": ("defaults:\n  - openai_compatible\n  - _self_\nname: leaky\nbase_url: http://me:{s}@127.0.0.1:9/v1\n",
+              "judge.base_url"),
+    "agent": ("defaults:\n  - twilio_ws\n  - _self_\nname: leaky\nheaders: {{Authorization: Bearer {s}}}\n",
+              "agent.headers.Authorization"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("group", list(LEAKY_OPTIONS))
+@pytest.mark.parametrize("multirun", [False, True])
+def test_a_secret_in_a_yaml_option_is_refused_before_hydra_writes_it(
+    tmp_path: Path, group: str, multirun: bool
+) -> None:
+    """Hydra writes ``.hydra/config.yaml`` (and ``multirun.yaml``) before the task runs: the check runs in the
+    callback Hydra calls after composing and before writing."""
+    text, key = LEAKY_OPTIONS[group]
+    conf = tmp_path / "extra" / group
+    conf.mkdir(parents=True)
+    (conf / "leaky.yaml").write_text(text.format(s=SECRET))
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = evalkit_cli(
+        out, f"{group}=leaky", f"hydra.searchpath=[file://{tmp_path / 'extra'}]", *(["-m"] if multirun else [])
+    )
+    line = assert_one_line_refusal(proc, key)
+    assert SECRET not in line + proc.stdout
+    nowhere_on_disk(out)
+    assert not list(out.rglob("*.yaml")), list(out.rglob("*"))
+
+
+def test_headers_are_left_out_of_the_identity_and_refused_in_any_config() -> None:
+    raw = composed("agent=twilio_ws")
+    raw["agent"]["headers"] = {"Authorization": f"Bearer {SECRET}", "X-Client": "evalkit"}
+    assert [p.split(":")[0] for p in config_secret_problems(raw)] == ["agent.headers.Authorization"]
+    config = validate_config(raw)
+    assert SECRET not in json.dumps(identity_payload(config))
+    raw["agent"]["headers"] = {"X-Client": "evalkit"}
+    raw["agent"]["headers_from_env"] = {"Authorization": "MY_AGENT_TOKEN"}  # a variable's name: allowed
+    assert config_secret_problems(raw) == []
+    assert cell_key(validate_config(raw))
+
+
+# -- 2 and 7. scenario files: ids are safe names, unique in a folder ---------------------------------------------
+
+
+def scenario_folder(tmp_path: Path, **edits: Any) -> Path:
+    """A folder with AL-001 and AL-005, AL-005's file edited: ``id``, ``starting_utterance`` (in the goal)."""
+    folder = tmp_path / "scenarios"
+    folder.mkdir(exist_ok=True)
+    shutil.copy(AIRLINE / "AL-001.json", folder / "AL-001.json")
+    data = json.loads((AIRLINE / "AL-005.json").read_text())
+    if "id" in edits:
+        data["id"] = edits["id"]
+    if "starting_utterance" in edits:
+        data["user_goal"]["starting_utterance"] = edits["starting_utterance"]
+    (folder / "AL-005.json").write_text(json.dumps(data))
+    return folder
+
+
+def preflight_line(folder: Path, *overrides: str) -> str:
+    config = validate_config(composed(f"domain.scenario_dir={folder}", *overrides))
+    with pytest.raises(ConfigError) as caught:
+        preflight(config, folder.parent, Source("the command line"))
+    lines = str(caught.value).splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "named"),
+    [("../../../../../../../../somewhere/AL-001", "not usable"), ("", "not usable"), ("AL 001", "not usable"),
+     (".hidden", "not usable"), ("AL-001", "used by two files")],
+)  # fmt: skip
+def test_unusable_or_repeated_scenario_ids_are_one_line_naming_the_file(
+    tmp_path: Path, scenario_id: str, named: str
+) -> None:
+    folder = scenario_folder(tmp_path, id=scenario_id)
+    line = preflight_line(folder)
+    assert named in line and "AL-005.json" in line
+    with pytest.raises(ScenarioError, match=named):
+        folder_scenarios("airline", folder)
+
+
+def test_a_blank_opening_line_is_refused(tmp_path: Path) -> None:
+    line = preflight_line(scenario_folder(tmp_path, starting_utterance="  "))
+    assert "starting_utterance" in line and "AL-005.json" in line
+
+
+def test_repeated_ids_are_refused_when_ids_are_picked_too(tmp_path: Path) -> None:
+    folder = scenario_folder(tmp_path, id="AL-001")
+    with pytest.raises(ScenarioError, match="used by two files"):
+        load_scenarios("airline", ["AL-001"], folder=folder)
+
+
+def test_a_path_built_from_an_id_never_leaves_its_folder(tmp_path: Path) -> None:
+    """The second lock, where the cell's writer joins the id into a path (a record can reach it without passing
+    the scenario schema). Today's writer put ``<id>_t0.json`` wherever the id pointed."""
+    from evalkit.cell.log import write_conversation
+    from evalkit.records import Conversation, ConversationRecord
+
+    for name in ("../x", "..", "a/b", "", "/etc/passwd"):
+        with pytest.raises(UnsafePathError):
+            inside(tmp_path / "records", name)
+    assert inside(tmp_path, "AL-001_t0.json") == tmp_path / "AL-001_t0.json"
+    cell = tmp_path / "a" / "b" / "cell"
+    conversation = Conversation(
+        scenario_id="../../../escape",
+        domain="airline",
+        trial=0,
+        seed=0,
+        turns=[],
+        end_reason="user_end_call",
+        initial_db={},
+        final_db={},
+        expected_db={},
+    )
+    with pytest.raises(UnsafePathError):
+        write_conversation(cell, ConversationRecord(conversation=conversation, metrics={}), {"user": np.zeros(8)})
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
