@@ -7,16 +7,12 @@ functions the CLI calls."""
 
 from __future__ import annotations
 
-import asyncio
-import base64
 import json
 import os
 import shutil
 import subprocess
 import sys
-import threading
-import time
-import urllib.request
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from omegaconf import OmegaConf
 
+from evalkit.cli.preflight import one_line
+from evalkit.config import preflight as pf
 from evalkit.config.preflight import Source, preflight, to_container
 from evalkit.config.schema import ConfigError, cell_key, identity_payload, validate_config
 from evalkit.config.secrets import (
@@ -280,3 +278,180 @@ def test_a_path_built_from_an_id_never_leaves_its_folder(tmp_path: Path) -> None
     with pytest.raises(UnsafePathError):
         write_conversation(cell, ConversationRecord(conversation=conversation, metrics={}), {"user": np.zeros(8)})
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
+# -- 3. noise files are checked when the chain is built --------------------------------------------------------
+
+
+def _stereo_cancelling(n: int) -> np.ndarray:
+    x = 0.2 * np.random.default_rng(1).standard_normal(n)
+    return np.stack([x, -x], axis=1)
+
+
+BAD_NOISE = {
+    # name: (samples, subtype, what the line says)
+    "all zero": (lambda: np.zeros(16000), "PCM_16", "silent"),
+    "dc only": (lambda: np.full(16000, 0.25), "PCM_16", "constant offset"),
+    "one sample": (lambda: np.array([0.5]), "PCM_16", "too short"),
+    "nan": (lambda: np.where(np.arange(16000) == 9000, np.nan, 0.1 * np.sin(np.arange(16000))), "FLOAT", "NaN"),
+    "inf": (lambda: np.where(np.arange(16000) == 3, np.inf, 0.1 * np.sin(np.arange(16000))), "FLOAT", "NaN or inf"),
+    "stereo that cancels": (lambda: _stereo_cancelling(16000), "PCM_16", "cancel"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_NOISE))
+def test_an_unusable_noise_file_is_one_line_at_config_time(tmp_path: Path, case: str) -> None:
+    make, subtype, reason = BAD_NOISE[case]
+    folder = tmp_path / "noise"
+    folder.mkdir()
+    sf.write(folder / "good.wav", 0.1 * np.random.default_rng(0).standard_normal(16000), 16000)
+    sf.write(folder / "bad.wav", make(), 16000, subtype=subtype)
+    with pytest.raises(PerturbationError, match=reason):
+        Chain.from_specs([{"op": "noise_files", "folder": str(folder)}])
+    raw = composed("+perturb=noise_files", f"perturb.folder={folder}")
+    with pytest.raises(ConfigError) as caught:
+        validate_config(raw)
+    problem = [line for line in str(caught.value).splitlines()[1:] if "bad.wav" in line]
+    assert len(problem) == 1 and reason in problem[0]
+
+
+def test_real_noise_still_passes_the_check(tmp_path: Path) -> None:
+    """Quiet but real (-60 dBFS) noise, a short 20 ms burst and a stereo file with correlated channels pass."""
+    rng = np.random.default_rng(2)
+    sf.write(tmp_path / "quiet.wav", 0.001 * rng.standard_normal(8000), 8000)
+    sf.write(tmp_path / "burst.wav", 0.3 * rng.standard_normal(320), 16000)
+    left = 0.1 * rng.standard_normal(16000)
+    sf.write(tmp_path / "stereo.flac", np.stack([left, 0.5 * left + 0.05 * rng.standard_normal(16000)], 1), 16000)
+    chain = Chain.from_specs([{"op": "noise_files", "folder": str(tmp_path)}])
+    assert len(chain.ops[0].files) == 3
+    for seed in range(6):
+        speech = 0.1 * np.sin(np.arange(16000) / 5.0).astype(np.float32)
+        out, [entry] = chain(speech, 16000, np.random.default_rng(seed))
+        assert np.isfinite(out).all() and abs(entry["params"]["snr_db_measured"] - 15.0) < 1e-3
+
+
+# -- 10. settings that silently did something else -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("override", "key"),
+    [("domain.scenarios=[]", "domain.scenarios"), ("domain.scenario_dir=''", "domain.scenario_dir"),
+     ("agent.url=ws://:8765/ws", "agent.url"), ("agent.url=ws://h:port/ws", "agent.url")],
+)  # fmt: skip
+def test_values_that_meant_something_else_are_refused_naming_the_command_line(override: str, key: str) -> None:
+    overrides = ["agent=twilio_ws", override] if key == "agent.url" else [override]
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=overrides, return_hydra_config=True)
+    with pytest.raises(ConfigError) as caught:
+        validate_config(to_container(cfg), dict(cfg.hydra.runtime.choices), overrides)
+    [line] = str(caught.value).splitlines()[1:]
+    assert line.strip().startswith(key) and line.endswith("[from the command line]"), line
+
+
+def test_a_bad_value_in_an_option_file_still_names_the_file() -> None:
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=["+perturb=noise_cafe"], return_hydra_config=True)
+    raw = to_container(cfg)
+    raw["perturb"]["snr_db"] = 500  # as if the file said so
+    with pytest.raises(ConfigError, match=r"perturb.snr_db: .*\[from conf/perturb/noise_cafe.yaml\]"):
+        validate_config(raw, dict(cfg.hydra.runtime.choices), ["+perturb=noise_cafe", "seed=3"])
+
+
+def test_the_readme_header_form_composes_and_keeps_the_value_out() -> None:
+    readme = (REPO / "README.md").read_text()
+    form = "+agent.headers_from_env.Authorization=MY_ENV_VAR"
+    assert form in readme and "agent.headers_from_env={Authorization" not in readme
+    config = validate_config(composed("agent=twilio_ws", form))
+    assert config.agent.headers_from_env == {"Authorization": "MY_ENV_VAR"}
+
+
+# -- property: any value for a numeric or string field is accepted or one line, never a traceback ---------------
+
+
+def _leaves(node: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _leaves(v, f"{prefix}.{k}" if prefix else str(k))
+    elif node is None or (isinstance(node, int | float | str) and not isinstance(node, bool)):
+        yield prefix, node  # None: an optional number or text (domain.scenario_dir, domain.limit, ...)
+
+
+def _composed_base(*overrides: str) -> dict[str, Any]:
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=[*overrides, "+perturb=noise_cafe", "judge=openai_compatible"])
+    raw = OmegaConf.to_container(cfg, resolve=True)
+    raw.pop("hydra", None)
+    return raw  # type: ignore[return-value]
+
+
+# The in-process agent (its ASR model folder) and the wire agent (URLs, headers, timeouts).
+BASES = {"cascade_local": _composed_base(), "twilio_ws": _composed_base("agent=twilio_ws")}
+FIELDS = sorted(
+    (name, k)
+    for name, base in BASES.items()
+    for k, _ in _leaves(base)
+    if not k.startswith(("perturb.chain", "metrics"))
+)
+HOSTILE_VALUES = st.one_of(
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=40),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "../../etc",
+            "ws://:1/",
+            "http://u:p@h/",
+            "nan",
+            "-1",
+            "1e309",
+            "\x00",
+            "a\x00b",
+            "☃" * 5,
+            "~no_such_user_xyz/x",
+            "x" * 300,
+            "/" + "d/" * 3000,
+            "/dev/null",
+            "ws://[::1",
+            "http://h:99999/",
+        ]
+    ),
+    st.none(),
+    st.lists(st.integers(), max_size=3),
+)
+
+
+def _set(raw: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
+    node = raw
+    *parents, last = key.split(".")
+    for part in parents:
+        node = node[part]
+    node[last] = value
+    return raw
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(field=st.sampled_from(FIELDS), value=HOSTILE_VALUES)
+def test_any_value_for_a_config_field_is_accepted_or_one_line(field: tuple[str, str], value: Any) -> None:
+    """What the CLI does with a composed config (evalkit.cli.preflight.checked_config: validate, then preflight;
+    the tracking store is checked on the file system, never dialled): a value is accepted, or refused as ConfigError
+    that ``one_line`` prints as one line — any other exception would be a traceback on the user's terminal."""
+    base, key = field
+    raw = _set(json.loads(json.dumps(BASES[base])), key, value)
+    try:
+        config = validate_config(raw, {}, [f"{key}=x"])
+        problems = pf.config_secret_problems(config.model_dump(mode="json"))
+        problems += pf.scenario_problems(config, Source("the command line"))
+        problems += pf.asr_problems(config) + config.agent.preflight_problems() + pf.key_env_problems(config)
+        problems += pf.judge_problems(config)
+        if key.startswith("mlflow.") and "://" not in str(value).replace("sqlite://", "").replace("file://", ""):
+            problems += pf.tracking_problems(config, Path(tempfile.gettempdir()))
+        if problems:
+            raise ConfigError("\n".join(problems))
+    except ConfigError as exc:
+        line = one_line(exc)
+        assert line and "\n" not in line and "Traceback" not in line
+        return
+    cell_key(config)
+    redact(config.model_dump(mode="json"))

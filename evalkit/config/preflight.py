@@ -194,8 +194,14 @@ def tracking_problems(config: RunConfig, base_dir: Path) -> list[str]:
     launch = _writable_problem(base_dir)
     if launch:
         return [f"launch directory {base_dir}: {launch}; run from a writable folder"]
-    target = resolve_target(m.tracking_uri, m.experiment, m.artifact_location, base_dir)
-    problem = store_problem(target.tracking_uri) or artifact_problem(target.artifact_location)
+    try:
+        target = resolve_target(m.tracking_uri, m.experiment, m.artifact_location, base_dir)
+        problem = store_problem(target.tracking_uri) or artifact_problem(target.artifact_location)
+    except (OSError, RuntimeError, ValueError) as exc:  # a name too long, a NUL byte, an unknown ~user in a path
+        return [
+            f"mlflow.tracking_uri / mlflow.artifact_location: not a usable location ({type(exc).__name__}: "
+            f"{_shown(str(exc))[:160]})"
+        ]
     return [problem] if problem else []
 
 

@@ -89,7 +89,14 @@ class DomainConfig(_Group):
         # '' used to mean the domain's own folder without a word: an unset variable (${oc.env:X,''}) is a mistake.
         if folder is not None and not folder.strip():
             raise ValueError("is empty: give a folder of scenario files, or null for the domain's own")
-        return None if folder is None else str(Path(folder).expanduser().resolve())
+        if folder is None:
+            return None
+        try:
+            path = Path(folder).expanduser().resolve()
+            path.is_dir()  # a name too long or a loop of links fails here, as one line, not in a cell
+        except (OSError, RuntimeError, ValueError) as exc:  # RuntimeError: ~user unknown; ValueError: a NUL byte
+            raise ValueError(f"cannot be used as a folder ({type(exc).__name__}: {str(exc)[:120]})") from None
+        return str(path)
 
     @field_validator("name")
     @classmethod
