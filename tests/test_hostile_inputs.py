@@ -7,15 +7,22 @@ functions the CLI calls."""
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -38,6 +45,7 @@ from evalkit.config.secrets import (
 )
 from evalkit.safe_paths import UnsafePathError, inside
 from evalkit.scenarios.store import ScenarioError, folder_scenarios, load_scenarios
+from evalkit.wire.twilio_ws.codec import encode
 from perturbations import Chain, PerturbationError
 from tests.conftest import CONF_DIR, REPO
 from tests.test_config import composed
@@ -455,3 +463,191 @@ def test_any_value_for_a_config_field_is_accepted_or_one_line(field: tuple[str, 
         return
     cell_key(config)
     redact(config.model_dump(mode="json"))
+
+
+# -- a hostile agent on the wire -------------------------------------------------------------------------------
+
+TONE = (0.3 * np.sin(2 * np.pi * 440 * np.arange(160) / 8000)).astype(np.float32)
+HUGE_ARGUMENT_CHARS = 4_000_000
+
+
+def _media(sid: str, payload: bytes | str) -> str:
+    text = payload if isinstance(payload, str) else base64.b64encode(payload).decode()
+    return json.dumps({"event": "media", "streamSid": sid, "media": {"payload": text}})
+
+
+async def _paced(ws: Any, sid: str, frame: bytes, seconds: float | None) -> None:
+    """20 ms frames on a real-time schedule, for ``seconds`` (None: until the caller hangs up)."""
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    n = 0
+    while seconds is None or n * 0.02 < seconds:
+        await asyncio.sleep(max(0.0, t0 + n * 0.02 - loop.time()))
+        await ws.send(_media(sid, frame))
+        n += 1
+
+
+def _post(url: str, body: dict[str, Any]) -> int:
+    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.status
+
+
+class HostileAgent:
+    """A Twilio media-stream agent that misbehaves in one way per call (picked by the scenario id the ``start``
+    message carries), written as a third party would: it knows nothing of evalkit but the wire contract."""
+
+    BEHAVIOUR: ClassVar[dict[str, str]] = {
+        "AL-001": "huge_tool_arguments",
+        "AL-002": "oversize_frame",
+        "AL-003": "flood_of_events",
+        "AL-004": "invalid_base64",
+        "AL-005": "endless_silence",
+        "AL-006": "endless_monologue",
+    }
+
+    def __init__(self) -> None:
+        self.tool_endpoints: list[str] = []
+        self.tool_status: int | None = None
+
+    async def handler(self, ws: Any) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        with contextlib.suppress(ConnectionClosed):
+            async for raw in ws:
+                message = json.loads(raw)
+                if message["event"] == "start":
+                    start = message["start"]
+                    custom = start["customParameters"]
+                    self.tool_endpoints.append(custom["tool_endpoint"])
+                    behaviour = self.BEHAVIOUR[custom["scenario_id"]]
+                    await getattr(self, behaviour)(ws, start["streamSid"], custom)
+
+    async def huge_tool_arguments(self, ws: Any, sid: str, custom: dict[str, str]) -> None:
+        arguments = {"confirmation_number": "Q" * HUGE_ARGUMENT_CHARS, "last_name": "x"}
+        body = {"name": "get_reservation", "arguments": arguments}
+        self.tool_status = await asyncio.to_thread(_post, custom["tool_endpoint"] + "/call", body)
+        await _paced(ws, sid, encode(TONE, "mulaw"), 0.2)  # says something, then never again
+        await ws.wait_closed()
+
+    async def oversize_frame(self, ws: Any, sid: str, custom: dict[str, str]) -> None:
+        await ws.send(_media(sid, b"\xff" * 3_000_000))  # 4 MB of base64: over agent.max_message_bytes
+        await ws.wait_closed()
+
+    async def flood_of_events(self, ws: Any, sid: str, custom: dict[str, str]) -> None:
+        for i in range(10_000):
+            await ws.send(json.dumps({"event": "mark", "streamSid": sid, "mark": {"name": f"m{i}"}}))
+            await ws.send(json.dumps({"event": f"x-unknown-{i}", "streamSid": sid, "junk": [i] * 10}))
+            if i % 100 == 0:  # this test's server runs every hostile call on one loop: let the others send too
+                await asyncio.sleep(0)
+        await ws.wait_closed()
+
+    async def invalid_base64(self, ws: Any, sid: str, custom: dict[str, str]) -> None:
+        await ws.send(_media(sid, "!!not*base64!!"))
+        await ws.wait_closed()
+
+    async def endless_silence(self, ws: Any, sid: str, custom: dict[str, str]) -> None:
+        await _paced(ws, sid, encode(np.zeros(160, np.float32), "mulaw"), None)
+
+    async def endless_monologue(self, ws: Any, sid: str, custom: dict[str, str]) -> None:
+        await _paced(ws, sid, encode(TONE, "mulaw"), None)
+
+
+@pytest.fixture
+def hostile_agent() -> Iterator[tuple[HostileAgent, str]]:
+    """The hostile agent on 127.0.0.1 in a thread with its own event loop (the cell runs its own)."""
+    from websockets.asyncio.server import serve
+
+    agent = HostileAgent()
+    loop = asyncio.new_event_loop()
+    ready: list[str] = []
+    stop = asyncio.Event()
+
+    async def main() -> None:
+        async with serve(agent.handler, "127.0.0.1", 0, max_size=None, close_timeout=1) as server:
+            host, port = server.sockets[0].getsockname()[:2]
+            ready.append(f"ws://{host}:{port}")
+            await stop.wait()
+
+    thread = threading.Thread(target=loop.run_until_complete, args=(main(),), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not ready and time.monotonic() < deadline:
+        time.sleep(0.01)
+    yield agent, ready[0]
+    loop.call_soon_threadsafe(stop.set)
+    thread.join(timeout=10)
+
+
+EXPECTED_REASONS = {
+    "AL-001": "AgentTimeout: ",  # silence after its one turn, or max duration on a slow machine (a 4 MB call)
+    "AL-002": "WireError: the agent disconnected mid-call",  # 1009: message too big
+    "AL-003": "AgentTimeout: the agent sent nothing",
+    "AL-004": "WireError: the agent sent a malformed media frame",
+    "AL-005": "AgentTimeout: the agent sent nothing",
+    "AL-006": "AgentTimeout: the agent's turn was still going at the call's max duration",
+}
+
+
+def test_a_hostile_agent_fails_each_call_with_a_reason_and_leaves_nothing_running(
+    hostile_agent: tuple[HostileAgent, str], tmp_path: Path
+) -> None:
+    """Six misbehaving calls at once through a real cell (MLflow, traces, records): each ends as an
+    infrastructure failure with its reason, the 4 MB tool argument is recorded and traced (redaction is linear:
+    the old one would spend hours on it), the cell ends FAILED, no run stays RUNNING and every call's tools are
+    unregistered. Short timeouts keep the wall time to seconds."""
+    from mlflow.tracking import MlflowClient
+
+    from evalkit.cell import run_cell
+    from evalkit.tracking.store import FAILURE_TAG, resolve_target
+
+    agent, url = hostile_agent
+    config = validate_config(
+        composed(
+            "agent=twilio_ws",
+            f"agent.url={url}",
+            f"domain.scenarios=[{','.join(HostileAgent.BEHAVIOUR)}]",
+            "trials=1",
+            "concurrency=6",
+            "progress=false",
+            "metrics=[task_completion]",
+            "validation.enabled=false",
+            "persona.variation.enabled=false",
+            "infra.max_retries=0",
+            "agent.response_timeout_s=3",
+            "agent.max_duration_s=8",
+            "agent.take_turn_after_silence_ms=300",
+            "agent.transcribe_agent=never",
+            "mlflow.log_audio=false",
+            f"mlflow.tracking_uri=sqlite:///{tmp_path / 'mlflow.db'}",
+        )
+    )
+    target = resolve_target(config.mlflow.tracking_uri, config.mlflow.experiment, None, tmp_path)
+    started = time.monotonic()
+    result = run_cell(config, target, tmp_path / "cell")
+    elapsed = time.monotonic() - started
+    records = {
+        r["conversation"]["scenario_id"]: r["conversation"]
+        for r in (json.loads(p.read_text()) for p in (tmp_path / "cell" / "records").glob("*.json"))
+    }
+    assert set(records) == set(EXPECTED_REASONS)
+    for scenario, reason in EXPECTED_REASONS.items():
+        conversation = records[scenario]
+        assert conversation["end_reason"] == "error", (scenario, conversation["error"])
+        assert conversation["error"].startswith(reason), (scenario, conversation["error"])
+        assert conversation["infra_failures"] and conversation["infra_failures"][-1].startswith(reason)
+    # the huge call was served (HTTP 200, an error result for the agent) and recorded whole
+    assert agent.tool_status == 200
+    [call] = [c for t in records["AL-001"]["turns"] for c in t.get("tool_calls", [])]
+    assert len(call["arguments"]["confirmation_number"]) == HUGE_ARGUMENT_CHARS
+    client = MlflowClient(target.tracking_uri)
+    run = client.get_run(result.run_id)
+    assert run.info.status == "FAILED" and run.data.tags[FAILURE_TAG].startswith("infrastructure: 6 conversation")
+    experiment = client.get_experiment_by_name(config.mlflow.experiment)
+    assert [r.info.status for r in client.search_runs([experiment.experiment_id])] == ["FAILED"]
+    assert len(client.search_traces(experiment_ids=[experiment.experiment_id])) == 6
+    for endpoint in agent.tool_endpoints:  # every call's tool session ended with it
+        with pytest.raises(urllib.error.HTTPError) as gone:
+            urllib.request.urlopen(endpoint + "/tools", timeout=5)
+        assert gone.value.code == 404
+    assert elapsed < 120, elapsed  # ~10-20 s: six calls of at most agent.max_duration_s in parallel, plus logging
