@@ -28,6 +28,7 @@ from evalkit.call.live import ONSET, PlannedCut, WireCutter, cut_live
 from evalkit.call.session import AgentSession, AgentTimeout
 from evalkit.domains.base import ToolRegistry
 from evalkit.records import AppliedEffect, AudioClip, ToolCall, Turn
+from evalkit.secrets import redact_text
 
 
 @dataclass(frozen=True)
@@ -525,7 +526,8 @@ async def run_call(
             utterance = await _off_loop(clock, caller.respond, agent_said)
     except Exception as exc:  # an infrastructure failure is recorded, never scored as an agent failure
         end_reason = "error"
-        error = f"{type(exc).__name__}: {exc}"
+        # the reason reaches the record, the run's failure tag and the log: a URL or header in it is redacted here
+        error = redact_text(f"{type(exc).__name__}: {exc}")
     finally:
         await session.close()
     return CallOutcome(call.turns, call.audio, end_reason, error)

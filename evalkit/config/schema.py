@@ -23,11 +23,11 @@ from pydantic import (
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.config import axes
 from evalkit.config.interrupt import InterruptConfig
-from evalkit.config.secrets import SECRET_NAME_MARKERS, name_words
 from evalkit.config.variation import PersonaBoundsConfig, PersonaVariationConfig, bounds_errors, random_sources
 from evalkit.judges.config import JudgeConfig
 from evalkit.judges.registry import JUDGES, BaseJudgeConfig
 from evalkit.kinds import kind_of
+from evalkit.secrets import SECRET_NAME_MARKERS, name_words
 from evalkit.simulator.registry import SIMULATORS, SimulatorConfig
 from evalkit.speech.registry import VOICES, VoiceConfig
 from perturbations import Chain, PerturbationError
