@@ -645,7 +645,7 @@ def test_a_hostile_agent_fails_each_call_with_a_reason_and_leaves_nothing_runnin
     assert run.info.status == "FAILED" and run.data.tags[FAILURE_TAG].startswith("infrastructure: 6 conversation")
     experiment = client.get_experiment_by_name(config.mlflow.experiment)
     assert [r.info.status for r in client.search_runs([experiment.experiment_id])] == ["FAILED"]
-    assert len(client.search_traces(experiment_ids=[experiment.experiment_id])) == 6
+    assert len(client.search_traces(locations=[experiment.experiment_id])) == 6
     for endpoint in agent.tool_endpoints:  # every call's tool session ended with it
         with pytest.raises(urllib.error.HTTPError) as gone:
             urllib.request.urlopen(endpoint + "/tools", timeout=5)

@@ -25,10 +25,10 @@ from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, ToolCallTuple
 from evalkit.call.interrupt import Cut, Interrupter
 from evalkit.call.live import ONSET, PlannedCut, WireCutter, cut_live
-from evalkit.call.session import AgentSession, AgentTimeout
+from evalkit.call.session import AgentSession, AgentTimeout, past_max_duration
 from evalkit.domains.base import ToolRegistry
 from evalkit.records import AppliedEffect, AudioClip, ToolCall, Turn
-from evalkit.secrets import redact_text
+from evalkit.redaction import redact_text
 
 
 @dataclass(frozen=True)
@@ -189,17 +189,6 @@ class Call:
         self.interrupt_kind = ""  # the IHBench type of the call's interruptions (recorded with each)
         self.cutter: WireCutter | None = None  # IHBench interruptions on a live stream (a real clock)
 
-    @property
-    def _max_s(self) -> float:
-        return self.settings.max_duration_s
-
-    def _call_time_left_s(self) -> float | None:
-        """Seconds until the call's max duration on a real clock; None on a virtual one (time only moves there when
-        a party advances it, and a turn-based agent delivers its whole turn at once)."""
-        if not self.clock.realtime:
-            return None
-        return self._max_s - self.clock.now_ms / 1000.0
-
     def _deadline_s(self, start_ms: float | None, interrupted: bool) -> tuple[float | None, bool]:
         """(seconds to wait for the agent's next event, whether the wait ends in a barge-in). Only a real clock
         waits: on a virtual clock a turn-based agent has already delivered its whole turn."""
@@ -225,19 +214,14 @@ class Call:
                     return ONSET
         # A real-time agent that never ends its turn (an endless stream of voiced audio) sends events all the time,
         # so the per-event timeout never fires and the loop's max-duration check (between turns) is never reached:
-        # the call's own length bounds every wait.
-        left_s = self._call_time_left_s()
-        if left_s is not None and left_s <= 0.0:
-            raise AgentTimeout(f"the agent's turn was still going at the call's max duration ({self._max_s:g} s)")
+        # on a real clock the call's own length bounds every wait (a virtual clock only moves when a party moves it).
+        left_s = self.settings.max_duration_s - self.clock.now_ms / 1000.0 if self.clock.realtime else None
         overrun = left_s is not None and (timeout is None or left_s < timeout)
-        wait = left_s if overrun else timeout
         try:
-            return await asyncio.wait_for(self.session.receive(), wait)
+            return await asyncio.wait_for(self.session.receive(), max(0.0, left_s) if overrun else timeout)
         except TimeoutError:
             if overrun:
-                raise AgentTimeout(
-                    f"the agent's turn was still going at the call's max duration ({self._max_s:g} s)"
-                ) from None
+                raise AgentTimeout(past_max_duration(self.settings.max_duration_s)) from None
             if not barge_in:
                 raise AgentTimeout(f"the agent sent nothing for {timeout:.1f} s") from None
             await self.session.interrupt()

@@ -43,7 +43,7 @@ from evalkit.cell.score import (
 from evalkit.config.schema import RunConfig, identity_payload
 from evalkit.metrics import aggregate_cell, required_preparation
 from evalkit.records import CellResult, ConversationRecord
-from evalkit.secrets import redact
+from evalkit.redaction import redact
 from evalkit.tracking import (
     CellClaimed,
     CellRun,

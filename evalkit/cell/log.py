@@ -11,8 +11,8 @@ from typing import Any
 import soundfile as sf
 
 from evalkit.records import ConversationRecord, Turn
+from evalkit.redaction import redact, secret_env_values
 from evalkit.safe_paths import inside
-from evalkit.secrets import redact, secret_env_values
 from evalkit.tracking.store import write_table
 from evalkit.tracking.traces import SpanSpec, TraceSpec
 

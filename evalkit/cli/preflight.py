@@ -23,7 +23,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from evalkit.config.preflight import preflight, scenarios_source, to_container
 from evalkit.config.schema import ConfigError, RunConfig, validate_config
-from evalkit.secrets import config_secret_problems, redact_text
+from evalkit.redaction import config_secret_problems, redact_text
 
 EXIT_BAD_INPUT = 2
 _PASSED: set[tuple[str, ...]] = set()  # jobs already validated in this process (callback, then sweeper guard)

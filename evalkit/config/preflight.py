@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from evalkit.config.schema import ConfigError, RunConfig
-from evalkit.secrets import config_secret_problems
+from evalkit.redaction import config_secret_problems
 
 # Schemes MLflow's tracking store accepts; anything else (or no scheme at all) is a typo, not a store.
 DATABASE_SCHEMES = ("postgresql", "mysql", "mssql")
@@ -291,7 +291,7 @@ def _writable_problem(folder: Path) -> str | None:
 
 
 def _shown(uri: str) -> str:
-    from evalkit.secrets import redact_text
+    from evalkit.redaction import redact_text
 
     return redact_text(uri)
 

@@ -27,7 +27,7 @@ from evalkit.config.variation import PersonaBoundsConfig, PersonaVariationConfig
 from evalkit.judges.config import JudgeConfig
 from evalkit.judges.registry import JUDGES, BaseJudgeConfig
 from evalkit.kinds import kind_of
-from evalkit.secrets import SECRET_NAME_MARKERS, name_words
+from evalkit.redaction import SECRET_NAME_MARKERS, name_words
 from evalkit.simulator.registry import SIMULATORS, SimulatorConfig
 from evalkit.speech.registry import VOICES, VoiceConfig
 from perturbations import Chain, PerturbationError

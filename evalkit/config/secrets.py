@@ -1,7 +1,7 @@
-"""Re-export of :mod:`evalkit.secrets` (its former home): the redaction rules live at the package's root so the call
-loop, the wire adapters and tracking can redact without importing the config package (no import cycle)."""
+"""Where the secret rules used to live: a re-export of :mod:`evalkit.redaction`. They moved to the package's root so
+the call loop, the wire adapters and tracking can redact without importing the config package (no import cycle)."""
 
-from evalkit.secrets import (  # noqa: F401
+from evalkit.redaction import (  # noqa: F401
     MIN_SECRET_CHARS,
     REDACTED,
     SECRET_NAME_MARKERS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from evalkit.secrets import redact_text
+from evalkit.redaction import redact_text
 
 
 def checked_url(url: str, schemes: tuple[str, ...]) -> str:

@@ -17,7 +17,8 @@ A key, header or variable is secret-like when one of its whole words is a marker
   a secret environment variable with ``***``, in time linear in the text.
 
 At the package's root (not in ``evalkit.config``) so the call loop, the wire adapters and tracking redact without an
-import cycle; ``evalkit.config.secrets`` re-exports it.
+import cycle (named ``redaction``, not ``secrets``, so it never shadows the standard library's module); its former
+home ``evalkit.config.secrets`` re-exports it.
 """
 
 from __future__ import annotations
