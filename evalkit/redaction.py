@@ -202,8 +202,25 @@ def config_secret_problems(node: Any, prefix: str = "") -> list[str]:
         return problems
     if isinstance(node, list):
         return [p for i, v in enumerate(node) for p in config_secret_problems(v, f"{prefix}[{i}]")]
-    problem = url_credentials_problem(prefix, node) if isinstance(node, str) and not _under_pointer(prefix) else None
+    if isinstance(node, str) and _under_pointer(prefix):
+        problem = pointer_problem(prefix, node)
+    else:
+        problem = url_credentials_problem(prefix, node) if isinstance(node, str) else None
     return [problem] if problem else []
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
+def pointer_problem(key: str, value: str) -> str | None:
+    """``*.api_key_env`` and ``agent.headers_from_env.*`` name a variable; a value that is no variable name is most
+    likely the key itself pasted in (and would be echoed by "$... is not set"): refused, never quoted."""
+    if not value or _ENV_NAME.fullmatch(value):
+        return None
+    return (
+        f"{key}: names the environment variable that holds the secret, but the value given is not a variable name "
+        "(letters, digits, '_'); export the secret and give the variable's name"
+    )
 
 
 # ``{Authorization: 'Bearer x'}`` given as one override's value: the dict's keys are config keys too.
@@ -229,6 +246,9 @@ def secret_override_problem(argv: Iterable[str]) -> str | None:
         problem = secret_key_problem(key) or next(
             (p for m in _DICT_KEY.finditer(value) if (p := secret_key_problem(f"{key}.{m['name']}"))), None
         )
+        if _under_pointer(key) and "{" not in value:  # (a dict is checked once composed, before Hydra writes)
+            parts = (p.strip().strip("'\"") for p in value.split(","))  # a sweep: A,B
+            problem = problem or next((p for part in parts if (p := pointer_problem(key, part))), None)
         problem = problem or url_credentials_problem(key, value)
         if problem:
             return problem

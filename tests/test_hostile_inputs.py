@@ -209,6 +209,19 @@ def test_headers_are_left_out_of_the_identity_and_refused_in_any_config() -> Non
     assert cell_key(validate_config(raw))
 
 
+def test_a_key_pasted_where_a_variable_name_belongs_is_refused_unquoted() -> None:
+    """``judge.api_key_env`` and ``agent.headers_from_env.*`` name variables: a pasted key would be echoed by the
+    "$... is not set" line (and written to .hydra/), so a value that is no variable name is refused, unquoted."""
+    for override in (f"judge.api_key_env=sk-{SECRET}", f"+agent.headers_from_env.Authorization='Bearer {SECRET}'"):
+        problem = secret_override_problem([override])
+        assert problem is not None and "not a variable name" in problem and SECRET not in problem
+    assert secret_override_problem(["judge.api_key_env=MY_KEY,OTHER_KEY", "judge.api_key_env=null"]) is None
+    raw = composed("agent=twilio_ws")
+    raw["agent"]["headers_from_env"] = {"Authorization": f"Bearer {SECRET}"}
+    [problem] = config_secret_problems(raw)
+    assert problem.startswith("agent.headers_from_env.Authorization:") and SECRET not in problem
+
+
 # -- 2 and 7. scenario files: ids are safe names, unique in a folder ---------------------------------------------
 
 
