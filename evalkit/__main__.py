@@ -9,7 +9,7 @@ import hydra
 from omegaconf import DictConfig
 
 from evalkit.config.schema import ConfigError
-from evalkit.config.secrets import secret_override_problem
+from evalkit.redaction import secret_override_problem
 
 EXIT_BAD_INPUT = 2
 

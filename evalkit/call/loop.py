@@ -27,9 +27,10 @@ from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd
 from evalkit.call.interrupt import Cut, Interrupter
 from evalkit.call.line import CallerLine, rate_of
 from evalkit.call.live import ONSET, PlannedCut, WireCutter, cut_live
-from evalkit.call.session import AgentSession, AgentTimeout
+from evalkit.call.session import AgentSession, AgentTimeout, past_max_duration
 from evalkit.domains.base import ToolRegistry
 from evalkit.records import AppliedEffect, AudioClip, Turn
+from evalkit.redaction import redact_text
 
 
 @dataclass(frozen=True)
@@ -135,9 +136,16 @@ class Call:
                     return await asyncio.wait_for(self.session.receive(), until)
                 except TimeoutError:
                     return ONSET
+        # A real-time agent that never ends its turn (an endless stream of voiced audio) sends events all the time,
+        # so the per-event timeout never fires and the loop's max-duration check (between turns) is never reached:
+        # on a real clock the call's own length bounds every wait (a virtual clock only moves when a party moves it).
+        left_s = self.settings.max_duration_s - self.clock.now_ms / 1000.0 if self.clock.realtime else None
+        overrun = left_s is not None and (timeout is None or left_s < timeout)
         try:
-            return await asyncio.wait_for(self.session.receive(), timeout)
+            return await asyncio.wait_for(self.session.receive(), max(0.0, left_s) if overrun else timeout)
         except TimeoutError:
+            if overrun:
+                raise AgentTimeout(past_max_duration(self.settings.max_duration_s)) from None
             if not barge_in:
                 raise AgentTimeout(f"the agent sent nothing for {timeout:.1f} s") from None
             await self.session.interrupt()
@@ -466,7 +474,8 @@ async def run_call(
             utterance = await _off_loop(clock, caller.respond, agent_said)
     except Exception as exc:  # an infrastructure failure is recorded, never scored as an agent failure
         end_reason = "error"
-        error = f"{type(exc).__name__}: {exc}"
+        # the reason reaches the record, the run's failure tag and the log: a URL or header in it is redacted here
+        error = redact_text(f"{type(exc).__name__}: {exc}")
     finally:
         await call.line.close()
         await session.close()

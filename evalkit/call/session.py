@@ -29,6 +29,11 @@ class AgentTimeout(RuntimeError):
     """The agent did not answer within its timeout: the call ends as an infrastructure failure."""
 
 
+def past_max_duration(max_duration_s: float) -> str:
+    """Why a real-time call failed whose agent was still mid-turn when the call's max duration came."""
+    return f"the agent's turn was still going at the call's max duration ({max_duration_s:g} s)"
+
+
 class AgentSession(Protocol):
     async def open(self, context: AgentContext) -> None:
         """Connect; the agent speaks first (EVA-Bench §2.1): its greeting arrives as events."""

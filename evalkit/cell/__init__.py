@@ -41,9 +41,9 @@ from evalkit.cell.score import (
     transcribe_assistant_turns,
 )
 from evalkit.config.schema import RunConfig, identity_payload
-from evalkit.config.secrets import redact
 from evalkit.metrics import aggregate_cell, required_preparation
 from evalkit.records import CellResult, ConversationRecord
+from evalkit.redaction import redact
 from evalkit.tracking import (
     CellClaimed,
     CellRun,

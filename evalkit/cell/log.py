@@ -10,8 +10,9 @@ from typing import Any
 
 import soundfile as sf
 
-from evalkit.config.secrets import redact, secret_env_values
 from evalkit.records import ConversationRecord, Turn
+from evalkit.redaction import redact, secret_env_values
+from evalkit.safe_paths import inside
 from evalkit.tracking.store import write_table
 from evalkit.tracking.traces import SpanSpec, TraceSpec
 
@@ -22,16 +23,18 @@ TABLE_FILE = "conversations_table.json"  # the per-conversation table (an MLflow
 def write_conversation(out_dir: Path, record: ConversationRecord, tracks: dict[str, Any]) -> str:
     conv = record.conversation
     stem = f"{conv.scenario_id}_t{conv.trial}"
-    (out_dir / "records").mkdir(parents=True, exist_ok=True)
-    (out_dir / "records" / f"{stem}.json").write_text(record.model_dump_json(indent=1))
-    audio_dir = out_dir / "audio" / stem
+    # The id comes from a scenario file: checked again here, where it becomes a path (evalkit.safe_paths).
+    record_path = inside(out_dir / "records", f"{stem}.json")
+    audio_dir = inside(out_dir / "audio", stem)
+    record_path.parent.mkdir(parents=True, exist_ok=True)
+    record_path.write_text(record.model_dump_json(indent=1))
     for name, samples in tracks.items():
         audio_dir.mkdir(parents=True, exist_ok=True)
         # Encoded in memory, written by Python: a full disk is then an OSError naming ENOSPC (the run's failure
         # reason), where libsndfile writing the file itself only says "System error".
         wav = io.BytesIO()
         sf.write(wav, samples, ARTIFACT_SAMPLE_RATE, subtype="PCM_16", format="WAV")
-        (audio_dir / f"{name}.wav").write_bytes(wav.getvalue())
+        inside(audio_dir, f"{name}.wav").write_bytes(wav.getvalue())
     return stem
 
 

@@ -23,7 +23,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from evalkit.config.preflight import preflight, scenarios_source, to_container
 from evalkit.config.schema import ConfigError, RunConfig, validate_config
-from evalkit.config.secrets import redact_text
+from evalkit.redaction import config_secret_problems, redact_text
 
 EXIT_BAD_INPUT = 2
 _PASSED: set[tuple[str, ...]] = set()  # jobs already validated in this process (callback, then sweeper guard)
@@ -54,7 +54,7 @@ def fail(lines: Sequence[str]) -> NoReturn:
 
 def checked_config(cfg: DictConfig, choices: dict[str, Any], overrides: list[str], base_dir: Path) -> RunConfig:
     """Compose-time config -> validated :class:`RunConfig` that passed preflight (else :class:`ConfigError`)."""
-    config = validate_config(to_container(cfg), choices)
+    config = validate_config(to_container(cfg), choices, overrides)
     preflight(config, base_dir, scenarios_source(overrides, choices))
     return config
 
@@ -132,11 +132,35 @@ def memoize_sweep_configs(loader: Any) -> None:
     loader._evalkit_memoized = True
 
 
+def composed_secret_problems(config: DictConfig) -> list[str]:
+    """Secrets in a composed config (a YAML option with ``http://user:pw@host``, ``headers: {Authorization: ...}``),
+    found before Hydra writes ``.hydra/config.yaml`` or ``multirun.yaml``: the command line is checked earlier
+    (``evalkit.__main__``), but a YAML option's values only exist once composed."""
+    from omegaconf import open_dict
+
+    job = config.copy()
+    with open_dict(job):
+        job.pop("hydra", None)
+    try:
+        values = OmegaConf.to_container(job, resolve=True)
+    except Exception:  # a ??? or a broken interpolation: reported by the full check, with its own line
+        values = OmegaConf.to_container(job, resolve=False)
+    return config_secret_problems(values)
+
+
 class PreflightCallback(Callback):
     """Runs before ``TrackingCallback`` (callbacks start in the order of ``hydra.callbacks``)."""
 
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        # Hydra calls this after composing and before run_job writes .hydra/: the last moment to refuse a secret.
+        if problems := composed_secret_problems(config):
+            fail(problems[:1])
+
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         from hydra.core.global_hydra import GlobalHydra
+
+        if problems := composed_secret_problems(config):  # before the sweeper writes multirun.yaml
+            fail([f"sweep not started: {problems[0]}"])
 
         loader = GlobalHydra.instance().config_loader()
         memoize_sweep_configs(loader)  # the sweeper, this check and the launcher each compose every job

@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from evalkit.config.schema import ConfigError, RunConfig
-from evalkit.config.secrets import config_secret_problems
+from evalkit.redaction import config_secret_problems
 
 # Schemes MLflow's tracking store accepts; anything else (or no scheme at all) is a typo, not a store.
 DATABASE_SCHEMES = ("postgresql", "mysql", "mssql")
@@ -71,7 +71,7 @@ def config_problems(config: RunConfig, base_dir: Path, source: Source) -> list[s
 def _domain_scenarios(domain: str, folder: str | None = None) -> tuple[tuple[str, ...], str | None]:
     """(ids, first problem) of a domain's scenario files (``folder``: ``domain.scenario_dir``): one unreadable file is
     named, not a crash in every cell."""
-    from evalkit.scenarios.store import ScenarioError, folder_scenarios, load_scenario, scenario_dir
+    from evalkit.scenarios.store import ScenarioError, folder_scenarios, load_scenario, scenario_dir, unique_ids
 
     if folder is not None:
         try:
@@ -82,14 +82,18 @@ def _domain_scenarios(domain: str, folder: str | None = None) -> tuple[tuple[str
         files = sorted(scenario_dir(domain).glob("*.json"))
     except ScenarioError as exc:
         return (), f"domain.name: {exc}"
-    ids: list[str] = []
+    scenarios = []
     for path in files:
         try:
-            ids.append(load_scenario(path).id)
+            scenarios.append(load_scenario(path))
         except ScenarioError as exc:
             first_line = str(exc).splitlines()[0]
             return (), f"domain {domain!r}: scenario file {first_line} (fix it or move it out of the folder)"
-    return tuple(ids), None
+    try:
+        unique_ids(files, scenarios)
+    except ScenarioError as exc:
+        return (), f"domain {domain!r}: {exc}"
+    return tuple(s.id for s in scenarios), None
 
 
 def scenario_problems(config: RunConfig, source: Source) -> list[str]:
@@ -190,8 +194,14 @@ def tracking_problems(config: RunConfig, base_dir: Path) -> list[str]:
     launch = _writable_problem(base_dir)
     if launch:
         return [f"launch directory {base_dir}: {launch}; run from a writable folder"]
-    target = resolve_target(m.tracking_uri, m.experiment, m.artifact_location, base_dir)
-    problem = store_problem(target.tracking_uri) or artifact_problem(target.artifact_location)
+    try:
+        target = resolve_target(m.tracking_uri, m.experiment, m.artifact_location, base_dir)
+        problem = store_problem(target.tracking_uri) or artifact_problem(target.artifact_location)
+    except (OSError, RuntimeError, ValueError) as exc:  # a name too long, a NUL byte, an unknown ~user in a path
+        return [
+            f"mlflow.tracking_uri / mlflow.artifact_location: not a usable location ({type(exc).__name__}: "
+            f"{_shown(str(exc))[:160]})"
+        ]
     return [problem] if problem else []
 
 
@@ -281,7 +291,7 @@ def _writable_problem(folder: Path) -> str | None:
 
 
 def _shown(uri: str) -> str:
-    from evalkit.config.secrets import redact_text
+    from evalkit.redaction import redact_text
 
     return redact_text(uri)
 

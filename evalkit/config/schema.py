@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -28,13 +27,15 @@ from evalkit.config.variation import PersonaBoundsConfig, PersonaVariationConfig
 from evalkit.judges.config import JudgeConfig
 from evalkit.judges.registry import JUDGES, BaseJudgeConfig
 from evalkit.kinds import kind_of
+from evalkit.redaction import SECRET_NAME_MARKERS, name_words
 from evalkit.simulator.registry import SIMULATORS, SimulatorConfig
 from evalkit.speech.registry import VOICES, VoiceConfig
 from perturbations import Chain, PerturbationError
 
-# Words that make a config key secret-like (``api_key``, ``auth_token``, ``api_key_env``): whole ``_``-separated words,
-# so ``max_new_tokens`` or ``max_tokens``, which change results, stay in the cell's identity.
-SECRET_MARKERS = ("key", "token", "secret", "password", "apikey")
+# Words that make a config key secret-like (``api_key``, ``auth_token``, ``api_key_env``, ``Authorization``): whole
+# words (evalkit.config.secrets.name_words), so ``max_new_tokens`` or ``max_tokens``, which change results, stay in
+# the cell's identity. One list for refusing, redacting and leaving out of the identity.
+SECRET_MARKERS = SECRET_NAME_MARKERS
 # Settings that do not change what a cell computes: excluded from its identity.
 # ``infra`` is how failures are retried: a retried conversation replays its seeds, so the results never depend on it.
 NON_IDENTITY_KEYS = ("mlflow", "reuse", "twins", "progress", "workers", "concurrency", "infra")
@@ -74,10 +75,28 @@ class DomainConfig(_Group):
             return [str(i) if isinstance(i, int | float) and not isinstance(i, bool) else i for i in ids]
         return ids
 
+    @field_validator("scenarios")
+    @classmethod
+    def _some_ids(cls, ids: list[str] | None) -> list[str] | None:
+        # [] used to fall through to "all" (a filter that drops everything ran 50 scenarios): null means all.
+        if ids is not None and not ids:
+            raise ValueError("an empty list selects no scenario: name ids, or leave it null for all")
+        return ids
+
     @field_validator("scenario_dir")
     @classmethod
     def _absolute(cls, folder: str | None) -> str | None:
-        return None if folder in (None, "") else str(Path(folder).expanduser().resolve())
+        # '' used to mean the domain's own folder without a word: an unset variable (${oc.env:X,''}) is a mistake.
+        if folder is not None and not folder.strip():
+            raise ValueError("is empty: give a folder of scenario files, or null for the domain's own")
+        if folder is None:
+            return None
+        try:
+            path = Path(folder).expanduser().resolve()
+            path.is_dir()  # a name too long or a loop of links fails here, as one line, not in a cell
+        except (OSError, RuntimeError, ValueError) as exc:  # RuntimeError: ~user unknown; ValueError: a NUL byte
+            raise ValueError(f"cannot be used as a folder ({type(exc).__name__}: {str(exc)[:120]})") from None
+        return str(path)
 
     @field_validator("name")
     @classmethod
@@ -299,15 +318,33 @@ class ConfigError(ValueError):
     """A composed config that fails validation; the message names the key and its source file."""
 
 
-def _source_file(key_path: tuple[Any, ...], choices: dict[str, str]) -> str:
+def _override_keys(overrides: list[str]) -> list[str]:
+    """The dotted keys a list of command-line overrides sets (``+agent.asr.model=x`` -> ``agent.asr.model``; a group
+    choice ``agent=twilio_ws`` selects a file, so it is not a value)."""
+    keys = []
+    for override in overrides:
+        key = override.lstrip("+~").split("=", 1)[0].strip()
+        if "." in key:
+            keys.append(key)
+    return keys
+
+
+def _source_file(key_path: tuple[Any, ...], choices: dict[str, str], overrides: list[str] | None = None) -> str:
+    key = ".".join(str(p) for p in key_path)
+    # set on the command line (the key itself, a dict/list above it, or a field inside it): that is where it came from
+    if any(k == key or key.startswith(k + ".") or k.startswith(key + ".") for k in _override_keys(overrides or [])):
+        return "the command line"
     group = str(key_path[0]) if key_path else ""
     if group in choices and choices[group] is not None:
         return f"conf/{group}/{choices[group]}.yaml"
     return "conf/config.yaml or the command line"
 
 
-def validate_config(raw: dict[str, Any], choices: dict[str, str] | None = None) -> RunConfig:
-    """Validate a resolved config dict. ``choices`` maps group -> selected option (Hydra's runtime choices)."""
+def validate_config(
+    raw: dict[str, Any], choices: dict[str, str] | None = None, overrides: list[str] | None = None
+) -> RunConfig:
+    """Validate a resolved config dict. ``choices`` maps group -> selected option (Hydra's runtime choices);
+    ``overrides``: the job's command-line overrides, so a bad value given there is reported as coming from there."""
     try:
         return RunConfig.model_validate(raw)
     except ValidationError as exc:
@@ -320,13 +357,14 @@ def validate_config(raw: dict[str, Any], choices: dict[str, str] | None = None) 
             shown = (
                 f" (got {value!r})" if not isinstance(value, dict | list) and repr(value) not in error["msg"] else ""
             )
-            lines.append(f"  {key}: {error['msg']}{shown}  [from {_source_file(loc, choices or {})}]")
+            lines.append(f"  {key}: {error['msg']}{shown}  [from {_source_file(loc, choices or {}, overrides or [])}]")
         raise ConfigError("invalid evalkit config:\n" + "\n".join(lines)) from None
 
 
 def is_secret_key(name: str) -> bool:
-    """A key named like a credential: one of its words (split at ``_``, ``-``, ``.``) is a secret marker."""
-    return any(word in SECRET_MARKERS for word in re.split(r"[_\-.]", name.lower()))
+    """A key named like a credential, or naming where one lives (``api_key_env``): one of its words is a secret
+    marker. Such keys are left out of the cell's identity (a rotated key is the same cell)."""
+    return any(word in SECRET_MARKERS for word in name_words(name))
 
 
 def _strip_secrets(node: Any) -> Any:

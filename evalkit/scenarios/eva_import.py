@@ -71,6 +71,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from evalkit.safe_paths import SAFE_NAME_RULE, is_safe_name
 from evalkit.scenarios.eva_choices import airline_choices
 from evalkit.scenarios.eva_culture import Culture, CultureError, Names, culture_for, load_aliases
 from evalkit.scenarios.eva_record import GENDERS, check_layout, check_shape, get, ground_truth_calls
@@ -403,6 +404,8 @@ def iter_dataset(
             if rid in seen:
                 raise ScenarioError(f"field id: {rid!r} is used by {seen[rid]} already")
             seen[rid] = where
+            if not is_safe_name(rid):  # it names the DB file read here and the scenario file written
+                raise ScenarioError(f"field id: {rid[:80]!r} is not usable: ids are {SAFE_NAME_RULE}")
             db_path = dataset.db_dir / f"{rid}.json"
             try:
                 db = json.loads(db_path.read_text(encoding="utf-8"))

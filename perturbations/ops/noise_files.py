@@ -6,9 +6,11 @@ WAV/FLAC file under it (recursively, or those matching ``pattern``, a glob relat
 candidate. Hidden files and folders (".*", e.g. macOS "._x.wav" resource forks) are skipped.
 
 - Build time (so a bad config stops before any audio is processed): the folder must exist and every
-  candidate's header must be readable by soundfile with at least one sample; the error names the folder or
-  the file and the reason. Headers are cached per (path, size, mtime), so rebuilding a chain costs a stat
-  per file.
+  candidate must be decodable, finite (no NaN/inf), at least ``MIN_NOISE_S`` long, louder than ``MIN_NOISE_DBFS``
+  once its DC is removed, and keep its power when its channels are averaged to mono (a stereo file whose
+  channels cancel would otherwise get ~+95 dB of gain); the error names the folder or the file and the reason.
+  Each file is read once per process (streamed, a block at a time; cached per (path, size, mtime)), so
+  rebuilding a chain costs a stat per file.
 - Per clip: a file and a start offset are drawn from the rng; the file is decoded with soundfile, averaged to
   mono, its DC removed (DC is inaudible but would count as noise power), resampled to the clip's rate with
   ``scipy.signal.resample_poly`` and cached per (path, rate) in a byte-bounded LRU cache. Files shorter than
@@ -58,6 +60,54 @@ def _candidates(folder: Path, pattern: str | None) -> list[Path]:
 
 
 _HEADERS: dict[tuple[str, int, int], int] = {}  # (path, size, mtime_ns) -> frames
+_CONTENT: dict[tuple[str, int, int], str | None] = {}  # (path, size, mtime_ns) -> why the file is unusable, or None
+MIN_NOISE_S = 0.01  # shorter than this (a few samples), a file is a click looped for the whole call, not a noise bed
+# Below this RMS (after DC removal) a file is silence: mix_at_snr would raise it by ~+95 dB to reach the SNR,
+# turning quantisation noise into the "background". 16-bit dither sits near -101 dBFS.
+MIN_NOISE_DBFS = -80.0
+# Channels are averaged to mono; if that keeps less than this fraction of the channels' own power they cancel
+# (a stereo file with one channel inverted): the mono mix is near silence, not the recording.
+MIN_MONO_POWER_RATIO = 0.01  # -20 dB
+_BLOCK_FRAMES = 1 << 16
+
+
+def _content_problem(path: Path, key: tuple[str, int, int]) -> str | None:
+    """Why a noise file's samples cannot serve as a background, in one streamed pass (a block at a time, so a
+    long recording is never held whole): non-finite samples, too short, silent or DC only, or channels that
+    cancel when averaged to mono. Cached per (path, size, mtime): a sweep checks each file once."""
+    if key in _CONTENT:
+        return _CONTENT[key]
+    frames = 0
+    total = total_sq = channel_sq = 0.0
+    try:
+        with sf.SoundFile(str(path)) as f:
+            rate = f.samplerate
+            for block in f.blocks(blocksize=_BLOCK_FRAMES, dtype="float64", always_2d=True):
+                if not np.isfinite(block).all():
+                    _CONTENT[key] = "holds NaN or infinite samples"
+                    return _CONTENT[key]
+                mono = block.mean(axis=1)
+                frames += block.shape[0]
+                total += float(mono.sum())
+                total_sq += float(np.dot(mono, mono))
+                channel_sq += float(np.square(block).sum()) / block.shape[1]
+    except (OSError, RuntimeError, sf.SoundFileError) as exc:
+        return f"cannot decode: {exc}"
+    problem = None
+    mean = total / max(frames, 1)
+    power = total_sq / max(frames, 1) - mean * mean  # the mono signal's power once its DC is removed (as _decode)
+    if frames < MIN_NOISE_S * rate:
+        problem = f"is too short ({frames} samples, {frames / rate * 1000:.1f} ms; at least {MIN_NOISE_S:g} s)"
+    elif channel_sq > 0.0 and total_sq < MIN_MONO_POWER_RATIO * channel_sq:
+        problem = (
+            f"has channels that cancel when averaged to mono ({10 * math.log10(max(total_sq, 1e-300) / channel_sq):.0f}"
+            " dB of their power left): keep one channel"
+        )
+    elif power <= 10 ** (MIN_NOISE_DBFS / 10):
+        level = 10 * math.log10(power) if power > 0 else -math.inf
+        problem = f"is silent or a constant offset ({level:.0f} dBFS after DC removal; at least {MIN_NOISE_DBFS:g})"
+    _CONTENT[key] = problem
+    return problem
 
 
 def _frames(path: Path) -> int:
@@ -73,6 +123,11 @@ def _frames(path: Path) -> int:
         ) from None
     if _HEADERS[key] <= 0:
         raise PydanticCustomError("empty_noise_file", "noise file {file} has no samples", {"file": str(path)})
+    problem = _content_problem(path, key)
+    if problem:
+        raise PydanticCustomError(
+            "unusable_noise_file", "noise file {file} {reason}", {"file": str(path), "reason": problem}
+        )
     return _HEADERS[key]
 
 

@@ -50,6 +50,9 @@ if TYPE_CHECKING:  # the kind's package builds this session: a run-time import b
 PLAYOUT_SLACK_MS = 5.0  # a frame may be handed over this early: scheduling jitter, not a buffer
 Inbound = tuple[str, Any]  # ("msg", message) | ("closed", None) | ("error", WireError)
 ARRIVED = "_evalkit_arrived_ms"  # stamped on each message as it comes off the socket (call clock)
+# Calls share one event loop (``concurrency``): an agent flooding its socket must not starve the others' clocks and
+# timeouts, so reading and handling yield to the loop every this many messages.
+YIELD_EVERY = 64
 
 
 class TwilioCallerSession:
@@ -250,6 +253,7 @@ class TwilioCallerSession:
         return str(transcript.text)
 
     async def _receive(self) -> AgentEvent:
+        handled = 0
         while True:
             if self._ready:
                 return self._ready.popleft()
@@ -258,6 +262,9 @@ class TwilioCallerSession:
                 event = self._handle(self._inbox.popleft())
                 if event is not None:
                     return event
+                handled += 1
+                if handled % YIELD_EVERY == 0:  # thousands of marks or unknown events: the other calls still run
+                    await asyncio.sleep(0)
                 continue
             if self._hung_up and not self._inbox:
                 raise WireError("the agent closed the call")
@@ -371,7 +378,11 @@ class TwilioCallerSession:
     async def _read(self) -> None:
         assert self._ws is not None
         try:
+            read = 0
             async for raw in self._ws:
+                read += 1
+                if read % YIELD_EVERY == 0:  # a buffered flood is read without suspending: let the other calls run
+                    await asyncio.sleep(0)
                 try:
                     message = protocol.parse(raw)
                 except protocol.ProtocolError as exc:
