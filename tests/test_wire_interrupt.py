@@ -301,8 +301,9 @@ class SentenceBot:
     (silent frames between them, paced at 20 ms), every later line with one short word; with ``yields`` it stops
     and sends ``clear`` when it hears the caller start while it talks, else it talks on."""
 
-    def __init__(self, sentences: int = 3, yields: bool = True) -> None:
+    def __init__(self, sentences: int = 3, yields: bool = True, reply: list[tuple[bool, float]] | None = None) -> None:
         self.sentences = sentences
+        self.reply = reply or speech_plan(sentences)
         self.yields = yields
         self.heard_over_it = 0  # times the caller started talking while the bot was talking
         self.answers = 0
@@ -323,7 +324,7 @@ class SentenceBot:
             await asyncio.wait([previous])
             await asyncio.sleep(1.0)
         self.answers += 1
-        await self.speak(ws, sid, speech_plan(self.sentences) if self.answers == 1 else [(True, WORD_MS)])
+        await self.speak(ws, sid, self.reply if self.answers == 1 else [(True, WORD_MS)])
 
     async def handler(self, ws: ServerConnection) -> None:
         sid, voiced, quiet, speaking = "", False, 0, None
@@ -418,3 +419,24 @@ def test_a_bot_reply_of_one_sentence_equivalent_is_never_cut() -> None:
     assert not [e for t in outcome.turns for e in t.effects if e.type == "interruption"]
     assert bot.heard_over_it == 0 and [t.role for t in outcome.turns] == ["user", "assistant", "user"]
     assert outcome.interruptions == {"kind": "impatient", "planned": 0, "dropped": 0, "delivered": 0}
+
+
+def test_a_cut_planned_on_the_audio_is_dropped_when_the_turn_ends_before_a_later_word() -> None:
+    """A sentence-equivalent, a pause, then one last word: the cut is drawn when that word starts (a second segment),
+    but no later word comes: the turn ends, the planned cut is dropped, counted, and the metrics say why."""
+    from evalkit.metrics.registry import METRICS
+    from evalkit.records import Conversation, InterruptionTally
+
+    bot, cutter = SentenceBot(reply=[*speech_plan(1), (False, PAUSE_MS), (True, WORD_MS)]), interrupter()
+    outcome = audio_only_call(bot, cutter)
+    assert outcome.end_reason == "user_end_call", outcome.error
+    assert not [e for t in outcome.turns for e in t.effects if e.type == "interruption"] and bot.heard_over_it == 0
+    assert outcome.interruptions == {"kind": "impatient", "planned": 1, "dropped": 1, "delivered": 0}
+    assert cutter.count == 0  # given back: a later turn may still be cut
+    record = Conversation(
+        scenario_id="S", domain="toy", trial=0, seed=0, turns=outcome.turns, end_reason="user_end_call",
+        initial_db={}, final_db={}, expected_db={}, interruptions=InterruptionTally(**outcome.interruptions),
+    )  # fmt: skip
+    assert METRICS["interruptions_planned"].score(record).score == 1.0
+    assert METRICS["interruptions_delivered"].score(record).score == 0.0
+    assert "1 planned, 1 dropped" in METRICS["interruption_yield_ms"].score(record).details["reason"]
