@@ -95,6 +95,33 @@ class SimulationValidation(BaseModel):
     )
 
 
+class InterruptionTally(BaseModel):
+    """What an interruption condition (``+interrupt=<type>``) did in one call."""
+
+    kind: str = Field(description="the IHBench interruption type")
+    planned: int = Field(ge=0, description="cuts planned (drawn on an eligible agent turn), made or not")
+    dropped: int = Field(
+        ge=0, description="cuts planned on a live stream and never made: the agent's turn ended before the onset"
+    )
+    delivered: int = Field(ge=0, description="cuts made: the caller talked over the agent (interruption effects)")
+
+
+def no_interruption_reason(tally: InterruptionTally | None) -> str:
+    """Why a call has no interruption to score (metrics, judges): no condition, or what the condition did."""
+    if tally is None:
+        return "no interruption of this kind: the caller never cut in (no +interrupt, no eligible turn)"
+    if tally.delivered > 0:
+        return f"no interruption of the kind scored here: the call's {tally.delivered} are +interrupt={tally.kind}"
+    if tally.planned == 0:
+        why = (
+            "no agent turn was eligible or drawn (a cut needs a sentence before the last: in the text, or, for an "
+            "agent that sends audio only, a pause of 250 ms or more ending a sentence-equivalent before more audio)"
+        )
+    else:
+        why = f"{tally.planned} planned, {tally.dropped} dropped (the agent's turn ended before the onset)"
+    return f"+interrupt={tally.kind} delivered no interruption in this call: {why}"
+
+
 class Conversation(BaseModel):
     scenario_id: str
     domain: str
@@ -119,6 +146,9 @@ class Conversation(BaseModel):
         "with the same seeds while retries were left; the last one is this record when end_reason is 'error')",
     )
     infra_retries: int = Field(default=0, ge=0, description="re-runs after an infrastructure failure (same seeds)")
+    interruptions: InterruptionTally | None = Field(
+        default=None, description="what the +interrupt condition did in this call; None: no interruption condition"
+    )
     simulator_seed: int | None = Field(
         default=None,
         description="the seed an LLM simulator sent with every request of this conversation, derived from (cell seed, "

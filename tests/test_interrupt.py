@@ -255,3 +255,57 @@ def test_recovery_quality_is_judged_per_interruption_with_pass_only_when_every_c
             "interruption_recovery_quality", conversation
         )
     assert failed.score is None and "expected" in json.dumps(failed.details)
+
+
+def _tallied(planned: int, dropped: int, delivered: int) -> Conversation:
+    from evalkit.records import InterruptionTally
+
+    agent = Turn(index=0, role="assistant", intended_text=TEXT, start_ms=0.0, end_ms=4000.0)
+    tally = InterruptionTally(kind="impatient", planned=planned, dropped=dropped, delivered=delivered)
+    return Conversation(
+        scenario_id="S", domain="airline", trial=0, seed=0, turns=[agent], end_reason="user_end_call",
+        initial_db={}, final_db={}, expected_db={}, interruptions=tally,
+    )  # fmt: skip
+
+
+def test_the_counts_and_why_the_interruption_metrics_are_unscored():
+    dropped = _tallied(planned=2, dropped=2, delivered=0)
+    assert METRICS["interruptions_planned"].score(dropped).score == 2.0
+    assert METRICS["interruptions_delivered"].score(dropped).score == 0.0
+    for name in ("interruption_yield_ms", "interruption_recovery", "interruption_no_redelivery"):
+        result = METRICS[name].score(dropped)
+        assert result.score is None and result.details["reason"] == (
+            "+interrupt=impatient delivered no interruption in this call: 2 planned, 2 dropped (the agent's turn "
+            "ended before the onset)"
+        )
+    none_eligible = METRICS["interruption_yield_ms"].score(_tallied(0, 0, 0)).details["reason"]
+    assert none_eligible.startswith("+interrupt=impatient delivered no interruption in this call: no agent turn")
+    clean = _tallied(0, 0, 0).model_copy(update={"interruptions": None})
+    assert METRICS["interruptions_planned"].score(clean).score is None  # no condition: nothing to count
+    assert "never cut in" in METRICS["interruption_yield_ms"].score(clean).details["reason"]
+
+
+def test_a_cell_whose_condition_cut_nothing_says_so_once_and_counts_it(tmp_path, caplog):
+    """A text cell with ``+interrupt=impatient`` that draws no cut (probability 0), two trials: every record holds
+    the tally, the interruption metrics are unscored with the reason, the cell's stats count 0 and it warns once."""
+    import logging
+
+    from evalkit.cell import plan_cell, run_cell_conversations
+
+    config = composed(
+        "modality=text", "domain.scenarios=[AL-001]", "trials=2", "progress=false", "+interrupt=impatient",
+        "interrupt.probability=0.0", "metrics=[interruptions_planned,interruptions_delivered,interruption_yield_ms]",
+    )  # fmt: skip
+    stats: dict[str, float] = {}
+    with caplog.at_level(logging.WARNING, logger="evalkit"):
+        records = run_cell_conversations(plan_cell(config), tmp_path, log_audio=False, stats=stats)
+    assert len(records) == 2
+    for record in records:
+        assert record.conversation.interruptions is not None and record.conversation.interruptions.delivered == 0
+        assert record.metrics["interruptions_delivered"].score == 0.0
+        assert record.metrics["interruption_yield_ms"].score is None
+        assert "+interrupt=impatient delivered no interruption" in record.metrics["interruption_yield_ms"].details[
+            "reason"]  # fmt: skip
+    warned = [r.getMessage() for r in caplog.records if "delivered no interruption" in r.getMessage()]
+    assert len(warned) == 1 and "in 2 conversation(s)" in warned[0], warned
+    assert stats["interruptions_planned"] == 0.0 and stats["interruptions_delivered"] == 0.0

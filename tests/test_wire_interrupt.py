@@ -27,10 +27,11 @@ from evalkit.cell import plan_cell, run_cell_conversations
 from evalkit.config.interrupt import IHBENCH_OVERLAP_S, InterruptConfig
 from evalkit.config.schema import validate_config
 from evalkit.records import AudioClip
+from evalkit.speech.vad import level_dbfs
 from evalkit.textnorm import last_sentence, sentence_spans
 from evalkit.wire.openai_realtime import OpenAIRealtimeConfig
 from evalkit.wire.twilio_ws import TwilioWsConfig
-from evalkit.wire.twilio_ws.codec import encode
+from evalkit.wire.twilio_ws.codec import decode, encode
 from evalkit.wire.twilio_ws.server import url_of
 from tests.realtime_server import MODEL, RealtimeTestServer
 from tests.test_call_loop import ScriptCaller, ToneChannel, context
@@ -274,3 +275,168 @@ def test_a_scenario_with_interruptions_through_the_wire_to_the_served_cascade(tm
     yields = [r["yield_ms"] for r in record.metrics["turn_taking"].details["turns"] if "yield_ms" in r]
     assert yields and yields[0] == pytest.approx(effect.params["yield_ms"])
     print(f"served cascade over twilio_ws: caller onset -> agent silence {effect.params['yield_ms']:.0f} ms")
+
+
+# -- a Twilio bot that sends audio only (issue 26 point 3) --------------------------------------------------------
+
+WORD_MS, WORD_GAP_MS, PAUSE_MS = 180.0, 60.0, 300.0  # tone bursts, gaps between them, pauses between sentences
+SILENT_FRAME = encode(np.zeros(FRAME, dtype=np.float32), "mulaw")
+
+
+def speech_plan(sentences: int, words: int = 4) -> list[tuple[bool, float]]:
+    """(voiced, ms) stretches of one reply: ``sentences`` sentence-equivalents of ``words`` tone bursts."""
+    plan: list[tuple[bool, float]] = []
+    for s in range(sentences):
+        if s:
+            plan.append((False, PAUSE_MS))
+        for w in range(words):
+            plan += [(False, WORD_GAP_MS)] if w else []
+            plan.append((True, WORD_MS))
+    return plan
+
+
+class SentenceBot:
+    """A phone bot that sends no transcript: it finds the caller's turns by the level of the frames it receives (no
+    speech events), answers the caller's first line with ``sentences`` sentence-equivalents of tone-burst words
+    (silent frames between them, paced at 20 ms), every later line with one short word; with ``yields`` it stops
+    and sends ``clear`` when it hears the caller start while it talks, else it talks on."""
+
+    def __init__(self, sentences: int = 3, yields: bool = True, reply: list[tuple[bool, float]] | None = None) -> None:
+        self.sentences = sentences
+        self.reply = reply or speech_plan(sentences)
+        self.yields = yields
+        self.heard_over_it = 0  # times the caller started talking while the bot was talking
+        self.answers = 0
+
+    async def speak(self, ws: ServerConnection, sid: str, plan: list[tuple[bool, float]]) -> None:
+        loop = asyncio.get_running_loop()
+        t0, n = loop.time(), 0
+        for voiced, ms in plan:
+            audio = encode(tone(ms), "mulaw") if voiced else SILENT_FRAME * round(ms / 20.0)
+            for i in range(0, len(audio), FRAME):
+                await asyncio.sleep(max(0.0, t0 + n * 0.02 - loop.time()))
+                payload = base64.b64encode(audio[i : i + FRAME]).decode()
+                await ws.send(json.dumps({"event": "media", "streamSid": sid, "media": {"payload": payload}}))
+                n += 1
+
+    async def answer(self, ws: ServerConnection, sid: str, previous: asyncio.Task[None] | None) -> None:
+        if previous is not None and not previous.done():  # it talked on: it finishes, then a turn's pause
+            await asyncio.wait([previous])
+            await asyncio.sleep(1.0)
+        self.answers += 1
+        await self.speak(ws, sid, self.reply if self.answers == 1 else [(True, WORD_MS)])
+
+    async def handler(self, ws: ServerConnection) -> None:
+        sid, voiced, quiet, speaking = "", False, 0, None
+        async for raw in ws:
+            message = json.loads(raw)
+            if message["event"] == "start":
+                sid = message["start"]["streamSid"]
+            elif message["event"] == "media":
+                level = level_dbfs(decode(base64.b64decode(message["media"]["payload"]), "mulaw"))
+                if level >= -33.0:
+                    if not voiced and speaking is not None and not speaking.done():
+                        self.heard_over_it += 1
+                        if self.yields:
+                            speaking.cancel()
+                            await ws.send(json.dumps({"event": "clear", "streamSid": sid}))
+                    voiced, quiet = True, 0
+                elif voiced:
+                    quiet += 1
+                    if quiet >= 10:  # 200 ms below the level: the caller's turn is over
+                        voiced, quiet = False, 0
+                        speaking = asyncio.create_task(self.answer(ws, sid, speaking))
+
+
+def audio_only_call(bot: SentenceBot, cutter: Interrupter) -> CallOutcome:
+    async def main() -> CallOutcome:
+        async with serve(bot.handler, "127.0.0.1", 0) as server:
+            agent = TwilioWsConfig(
+                name="bot", url=url_of(server), take_turn_after_silence_ms=600.0, transcribe_agent="never",
+                speech_events=False, first_speaker="caller", tools="none",
+            ).build()  # fmt: skip
+            clock = RealClock()
+            settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
+            caller = ScriptCaller(["one two three"])
+            return await run_call(caller, agent.session(clock), ToneChannel(), context(), clock, settings, cutter)
+
+    return asyncio.run(main())
+
+
+def reply_ms(sentences: int) -> float:
+    return sum(ms for _, ms in speech_plan(sentences))
+
+
+def check_the_audio_cut(outcome: CallOutcome, cutter: Interrupter) -> tuple[Any, Any, Any]:
+    """The cut of the bot's reply, planned on its audio: after its first sentence-equivalent, at a word's start."""
+    assert outcome.end_reason == "user_end_call", outcome.error
+    i, effect = the_cut(outcome)
+    agent, caller = outcome.turns[i], outcome.turns[i + 1]
+    assert agent.role == "assistant" and agent.intended_text == "" and caller.role == "user"
+    assert effect.params["planned_on"] == "audio" and effect.params["measured"] == "wire"
+    low, high = IHBENCH_OVERLAP_S["impatient"]
+    assert low <= effect.params["overlap_s"] <= high and effect.params["kind"] == "impatient"
+    assert caller.start_ms == pytest.approx(effect.start_ms)
+    # never in the first sentence-equivalent (it might have been the only one), and while the bot still talked
+    first_ends = agent.start_ms + reply_ms(1)
+    assert first_ends + PAUSE_MS - 60.0 <= effect.start_ms < agent.start_ms + reply_ms(3)
+    # at a word boundary: the onset is a word's start on the reply's grid (within a loaded machine's lateness)
+    starts = [agent.start_ms + sum(ms for _, ms in speech_plan(3)[:k]) for k, (v, _) in enumerate(speech_plan(3)) if v]
+    assert min(abs(effect.start_ms - s) for s in starts) < 80.0, effect.start_ms - agent.start_ms
+    assert effect.params["delivered"] == "" and effect.params["undelivered"] == ""  # no text, no transcript asked
+    assert effect.params["agent_spoken_ms"] == pytest.approx(effect.end_ms - agent.start_ms)
+    assert cutter.planned == 1 and cutter.dropped == 0
+    assert outcome.interruptions == {"kind": "impatient", "planned": 1, "dropped": 0, "delivered": 1}
+    return agent, caller, effect
+
+
+def test_a_bot_without_transcript_is_cut_on_its_audio_and_yields() -> None:
+    bot, cutter = SentenceBot(sentences=3, yields=True), interrupter()
+    outcome = audio_only_call(bot, cutter)
+    agent, _caller, effect = check_the_audio_cut(outcome, cutter)
+    assert bot.heard_over_it == 1  # the bot heard the caller cut in (its own VAD) and stopped
+    assert effect.params["yielded"] is True and 0.0 <= effect.params["yield_ms"] < 600.0
+    assert agent.end_ms == pytest.approx(effect.end_ms) and effect.end_ms < agent.start_ms + reply_ms(3) - 100.0
+    clip = outcome.audio.clips[(outcome.turns.index(agent), "assistant")].samples
+    assert len(clip) <= (effect.end_ms - agent.start_ms) / 1000.0 * RATE + 3 * FRAME  # what played before the stop
+    onset = effect.start_ms - agent.start_ms
+    print(f"audio-only bot: onset {onset:.0f} ms into its reply, yield {effect.params['yield_ms']:.0f} ms")
+
+
+def test_a_bot_without_transcript_that_talks_on_is_recorded_not_yielding() -> None:
+    bot, cutter = SentenceBot(sentences=3, yields=False), interrupter()
+    outcome = audio_only_call(bot, cutter)
+    agent, caller, effect = check_the_audio_cut(outcome, cutter)
+    assert bot.heard_over_it == 1 and effect.params["yielded"] is False
+    assert effect.end_ms > caller.end_ms  # it talked over the whole interjection, to the end of its reply
+    assert reply_ms(3) - 100.0 <= effect.end_ms - agent.start_ms <= reply_ms(3) + 1000.0
+
+
+def test_a_bot_reply_of_one_sentence_equivalent_is_never_cut() -> None:
+    bot, cutter = SentenceBot(sentences=1, yields=True), interrupter()
+    outcome = audio_only_call(bot, cutter)
+    assert outcome.end_reason == "user_end_call", outcome.error
+    assert not [e for t in outcome.turns for e in t.effects if e.type == "interruption"]
+    assert bot.heard_over_it == 0 and [t.role for t in outcome.turns] == ["user", "assistant", "user"]
+    assert outcome.interruptions == {"kind": "impatient", "planned": 0, "dropped": 0, "delivered": 0}
+
+
+def test_a_cut_planned_on_the_audio_is_dropped_when_the_turn_ends_before_a_later_word() -> None:
+    """A sentence-equivalent, a pause, then one last word: the cut is drawn when that word starts (a second segment),
+    but no later word comes: the turn ends, the planned cut is dropped, counted, and the metrics say why."""
+    from evalkit.metrics.registry import METRICS
+    from evalkit.records import Conversation, InterruptionTally
+
+    bot, cutter = SentenceBot(reply=[*speech_plan(1), (False, PAUSE_MS), (True, WORD_MS)]), interrupter()
+    outcome = audio_only_call(bot, cutter)
+    assert outcome.end_reason == "user_end_call", outcome.error
+    assert not [e for t in outcome.turns for e in t.effects if e.type == "interruption"] and bot.heard_over_it == 0
+    assert outcome.interruptions == {"kind": "impatient", "planned": 1, "dropped": 1, "delivered": 0}
+    assert cutter.count == 0  # given back: a later turn may still be cut
+    record = Conversation(
+        scenario_id="S", domain="toy", trial=0, seed=0, turns=outcome.turns, end_reason="user_end_call",
+        initial_db={}, final_db={}, expected_db={}, interruptions=InterruptionTally(**outcome.interruptions),
+    )  # fmt: skip
+    assert METRICS["interruptions_planned"].score(record).score == 1.0
+    assert METRICS["interruptions_delivered"].score(record).score == 0.0
+    assert "1 planned, 1 dropped" in METRICS["interruption_yield_ms"].score(record).details["reason"]

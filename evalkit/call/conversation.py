@@ -52,6 +52,7 @@ def conversation_record(
         expected_db=scenario.expected_scenario_db,
         key_entities=scenario.key_entities,
         error=outcome.error,
+        interruptions=outcome.interruptions,
     )
 
 

@@ -36,6 +36,9 @@ class Cut:
     # a wire agent's own stop, measured on the audio received: it fell silent before the caller's interjection
     # ended (True) or talked over all of it (False); None: an in-process agent, stopped by the loop
     yielded: bool | None = None
+    # planned on a wire agent's audio, the turn having no text (evalkit.call.live.AudioCutPlanner): cut_char is 0,
+    # delivered/undelivered are empty or the caller's transcript of what it heard
+    on_audio: bool = False
 
 
 def eligible(text: str) -> bool:
@@ -96,7 +99,9 @@ class Interrupter:
     def __init__(self, config: Any, rng: np.random.Generator) -> None:
         self.config = config
         self.rng = rng
-        self.count = 0
+        self.count = 0  # cuts made so far (a dropped one is given back): capped by max_per_call
+        self.planned = 0  # cuts planned, made or not
+        self.dropped = 0  # planned on a live stream, never made: the agent fell silent before the onset
         self.slips = False  # the caller plants wrong values for corrections
         self.pending: dict[str, str] | None = None  # a wrong value said and not corrected yet
 
@@ -119,23 +124,44 @@ class Interrupter:
             self.pending = {"field": field, "right": right, "wrong": wrong}
             caller.slipped = None
 
+    def _wants_cut(self) -> bool:
+        """The draw for one eligible agent turn: under the call's cap, and (a correction call) a wrong value to
+        correct, else the type's ``probability``."""
+        if self.count >= self.config.max_per_call:
+            return False
+        if self.slips:
+            return self.pending is not None  # a correction needs a wrong value said before: corrected at once
+        return bool(self.rng.random() < self.config.probability)
+
+    def _take(self, cut: Cut) -> Cut:
+        self.count += 1
+        self.planned += 1
+        if self.pending is not None:
+            cut, self.pending = replace(cut, corrects=self.pending), None
+        return cut
+
     def maybe_cut(self, text: str, start_ms: float, end_ms: float, not_before_ms: float | None = None) -> Cut | None:
         """``not_before_ms``: a live stream's now; a cut whose onset has passed already is not made."""
-        if self.count >= self.config.max_per_call or not eligible(text):
-            return None
-        if self.slips:
-            if self.pending is None:  # a correction needs a wrong value said before: the caller corrects at once
-                return None
-        elif self.rng.random() >= self.config.probability:
+        if not eligible(text) or not self._wants_cut():
             return None
         cut = plan_cut(text, start_ms, end_ms, tuple(self.config.overlap_s), self.rng)
-        if cut is not None and not_before_ms is not None and cut.onset_ms < not_before_ms:
+        if cut is None or (not_before_ms is not None and cut.onset_ms < not_before_ms):
             return None
-        if cut is not None:
-            self.count += 1
-            if self.pending is not None:
-                cut, self.pending = replace(cut, corrects=self.pending), None
-        return cut
+        return self._take(cut)
+
+    def maybe_cut_unheard(self, now_ms: float) -> Cut | None:
+        """A cut into an agent turn known only as audio (a wire agent that sends no transcript), asked once the turn
+        is known to hold more than one sentence-equivalent: the same draws as ``maybe_cut`` (the type's probability
+        and overlap range) but no words to cut after. Its onset is a word boundary found on the audio later
+        (evalkit.call.live.AudioCutPlanner); ``now_ms`` stands in until then. No text: nothing delivered yet."""
+        if not self._wants_cut():
+            return None
+        overlap_s = float(self.rng.uniform(*self.config.overlap_s))
+        return self._take(Cut(0, now_ms, overlap_s, now_ms + overlap_s * 1000.0, "", "", on_audio=True))
+
+    def tally(self, delivered: int) -> dict[str, Any]:
+        """What the condition did in this call (the record's ``interruptions``)."""
+        return {"kind": self.config.type, "planned": self.planned, "dropped": self.dropped, "delivered": delivered}
 
     def interjection(self, cut: Cut, previous_caller_text: str) -> str:
         from evalkit.simulator.interjections import correction, interjection

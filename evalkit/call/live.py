@@ -2,6 +2,14 @@
 (evalkit.call.loop) asks a ``WireCutter`` to plan a cut once the agent's turn text is in, hands the turn back at
 the cut's onset, and ``cut_live`` runs the caller's interjection over the agent's stream and measures what the
 agent did (``measured_cut``: when it fell silent, what the caller heard, whether it talked over the caller).
+
+An agent that sends audio only (no transcript: a phone bot) is cut on its audio as it plays (``AudioCutPlanner``):
+the session's frame VAD hands over voiced chunks stamped with their arrival, and the gaps between them are the
+caller's only view of the agent's words (a gap of ``WORD_GAP_MS``) and sentences (a pause of
+``SEGMENT_PAUSE_MS``: a sentence-equivalent ends). With no lookahead the caller cannot know the sentence-equivalent
+under way is not the agent's last, so it cuts only once an earlier one has ended (never into a one-segment turn),
+at the start of a later word (the agent is then known to be still talking); a planned cut is dropped if the agent's
+turn ends first.
 """
 
 from __future__ import annotations
@@ -27,6 +35,14 @@ class PlannedCut:
 
 ONSET = "onset"  # the planned onset of the caller's interjection has come (agent_turn)
 LIVE_CUT_LEAD_MS = 150.0  # a live cut is planned at least this far ahead: time to synthesize the interjection
+# A pause this long between the agent's voiced chunks ends a sentence-equivalent (speech pauses between sentences
+# run 250-700 ms; inside a sentence they are mostly shorter); a gap of WORD_GAP_MS (two 20 ms frames without voice)
+# is a word-like boundary: one unvoiced frame happens inside words.
+SEGMENT_PAUSE_MS = 250.0
+WORD_GAP_MS = 40.0
+# IHBench draws the cut word uniformly within the sentence; with no words known, the caller lets 0..MAX_WORDS_SKIPPED
+# word boundaries pass (drawn) after its interjection is ready, then cuts in at the next.
+MAX_WORDS_SKIPPED = 2
 
 
 class WireCutter:
@@ -53,12 +69,69 @@ class WireCutter:
         speech = asyncio.ensure_future(asyncio.to_thread(call.channel.say, said, len(call.turns) + 1, cut.onset_ms))
         return PlannedCut(cut, said, speech)
 
+    def plan_unheard(self, call: Any, now_ms: float) -> PlannedCut | None:
+        """A cut into a turn known only as audio (``AudioCutPlanner``): drawn now, the interjection synthesized at
+        once; the onset is set when the caller cuts in."""
+        cut = self.interrupter.maybe_cut_unheard(now_ms)
+        if cut is None:
+            return None
+        said = self.interrupter.interjection(cut, self.caller_text)
+        speech = asyncio.ensure_future(asyncio.to_thread(call.channel.say, said, len(call.turns) + 1, now_ms))
+        return PlannedCut(cut, said, speech)
+
     def drop(self, planned: PlannedCut) -> None:
         """A planned cut that never happened (the agent finished first): a correction stays to be made."""
         planned.speech.cancel()
         self.interrupter.count -= 1
+        self.interrupter.dropped += 1
         if planned.cut.corrects is not None:
             self.interrupter.pending = planned.cut.corrects
+
+
+def gap_kind(gap_ms: float) -> str:
+    """What a gap between two voiced chunks of the agent is: 'segment' (a sentence-equivalent ended), 'word' (a
+    word-like boundary) or '' (inside a word)."""
+    if gap_ms >= SEGMENT_PAUSE_MS:
+        return "segment"
+    return "word" if gap_ms >= WORD_GAP_MS else ""
+
+
+class AudioCutPlanner:
+    """The caller's cut into one agent turn that comes with audio and no text, decided on the voiced chunks as they
+    play (``hear``): once a sentence-equivalent has ended and the next has begun, the cut is drawn (the
+    interrupter's probability and overlap range); then, once the interjection is synthesized and the drawn number
+    of word boundaries has passed, the caller cuts in at the next word's start."""
+
+    def __init__(self, cutter: WireCutter) -> None:
+        self.cutter = cutter
+        self.last_end_ms: float | None = None  # when the last voiced chunk finished playing
+        self.segments_ended = 0
+        self.decided = False
+        self.planned: PlannedCut | None = None
+        self.skip = 0  # word boundaries still to let pass before cutting in
+
+    def hear(self, call: Any, at_ms: float, duration_ms: float) -> PlannedCut | None:
+        """A voiced chunk that started playing at ``at_ms``; returns the planned cut when the caller cuts in now."""
+        previous, self.last_end_ms = self.last_end_ms, max(at_ms + duration_ms, self.last_end_ms or 0.0)
+        kind = gap_kind(at_ms - previous) if previous is not None else ""
+        if not kind:
+            return None
+        self.segments_ended += kind == "segment"
+        if self.segments_ended == 0:  # still the first sentence-equivalent: it may be the turn's only one
+            return None
+        if not self.decided:  # the turn has more than one sentence-equivalent: is this one cut?
+            self.decided = True
+            self.planned = self.cutter.plan_unheard(call, at_ms)
+            if self.planned is not None:
+                self.skip = int(self.cutter.interrupter.rng.integers(MAX_WORDS_SKIPPED + 1))
+            return None
+        if self.planned is None or not self.planned.speech.done():
+            return None
+        if self.skip > 0:
+            self.skip -= 1
+            return None
+        planned, self.planned = self.planned, None
+        return replace(planned, cut=replace(planned.cut, onset_ms=at_ms))
 
 
 async def cut_live(call: Any, partial: Any, check: Callable[[Any], None]) -> tuple[Any, Cut, str, UserSpeech]:
@@ -82,6 +155,10 @@ async def cut_live(call: Any, partial: Any, check: Callable[[Any], None]) -> tup
     silent_ms = max((at + a.duration_s * 1000.0 for at, a in voiced), default=whole.start_ms)
     announced = next((s.duration_ms for s in whole.speech if s.duration_ms), None)
     duration = announced or text_duration_ms(whole.text)
+    heard = [s.text_source for s in whole.speech if s.text]
+    if planned.cut.on_audio and not announced and heard and all(source == "caller_asr" for source in heard):
+        # the caller's own transcript of what it heard: every word of it was delivered, what was not said is unknown
+        duration = max(1.0, silent_ms - whole.start_ms)
     onset = replace(planned.cut, onset_ms=speech.start_ms)
     cut = measured_cut(onset, whole.text, whole.start_ms, duration, silent_ms, speech.end_ms)
     return whole, cut, planned.text, speech

@@ -26,7 +26,7 @@ from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd
 from evalkit.call.interrupt import Cut, Interrupter
 from evalkit.call.line import CallerLine, rate_of
-from evalkit.call.live import ONSET, PlannedCut, WireCutter, cut_live
+from evalkit.call.live import ONSET, AudioCutPlanner, PlannedCut, WireCutter, cut_live
 from evalkit.call.session import AgentSession, AgentTimeout, past_max_duration
 from evalkit.domains.base import ToolRegistry
 from evalkit.records import AppliedEffect, AudioClip, Turn
@@ -88,6 +88,7 @@ class CallOutcome:
     audio: ConversationAudio
     end_reason: str
     error: str | None = None
+    interruptions: dict[str, Any] | None = None  # what the +interrupt condition did (Interrupter.tally); None: none
 
 
 class Call:
@@ -160,6 +161,8 @@ class Call:
         interrupted = False
         planned: PlannedCut | None = None
         tried = not (live_cuts and self.cutter is not None)
+        # a turn with audio and no text yet is cut on its audio as it plays (evalkit.call.live.AudioCutPlanner)
+        listening = AudioCutPlanner(self.cutter) if not tried else None  # type: ignore[arg-type]
         pending, self._early = self._early, []
         while True:
             if pending:
@@ -175,6 +178,8 @@ class Call:
             if isinstance(event, AgentTurnEnd):
                 if planned is not None:  # the agent finished before the planned onset: no cut after all
                     self.cutter.drop(planned)  # type: ignore[union-attr]
+                if listening is not None and listening.planned is not None:  # same, planned on the audio
+                    self.cutter.drop(listening.planned)  # type: ignore[union-attr]
                 turn = AgentTurn(chunks, event.end_call, interrupted, self.clock.now_ms)
                 if check:
                     check_agent_audio(turn)  # unusable audio fails the call here, before it is recorded or heard
@@ -182,9 +187,15 @@ class Call:
             assert isinstance(event, AgentSpeech)
             chunks.append((at if at is not None else self.clock.now_ms, event))
             start_ms = chunks[0][0]
-            if not tried and event.text:
-                tried = True
+            # the agent's text is in (not the caller's transcript of a turn already over), and the audio has not
+            # decided on this turn yet: the cut is planned on the text
+            if not tried and event.text and event.text_source != "caller_asr" and not (listening and listening.decided):
+                tried, listening = True, None
                 planned = self.cutter.plan(self, chunks)  # type: ignore[union-attr]
+            elif listening is not None and event.audio is not None:
+                cut = listening.hear(self, chunks[-1][0], event.audio.duration_s * 1000.0)
+                if cut is not None:  # the caller cuts in now, at the start of a word
+                    return AgentTurn(chunks, False, False, self.clock.now_ms, cut)
 
     def record_agent_turn(self, turn: AgentTurn, interruption: Cut | None = None) -> tuple[Turn, float]:
         """The agent's turn on the timeline; returns it and when its audio ends (cut where the caller barged in).
@@ -219,6 +230,8 @@ class Call:
                             if interruption.yielded is not None
                             else {}
                         ),
+                        # planned on the agent's audio (it sent no text): no word to cut after
+                        **({"planned_on": "audio"} if interruption.on_audio else {}),
                     },
                 )
             )
@@ -480,7 +493,10 @@ async def run_call(
         await call.line.close()
         await session.close()
     call.audio.line = call.line.gap_clips()
-    return CallOutcome(call.turns, call.audio, end_reason, error)
+    tally = None
+    if interrupter is not None:
+        tally = interrupter.tally(sum(e.type == "interruption" for t in call.turns for e in t.effects))
+    return CallOutcome(call.turns, call.audio, end_reason, error, tally)
 
 
 def _never_spoke(settings: CallSettings, exc: AgentTimeout) -> str:

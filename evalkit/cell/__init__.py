@@ -30,7 +30,15 @@ from evalkit.cell.log import (
     write_conversation,
 )
 from evalkit.cell.plan import CellPlan, axis_params, cell_tags, plan_cell
-from evalkit.cell.run import agent_stage_stats, infra_stats, run_conversations, run_validated, validation_stats
+from evalkit.cell.run import (
+    agent_stage_stats,
+    infra_stats,
+    interruption_stats,
+    no_interruption_warning,
+    run_conversations,
+    run_validated,
+    validation_stats,
+)
 from evalkit.cell.score import (
     CellJudge,
     build_cell_judge,
@@ -116,6 +124,10 @@ def run_cell_conversations(
         stats.update(validation_stats([r.conversation for r in records]))
     stats.update(infra_stats([r.conversation for r in records]))
     stats.update(agent_stage_stats([r.conversation for r in records]))
+    stats.update(interruption_stats([r.conversation for r in records]))
+    silent = no_interruption_warning([r.conversation for r in records])
+    if silent is not None:  # said once per cell: every conversation's interruption metrics say why, unscored
+        log.warning("cell %s: %s", plan.key, silent)
     return records
 
 

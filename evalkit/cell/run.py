@@ -416,6 +416,30 @@ def infra_stats(conversations: list[Conversation]) -> dict[str, float]:
     return out
 
 
+def interruption_stats(conversations: list[Conversation]) -> dict[str, float]:
+    """An interruption condition's cuts over a cell: ``interruptions_planned``, ``interruptions_dropped`` (planned on
+    a live stream, the agent's turn ended first) and ``interruptions_delivered``; empty without one."""
+    tallies = [c.interruptions for c in conversations if c.interruptions is not None]
+    if not tallies:
+        return {}
+    return {
+        f"interruptions_{k}": float(sum(getattr(t, k) for t in tallies)) for k in ("planned", "dropped", "delivered")
+    }
+
+
+def no_interruption_warning(conversations: list[Conversation]) -> str | None:
+    """The cell's one warning when its interruption condition cut into no agent turn at all (its interruption
+    metrics are then unscored in every conversation, each with the reason): None otherwise."""
+    tallies = [c.interruptions for c in conversations if c.interruptions is not None]
+    if not tallies or any(t.delivered for t in tallies):
+        return None
+    planned, dropped = sum(t.planned for t in tallies), sum(t.dropped for t in tallies)
+    return (
+        f"+interrupt={tallies[0].kind} delivered no interruption in {len(tallies)} conversation(s) ({planned} planned, "
+        f"{dropped} dropped: the agent's turn ended before the onset); the interruption metrics are unscored"
+    )
+
+
 def agent_stage_stats(conversations: list[Conversation]) -> dict[str, float]:
     """The agent's per-turn stage times over a cell (``agent_stt_ms_mean``, ``agent_llm_ms_mean``,
     ``agent_tts_ms_mean``: means over the assistant turns that report the stage; only the stages some turn

@@ -43,7 +43,7 @@ from evalkit.judges.schemas import (
     TranscriptionOutput,
     UserSpeechFidelityOutput,
 )
-from evalkit.records import Conversation, Turn
+from evalkit.records import Conversation, Turn, no_interruption_reason
 
 Architecture = Literal["cascade", "hybrid", "s2s"]
 
@@ -467,7 +467,7 @@ def user_speech_fidelity_score(
 def recovery_quality_inputs(conversation: Conversation, context: JudgeContext) -> dict[str, Any]:
     blocks, kinds = interruption_blocks(conversation)
     if not blocks:
-        raise NotApplicable("the caller never cut into the agent (no +interrupt, or no eligible turn)")
+        raise NotApplicable(no_interruption_reason(conversation.interruptions))
     return {"interruptions": "\n\n".join(blocks), "kinds": kinds}
 
 

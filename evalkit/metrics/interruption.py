@@ -18,6 +18,9 @@ next turn. IHBench judges recovery quality with an LLM; these are the checks tha
   the right one (IHBench: "use the corrected value"). Unscored when no call uses either value, or when the caller only
   restated its answer (a caller that cannot slip: no corrected value exists).
 - ``interruption_correction_uptake``: that check alone, over the call's correction interruptions.
+- ``interruptions_planned`` / ``interruptions_delivered``: how many cuts the condition planned and made in the call
+  (the record's ``interruptions``); a condition that delivered none leaves the metrics above unscored with the reason
+  (what was planned and dropped), never silently empty.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any
 
 from evalkit.metrics.base import Metric, unscored, value
 from evalkit.metrics.registry import register_all
-from evalkit.records import Conversation, Turn
+from evalkit.records import Conversation, Turn, no_interruption_reason
 from evalkit.textnorm import last_sentence
 
 NGRAM = 4  # a repeated run of four words is a re-delivery; shorter runs are common phrases ("can I help you")
@@ -115,14 +118,29 @@ def recovered(kind: str, cut: Turn, params: dict[str, Any], reply: str) -> tuple
     return all(checks.values()), checks
 
 
-def _no_interruptions(name: str) -> Any:
-    return unscored(name, "no interruption of this kind: the caller never cut in (no +interrupt, no eligible turn)")
+def _no_interruptions(name: str, conversation: Conversation) -> Any:
+    return unscored(name, no_interruption_reason(conversation.interruptions))
+
+
+def _tally(name: str, conversation: Conversation, field: str) -> Any:
+    tally = conversation.interruptions
+    if tally is None:
+        return unscored(name, "no interruption condition (+interrupt): nothing planned or delivered")
+    return value(name, float(getattr(tally, field)), None, **tally.model_dump())
+
+
+def planned_count(conversation: Conversation) -> Any:
+    return _tally("interruptions_planned", conversation, "planned")
+
+
+def delivered_count(conversation: Conversation) -> Any:
+    return _tally("interruptions_delivered", conversation, "delivered")
 
 
 def yield_ms(conversation: Conversation) -> Any:
     cuts = interruptions(conversation)
     if not cuts:
-        return _no_interruptions("interruption_yield_ms")
+        return _no_interruptions("interruption_yield_ms", conversation)
     times = [effect.end_ms - effect.start_ms for _, _, _, effect in cuts]
     return value("interruption_yield_ms", sum(times) / len(times), None, per_interruption_ms=times)
 
@@ -135,7 +153,7 @@ def no_redelivery(conversation: Conversation) -> Any:
         (p, nxt) for _, p, nxt, _ in interruptions(conversation) if nxt is not None and p.get("kind") in NO_REPEAT_KINDS
     ]
     if not cuts:
-        return _no_interruptions("interruption_no_redelivery")
+        return _no_interruptions("interruption_no_redelivery", conversation)
     clean = [not redelivers(str(p.get("delivered", "")), nxt.intended_text) for p, nxt in cuts]
     return value("interruption_no_redelivery", sum(clean) / len(clean), 1.0, per_interruption=clean)
 
@@ -158,7 +176,7 @@ def recovery(conversation: Conversation) -> Any:
         if ok is not None:
             outcomes.append(ok)
     if not rows:
-        return _no_interruptions("interruption_recovery")
+        return _no_interruptions("interruption_recovery", conversation)
     if not outcomes:
         return unscored(
             "interruption_recovery",
@@ -176,7 +194,7 @@ def uptake(conversation: Conversation) -> Any:
             ok, evidence = correction_uptake(conversation, cut, params)
             rows.append({"turn": cut.index, "uses_corrected_value": ok, **evidence})
     if not rows:
-        return _no_interruptions("interruption_correction_uptake")
+        return _no_interruptions("interruption_correction_uptake", conversation)
     checked = [r["uses_corrected_value"] for r in rows if r["uses_corrected_value"] is not None]
     if not checked:
         return unscored(
@@ -189,6 +207,24 @@ def uptake(conversation: Conversation) -> Any:
 
 SOURCE = "IHBench §3 (interruption types and expected recoveries)"
 METRICS = (
+    Metric(
+        name="interruptions_planned",
+        kind="deterministic",
+        source=SOURCE,
+        inputs=("interruptions",),
+        fn=planned_count,
+        description="cuts the +interrupt condition planned in the call (made or dropped: the agent's turn ended "
+        "before the onset); unscored without an interruption condition",
+    ),
+    Metric(
+        name="interruptions_delivered",
+        kind="deterministic",
+        source=SOURCE,
+        inputs=("interruptions",),
+        fn=delivered_count,
+        description="cuts the caller made in the call (it talked over the agent); 0 under an interrupt condition "
+        "means the interruption metrics are unscored, with the reason",
+    ),
     Metric(
         name="interruption_yield_ms",
         kind="deterministic",
