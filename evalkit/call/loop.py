@@ -27,7 +27,7 @@ from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd
 from evalkit.call.interrupt import Cut, Interrupter
 from evalkit.call.line import CallerLine, rate_of
 from evalkit.call.live import ONSET, AudioCutPlanner, PlannedCut, WireCutter, cut_live
-from evalkit.call.session import AgentSession, AgentTimeout, past_max_duration
+from evalkit.call.session import AgentSession, AgentTimeout, never_spoke, past_max_duration
 from evalkit.domains.base import ToolRegistry
 from evalkit.records import AppliedEffect, AudioClip, Turn
 from evalkit.redaction import redact_text
@@ -472,7 +472,7 @@ async def run_call(
             except AgentTimeout as exc:
                 if answered:
                     raise
-                raise AgentTimeout(_never_spoke(settings, exc)) from None
+                raise AgentTimeout(never_spoke(settings.first_speaker, settings.greeting_wait_s, exc)) from None
             answered = True
             user_turn.heard_text = next((s.heard_text for s in reply.speech if s.heard_text is not None), None)
             reply, now_ms, agent_said = await _agent_reply(call, reply, interrupter, utterance.text)
@@ -497,14 +497,3 @@ async def run_call(
     if interrupter is not None:
         tally = interrupter.tally(sum(e.type == "interruption" for t in call.turns for e in t.effects))
     return CallOutcome(call.turns, call.audio, end_reason, error, tally)
-
-
-def _never_spoke(settings: CallSettings, exc: AgentTimeout) -> str:
-    """The one line for an agent that neither greeted nor answered the caller's first line: the waits tried."""
-    first = settings.first_speaker
-    greeting = {
-        "auto": f"no greeting within greeting_wait_s={settings.greeting_wait_s:g} s",
-        "caller": "no greeting waited for (first_speaker=caller)",
-        "agent": "",
-    }[first]
-    return f"the agent never spoke: {greeting}, then {exc} after the caller's first line".replace(": , then", ": ")

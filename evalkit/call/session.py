@@ -166,3 +166,12 @@ async def call_with_timeout(fn: Callable[[Any], Any], arg: Any, timeout_s: float
         return await asyncio.wait_for(done, timeout_s)
     except TimeoutError:
         raise AgentTimeout(f"the agent did not answer within {timeout_s:g} s") from None
+
+
+def never_spoke(first_speaker: str, greeting_wait_s: float, exc: AgentTimeout) -> str:
+    """The one line for an agent that neither greeted nor answered the caller's first line: the waits tried."""
+    greeting = {
+        "auto": f"no greeting within greeting_wait_s={greeting_wait_s:g} s, then ",
+        "caller": "no greeting waited for (first_speaker=caller), then ",
+    }.get(first_speaker, "")
+    return f"the agent never spoke: {greeting}{exc} after the caller's first line"
