@@ -595,9 +595,12 @@ def hostile_agent() -> Iterator[tuple[HostileAgent, str]]:
 EXPECTED_REASONS = {
     "AL-001": "AgentTimeout: ",  # silence after its one turn, or max duration on a slow machine (a 4 MB call)
     "AL-002": "WireError: the agent disconnected mid-call",  # 1009: message too big
-    "AL-003": "AgentTimeout: the agent sent nothing",
+    # a flood of non-audio events is no greeting, nor an answer (issue 26: the caller opens after greeting_wait_s)
+    "AL-003": "AgentTimeout: the agent never spoke: no greeting within greeting_wait_s=0.5 s, then the agent sent "
+    "nothing",
     "AL-004": "WireError: the agent sent a malformed media frame",
-    "AL-005": "AgentTimeout: the agent sent nothing",
+    "AL-005": "AgentTimeout: the agent never spoke: no greeting within greeting_wait_s=0.5 s, then the agent sent "
+    "nothing",
     "AL-006": "AgentTimeout: the agent's turn was still going at the call's max duration",
 }
 
@@ -628,6 +631,7 @@ def test_a_hostile_agent_fails_each_call_with_a_reason_and_leaves_nothing_runnin
             "persona.variation.enabled=false",
             "infra.max_retries=0",
             "agent.response_timeout_s=3",
+            "agent.greeting_wait_s=0.5",
             "agent.max_duration_s=8",
             "agent.take_turn_after_silence_ms=300",
             "agent.transcribe_agent=never",

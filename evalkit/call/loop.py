@@ -51,6 +51,7 @@ class CallSettings:
 
 T = TypeVar("T")
 FirstSpeaker = Literal["agent", "caller", "auto"]
+NOTHING_SENT = "the agent sent nothing"  # the start of a silent agent's timeout reason
 
 
 class Caller(Protocol):
@@ -148,7 +149,7 @@ class Call:
             if overrun:
                 raise AgentTimeout(past_max_duration(self.settings.max_duration_s)) from None
             if not barge_in:
-                raise AgentTimeout(f"the agent sent nothing for {timeout:.1f} s") from None
+                raise AgentTimeout(f"{NOTHING_SENT} for {timeout:.1f} s") from None
             await self.session.interrupt()
             return None
 
@@ -470,7 +471,7 @@ async def run_call(
             try:
                 reply = await call.agent_turn()
             except AgentTimeout as exc:
-                if answered:
+                if answered or not str(exc).startswith(NOTHING_SENT):  # the call's max duration is its own reason
                     raise
                 raise AgentTimeout(never_spoke(settings.first_speaker, settings.greeting_wait_s, exc)) from None
             answered = True
