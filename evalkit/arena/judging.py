@@ -22,6 +22,7 @@ import yaml
 from evalkit.arena.pairs import Call, Pairing
 from evalkit.arena.stats import Comparison
 from evalkit.judges.judge import Judge
+from evalkit.safe_paths import inside
 from evalkit.scenarios.store import ScenarioError, load_scenario, scenario_dir
 
 PROMPTS_FILE = Path(__file__).with_name("prompts.yaml")
@@ -49,7 +50,8 @@ def prompt(name: str) -> Prompt:
 def goal_of(domain: str, scenario_id: str) -> str:
     """The caller's task from the domain's own scenario file; imported folders may not be found (then said so)."""
     try:
-        return load_scenario(scenario_dir(domain) / f"{scenario_id}.json").user_goal.high_level_user_goal
+        # the id comes from a record: a path outside the scenario folder is refused (UnsafePathError, a ValueError)
+        return load_scenario(inside(scenario_dir(domain), f"{scenario_id}.json")).user_goal.high_level_user_goal
     except (ScenarioError, ValueError, OSError):
         return "(not available: judge the calls on their own)"
 

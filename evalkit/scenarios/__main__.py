@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from evalkit.domains import DOMAINS, tool_registry
+from evalkit.safe_paths import inside
 from evalkit.scenarios.check import check_file, scenario_files, summarise
 from evalkit.scenarios.eva_import import ImportOptions, import_eva
 from evalkit.scenarios.replay import render, replay
@@ -99,7 +100,8 @@ def import_eva_command(path: Path, out: Path, options: ImportOptions, domains: l
         folder = out / domain
         folder.mkdir(parents=True, exist_ok=True)
         for scenario in report.scenarios:
-            (folder / f"{scenario.id}.json").write_text(scenario.model_dump_json(indent=1) + "\n", encoding="utf-8")
+            path = inside(folder, f"{scenario.id}.json")  # ids are checked by the schema; the path is checked here
+            path.write_text(scenario.model_dump_json(indent=1) + "\n", encoding="utf-8")
     imported = sum(len(r.scenarios) for r in reports.values())
     failures = [f for r in reports.values() for f in r.failures]
     per_domain = ", ".join(f"{d} {len(r.scenarios)}/{len(r.scenarios) + len(r.failures)}" for d, r in reports.items())
