@@ -34,6 +34,8 @@ BUILTIN = [
     "interruption_recovery",
     "interruption_recovery_quality",
     "interruption_yield_ms",
+    "interruptions_delivered",  # issue 26: how many cuts the condition planned and delivered
+    "interruptions_planned",
     "irreversible_action_safety",
     "key_entity_accuracy",
     "response_latency",
