@@ -23,7 +23,9 @@ from typing import Any
 
 from mlflow.tracking import MlflowClient
 
-TIMING_KEYS = frozenset({"start_ms", "end_ms", "compute_ms", "t_ms", "wall_s", "asr_ms", "stt_ms", "llm_ms", "tts_ms"})
+TIMING_KEYS = frozenset(
+    {"start_ms", "end_ms", "compute_ms", "t_ms", "wall_s", "asr_ms", "stt_ms", "llm_ms", "tts_ms", "line_align_ms"}
+)  # line_align_ms: a real-time turn moved onto the line's frame grid (evalkit.call.line)
 # computed from the measured compute time (so from the machine's load), and EVA-X, whose pass needs turn_taking's
 TIMING_METRICS = frozenset({"response_latency", "turn_taking", "eva_x", "eva_x_proxy"})
 
