@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
+from pathlib import Path
 
 import hydra
 from omegaconf import DictConfig
 
+from evalkit.cli.outcome import EXIT_FAILED, Outcome
 from evalkit.config.schema import ConfigError
 from evalkit.redaction import secret_override_problem
 
@@ -16,14 +19,26 @@ EXIT_BAD_INPUT = 2
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
 def _task(cfg: DictConfig) -> object:
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    from evalkit.cli import outcome
     from evalkit.cli.preflight import one_line
     from evalkit.cli.run import main
 
+    # A sweep's jobs are counted by the sweeper from what they return (they may run in other processes); a single
+    # run counts its cells here, each as it ends.
+    hydra_cfg = HydraConfig.get()
+    single = hydra_cfg.mode != RunMode.MULTIRUN
     try:
-        return main(cfg)
+        return main(cfg, outcome.current().add_cell if single else None)
     except ConfigError as exc:
         print(one_line(exc), file=sys.stderr)
         raise SystemExit(EXIT_BAD_INPUT) from None
+    except Exception as exc:
+        if single:  # a sweep's job is counted by the sweeper, from the exception the launcher hands back
+            outcome.current().add_raised(list(hydra_cfg.overrides.task), exc, Path(hydra_cfg.runtime.output_dir))
+        raise
 
 
 def _run() -> None:
@@ -40,24 +55,39 @@ def _run() -> None:
     # option); with HYDRA_FULL_ERROR they reach us and become one line. Errors inside a cell are not caught here.
     user_wants_full_errors = os.environ.get("HYDRA_FULL_ERROR") == "1"
     os.environ["HYDRA_FULL_ERROR"] = "1"
+    from evalkit.cli import outcome
+    from evalkit.cli.preflight import is_input_error
+
+    done = outcome.reset()
     try:
         _task()
     except Exception as exc:
-        if user_wants_full_errors or not _is_input_error(exc):
+        if done.cells == 0 and (user_wants_full_errors or not is_input_error(exc)):
             raise
-        from evalkit.cli.preflight import one_line
+        if done.cells == 0:
+            from evalkit.cli.preflight import input_error_line
 
-        print(f"config error: {one_line(exc)}", file=sys.stderr)
-        raise SystemExit(EXIT_BAD_INPUT) from None
+            print(f"config error: {input_error_line(exc)}", file=sys.stderr)
+            raise SystemExit(EXIT_BAD_INPUT) from None
+        # a job raised (a single run's, or the sweep itself after its jobs ran): one line each, the traceback in
+        # the job's folder (on the terminal too with HYDRA_FULL_ERROR=1), then the closing line
+        if user_wants_full_errors or not done.raised:
+            traceback.print_exception(exc)
+        for line in done.raised:
+            print(f"evalkit: {line}", file=sys.stderr)
+        _close(done, failed=True)
+    _close(done)
 
 
-def _is_input_error(exc: BaseException) -> bool:
-    """Errors that mean "the config files or overrides are malformed", raised while Hydra composes."""
-    import yaml
-    from hydra.errors import HydraException
-    from omegaconf.errors import OmegaConfBaseException
-
-    return isinstance(exc, yaml.YAMLError | HydraException | OmegaConfBaseException)
+def _close(done: Outcome, failed: bool = False) -> None:
+    """The closing line (``evalkit: N cells: F finished, X failed, R reused``) and the exit status: 0 when every
+    cell finished or was reused, 1 when one ended FAILED or a job raised (README "Exit status")."""
+    if done.cells == 0 and not failed:
+        return  # nothing ran: --help, --cfg, --info
+    failed = failed or not done.ok
+    print(done.line(), file=sys.stderr if failed else sys.stdout, flush=True)
+    if failed:
+        raise SystemExit(EXIT_FAILED)
 
 
 if __name__ == "__main__":

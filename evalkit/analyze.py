@@ -19,6 +19,7 @@ log = logging.getLogger("evalkit")
 
 def settings_from(cfg: DictConfig) -> object:
     from evalkit.analysis.compare import Settings
+    from evalkit.cli.preflight import config_number
     from evalkit.config.axes import condition_axes
 
     metrics = OmegaConf.to_container(cfg.metrics) if cfg.metrics is not None else None
@@ -29,9 +30,9 @@ def settings_from(cfg: DictConfig) -> object:
     return Settings(
         metrics=metrics,  # type: ignore[arg-type]
         condition_axes=axes,
-        alpha=float(cfg.alpha),
-        n_permutations=int(cfg.permutations),
-        n_bootstrap=int(cfg.bootstrap),
+        alpha=config_number(cfg, "alpha", float),
+        n_permutations=config_number(cfg, "permutations", int),
+        n_bootstrap=config_number(cfg, "bootstrap", int),
         holm_family=str(cfg.get("holm_family", "model_metric_domain")),
         pooled=bool(cfg.get("pooled", True)),
     )
@@ -79,4 +80,6 @@ def main(cfg: DictConfig) -> int:
 
 
 if __name__ == "__main__":
-    main()
+    from evalkit.cli.preflight import run_entry_point
+
+    run_entry_point(main, "evalkit.analyze")

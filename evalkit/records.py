@@ -209,3 +209,6 @@ class CellResult(BaseModel):
     reused: bool
     aggregates: dict[str, float]
     n_conversations: int
+    # why the cell's run ended FAILED ("<run name>: infrastructure: ..."), None when it finished: the command's
+    # exit status and closing line count it (evalkit.cli.outcome)
+    failure: str | None = None

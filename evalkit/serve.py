@@ -17,6 +17,7 @@ from pathlib import Path
 from evalkit.config.schema import ConfigError, validate_config
 
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 
 
@@ -51,22 +52,48 @@ async def serve_agent(agent_config: object, host: str, port: int, silence_ms: fl
     return 0
 
 
+def option_problem(port: int, silence_ms: float) -> str | None:
+    """A command-line value the server cannot start with, as one line (before any model loads)."""
+    if not 0 <= port <= 65535:
+        return f"--port must be 0-65535 (0: a free port), got {port}"
+    if not silence_ms > 0:
+        return f"--take-turn-after-silence-ms must be positive, got {silence_ms:g}"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Exit status: 0 stopped by SIGINT/SIGTERM, 2 bad input (an option, an override, a wire agent), 1 the server
+    could not listen (the port is taken, the host is not this machine's)."""
+    from evalkit.cli.preflight import input_error_line, is_input_error, one_line
+
     parser = argparse.ArgumentParser(prog="python -m evalkit.serve", description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--take-turn-after-silence-ms", type=float, default=700.0, dest="silence_ms")
     parser.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. agent=cascade_local")
     args = parser.parse_args(argv)
+    problem = option_problem(args.port, args.silence_ms)
+    if problem:
+        print(f"evalkit.serve: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         agent_config = compose_agent(args.overrides)
     except ConfigError as exc:
-        print(f"config error: {exc}", file=sys.stderr)
+        print(f"config error: {one_line(exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as exc:
+        if not is_input_error(exc):  # an unknown option (agent=nope), a bad override: Hydra's composition errors
+            raise
+        print(f"config error: {input_error_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if getattr(agent_config, "realtime", False) or getattr(agent_config, "kind", "") == "twilio_ws":
         print("config error: evalkit.serve serves in-process agents, not a wire agent", file=sys.stderr)
         return EXIT_BAD_INPUT
-    return asyncio.run(serve_agent(agent_config, args.host, args.port, args.silence_ms))
+    try:
+        return asyncio.run(serve_agent(agent_config, args.host, args.port, args.silence_ms))
+    except OSError as exc:  # bind: address in use, not this host's address, a port below 1024 without the right
+        print(f"evalkit.serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
 
 
 if __name__ == "__main__":

@@ -163,3 +163,35 @@ def test_cli_entry_point(store, tmp_path):
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert bad.returncode == 2 and "no finished cell runs" in bad.stderr
+
+
+BAD_SETTINGS = [
+    ("alpha=2", "evalkit.analyze: alpha must be strictly between 0 and 1, got 2.0"),
+    ("alpha=0", "evalkit.analyze: alpha must be strictly between 0 and 1, got 0.0"),
+    ("permutations=-5", "evalkit.analyze: permutations must be a whole number of at least 1, got -5"),
+    ("bootstrap=abc", "evalkit.analyze: bootstrap must be a whole number, got 'abc'"),
+    ("nonsense=1", "evalkit.analyze: config error: Could not override 'nonsense'.; To append to your config use "
+     "+nonsense=1"),
+]  # fmt: skip
+
+
+def test_cli_refuses_bad_settings_in_one_line_and_logs_nothing(store, tmp_path):
+    """Issue 27 item 9: ``alpha=2`` marked every comparison significant (delta 0, p 1.0) and logged a FINISHED
+    analysis run; ``permutations=-5`` ended in a traceback. Each is one line, exit 2, before anything is read."""
+    target, _, parent, _, _ = store
+    env = {k: v for k, v in os.environ.items() if k not in ("MLFLOW_TRACKING_URI", "HYDRA_FULL_ERROR")}
+    env["PYTHONPATH"] = str(REPO)
+    client = MlflowClient(target.tracking_uri)
+    experiment = client.get_experiment_by_name("synthetic").experiment_id
+    before = len(client.search_runs([experiment]))
+    for override, line in BAD_SETTINGS:
+        result = subprocess.run(
+            [sys.executable, "-m", "evalkit.analyze", f"mlflow.tracking_uri={target.tracking_uri}",
+             "mlflow.experiment=synthetic", f"sweep={parent}", "plots=false", f"output_dir={tmp_path / 'out'}",
+             override],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert (result.returncode, result.stderr.strip().splitlines()) == (2, [line]), result.stderr[-2000:]
+    assert len(client.search_runs([experiment])) == before and not (tmp_path / "out").exists()
+    with pytest.raises(ValueError, match="alpha must be strictly between 0 and 1"):
+        Settings(alpha=1.0)

@@ -196,6 +196,29 @@ def test_one_agent_is_one_clear_line(tmp_path):
     assert json.dumps(run.stdout)  # nothing else printed matters
 
 
+def test_bad_settings_are_one_line_and_exit_2(tmp_path):
+    """Issue 27 item 9, for the arena: counts and K that cannot work, an unknown key; before any judge is asked."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MLFLOW_TRACKING_URI", "HYDRA_FULL_ERROR")}
+    env["PYTHONPATH"] = str(REPO)
+    cases = [
+        ("permutations=-5", "evalkit.arena: permutations must be a whole number of at least 1, got -5"),
+        ("elo_k=0", "evalkit.arena: elo_k must be a positive number, got 0.0"),
+        ("bootstrap=2.5", "evalkit.arena: bootstrap must be a whole number, got 2.5"),
+        ("nonsense=1", "evalkit.arena: config error: Could not override 'nonsense'.; To append to your config use "
+         "+nonsense=1"),
+    ]  # fmt: skip
+    for override, line in cases:
+        run = subprocess.run(
+            [sys.executable, "-m", "evalkit.arena", f"mlflow.tracking_uri=sqlite:///{tmp_path / 'mlflow.db'}",
+             "judge.base_url=http://127.0.0.1:9/v1", "judge.model=j", "judge.api_key_env=null",
+             f"output_dir={tmp_path / 'out'}", override],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert (run.returncode, run.stderr.strip().splitlines()) == (2, [line]), run.stderr[-2000:]
+    with pytest.raises(ValueError, match="elo_k must be a positive number"):
+        ArenaSettings(elo_k=-4)
+
+
 @pytest.mark.slow
 def test_an_arena_between_two_agent_configs_after_a_real_sweep(tmp_path):
     """Issue 18's "done when": `python -m evalkit agent=cascade_local,<second config> -m` in audio, then

@@ -189,6 +189,59 @@ def test_a_fault_on_every_try_is_unscored_and_the_cell_ends_failed_and_runs_agai
     assert find_finished_cell(target, result.cell_key) == again.run_id
 
 
+@pytest.mark.parametrize(("retries", "reruns"), [(2, 2), (0, 3)])
+def test_a_dead_agent_is_tried_max_retries_plus_one_times_with_validation_on(
+    faulty: Registry,
+    tmp_path: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    retries: int,
+    reruns: int,
+) -> None:
+    """Issue 26 point 4: validation regenerations used to multiply infrastructure retries (3 x 3 = 9 calls to an
+    agent that always fails while the log said "2 retries"). An infrastructure failure is retried per
+    ``infra.max_retries`` only; validation does not regenerate it. Counted at the agent: its calls."""
+    monkeypatch.setattr(FaultyAgent, "outage", True)
+    starts: list[int] = []
+    real_start = FaultyAgent.start
+    monkeypatch.setattr(FaultyAgent, "start", lambda self, ctx: (starts.append(1), real_start(self, ctx))[1])
+    config = cell_config("crash", "validation.enabled=true", f"validation.max_reruns={reruns}",
+                         f"infra.max_retries={retries}", faulty_calls=0)  # fmt: skip
+    with caplog.at_level("WARNING", logger="evalkit"):
+        (record,), stats = run_records(config, tmp_path / "dead")
+    assert len(starts) == retries + 1
+    conversation = record.conversation
+    assert conversation.end_reason == "error" and conversation.infra_retries == retries
+    assert len(conversation.infra_failures) == retries + 1
+    assert conversation.validation is not None and conversation.validation.attempts == 1
+    assert stats["infra_failed"] == 1 and stats["infra_failure_crash"] == retries + 1
+    assert stats["sim_attempts"] == retries + 1
+    last = [r.getMessage() for r in caplog.records if "after" in r.getMessage()]
+    plural = "attempt" if retries == 0 else "attempts"
+    assert last == [
+        f"AL-005 t0: infrastructure failure (RuntimeError: the agent process crashed) after {retries + 1} {plural}"
+    ]
+
+
+def test_an_infrastructure_retry_budget_is_shared_by_the_validation_attempts() -> None:
+    """A recovered attempt that a gate rejects is regenerated; the regeneration's infrastructure failures draw on
+    the retries the job has left, never on a fresh budget per attempt."""
+    from evalkit.records import Conversation
+
+    def conv(end: str) -> Conversation:
+        error = "AgentTimeout: slow" if end == "error" else None
+        return Conversation(scenario_id="S", domain="d", trial=0, seed=1, turns=[], end_reason=end, initial_db={},
+                            final_db={}, expected_db={}, error=error)  # fmt: skip
+
+    # attempt 0: error, then max_turns (a gate fails: regenerate); attempt 1: error, error (budget of 2 spent)
+    outcomes = iter([conv("error"), conv("max_turns"), conv("error"), conv("error"), conv("user_end_call")])
+    tally = InfraTally()
+    policy = InfraConfig(max_retries=2, backoff_s=0.0)
+    runs = [run_retrying(lambda: (next(outcomes), None), policy, tally, lambda _: None) for _ in range(2)]
+    assert [c.end_reason for c, _ in runs] == ["max_turns", "error"]
+    assert tally.attempts == 4 and tally.retries == 2 and len(tally.failures) == 3
+
+
 def test_infrastructure_retries_are_reruns_in_the_validation_statistics(faulty: Registry, tmp_path: Any) -> None:
     (record,), stats = run_records(cell_config("disconnect", "validation.enabled=true"), tmp_path / "v")
     assert record.conversation.infra_retries == 1
@@ -285,7 +338,7 @@ def test_retries_back_off_and_stop_at_the_limit() -> None:
         lambda: (failed, None), InfraConfig(max_retries=3, backoff_s=0.5), tally, waits.append
     )
     assert conversation.end_reason == "error" and waits == [0.5, 1.0, 2.0]
-    assert tally.retries == 3 and len(tally.failures) == 4
+    assert tally.retries == 3 and len(tally.failures) == 4 and tally.attempts == 4
     stats = infra_stats([conversation.model_copy(update={"infra_failures": tally.failures, "infra_retries": 3})])
     assert stats == {"infra_retries": 3.0, "infra_failed": 1.0, "infra_failure_timeout": 4.0}
 

@@ -33,6 +33,7 @@ from evalkit.domains.base import ToolExecutor
 from evalkit.wire.twilio_ws import TwilioWsConfig
 from evalkit.wire.twilio_ws.codec import decode, encode, mulaw_decode, mulaw_encode, resample
 from evalkit.wire.twilio_ws.server import ReferenceServer, url_of
+from tests.conftest import REPO
 from tests.test_call_loop import EchoAgent, ScriptCaller, ToneChannel, context
 from tests.test_config import composed
 
@@ -403,6 +404,40 @@ def test_serve_refuses_to_serve_a_wire_agent(capsys: pytest.CaptureFixture[str])
 
     assert main(["--port", "0", "agent=twilio_ws"]) == 2
     assert "serves in-process agents" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["--port", "70000"], "evalkit.serve: --port must be 0-65535 (0: a free port), got 70000"),
+        (["--port", "0", "--take-turn-after-silence-ms", "-5"],
+         "evalkit.serve: --take-turn-after-silence-ms must be positive, got -5"),
+        (["--port", "0", "agent=nope"], "config error: In 'config': Could not find 'agent/nope'; Available options in "
+         "'agent': cascade_local, cascade_openai, hybrid_openai, openai_realtime, twilio_ws"),
+        (["--port", "0", "agent.nope=1"],
+         "config error: Could not override 'agent.nope'.; To append to your config use +agent.nope=1"),
+    ],
+)  # fmt: skip
+def test_serve_refuses_bad_input_in_one_line(capsys: pytest.CaptureFixture[str], args: list[str], line: str) -> None:
+    """Issue 27 item 9: these were tracebacks (an OverflowError from bind, Hydra's composition errors)."""
+    from evalkit.serve import main
+
+    assert main(args) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [line]
+
+
+def test_serve_on_a_busy_port_is_one_line_and_exit_1() -> None:
+    """A port another process holds: one line naming it, exit 1 (the input was fine; the machine said no)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        proc = subprocess.run([sys.executable, "-m", "evalkit.serve", "--port", str(port)], env=env,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith(f"evalkit.serve: cannot listen on 127.0.0.1:{port}: ") and "address already in use" in line
 
 
 @contextlib.asynccontextmanager

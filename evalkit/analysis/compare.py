@@ -46,6 +46,12 @@ class Settings:
     def __post_init__(self) -> None:
         if self.holm_family not in HOLM_FAMILIES:
             raise ValueError(f"holm_family must be one of {', '.join(HOLM_FAMILIES)}, got {self.holm_family!r}")
+        # alpha = 2 once made every comparison "significant" at p = 1.0 (issue 27 item 9): a level is a probability
+        if not 0.0 < self.alpha < 1.0:
+            raise ValueError(f"alpha must be strictly between 0 and 1, got {self.alpha}")
+        for name, count in (("permutations", self.n_permutations), ("bootstrap", self.n_bootstrap)):
+            if count < 1:
+                raise ValueError(f"{name} must be a whole number of at least 1, got {count}")
 
 
 @dataclass

@@ -36,6 +36,7 @@ def main(cfg: DictConfig) -> int:
     from evalkit.arena.judging import Rubric
     from evalkit.arena.pairs import ArenaError
     from evalkit.arena.run import ArenaSettings, run_arena
+    from evalkit.cli.preflight import config_number
     from evalkit.judges.client import JudgeError
     from evalkit.tracking import resolve_target
 
@@ -44,10 +45,10 @@ def main(cfg: DictConfig) -> int:
         settings = ArenaSettings(
             agents=tuple(agents) if agents is not None else None,
             condition=str(cfg.condition) if cfg.condition is not None else None,
-            seed=int(cfg.seed),
-            n_bootstrap=int(cfg.bootstrap),
-            n_permutations=int(cfg.permutations),
-            elo_k=float(cfg.elo_k),
+            seed=config_number(cfg, "seed", int),
+            n_bootstrap=config_number(cfg, "bootstrap", int),
+            n_permutations=config_number(cfg, "permutations", int),
+            elo_k=config_number(cfg, "elo_k", float),
             baseline=str(cfg.baseline) if cfg.get("baseline") is not None else None,
         )
         judge = _judge(cfg.judge)
@@ -72,4 +73,6 @@ def main(cfg: DictConfig) -> int:
 
 
 if __name__ == "__main__":
-    main()
+    from evalkit.cli.preflight import run_entry_point
+
+    run_entry_point(main, "evalkit.arena")

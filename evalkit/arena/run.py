@@ -36,6 +36,13 @@ class ArenaSettings:
     elo_k: float = stats.ELO_K
     baseline: str | None = None  # IHBench's TF win rate against this agent (pinned); None: not computed
 
+    def __post_init__(self) -> None:
+        for name, count in (("bootstrap", self.n_bootstrap), ("permutations", self.n_permutations)):
+            if count < 1:
+                raise ValueError(f"{name} must be a whole number of at least 1, got {count}")
+        if not self.elo_k > 0:  # K <= 0 leaves every rating at its start (or runs it backwards)
+            raise ValueError(f"elo_k must be a positive number, got {self.elo_k}")
+
 
 @dataclass
 class Rating:

@@ -255,9 +255,18 @@ def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run
         if config.mlflow.log_traces:
             _log_traces(run, plan, records, started_ms)
         run_id = run.run_id
-    log.info("cell %s (%s) finished: %s", plan.key, plan.run_name, _headline(aggregates))
+    failure = f"{plan.run_name}: {'; '.join(incomplete)}" if incomplete else None
+    if failure is None:
+        log.info("cell %s (%s) finished: %s", plan.key, plan.run_name, _headline(aggregates))
+    else:  # not "finished": the cell is not done, its run is FAILED and the command exits 1 (evalkit.cli.outcome)
+        log.info("cell %s (%s) ended FAILED: %s", plan.key, plan.run_name, _headline(aggregates))
     return CellResult(
-        cell_key=plan.key, run_id=run_id, reused=False, aggregates=aggregates, n_conversations=len(records)
+        cell_key=plan.key,
+        run_id=run_id,
+        reused=False,
+        aggregates=aggregates,
+        n_conversations=len(records),
+        failure=failure,
     )
 
 

@@ -300,10 +300,13 @@ def run_conversations(plan: CellPlan, workers: int = 1, concurrency: int = 1) ->
 
 @dataclass
 class InfraTally:
-    """A job's infrastructure failures (reasons, in order) and how many of them were retried."""
+    """A job's infrastructure failures (reasons, in order), how many of them were retried and how many times the
+    conversation was run in all (validation regenerations included). One tally per job: its retry budget
+    (``infra.max_retries``) is shared by all of the job's validation attempts, so the two limits never multiply."""
 
     failures: list[str] = field(default_factory=list)
     retries: int = 0
+    attempts: int = 0
 
 
 def run_retrying(
@@ -313,22 +316,28 @@ def run_retrying(
     sleep: Callable[[float], None] = time.sleep,
 ) -> tuple[Conversation, Any]:
     """Run a conversation; while it ends in an infrastructure failure (``end_reason == "error"``: the agent
-    crashed, hung, disconnected, sent silence or garbage audio) wait ``backoff_s * 2**retry`` and run it again, at
-    most ``max_retries`` times. A retry replays the same seeds: the failure was the pipeline's, not the simulated
-    user's, so a conversation that succeeds on a retry is the one an undisturbed run would have had. Failures and
-    retries are added to ``tally``; the last try is returned, failed or not."""
-    for retry in range(policy.max_retries + 1):
+    crashed, hung, disconnected, sent silence or garbage audio) wait ``backoff_s * 2**retry`` and run it again, while
+    the job has retries left (``max_retries`` for the whole job: ``tally`` carries what earlier validation attempts
+    used). A retry replays the same seeds: the failure was the pipeline's, not the simulated user's, so a
+    conversation that succeeds on a retry is the one an undisturbed run would have had. Failures, retries and runs
+    are added to ``tally``; the last try is returned, failed or not."""
+    while True:
+        tally.attempts += 1
         conversation, extra = run_once()
         if conversation.end_reason != "error":
             return conversation, extra
         tally.failures.append(conversation.error or "unknown infrastructure failure")
-        if retry < policy.max_retries:
-            wait = policy.backoff_s * 2**retry
-            log.warning("%s t%d: infrastructure failure (%s): retry %d/%d in %.1f s", conversation.scenario_id,
-                        conversation.trial, tally.failures[-1], retry + 1, policy.max_retries, wait)  # fmt: skip
-            tally.retries += 1
-            sleep(wait)
-    return conversation, extra
+        if tally.retries >= policy.max_retries:
+            # said once, with the count of runs: "2 retries" of a log never hide 9 tries (issue 26)
+            log.warning("%s t%d: infrastructure failure (%s) after %d attempt%s", conversation.scenario_id,
+                        conversation.trial, tally.failures[-1], tally.attempts,
+                        "" if tally.attempts == 1 else "s")  # fmt: skip
+            return conversation, extra
+        wait = policy.backoff_s * 2**tally.retries
+        tally.retries += 1
+        log.warning("%s t%d: infrastructure failure (%s): retry %d/%d in %.1f s", conversation.scenario_id,
+                    conversation.trial, tally.failures[-1], tally.retries, policy.max_retries, wait)  # fmt: skip
+        sleep(wait)
 
 
 def run_validated(
@@ -338,13 +347,17 @@ def run_validated(
 ) -> tuple[Conversation, Any]:
     """EVA-Bench App. D.1: run a conversation, regenerate it while a validation gate fails, up to ``max_reruns``
     times (EVA-Bench names no limit; ours is ``validation.max_reruns``). Keeps the first valid attempt, else the
-    last one, and marks it in ``conversation.validation`` so it can be excluded or counted."""
+    last one, and marks it in ``conversation.validation`` so it can be excluded or counted.
+
+    An attempt that ends in an infrastructure failure (``end_reason == "error"``: ``run_attempt`` already spent the
+    job's infrastructure retries on it, :func:`run_retrying`) is not regenerated: regenerating would retry the
+    pipeline again under another name, and the two limits would multiply (3 x 3 = 9 tries of a dead agent)."""
     history: list[list[Flag]] = []
     for attempt in range(max_reruns + 1):
         conversation, extra = run_attempt(attempt)
         flags = check(conversation)
         history.append(flags)
-        if not flags:
+        if not flags or conversation.end_reason == "error":
             break
     verdict = SimulationValidation(
         valid=not history[-1],
@@ -352,7 +365,7 @@ def run_validated(
         attempts=len(history),
         flags=[[asdict(f) for f in flags] for flags in history],
     )
-    if not verdict.valid:
+    if not verdict.valid and conversation.end_reason != "error":  # an infrastructure failure is logged as one
         log.warning(
             "%s t%d: still invalid after %d attempts (%s): kept and marked",
             conversation.scenario_id,

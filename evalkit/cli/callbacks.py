@@ -8,15 +8,19 @@ same folder cannot redirect this sweep's cells; the parent run beats a heartbeat
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from pathlib import Path
 from typing import Any
 
 from hydra.core.hydra_config import HydraConfig
+from hydra.core.utils import JobReturn, JobStatus
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
+from evalkit.cli import outcome
+from evalkit.records import CellResult
 from evalkit.tracking import (
     PARENT_RUN_ENV,
     TrackingTarget,
@@ -68,13 +72,56 @@ class TrackingCallback(Callback):
         log.info("sweep parent run %s (store %s)", run_id, target.tracking_uri)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
-        sweep_dir = Path(config.hydra.sweep.dir).resolve()
-        heartbeat = _HEARTBEATS.pop(sweep_dir, None)
-        if heartbeat is not None:
-            heartbeat.stop()
-        parent = read_parent_run(sweep_dir)
-        os.environ.pop(PARENT_RUN_ENV, None)
-        if parent:
-            log.info("%s (final)", log_sweep_progress(_target(config), parent).line())  # the parent ends with them
-            rows = end_sweep(_target(config), parent)
-            log.info("sweep parent run %s closed with %d cells", parent, len(rows))
+        close_sweep(config, outcome.current().failure_reason())
+
+
+def close_sweep(config: DictConfig, failure: str | None) -> None:
+    """Stop the parent run's heartbeat and close it: FINISHED when every cell finished or was reused, else FAILED
+    with ``failure`` (a failed cell, a job or the sweep itself that raised). Never left RUNNING by a sweep that got
+    here; once per sweep folder (the sweeper calls it when the sweep raises, Hydra's end callback does not run)."""
+    sweep_dir = Path(config.hydra.sweep.dir).resolve()
+    heartbeat = _HEARTBEATS.pop(sweep_dir, None)
+    if heartbeat is not None:
+        heartbeat.stop()
+    parent = read_parent_run(sweep_dir)
+    os.environ.pop(PARENT_RUN_ENV, None)
+    if not parent or sweep_dir in _CLOSED:
+        return
+    _CLOSED.add(sweep_dir)
+    target = _target(config)
+    with contextlib.suppress(Exception):  # a progress read that fails must not keep the parent open
+        log.info("%s (final)", log_sweep_progress(target, parent).line())  # the parent ends with them
+    rows = end_sweep(target, parent, failure)
+    status = "FINISHED" if failure is None and all(r["status"] != "FAILED" for r in rows) else "FAILED"
+    log.info("sweep parent run %s closed %s with %d cell run(s)", parent, status, len(rows))
+
+
+_CLOSED: set[Path] = set()  # sweep folders whose parent run this process closed
+
+
+def count_job(job: JobReturn) -> JobReturn:
+    """Count one finished job of the sweep (evalkit.cli.outcome) from what it returned to the sweeper. A job that
+    raised is logged as one line (its traceback in the job folder's traceback.txt), counted as a failed cell and
+    handed back as done, so the sweep's other batches still run and the parent run is closed (Hydra's sweeper
+    re-raised the first failed job's exception, which skipped the end callback and left the parent RUNNING)."""
+    done = outcome.current()
+    if job.status == JobStatus.COMPLETED:
+        value = job._return_value
+        if isinstance(value, dict):
+            done.add_cells(v for v in value.values() if isinstance(v, CellResult))
+        return job
+    exc = job._return_value
+    if not isinstance(exc, BaseException):  # not run (status unknown): nothing came back to count
+        exc = RuntimeError(f"the job ended with status {job.status}")
+    folder = _job_folder(job)
+    log.error("%s", done.add_raised(list(job.overrides or []), exc, folder))
+    job.status, job._return_value = JobStatus.COMPLETED, None
+    return job
+
+
+def _job_folder(job: JobReturn) -> Path | None:
+    """The job's output folder (``hydra.runtime.output_dir``), where its traceback is written; None if unknown."""
+    try:
+        return Path(job.hydra_cfg.hydra.runtime.output_dir)  # type: ignore[union-attr]
+    except Exception:
+        return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +49,10 @@ def launcher_parallelism(launcher: Any) -> int:
     return max(1, usable_cores() + 1 + n_jobs) if n_jobs < 0 else n_jobs
 
 
-def main(cfg: DictConfig) -> dict[str, CellResult]:
-    """The Hydra task: one cell per job. Returns {"cell": ..., and "twin": ... when this job ran its twin}."""
+def main(cfg: DictConfig, record: Callable[[CellResult], None] | None = None) -> dict[str, CellResult]:
+    """The Hydra task: one cell per job. Returns {"cell": ..., and "twin": ... when this job ran its twin};
+    ``record`` is told each cell as it ends (a twin that finished still counts when the cell after it raises)."""
+    record = record or (lambda _: None)
     config = to_run_config(cfg)
     hydra_cfg = HydraConfig.get()
     base_dir = Path(hydra_cfg.runtime.cwd)
@@ -67,5 +70,7 @@ def main(cfg: DictConfig) -> dict[str, CellResult]:
         # A single run has no sweeper to schedule the twin (perturb, accent voice or behavioural persona reset),
         # so the job runs (or reuses) it itself.
         results["twin"] = run_cell(twin, target, out_dir / "clean_twin", parent)
+        record(results["twin"])
     results["cell"] = run_cell(config, target, out_dir, parent)
+    record(results["cell"])
     return results

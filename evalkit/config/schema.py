@@ -184,8 +184,10 @@ class ValidationConfig(_Group):
 class InfraConfig(_Group):
     """Infrastructure failures (the agent crashes, hangs, disconnects, sends silence or garbage audio): the
     conversation is re-run with the same seeds after ``backoff_s * 2**retry`` seconds, at most ``max_retries``
-    times, and counted (``infra_retries``, ``infra_failure_<reason>``). Still failing: unscored, and the cell ends
-    FAILED so a later run computes it again. Not part of the cell's identity (a retry replays the same seeds)."""
+    times per conversation (validation regenerations share that budget and never regenerate an infrastructure
+    failure: a dead agent is called ``max_retries + 1`` times), and counted (``infra_retries``,
+    ``infra_failure_<reason>``). Still failing: unscored, and the cell ends FAILED so a later run computes it again.
+    Not part of the cell's identity (a retry replays the same seeds)."""
 
     max_retries: int = Field(default=2, ge=0, le=20, description="re-runs of a conversation after an infra failure")
     backoff_s: float = Field(default=1.0, ge=0.0, le=600.0, description="first wait before a retry; doubles each time")

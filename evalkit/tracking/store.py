@@ -286,8 +286,10 @@ def start_sweep(target: TrackingTarget, sweep_dir: Path, grid: Mapping[str, Any]
     return run.info.run_id
 
 
-def end_sweep(target: TrackingTarget, parent_run_id: str) -> list[dict[str, Any]]:
-    """Close the parent run with a summary table of its cells (one row per cell, aggregates as columns)."""
+def end_sweep(target: TrackingTarget, parent_run_id: str, failure: str | None = None) -> list[dict[str, Any]]:
+    """Close the parent run with a summary table of its cells (one row per cell, aggregates as columns). It ends
+    FINISHED only when every cell did: ``failure`` (the sweeper's count of failed cells and raised jobs) or a
+    child run that ended FAILED closes it FAILED, with the reason as ``evalkit.failure``."""
     client = mlflow_client(target.tracking_uri)
     parent = client.get_run(parent_run_id)
     children = client.search_runs(
@@ -299,6 +301,7 @@ def end_sweep(target: TrackingTarget, parent_run_id: str) -> list[dict[str, Any]
             "cell_key": r.data.tags.get("cell_key"),
             "condition": r.data.tags.get("condition"),
             "reused_from": r.data.tags.get("reused_from", ""),
+            "status": r.info.status,
             **{k: round(v, 4) for k, v in sorted(r.data.metrics.items())},
         }
         for r in children
@@ -306,7 +309,13 @@ def end_sweep(target: TrackingTarget, parent_run_id: str) -> list[dict[str, Any]
     if rows:
         columns = sorted({k for row in rows for k in row}, key=lambda c: (c not in ("run_id", "cell_key"), c))
         client.log_table(parent_run_id, {c: [row.get(c) for row in rows] for c in columns}, "summary_table.json")
-    client.set_terminated(parent_run_id, "FINISHED")
+    failed = sum(row["status"] == "FAILED" for row in rows)
+    if failure is None and failed:  # a sweeper that does not count its jobs (not hydra/sweeper=evalkit): the store
+        failure = f"{failed} of {len(rows)} cell runs FAILED"
+    if failure is not None:
+        mark_failed(client, parent_run_id, failure)
+    else:
+        client.set_terminated(parent_run_id, "FINISHED")
     return rows
 
 
