@@ -10,11 +10,10 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
+from evalkit.cli.entry import EXIT_BAD_INPUT
 from evalkit.cli.outcome import EXIT_FAILED, Outcome
 from evalkit.config.schema import ConfigError
 from evalkit.redaction import secret_override_problem
-
-EXIT_BAD_INPUT = 2
 
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
@@ -56,7 +55,7 @@ def _run() -> None:
     user_wants_full_errors = os.environ.get("HYDRA_FULL_ERROR") == "1"
     os.environ["HYDRA_FULL_ERROR"] = "1"
     from evalkit.cli import outcome
-    from evalkit.cli.preflight import is_input_error
+    from evalkit.cli.entry import is_input_error
 
     done = outcome.reset()
     try:
@@ -65,7 +64,7 @@ def _run() -> None:
         if done.cells == 0 and (user_wants_full_errors or not is_input_error(exc)):
             raise
         if done.cells == 0:
-            from evalkit.cli.preflight import input_error_line
+            from evalkit.cli.entry import input_error_line
 
             print(f"config error: {input_error_line(exc)}", file=sys.stderr)
             raise SystemExit(EXIT_BAD_INPUT) from None

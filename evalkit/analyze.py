@@ -19,7 +19,7 @@ log = logging.getLogger("evalkit")
 
 def settings_from(cfg: DictConfig) -> object:
     from evalkit.analysis.compare import Settings
-    from evalkit.cli.preflight import config_number
+    from evalkit.cli.entry import config_number
     from evalkit.config.axes import condition_axes
 
     metrics = OmegaConf.to_container(cfg.metrics) if cfg.metrics is not None else None
@@ -80,6 +80,6 @@ def main(cfg: DictConfig) -> int:
 
 
 if __name__ == "__main__":
-    from evalkit.cli.preflight import run_entry_point
+    from evalkit.cli.entry import run_entry_point
 
     run_entry_point(main, "evalkit.analyze")

@@ -64,7 +64,7 @@ def option_problem(port: int, silence_ms: float) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """Exit status: 0 stopped by SIGINT/SIGTERM, 2 bad input (an option, an override, a wire agent), 1 the server
     could not listen (the port is taken, the host is not this machine's)."""
-    from evalkit.cli.preflight import input_error_line, is_input_error, one_line
+    from evalkit.cli.entry import input_error_line, is_input_error, one_line
 
     parser = argparse.ArgumentParser(prog="python -m evalkit.serve", description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1")

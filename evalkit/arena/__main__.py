@@ -36,7 +36,7 @@ def main(cfg: DictConfig) -> int:
     from evalkit.arena.judging import Rubric
     from evalkit.arena.pairs import ArenaError
     from evalkit.arena.run import ArenaSettings, run_arena
-    from evalkit.cli.preflight import config_number
+    from evalkit.cli.entry import config_number
     from evalkit.judges.client import JudgeError
     from evalkit.tracking import resolve_target
 
@@ -73,6 +73,6 @@ def main(cfg: DictConfig) -> int:
 
 
 if __name__ == "__main__":
-    from evalkit.cli.preflight import run_entry_point
+    from evalkit.cli.entry import run_entry_point
 
     run_entry_point(main, "evalkit.arena")

@@ -13,11 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalkit.cli.entry import EXIT_BAD_INPUT
 from evalkit.records import CellResult
 
 EXIT_OK = 0
 EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
+__all__ = ["EXIT_BAD_INPUT", "EXIT_FAILED", "EXIT_OK", "Outcome", "current", "reset", "write_traceback"]
 
 
 @dataclass
