@@ -134,15 +134,17 @@ class TimedSession:
         self.session, self.clock, self.pacing = session, clock, pacing
         self.start_ms: float | None = None
         self.k = 0
+        self.line_ms: list[float] = []  # on the line: each frame's send time minus k x 20 ms
 
     async def open(self, context: AgentContext) -> None:
         await self.session.open(context)
 
     async def send(self, frame: Any) -> None:
         await self.session.send(frame)
-        if self.start_ms is None:  # on the line: its grid starts at its first frame
-            self.start_ms = self.clock.now_ms
-        self.pacing.lateness_ms.append(self.clock.now_ms - (self.start_ms + self.k * 20.0))
+        if self.start_ms is None:  # on the line: one grid all call long, anchored when the call closes
+            self.line_ms.append(self.clock.now_ms - self.k * 20.0)
+        else:
+            self.pacing.lateness_ms.append(self.clock.now_ms - (self.start_ms + self.k * 20.0))
         self.k += 1
 
     async def end_of_turn(self) -> None:
@@ -156,6 +158,9 @@ class TimedSession:
 
     async def close(self) -> None:
         await self.session.close()
+        if self.line_ms:  # the grid's origin is the line's, unknown here: the earliest frame is taken as on time
+            origin = min(self.line_ms)
+            self.pacing.lateness_ms += [t - origin for t in self.line_ms]
 
 
 _speak_to_agent = Call.speak_to_agent

@@ -146,7 +146,7 @@ class CallerLine:
         """Put ``speech`` on a continuous line; the future is done once its last frame has gone out."""
         self.check()
         sent: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.append(_Queued(speech, deque(speech.frames(self.frame_ms)), sent))
+        self._queue.append(_Queued(speech, deque(_whole_frames(speech.frames(self.frame_ms), self.frame_ms)), sent))
         if not self.silent:  # the bed after it is rendered while it is said
             if self._next_block is not None:
                 self._next_block.cancel()
@@ -278,6 +278,20 @@ class CallerLine:
     def gap_clips(self) -> list[tuple[float, AudioClip]]:
         """What went out between utterances, as clips on the call's timeline."""
         return [(gap.start_ms, clip) for gap in self.gaps if (clip := gap.clip()) is not None]
+
+
+def _whole_frames(frames: list[Frame], frame_ms: float | None) -> list[Frame]:
+    """An utterance's frames with its last one padded with silence to a whole frame: the line keeps its grid (a
+    stream of fixed 20 ms frames, as Twilio's), so the next utterance goes out exactly where it is recorded."""
+    if not frames or frame_ms is None or frames[-1].samples is None:
+        return frames
+    last = frames[-1]
+    assert last.samples is not None
+    whole = round(last.sample_rate * frame_ms / 1000.0)
+    if last.samples.size >= whole:
+        return frames
+    padded = np.concatenate([last.samples, np.zeros(whole - last.samples.size, dtype=last.samples.dtype)])
+    return [*frames[:-1], Frame(samples=padded, sample_rate=last.sample_rate, fill=last.fill)]
 
 
 def _silence(start_ms: float, duration_ms: float, rate: int) -> tuple[np.ndarray, list[Any]]:
