@@ -134,15 +134,17 @@ class TimedSession:
         self.session, self.clock, self.pacing = session, clock, pacing
         self.start_ms: float | None = None
         self.k = 0
-        self.line_ms: list[float] = []  # on the line: each frame's send time minus k x 20 ms
+        self.line_ms: list[float] = []  # on the line: each frame's send time minus its time on the line's schedule
+        self.scheduled_ms = 0.0
 
     async def open(self, context: AgentContext) -> None:
         await self.session.open(context)
 
     async def send(self, frame: Any) -> None:
         await self.session.send(frame)
-        if self.start_ms is None:  # on the line: one grid all call long, anchored when the call closes
-            self.line_ms.append(self.clock.now_ms - self.k * 20.0)
+        if self.start_ms is None:  # on the line: one schedule all call long, anchored when the call closes
+            self.line_ms.append(self.clock.now_ms - self.scheduled_ms)
+            self.scheduled_ms += frame.duration_ms  # a frame at an utterance's end may be short
         else:
             self.pacing.lateness_ms.append(self.clock.now_ms - (self.start_ms + self.k * 20.0))
         self.k += 1

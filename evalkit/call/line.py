@@ -4,8 +4,9 @@ A phone line never stops: a Twilio media stream carries a 20 ms frame every 20 m
 ends the caller's turn by hearing that silence. So on a real clock ``CallerLine`` runs a task that sends a frame every
 ``frame_ms`` from the moment the call is open until it closes: the caller's utterance where one is on the line, and
 between utterances what the channel says the line carries there (``fill``: digital silence on a clean line, the
-condition's ambient bed under noise, with the channel's effects). Frames keep the protocol's size on a fixed grid;
-an utterance is placed on the grid (``aligned``: its start moves to the next frame boundary, at most one frame
+condition's ambient bed under noise, with the channel's effects). Frames keep the protocol's size on a fixed grid
+(an utterance's last frame may be short, and the fill frame after it is then short too, back on the grid); an
+utterance is placed on the grid (``aligned``: its start moves to the next frame boundary, at most one frame
 later), so the timeline the call records is the one the agent received; response latency is then the end of the
 caller's speech to the agent's first audio, with no harness gap in it.
 
@@ -146,7 +147,7 @@ class CallerLine:
         """Put ``speech`` on a continuous line; the future is done once its last frame has gone out."""
         self.check()
         sent: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.append(_Queued(speech, deque(_whole_frames(speech.frames(self.frame_ms), self.frame_ms)), sent))
+        self._queue.append(_Queued(speech, deque(speech.frames(self.frame_ms)), sent))
         if not self.silent:  # the bed after it is rendered while it is said
             if self._next_block is not None:
                 self._next_block.cancel()
@@ -215,7 +216,15 @@ class CallerLine:
             if at_ms + SLACK_MS >= start:  # its time has come (or it is late: it goes out now)
                 self._block, self._in_gap = None, False
                 return current.frames.popleft()
-        return self._fill_frame(at_ms, self.frame_ms)
+        return self._fill_frame(at_ms, self._to_grid(at_ms))
+
+    def _to_grid(self, at_ms: float) -> float:
+        """How long the fill frame from ``at_ms`` is: a whole frame on the grid; after an utterance whose last frame
+        was short, what is left of that frame, so the stream is back on its grid at once and the caller's silence
+        starts right where its speech ends (no padding that would hold back the agent's cue)."""
+        assert self.frame_ms is not None
+        k = np.floor((at_ms - self._t0) / self.frame_ms + 1e-6)
+        return float(self._t0 + (k + 1) * self.frame_ms - at_ms)
 
     def _fill_frame(self, at_ms: float, length_ms: float) -> Frame:
         """The line's next ``length_ms`` when the caller is silent: from the rendered bed, rendered a block ahead."""
@@ -278,20 +287,6 @@ class CallerLine:
     def gap_clips(self) -> list[tuple[float, AudioClip]]:
         """What went out between utterances, as clips on the call's timeline."""
         return [(gap.start_ms, clip) for gap in self.gaps if (clip := gap.clip()) is not None]
-
-
-def _whole_frames(frames: list[Frame], frame_ms: float | None) -> list[Frame]:
-    """An utterance's frames with its last one padded with silence to a whole frame: the line keeps its grid (a
-    stream of fixed 20 ms frames, as Twilio's), so the next utterance goes out exactly where it is recorded."""
-    if not frames or frame_ms is None or frames[-1].samples is None:
-        return frames
-    last = frames[-1]
-    assert last.samples is not None
-    whole = round(last.sample_rate * frame_ms / 1000.0)
-    if last.samples.size >= whole:
-        return frames
-    padded = np.concatenate([last.samples, np.zeros(whole - last.samples.size, dtype=last.samples.dtype)])
-    return [*frames[:-1], Frame(samples=padded, sample_rate=last.sample_rate, fill=last.fill)]
 
 
 def _silence(start_ms: float, duration_ms: float, rate: int) -> tuple[np.ndarray, list[Any]]:
