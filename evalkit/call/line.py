@@ -82,9 +82,6 @@ class CallerLine:
         self.silent = fill is None or bool(getattr(channel, "silent_line", False))
         self.frame_ms = frame_ms
         self.gaps: list[_Gap] = []
-        self.frames_sent = 0
-        self.fill_frames_sent = 0
-        self.underruns = 0  # fill frames sent as digital silence because the bed was not rendered in time
         self._queue: deque[_Queued] = deque()
         self._task: asyncio.Task[None] | None = None
         self._failure: BaseException | None = None
@@ -194,7 +191,6 @@ class CallerLine:
                 await self.clock.advance_to(at_ms)
                 frame = self._frame_at(at_ms)
                 await self.session.send(frame)
-                self.frames_sent += 1
                 at_ms += frame.duration_ms
                 if self._queue and not self._queue[0].frames:  # its last frame is out
                     done = self._queue.popleft()
@@ -235,7 +231,6 @@ class CallerLine:
             self._in_gap = True
         samples = self._bed(at_ms, n)
         self.gaps[-1].pieces.append(samples)
-        self.fill_frames_sent += 1
         return Frame(samples=samples, sample_rate=FILL_RATE, fill=True)
 
     def _bed(self, at_ms: float, n: int) -> np.ndarray:
@@ -258,7 +253,6 @@ class CallerLine:
                 return samples[offset : offset + n]
         if ready is None or ready.done():
             self._next_block = self._render(at_ms)
-        self.underruns += 1
         return self._zeros(n)
 
     def _prefetch(self, block: tuple[float, np.ndarray], used: int) -> None:
@@ -297,10 +291,3 @@ def rate_of(speech: UserSpeech) -> int:
     """The rate of the caller's audio on this utterance (the line between utterances is rendered at it)."""
     clip = speech.clips.get("user_heard")
     return clip.sample_rate if clip is not None else FILL_RATE
-
-
-def _frames(samples: np.ndarray, rate: int, frame_ms: float | None, fill: bool) -> list[Frame]:
-    if frame_ms is None:
-        return [Frame(samples=samples, sample_rate=rate, fill=fill)]
-    step = max(1, round(rate * frame_ms / 1000.0))
-    return [Frame(samples=samples[i : i + step], sample_rate=rate, fill=fill) for i in range(0, len(samples), step)]
