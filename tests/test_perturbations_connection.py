@@ -4,6 +4,8 @@ reverb — signal properties, measured degradation, alignment, loss statistics, 
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,7 @@ from scipy import signal as sps
 
 from perturbations import Chain, PerturbationError
 from perturbations.ops.packet_loss import bursts_of, gilbert_elliott_pattern, random_pattern
-from tests.conftest import CONF_DIR
+from tests.conftest import CONF_DIR, REPO
 from tests.test_perturbations import speech_like
 
 SR = 16000
@@ -209,6 +211,27 @@ def test_mp3_rate_follows_the_bitrate() -> None:
     assert mp3_rate(22050, 64) == 22050
     assert mp3_rate(48000, 16) == 24000  # MPEG-1 has no 16 kbit/s: the highest MPEG-2 rate
     assert mp3_rate(16000, 320) == 32000  # no MPEG-2 rate allows 320
+
+
+def test_pyav_is_loaded_only_when_a_pyav_codec_runs() -> None:
+    """PyAV's wheel bundles GPL-2.0 FFmpeg parts (docs/licences.md): importing perturbations, building a codec chain
+    and running a numpy/soundfile codec never load it; an MP3 round trip does. A fresh interpreter, since this one
+    may have loaded av already."""
+    script = """
+import sys
+import numpy as np
+import perturbations
+from perturbations import Chain
+assert "av" not in sys.modules, "import perturbations loaded av"
+x = np.sin(np.arange(8000) * 0.3).astype(np.float32) * 0.5
+rng = np.random.default_rng(1)
+Chain.from_specs([{"op": "codec", "codec": "g711_mulaw"}, {"op": "codec", "codec": "gsm"}])(x, 8000, rng)
+assert "av" not in sys.modules, "a mu-law/GSM codec loaded av"
+Chain.from_specs([{"op": "codec", "codec": "mp3", "bitrate_kbps": 32}])(x, 8000, rng)
+assert "av" in sys.modules, "an MP3 round trip ran without PyAV?"
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 # ---- packet loss -------------------------------------------------------------------------------------------

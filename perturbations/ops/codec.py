@@ -28,9 +28,8 @@ import io
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass as plain_dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-import av
 import numpy as np
 import soundfile as sf
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -41,6 +40,9 @@ from perturbations import g711
 from perturbations.audio import effect
 from perturbations.ops.channel import resample
 from perturbations.registry import OP_CONFIG, Number, Op, register_op
+
+if TYPE_CHECKING:  # annotations only: PyAV is loaded when a PyAV codec first runs (see _av)
+    import av
 
 CodecName = Literal["g711_mulaw", "g711_alaw", "g722", "g726", "gsm", "mp3", "opus", "amr_nb"]
 PEAK_LIMIT = 0.999
@@ -138,13 +140,22 @@ def _soundfile_roundtrip(codec: str, x: np.ndarray, rate: int) -> np.ndarray:
     return decoded
 
 
+@functools.cache
+def _av() -> Any:
+    """PyAV, imported on first use: its wheel bundles FFmpeg built with GPL-2.0 parts (libx264, libx265), so
+    ``import perturbations`` (and every op that is not a PyAV codec) never loads it (docs/licences.md)."""
+    import av
+
+    return av
+
+
 def _s16_frames(x: np.ndarray, rate: int, frame_size: int, fmt: str) -> Iterator[av.AudioFrame]:
     """16-bit PCM frames of exactly ``frame_size`` samples (the last one zero-padded), timestamped."""
     pcm = np.round(np.clip(x, -1.0, 1.0) * 32767.0).astype(np.int16)
     if pcm.shape[0] % frame_size:
         pcm = np.concatenate([pcm, np.zeros(frame_size - pcm.shape[0] % frame_size, np.int16)])
     for start in range(0, pcm.shape[0], frame_size):
-        frame = av.AudioFrame.from_ndarray(pcm[None, start : start + frame_size], format=fmt, layout="mono")
+        frame = _av().AudioFrame.from_ndarray(pcm[None, start : start + frame_size], format=fmt, layout="mono")
         frame.sample_rate = rate
         frame.pts = start
         yield frame
@@ -152,7 +163,7 @@ def _s16_frames(x: np.ndarray, rate: int, frame_size: int, fmt: str) -> Iterator
 
 def _pyav_encoder(codec: str, rate: int, kbps: float) -> av.AudioCodecContext:
     enc_name, _ = _PYAV_CODECS[codec]
-    enc = av.CodecContext.create(enc_name, "w")
+    enc = _av().CodecContext.create(enc_name, "w")
     enc.sample_rate = rate
     enc.layout = "mono"
     enc.format = "s16p" if codec == "mp3" else "s16"
@@ -166,7 +177,7 @@ def _pyav_encoder(codec: str, rate: int, kbps: float) -> av.AudioCodecContext:
 
 def _pyav_roundtrip(codec: str, x: np.ndarray, rate: int, kbps: float) -> np.ndarray:
     enc = _pyav_encoder(codec, rate, kbps)
-    dec = av.CodecContext.create(_PYAV_CODECS[codec][1], "r")
+    dec = _av().CodecContext.create(_PYAV_CODECS[codec][1], "r")
     dec.sample_rate = rate
     dec.layout = "mono"
     if enc.extradata:
@@ -193,7 +204,7 @@ def _g726_roundtrip(x: np.ndarray, rate: int, kbps: float) -> np.ndarray:
     """G.726 through an in-memory WAV: FFmpeg's G.726 *decoder* takes its bits/sample only from a container
     (a bare CodecContext cannot be given ``bits_per_coded_sample`` through PyAV), so mux and demux."""
     buffer = io.BytesIO()
-    with av.open(buffer, "w", format="wav") as container:
+    with _av().open(buffer, "w", format="wav") as container:
         stream = container.add_stream("g726", rate=rate, layout="mono")
         stream.codec_context.format = "s16"
         stream.codec_context.options = {"code_size": str(round(kbps * 1000 / rate))}  # bits per sample: 2..5
@@ -203,7 +214,7 @@ def _g726_roundtrip(x: np.ndarray, rate: int, kbps: float) -> np.ndarray:
         for packet in stream.encode(None):
             container.mux(packet)
     buffer.seek(0)
-    with av.open(buffer, "r") as container:
+    with _av().open(buffer, "r") as container:
         chunks = [frame.to_ndarray().reshape(-1) for frame in container.decode(audio=0)]
     return np.concatenate(chunks).astype(np.float32) / 32768.0 if chunks else np.zeros(0, np.float32)
 
