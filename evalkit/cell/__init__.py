@@ -50,14 +50,16 @@ from evalkit.cell.score import (
 )
 from evalkit.config.schema import RunConfig, identity_payload
 from evalkit.metrics import aggregate_cell, required_preparation
+from evalkit.provenance import code_fingerprint
 from evalkit.records import CellResult, ConversationRecord
 from evalkit.redaction import redact
 from evalkit.tracking import (
     CellClaimed,
     CellRun,
+    FinishedCell,
     TrackingTarget,
-    find_finished_cell,
     flatten,
+    latest_finished_cell,
     log_sweep_progress,
     wait_for_run,
 )
@@ -161,20 +163,44 @@ def incomplete_reason(records: list[ConversationRecord], max_retries: int) -> st
     )
 
 
-def _reuse(plan: CellPlan, target: TrackingTarget, previous: str, parent_run_id: str | None) -> CellResult:
-    log.info("cell %s (%s) already finished in run %s: reusing it", plan.key, plan.run_name, previous)
-    metrics = copy_reference(target, previous)
+REUSE_TAG = "evalkit.reuse"  # what reuse decided for the run: reused / recomputed (and why) / off / fresh
+
+
+def _reuse(plan: CellPlan, target: TrackingTarget, found: FinishedCell, parent_run_id: str | None) -> CellResult:
+    decision = reuse_decision(found, code_fingerprint())
+    log.info("cell %s (%s) already finished in run %s: %s", plan.key, plan.run_name, found.run_id, decision)
+    metrics = copy_reference(target, found.run_id)
     if parent_run_id:  # a pointer in this sweep, so the sweep's summary lists every cell it covers
-        tags = cell_tags(plan, "reuse") | {"reused_from": previous}
+        tags = cell_tags(plan, "reuse") | {"reused_from": found.run_id, REUSE_TAG: decision}
+        tags["reused_fingerprint"] = found.fingerprint or "none"
         with CellRun.open(target, plan.run_name, tags, parent_run_id) as run:
             run.log_params(axis_params(plan.config))
             run.log_at_close(metrics)
     return CellResult(
         cell_key=plan.key,
-        run_id=previous,
+        run_id=found.run_id,
         reused=True,
         aggregates=metrics,
         n_conversations=int(metrics.get("conversations", 0)),
+    )
+
+
+def reuse_decision(found: FinishedCell, fingerprint: str) -> str:
+    """What the log and the reuse pointer say about a reused run: same code, or other code taken by reuse=any."""
+    if found.fingerprint == fingerprint:
+        return f"reused (same code fingerprint {fingerprint})"
+    return (
+        f"reused with reuse=any: computed by code fingerprint {found.fingerprint or 'none'}, this code is {fingerprint}"
+    )
+
+
+def recompute_reason(other: FinishedCell | None, fingerprint: str) -> str:
+    """Why a cell runs although reuse is on: nothing finished, or only runs of other code."""
+    if other is None:
+        return "fresh: no finished run of this cell"
+    return (
+        f"recomputed because the code fingerprint differs: run {other.run_id} has {other.fingerprint or 'none'}, "
+        f"this code is {fingerprint} (reuse=any would reuse it)"
     )
 
 
@@ -191,13 +217,20 @@ def run_cell(config: RunConfig, target: TrackingTarget, out_dir: Path, parent_ru
 
 
 def _run_or_reuse(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run_id: str | None) -> CellResult:
+    """A finished run of the same cell key is reused when its code fingerprint is this code's (``reuse=true``) or
+    whatever it is (``reuse=any``); ``reuse=false`` always runs."""
+    reuse = plan.config.reuse
+    fingerprint = code_fingerprint()
     while True:
-        if plan.config.reuse:
-            previous = find_finished_cell(target, plan.key)
-            if previous is not None:
-                return _reuse(plan, target, previous, parent_run_id)
+        reason = "off: reuse=false"
+        if reuse:
+            found = latest_finished_cell(target, plan.key, None if reuse == "any" else fingerprint)
+            if found is not None:
+                return _reuse(plan, target, found, parent_run_id)
+            reason = recompute_reason(latest_finished_cell(target, plan.key), fingerprint)
+            log.info("cell %s (%s): %s", plan.key, plan.run_name, reason)
         try:
-            return _run_fresh(plan, target, out_dir, parent_run_id)
+            return _run_fresh(plan, target, out_dir, parent_run_id, reason)
         except CellClaimed as claimed:
             log.info("cell %s (%s) is being run by %s: waiting for it", plan.key, plan.run_name, claimed.holder)
             wait_for_run(target, claimed.holder)
@@ -212,17 +245,21 @@ def _report_progress(target: TrackingTarget, parent_run_id: str) -> None:
         log.warning("sweep progress not logged: %s: %s", type(exc).__name__, exc)
 
 
-def _run_fresh(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run_id: str | None) -> CellResult:
+def _run_fresh(
+    plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run_id: str | None, reuse_reason: str
+) -> CellResult:
     config = plan.config
     out_dir.mkdir(parents=True, exist_ok=True)
     clear_cell_outputs(out_dir)
     # Redacted by value (URL user-info, secret env values): the key-name filter alone misses keys pasted elsewhere.
     (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
     tags = cell_tags(plan, "cell") | {"evalkit.deterministic": str(plan.trials < config.trials).lower()}
+    tags[REUSE_TAG] = reuse_reason
     if plan.trials < config.trials:
         log.info("cell %s (%s): nothing in it is random (%s): running 1 trial per scenario instead of k=%d identical "
                  "copies", plan.key, plan.run_name, NO_RANDOMNESS, config.trials)  # fmt: skip
-    with CellRun.open(target, plan.run_name, tags, parent_run_id, claim=config.reuse) as run:
+    claim, any_code = bool(config.reuse), config.reuse == "any"
+    with CellRun.open(target, plan.run_name, tags, parent_run_id, claim=claim, claim_any_code=any_code) as run:
         components = config.agent.params() | config.simulator.params() | config.voice.params()
         params = redact(axis_params(config) | components | flatten(identity_payload(config), "cfg"))
         params |= judge_params(build_cell_judge(config)) | plan.trial_params()

@@ -3,13 +3,11 @@ that name the cell in MLflow."""
 
 from __future__ import annotations
 
-import functools
-import subprocess
 from dataclasses import dataclass
-from pathlib import Path
 
 from evalkit.config.axes import axis_params
 from evalkit.config.schema import RunConfig, cell_key, twin_config
+from evalkit.provenance import provenance_tags
 from evalkit.scenarios import Scenario, load_scenarios
 
 __all__ = ["CellPlan", "axis_params", "cell_tags", "plan_cell"]  # axis_params: declared in evalkit.config.axes
@@ -51,35 +49,5 @@ def cell_tags(plan: CellPlan, kind: str) -> dict[str, str]:
         "twin_key": cell_key(twin_config(plan.config)),  # the clean twin's cell_key: the analysis pairs by it
         "condition": plan.config.condition,
         "evalkit.kind": kind,
-        "evalkit.version": _code_version(),
-        "evalkit.git_commit": _git_commit(),
+        **provenance_tags(),  # version, code fingerprint (part of the cell's identity), git commit and dirty flag
     }
-
-
-@functools.cache  # the installed distribution does not change under a running process (a metadata scan per cell)
-def _code_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("evalkit")
-    except PackageNotFoundError:
-        return "unknown"
-
-
-@functools.cache
-def _git_commit() -> str:
-    """The checkout's commit, with "-dirty" when it has uncommitted changes ("unknown" outside a git checkout):
-    the package version alone does not say which code produced a cell."""
-
-    def git(*args: str) -> str:
-        run = subprocess.run(
-            ["git", *args], cwd=Path(__file__).resolve().parent, capture_output=True, text=True, timeout=5, check=True
-        )
-        return run.stdout.strip()
-
-    try:
-        commit = git("rev-parse", "HEAD")
-        dirty = git("status", "--porcelain", "--untracked-files=no")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return f"{commit}-dirty" if dirty else commit

@@ -222,7 +222,11 @@ class RunConfig(_Group):
     seed: int = Field(ge=0)
     trials: int = Field(ge=1, le=100, description="k: trials per scenario")
     metrics: list[str]
-    reuse: bool = True
+    reuse: bool | Literal["any"] = Field(
+        default=True,
+        description="true: reuse a finished cell of the same config and code fingerprint; any: of any code; false: "
+        "always run (docs/provenance.md)",
+    )
     twins: bool = True
     progress: bool = True
     workers: int = Field(default=1, ge=1, le=256, description="processes running a cell's conversations")

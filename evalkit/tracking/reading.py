@@ -10,6 +10,7 @@ from typing import Any
 
 from mlflow.exceptions import MlflowException
 
+from evalkit.provenance import provenance_tags
 from evalkit.tracking.store import (
     MAX_PARAM_CHARS,
     MAX_TAG_CHARS,
@@ -133,6 +134,7 @@ def log_analysis_run(
     client = mlflow_client(target.tracking_uri)
     ids = sorted(input_runs)
     all_tags = {
+        **provenance_tags(),  # the code that analysed, as every evalkit run records it
         "evalkit.kind": ANALYSIS_KIND,
         "evalkit.inputs": ",".join(ids)[:MAX_TAG_CHARS],
         **(tags or {}),

@@ -35,6 +35,7 @@ from mlflow.utils.time import get_current_time_millis
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
+from evalkit.provenance import FINGERPRINT_TAG, provenance_tags
 from evalkit.tracking.liveness import HEARTBEAT_TAG, Heartbeat, RunLife, now_ms, owner_tags
 from evalkit.tracking.traces import TraceSpec, log_traces
 
@@ -194,9 +195,20 @@ def flatten(node: Any, prefix: str = "") -> dict[str, str]:
     return {prefix: text[:MAX_PARAM_CHARS]}
 
 
-def find_finished_cell(target: TrackingTarget, cell_key: str) -> str | None:
-    """The newest finished run that holds the cell's data. Reuse pointers carry the cell key too, but never the
-    data: returning one would make the next reuse point at a pointer (a chain the analysis must then untangle)."""
+@dataclass(frozen=True)
+class FinishedCell:
+    run_id: str
+    fingerprint: str | None  # the code fingerprint it was computed with; None: logged before fingerprints existed
+
+
+def _fingerprint_filter(fingerprint: str | None) -> str:
+    return "" if fingerprint is None else f" and tags.`{FINGERPRINT_TAG}` = '{fingerprint}'"
+
+
+def latest_finished_cell(target: TrackingTarget, cell_key: str, fingerprint: str | None = None) -> FinishedCell | None:
+    """The newest finished run that holds the cell's data, computed by code of ``fingerprint`` (None: any code).
+    Reuse pointers carry the cell key too, but never the data: returning one would make the next reuse point at a
+    pointer (a chain the analysis must then untangle)."""
     client = mlflow_client(target.tracking_uri)
     experiment = client.get_experiment_by_name(target.experiment)
     if experiment is None:
@@ -205,11 +217,20 @@ def find_finished_cell(target: TrackingTarget, cell_key: str) -> str | None:
         [experiment.experiment_id],
         filter_string=(
             f"tags.cell_key = '{cell_key}' and tags.`{COMPLETE_TAG}` = 'true' and tags.`evalkit.kind` = 'cell'"
+            + _fingerprint_filter(fingerprint)
         ),
         max_results=1,
         order_by=["attributes.start_time DESC"],
     )
-    return runs[0].info.run_id if runs else None
+    if not runs:
+        return None
+    return FinishedCell(runs[0].info.run_id, runs[0].data.tags.get(FINGERPRINT_TAG))
+
+
+def find_finished_cell(target: TrackingTarget, cell_key: str, fingerprint: str | None = None) -> str | None:
+    """The run id of :func:`latest_finished_cell`."""
+    found = latest_finished_cell(target, cell_key, fingerprint)
+    return None if found is None else found.run_id
 
 
 def parent_run_file(sweep_dir: Path) -> Path:
@@ -276,7 +297,7 @@ def start_sweep(target: TrackingTarget, sweep_dir: Path, grid: Mapping[str, Any]
     run = client.create_run(
         experiment_id,
         run_name=f"sweep {sweep_dir.name}",
-        tags={"evalkit.kind": "sweep", "sweep_dir": str(sweep_dir), **owner_tags()},
+        tags={**provenance_tags(), "evalkit.kind": "sweep", "sweep_dir": str(sweep_dir), **owner_tags()},
     )
     params = {f"grid.{k}": str(v)[:MAX_PARAM_CHARS] for k, v in grid.items()}
     params["overrides"] = " ".join(overrides)[:MAX_PARAM_CHARS]
@@ -357,10 +378,11 @@ class CellClaimed(Exception):
         self.holder = holder
 
 
-def _claim_holder(client: MlflowClient, exp_id: str, cell_key: str, own: Any) -> str | None:
+def _claim_holder(client: MlflowClient, exp_id: str, cell_key: str, own: Any, fingerprint: str | None) -> str | None:
     """The run that owns ``cell_key`` if not ``own``: a complete cell run, or the earliest-started live RUNNING
-    cell run (ties broken by run id). Dead holders are marked FAILED on the way."""
-    base = f"tags.cell_key = '{cell_key}' and tags.`evalkit.kind` = 'cell'"
+    cell run (ties broken by run id), of code ``fingerprint`` (None: of any code). Dead holders are marked FAILED
+    on the way."""
+    base = f"tags.cell_key = '{cell_key}' and tags.`evalkit.kind` = 'cell'" + _fingerprint_filter(fingerprint)
     done = client.search_runs([exp_id], f"{base} and tags.`{COMPLETE_TAG}` = 'true'", max_results=1)
     if done:
         return str(done[0].info.run_id)
@@ -423,18 +445,22 @@ class CellRun:
         tags: dict[str, str],
         parent_run_id: str | None,
         claim: bool = False,
+        claim_any_code: bool = False,
     ) -> Iterator[CellRun]:
-        """``claim``: first make sure no other live run holds this cell key (tag ``cell_key``), else delete the new
-        run and raise :class:`CellClaimed`. Create-then-check under a lock beside a SQLite store, so the earliest
-        run wins and every later one sees it; against a server store the same rule holds up to clock skew."""
+        """``claim``: first make sure no other live run holds this cell key (tag ``cell_key``) for the same code
+        fingerprint (``claim_any_code``: for any code, as ``reuse=any`` takes any), else delete the new run and raise
+        :class:`CellClaimed`. Create-then-check under a lock beside a SQLite store, so the earliest run wins and
+        every later one sees it; against a server store the same rule holds up to clock skew. Every run records the
+        code's provenance (version, fingerprint, git state) unless ``tags`` say otherwise."""
         experiment_id = ensure_experiment(target)
         client = mlflow_client(target.tracking_uri)
-        all_tags = dict(tags) | owner_tags()
+        all_tags = provenance_tags() | dict(tags) | owner_tags()
+        fingerprint = None if claim_any_code else all_tags[FINGERPRINT_TAG]
         if parent_run_id:
             all_tags["mlflow.parentRunId"] = parent_run_id
         with store_lock(target.tracking_uri, "claim") if claim else contextlib.nullcontext():
             run = client.create_run(experiment_id, run_name=run_name, tags=all_tags)
-            holder = _claim_holder(client, experiment_id, tags["cell_key"], run) if claim else None
+            holder = _claim_holder(client, experiment_id, tags["cell_key"], run, fingerprint) if claim else None
             if holder is not None:
                 client.delete_run(run.info.run_id)  # never a second run for the key, not even a FAILED one
                 raise CellClaimed(tags["cell_key"], holder)
