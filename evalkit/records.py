@@ -194,6 +194,7 @@ class MetricValue(BaseModel):
     score: float | None
     passed: bool | None = None
     details: dict[str, Any] = Field(default_factory=dict)
+    version: int | None = None  # the metric's version (Metric.version) that scored it; None: scored before versions
 
 
 class ConversationRecord(BaseModel):

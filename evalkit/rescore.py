@@ -27,7 +27,8 @@ import yaml
 from evalkit.cell import CellJudge, judge_context, judge_params, score_record
 from evalkit.cell.log import log_scored_cell, write_conversation
 from evalkit.judges import JudgeConfig, JudgeContext, build_judge
-from evalkit.metrics import aggregate_cell, resolve
+from evalkit.metrics import aggregate_cell, resolve, version_params
+from evalkit.metrics.registry import VERSION_PARAM_PREFIX
 from evalkit.records import ConversationRecord
 from evalkit.tracking import CellRun, TrackingTarget
 from evalkit.tracking.reading import download_records, get_stored_cell
@@ -90,8 +91,10 @@ def rescore_run(
             "condition": source.tags.get("condition", ""),
         }
         with CellRun.open(target, f"rescore {source.run_name}", tags, source.parent_run_id) as run:
-            stale = {k for k in source.params if k.startswith("judge.")}  # this re-score's judge, not the cell's
-            run.log_params({k: v for k, v in source.params.items() if k not in stale} | judge_params(judge))
+            # this re-score's judge and metric versions, not the cell's
+            stale = {k for k in source.params if k.startswith(("judge.", VERSION_PARAM_PREFIX))}
+            fresh = judge_params(judge) | version_params(names)
+            run.log_params({k: v for k, v in source.params.items() if k not in stale} | fresh)
             log_scored_cell(run, rescored, aggregates, out)
             new_id = run.run_id
     return new_id, aggregates

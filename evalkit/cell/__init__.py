@@ -49,7 +49,7 @@ from evalkit.cell.score import (
     transcribe_assistant_turns,
 )
 from evalkit.config.schema import RunConfig, identity_payload
-from evalkit.metrics import aggregate_cell, required_preparation
+from evalkit.metrics import aggregate_cell, required_preparation, version_params
 from evalkit.provenance import code_fingerprint
 from evalkit.records import CellResult, ConversationRecord
 from evalkit.redaction import redact
@@ -263,6 +263,7 @@ def _run_fresh(
         components = config.agent.params() | config.simulator.params() | config.voice.params()
         params = redact(axis_params(config) | components | flatten(identity_payload(config), "cfg"))
         params |= judge_params(build_cell_judge(config)) | plan.trial_params()
+        params |= version_params(config.metrics)  # which version of each metric scored this cell
         run.log_params(params)
         started = time.perf_counter()
         started_ms = time.time() * 1000.0

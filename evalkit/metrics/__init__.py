@@ -6,10 +6,12 @@ from evalkit.metrics.registry import (
     METRICS,
     MetricFn,
     get_metric,
+    metric_versions,
     register,
     required_preparation,
     resolve,
     score_conversation,
+    version_params,
 )
 
 __all__ = [
@@ -20,6 +22,7 @@ __all__ = [
     "UnknownMetricError",
     "aggregate_cell",
     "get_metric",
+    "metric_versions",
     "pass_at_1",
     "pass_at_k",
     "pass_hat_k",
@@ -27,4 +30,5 @@ __all__ = [
     "required_preparation",
     "resolve",
     "score_conversation",
+    "version_params",
 ]

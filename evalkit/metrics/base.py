@@ -58,6 +58,9 @@ class Metric:
     threshold: float | None = None  # pass iff score >= threshold (None: no pass flag, e.g. diagnostics)
     needs: frozenset[str] = field(default_factory=frozenset)  # cell-side preparation, e.g. {"assistant_asr"}
     description: str = ""
+    # Bumped whenever a change to the metric's code can change its scores; every score carries it. A change without a
+    # bump fails tests/test_metric_signatures.py (scripts/update_metric_signatures.py records the new signature).
+    version: int = 1
 
     def score(
         self,

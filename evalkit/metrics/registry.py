@@ -17,6 +17,7 @@ from evalkit.plugins import Registry, UnknownPluginError
 from evalkit.records import Conversation, MetricValue
 
 MetricFn = Callable[[Conversation], MetricValue]  # the plain scoring function a Metric wraps
+VERSION_PARAM_PREFIX = "metric_version."
 
 
 def _package_modules() -> tuple[str, ...]:
@@ -100,7 +101,10 @@ def score_conversation(
     """
     ordered = resolve(names)
     if conversation.end_reason == "error":
-        return {n: MetricValue(name=n, score=None, details={"unscored": conversation.error}) for n in ordered}
+        return {
+            n: MetricValue(name=n, score=None, details={"unscored": conversation.error}, version=METRICS[n].version)
+            for n in ordered
+        }
     out: dict[str, MetricValue] = {}
     for name in ordered:
         metric = METRICS[name]
@@ -108,7 +112,16 @@ def score_conversation(
             result = metric.score(conversation, out, judge)
         except Exception as exc:  # a metric bug must not cost the cell its other metrics and artifacts
             result = _failed(name, exc)
-        if result.name != name:
-            result = result.model_copy(update={"name": name})
-        out[name] = result
+        # every score says which version of its metric produced it (whatever the metric's function filled in)
+        out[name] = result.model_copy(update={"name": name, "version": metric.version})
     return out
+
+
+def metric_versions(names: Iterable[str]) -> dict[str, int]:
+    """Each metric of the resolved selection -> its version (logged with a cell's run as ``metric_version.<name>``)."""
+    return {name: get_metric(name).version for name in resolve(names)}
+
+
+def version_params(names: Iterable[str]) -> dict[str, str]:
+    """:func:`metric_versions` as MLflow params."""
+    return {f"{VERSION_PARAM_PREFIX}{name}": str(v) for name, v in metric_versions(names).items()}
