@@ -181,7 +181,8 @@ def test_a_cell_of_other_code_is_recomputed_unless_reuse_any(target, tmp_path, c
     caplog.clear()
     again = run_cell(config, target, tmp_path / "again")  # now a run of this very code exists
     assert again.reused and again.run_id == fresh.run_id
-    assert f"reused (same code fingerprint {code_fingerprint()})" in caplog.text
+    same = f"reused: same code fingerprint {code_fingerprint()}"
+    assert f"already finished in run {fresh.run_id} ({same}): reusing it" in caplog.text
 
     forced = run_cell(composed(*cheap, "reuse=false"), target, tmp_path / "forced")
     assert not forced.reused

@@ -168,7 +168,9 @@ REUSE_TAG = "evalkit.reuse"  # what reuse decided for the run: reused / recomput
 
 def _reuse(plan: CellPlan, target: TrackingTarget, found: FinishedCell, parent_run_id: str | None) -> CellResult:
     decision = reuse_decision(found, code_fingerprint())
-    log.info("cell %s (%s) already finished in run %s: %s", plan.key, plan.run_name, found.run_id, decision)
+    log.info(
+        "cell %s (%s) already finished in run %s (%s): reusing it", plan.key, plan.run_name, found.run_id, decision
+    )
     metrics = copy_reference(target, found.run_id)
     if parent_run_id:  # a pointer in this sweep, so the sweep's summary lists every cell it covers
         tags = cell_tags(plan, "reuse") | {"reused_from": found.run_id, REUSE_TAG: decision}
@@ -188,7 +190,7 @@ def _reuse(plan: CellPlan, target: TrackingTarget, found: FinishedCell, parent_r
 def reuse_decision(found: FinishedCell, fingerprint: str) -> str:
     """What the log and the reuse pointer say about a reused run: same code, or other code taken by reuse=any."""
     if found.fingerprint == fingerprint:
-        return f"reused (same code fingerprint {fingerprint})"
+        return f"reused: same code fingerprint {fingerprint}"
     return (
         f"reused with reuse=any: computed by code fingerprint {found.fingerprint or 'none'}, this code is {fingerprint}"
     )
