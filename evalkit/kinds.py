@@ -1,7 +1,7 @@
 """Config fields whose value is one of a registry's config classes, picked by the value's ``kind`` key.
 
-This is the discriminated union of DESIGN.md decision 9, built from the registry at validation time rather than
-written out in the schema, so a plug-in (built in, from an entry point, or a module the option names with
+This is the discriminated union of docs/architecture.md, decision 9, built from the registry at validation time
+rather than written out in the schema, so a plug-in (built in, from an entry point, or a module the option names with
 ``plugin:``) validates without editing any schema. Errors of the chosen class keep their key paths
 (``agent.asr.typo_key``); an unknown or missing kind is one error at ``<group>.kind`` listing the registered kinds.
 """
