@@ -28,7 +28,7 @@ class KindConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: str
+    kind: str  # the registered kind whose config class validates this option and builds the component
     # Left out of dumps when unset, so built-in configs (and their cell keys) carry no null plug-in entries.
     plugin: str | None = Field(
         default=None, exclude_if=lambda v: v is None, description="module imported before the kind is looked up"

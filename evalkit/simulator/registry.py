@@ -33,7 +33,7 @@ class Simulator(Protocol):
 class SimulatorConfig(KindConfig):
     """What every simulator option has: its kind, its display name, and the call limits the loop enforces."""
 
-    name: str
+    name: str  # display name: run names and the `simulator` param
     max_user_turns: int = Field(default=80, ge=1, le=200)
     max_duration_s: float = Field(default=600.0, gt=0)
     user_reaction_ms: float = Field(default=400.0, ge=0)
