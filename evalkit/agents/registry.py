@@ -14,7 +14,7 @@ Adding a kind is one module + one YAML file::
             return MyAgent(self.greeting)
 
 A third-party package declares the module in the entry-point group ``evalkit.agents`` instead of being imported
-here (README, "Plug-ins").
+here (docs/architecture.md, "Plug-ins").
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The user-simulator kinds: ``conf/simulator/<option>.yaml`` names one (``kind: scripted``) and the config class
 registered under that kind validates the option and builds one simulator per conversation.
 
-A third-party simulator registers through the entry-point group ``evalkit.simulators`` (README, "Plug-ins").
+A third-party simulator registers through the entry-point group ``evalkit.simulators`` (docs/architecture.md,
+"Plug-ins").
 """
 
 from __future__ import annotations
