@@ -1,8 +1,8 @@
 """The metric plug-in interface: one module per metric, each registering one :class:`Metric`.
 
-A metric is a pure function of a conversation record (DESIGN: metrics never import agents, simulators, speech
-engines or tracking). It declares its kind so a reader of MLflow never mistakes a deterministic stand-in for a
-judge's verdict:
+A metric is a pure function of a conversation record (docs/architecture.md, dependency rules: metrics never import
+agents, simulators, speech engines or tracking). It declares its kind so a reader of MLflow never mistakes a
+deterministic stand-in for a judge's verdict:
 
 - ``deterministic``: the paper's own definition, computed exactly (task completion, turn-taking, WER, ...);
 - ``proxy``: a documented deterministic stand-in for a metric the paper scores with an LLM judge. Its name ends in
