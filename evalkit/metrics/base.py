@@ -58,6 +58,9 @@ class Metric:
     threshold: float | None = None  # pass iff score >= threshold (None: no pass flag, e.g. diagnostics)
     needs: frozenset[str] = field(default_factory=frozenset)  # cell-side preparation, e.g. {"assistant_asr"}
     description: str = ""
+    # Direction: True when a rise is a degradation (WER, latency, overhead). The analysis colours deltas by it
+    # (improving green, degrading red), so a metric states it here instead of relying on its name.
+    lower_is_better: bool = False
 
     def score(
         self,
