@@ -80,7 +80,7 @@ def _run() -> None:
 
 def _close(done: Outcome, failed: bool = False) -> None:
     """The closing line (``evalkit: N cells: F finished, X failed, R reused``) and the exit status: 0 when every
-    cell finished or was reused, 1 when one ended FAILED or a job raised (README "Exit status")."""
+    cell finished or was reused, 1 when one ended FAILED or a job raised (docs/running.md "Exit status")."""
     if done.cells == 0 and not failed:
         return  # nothing ran: --help, --cfg, --info
     failed = failed or not done.ok

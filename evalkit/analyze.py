@@ -1,6 +1,6 @@
 """`python -m evalkit.analyze [overrides]` — robustness deltas of a sweep; see conf/analyze.yaml.
 
-An entry point: the only kind of module that imports hydra (DESIGN dependency rules).
+An entry point: the only kind of module that imports hydra (docs/architecture.md, dependency rules).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """One content-addressed on-disk cache of bytes by key, shared by the ASR's transcripts (``evalkit.speech``), the LLM
 caller's answers and a remote voice's audio (``evalkit.wire.openai_http``). It lives beside them, importing neither,
-so speech never imports wire nor wire speech (DESIGN.md dependency rules); each user owns its keys and its format.
+so speech never imports wire nor wire speech (docs/architecture.md, dependency rules); each user owns its keys and
+its format.
 
 - **Layout**: ``<dir>/<key[:2]>/<key><suffix>``, one file per entry.
 - **Atomic writes**: the bytes go to a temporary file (``.tmp-*``) in the entry's folder, then ``os.replace`` puts it

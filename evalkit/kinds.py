@@ -1,7 +1,7 @@
 """Config fields whose value is one of a registry's config classes, picked by the value's ``kind`` key.
 
-This is the discriminated union of DESIGN.md decision 9, built from the registry at validation time rather than
-written out in the schema, so a plug-in (built in, from an entry point, or a module the option names with
+This is the discriminated union of docs/architecture.md, decision 9, built from the registry at validation time
+rather than written out in the schema, so a plug-in (built in, from an entry point, or a module the option names with
 ``plugin:``) validates without editing any schema. Errors of the chosen class keep their key paths
 (``agent.asr.typo_key``); an unknown or missing kind is one error at ``<group>.kind`` listing the registered kinds.
 """
@@ -28,7 +28,7 @@ class KindConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: str
+    kind: str  # the registered kind whose config class validates this option and builds the component
     # Left out of dumps when unset, so built-in configs (and their cell keys) carry no null plug-in entries.
     plugin: str | None = Field(
         default=None, exclude_if=lambda v: v is None, description="module imported before the kind is looked up"

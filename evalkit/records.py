@@ -27,7 +27,7 @@ class ToolCall(BaseModel):
 
 
 class AppliedEffect(BaseModel):
-    """One entry of the conversation's effect timeline (DESIGN decision 3)."""
+    """One entry of the conversation's effect timeline (docs/architecture.md, decision 3)."""
 
     type: str
     participant: Role = "user"

@@ -1,5 +1,6 @@
 """``python -m evalkit.serve [--host H] [--port P] [overrides...]``: serve an evalkit agent over the Twilio Media
-Streams protocol (the reference server, DESIGN decision 12), e.g. ``python -m evalkit.serve agent=cascade_local``.
+Streams protocol (the reference server, docs/architecture.md, decision 12), e.g.
+``python -m evalkit.serve agent=cascade_local``.
 
 The overrides compose the run config exactly as ``python -m evalkit`` does; only its ``agent`` is used. Prints the
 ws:// URL to give a caller (``agent=twilio_ws agent.url=<it>``), serves many calls at once and shuts down cleanly

@@ -5,7 +5,7 @@
 #   scripts/sweep_slurm.sh cpu http://tracking-host:5000 +experiment=smoke +perturb=noise_cafe
 #
 # Needs `pip install -e ".[slurm]"` on the login node and the compute nodes (a shared checkout or environment),
-# and a shared MLflow tracking server (README "Sweeps that outgrow one machine"). Rerunning the same command
+# and a shared MLflow tracking server (docs/cluster.md). Rerunning the same command
 # resumes: finished cells are reused by their key, killed ones run again.
 set -euo pipefail
 if [ $# -lt 2 ]; then

@@ -300,3 +300,26 @@ def test_cell_tags_carry_the_twin_key_and_code_version():
     assert tags["evalkit.git_commit"].removesuffix("-dirty") == head
     clean_tags = cell_tags(plan_cell(clean), "cell")
     assert clean_tags["twin_key"] == clean_tags["cell_key"]
+
+
+def test_plot_colours_follow_the_metrics_own_direction():
+    """Issue 30 point 6: ``turn_overhead`` falling (fewer extra turns: better) was drawn red because the
+    lower-is-better word list missed it. Direction now comes from ``Metric.lower_is_better``."""
+    from matplotlib import colormaps
+    from matplotlib.colors import TwoSlopeNorm
+
+    from evalkit.analysis.plots import _cmap, higher_is_better
+    from evalkit.metrics.registry import METRICS
+
+    declared = sorted(name for name in METRICS.names() if METRICS[name].lower_is_better)
+    assert {"turn_overhead", "user_wer", "response_latency", "interruption_yield_ms"} <= set(declared)
+    assert not any(higher_is_better(name) for name in declared)
+    assert higher_is_better("task_completion") and higher_is_better("turn_efficiency")
+    assert higher_is_better("task_completion_pass")  # a pass-flag column of the conversations table
+    assert not higher_is_better("latency_response_ms_p95") and not higher_is_better("judge_failed")  # by name
+    norm = TwoSlopeNorm(0.0, -1.0, 1.0)
+    for metric, improving in (("turn_overhead", -0.5), ("task_completion", 0.5)):
+        red, green, _, _ = colormaps[_cmap(metric)](norm(improving))
+        assert green > red, (metric, red, green)  # an improvement is drawn green
+        red, green, _, _ = colormaps[_cmap(metric)](norm(-improving))
+        assert red > green, (metric, red, green)  # a degradation red

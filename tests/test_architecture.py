@@ -1,4 +1,5 @@
-"""Architecture checks (issue 12 point 6): DESIGN.md's dependency rules, no import cycles, modules of modest size.
+"""Architecture checks (issue 12 point 6): docs/architecture.md's dependency rules, no import cycles, modules of
+modest size.
 
 The dependency rules are import-linter contracts in ``pyproject.toml`` (``[tool.importlinter]``); these tests run
 them so that ``pytest`` enforces them. Every import counts, including those inside functions.

@@ -240,6 +240,39 @@ def test_a_silent_real_time_agent_is_an_infrastructure_failure() -> None:
     assert "the agent sent nothing for 0.2 s" in (outcome.error or "")
 
 
+class PoliteStreamingAgent(StreamingAgent):
+    """A streaming agent with no backchannel: it speaks only when the caller has finished."""
+
+    async def send(self, frame: Frame) -> None:
+        self.frames += not frame.fill
+
+
+def test_the_max_duration_mid_answer_ends_the_call_like_between_turns() -> None:
+    """The limit falls 0.5 s into a 4 s answer to a 2 s caller turn: the agent was conversing, so the call ends as
+    max_turns with no error (an infrastructure failure would retry it and hide the agent's result)."""
+    agent = PoliteStreamingAgent(chunks=200)
+    settings = CallSettings(frame_ms=20.0, user_reaction_ms=50.0, max_duration_s=2.6)
+    words = " ".join(["word"] * 20)  # ToneChannel: 100 ms per word
+    outcome = run(run_call(ScriptCaller([words, "more"]), agent, ToneChannel(), context(), RealClock(), settings))
+    assert outcome.end_reason == "max_turns" and outcome.error is None
+    assert [t.role for t in outcome.turns] == ["assistant", "user"]  # the cut-off answer is not a turn
+
+
+def test_an_agent_holding_the_floor_for_half_the_call_fails_it() -> None:
+    """A monologue (here a greeting that never ends) is not a conversation: at the limit it fails the call, saying
+    how long the agent held the floor."""
+
+    class Monologue(PoliteStreamingAgent):
+        async def open(self, ctx: AgentContext) -> None:
+            self.task = asyncio.ensure_future(self._stream("g", 100_000))
+
+    settings = CallSettings(frame_ms=20.0, user_reaction_ms=50.0, max_duration_s=1.0)
+    outcome = run(run_call(ScriptCaller(["hi"]), Monologue(), ToneChannel(), context(), RealClock(), settings))
+    assert outcome.end_reason == "error"
+    assert "still going at the call's max duration (1 s), after" in (outcome.error or "")
+    assert "without yielding the floor" in (outcome.error or "")
+
+
 @pytest.mark.parametrize("words", [1, 12])
 def test_text_channel_turns_last_as_long_as_their_words(words: int) -> None:
     from evalkit.call import TextChannel

@@ -56,6 +56,11 @@ def assert_sweep_logged(cwd: Path, n_conversations: int) -> dict:
         assert run.data.metrics["infrastructure_errors"] == 0
         for key in ("task_completion_pass_at_1", "user_wer_mean", "key_entity_accuracy_mean"):
             assert key in run.data.metrics
+        # latency percentiles (docs/latency.md): the reference agent times its STT, LLM and TTS stages
+        m = run.data.metrics
+        for what in ("response", "stt", "llm", "tts", "agent_compute"):
+            p50, p95, p99 = (m[f"latency_{what}_ms_p{q}"] for q in (50, 95, 99))
+            assert 0.0 <= p50 <= p95 <= p99 and m[f"latency_{what}_n"] >= n_conversations, what
         top = {a.path for a in client.list_artifacts(run.info.run_id)}
         assert {"config.yaml", "seeds.json", "records", "audio", "conversations_table.json"} <= top
         audio = client.list_artifacts(run.info.run_id, "audio")
@@ -80,6 +85,16 @@ def test_small_sweep_logs_both_cells_and_noise_hurts_hearing(tmp_path):
     clean, noisy = cells["clean"].data.metrics, cells["noise_cafe"].data.metrics
     assert noisy["user_wer_mean"] > clean["user_wer_mean"]
     assert cells["noise_cafe"].data.params["snr_db"] == "0.0"
+
+    # The CI gate reads the real sweep: a bound the cells meet holds (exit 0), one they cannot meet fails (exit 1)
+    gate = [sys.executable, "-m", "evalkit.gate", "--tracking-uri", f"sqlite:///{tmp_path / 'mlflow.db'}"]
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"} | {"PYTHONPATH": str(REPO)}
+    held = subprocess.run([*gate, "latency_response_ms_p95>=0", "delta:user_wer_mean<=5"], env=env,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert held.returncode == 0 and "3/3 checks held" in held.stdout, held.stdout + held.stderr[-2000:]
+    failed = subprocess.run([*gate, "delta:user_wer_mean<=0"], env=env, capture_output=True, text=True,
+                            timeout=300)  # fmt: skip
+    assert failed.returncode == 1 and "FAIL delta:user_wer_mean<=0: airline|" in failed.stdout, failed.stdout
 
     # The same sweep again reuses both cells (same config hash): no conversation is re-run.
     again = run_evalkit(tmp_path, *SMALL_SWEEP)

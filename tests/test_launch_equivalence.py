@@ -39,7 +39,7 @@ def _seeds_and_metrics(cwd: Path) -> dict[str, tuple[dict, dict]]:
         # measured from the clock: wall times, and simulated_audio_s, a sum of (end - start) over turns whose start
         # moves with the measured compute time (equal durations, different float rounding); the agent's stage times
         timing = ("wall_s", "audio_s_per_wall_s", "assistant_asr_s", "simulated_audio_s", *compare.TIMING_METRICS)
-        timing += ("agent_stt_ms", "agent_llm_ms", "agent_tts_ms", "trace_log_s")
+        timing += ("agent_stt_ms", "agent_llm_ms", "agent_tts_ms", "trace_log_s", "latency_")  # latency percentiles
         kept = {k: v for k, v in metrics.items() if not k.startswith(timing)}
         out[name] = (json.loads(Path(local).read_text()), kept)
     return out

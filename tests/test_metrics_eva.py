@@ -6,6 +6,7 @@ import copy
 import json
 import math
 
+import numpy as np
 import pytest
 
 from evalkit.config.schema import ConfigError, validate_config
@@ -15,7 +16,7 @@ from evalkit.metrics.composites import combine
 from evalkit.metrics.conciseness import conciseness_proxy
 from evalkit.metrics.critical_fields import critical_field_accuracy
 from evalkit.metrics.faithfulness import faithfulness_proxy
-from evalkit.metrics.latency import response_latency
+from evalkit.metrics.latency import latency_percentiles, response_latency
 from evalkit.metrics.progression import conversation_progression_proxy
 from evalkit.metrics.registry import register
 from evalkit.metrics.speakability import speakability_proxy
@@ -273,6 +274,40 @@ def test_response_latency_splits_tool_turns():
     metric = response_latency(conv(turns))
     assert metric.score == pytest.approx(2.0)
     assert metric.details["submetrics"] == {"with_tools": pytest.approx(3.0), "without_tools": pytest.approx(1.0)}
+
+
+def test_latency_percentiles_hand_computed():
+    """Issue 30 point 3: p50/p95/p99 over every answered turn of the cell (two conversations pooled), and of the
+    stages the agent reported; a stage it did not report is absent, never 0."""
+
+    def call_with(latencies_ms, scenario):
+        turns, t = [seg(0, "assistant", 0, 500)], 500.0
+        for i, ms in enumerate(latencies_ms):
+            turns.append(seg(2 * i + 1, "user", t + 100, t + 1100))
+            start = t + 1100 + ms
+            calls = [call("get_reservation", {}, {"status": "success"}, start - 10)] if i == 0 else []
+            agent = seg(2 * i + 2, "assistant", start, start + 400, calls=calls)
+            agent.compute_ms, agent.llm_ms = ms - 50, (ms - 50) / 2  # STT and TTS not reported
+            turns.append(agent)
+            t = start + 400
+        return ConversationRecord(conversation=conv(turns, scenario=scenario), metrics={})
+
+    records = [call_with([100, 200, 300, 400, 500], "S1"), call_with([600, 700, 800, 900, 1000], "S2")]
+    out = latency_percentiles(records)
+    # 100..1000 ms in steps of 100, linear interpolation: p50 = 550, p95 = 955, p99 = 991
+    assert [out[f"latency_response_ms_p{q}"] for q in (50, 95, 99)] == pytest.approx([550.0, 955.0, 991.0])
+    assert out["latency_response_n"] == 10
+    # tool turns: the first answer of each call (100 and 600 ms); the other eight without
+    assert out["latency_response_tool_turns_ms_p50"] == pytest.approx(350.0)
+    assert out["latency_response_tool_turns_n"] == 2 and out["latency_response_no_tool_turns_n"] == 8
+    assert out["latency_llm_ms_p50"] == pytest.approx(250.0) and out["latency_agent_compute_ms_p99"] == pytest.approx(
+        np.percentile([ms - 50 for ms in range(100, 1001, 100)], 99)
+    )
+    # tool work: compute minus the reported stages, on the two tool turns (25 and 275 ms)
+    assert out["latency_tools_ms_p50"] == pytest.approx(150.0) and out["latency_tools_n"] == 2
+    assert not any(k.startswith(("latency_stt", "latency_tts")) for k in out)  # not reported: not invented
+    assert latency_percentiles([]) == {}
+    assert aggregate_cell(records)["latency_response_ms_p95"] == pytest.approx(955.0)  # logged with the aggregates
 
 
 # --- composites, registry, failures -------------------------------------------------------------------------------

@@ -390,9 +390,11 @@ def test_a_realtime_cell_completes_the_task_with_tool_calls_run_in_the_harness(t
         f"mean {np.mean(waits):.0f} ms (min {min(waits):.0f}, max {max(waits):.0f}); server start -> first audio "
         f"mean {np.mean(first_audio[1:]):.0f} ms; call {turns[-1]['end_ms'] / 1000:.0f} s"
     )
-    # server VAD waits for 500 ms of the line's silence first; it counts from the end of the speech inside the caller's
-    # audio, which is up to ~100 ms before the turn's end (eSpeak's trailing silence varies with the utterance)
-    assert all(w > 400.0 for w in waits) and np.mean(waits) > 450.0
+    # server VAD waits for 500 ms of the line's silence first; it counts from the last frame above its -30 dBFS speech
+    # threshold, which can be ~150 ms before the turn's end (eSpeak's trailing silence and soft word endings vary with
+    # the utterance; measured min 358 ms over 18 turns). An agent answering on the caller's speech itself, without the
+    # VAD's wait, would sit near 0-150 ms.
+    assert all(w > 300.0 for w in waits) and np.mean(waits) > 450.0
 
 
 PLANTED = "sk-planted-Realtime-Key-5b27c0"

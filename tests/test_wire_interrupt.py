@@ -249,7 +249,8 @@ def test_a_scenario_with_interruptions_through_the_wire_to_the_served_cascade(tm
         assert line.startswith("evalkit.serve: agent cascade_local on ws://127.0.0.1:"), line
         config = validate_config(
             composed(
-                "agent=twilio_ws", f"agent.url={line.split(' on ')[1].strip()}", "agent.max_duration_s=15",
+                "agent=twilio_ws", f"agent.url={line.split(' on ')[1].strip()}", "agent.max_duration_s=20",
+                "validation.enabled=false",  # the call ends at its limit (max_turns) on purpose: no reruns
                 "domain.scenarios=[AL-005]", "trials=1", "progress=false", "persona.variation.enabled=false",
                 "+interrupt=impatient", "interrupt.probability=1.0", "interrupt.max_per_call=1",
                 "metrics=[interruption_recovery,interruption_yield_ms,turn_taking]",
@@ -265,7 +266,9 @@ def test_a_scenario_with_interruptions_through_the_wire_to_the_served_cascade(tm
     cut, interjection = conversation.turns[i], conversation.turns[i + 1]
     assert effect.params["measured"] == "wire" and effect.params["yielded"] is True
     assert interjection.role == "user" and interjection.start_ms == pytest.approx(effect.start_ms)
-    assert cut.start_ms < effect.start_ms < effect.end_ms and 0.0 <= effect.params["yield_ms"] < 500.0
+    # the cut falls at a word boundary; on a busy machine the server's next clause may not have arrived yet there,
+    # so the agent can already be silent at the onset (yield 0 ms): the turn was not over, its text was undelivered
+    assert cut.start_ms < effect.start_ms <= effect.end_ms and 0.0 <= effect.params["yield_ms"] < 500.0
     assert cut.intended_text.startswith(effect.params["delivered"]) and effect.params["undelivered"]
     recovery = next(t for t in conversation.turns[i + 2 :] if t.role == "assistant")
     assert recovery.intended_text == last_sentence(cut.intended_text)  # the server's agent knew it was cut
@@ -273,7 +276,10 @@ def test_a_scenario_with_interruptions_through_the_wire_to_the_served_cascade(tm
     assert record.metrics["interruption_yield_ms"].score == pytest.approx(effect.params["yield_ms"])
     # EVA-Bench's turn-taking yield score reads the measured stop: the interjection interrupted the agent
     yields = [r["yield_ms"] for r in record.metrics["turn_taking"].details["turns"] if "yield_ms" in r]
-    assert yields and yields[0] == pytest.approx(effect.params["yield_ms"])
+    if effect.params["yield_ms"] > 0.0:
+        assert yields and yields[0] == pytest.approx(effect.params["yield_ms"])
+    else:  # the onset fell in a pause of the agent's audio (a comma): no overlap, nothing to yield
+        assert yields == []
     print(f"served cascade over twilio_ws: caller onset -> agent silence {effect.params['yield_ms']:.0f} ms")
 
 

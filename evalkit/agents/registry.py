@@ -14,7 +14,7 @@ Adding a kind is one module + one YAML file::
             return MyAgent(self.greeting)
 
 A third-party package declares the module in the entry-point group ``evalkit.agents`` instead of being imported
-here (README, "Plug-ins").
+here (docs/architecture.md, "Plug-ins").
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ class AgentConfig(KindConfig):
     """What every agent option has: its kind, its display name (run names, the ``agent`` param) and its
     architecture (the judge prompts treat cascade, hybrid and speech-to-speech agents differently)."""
 
-    name: str
+    name: str  # display name: run names and the `agent` param (the analysis and the arena tell agents apart by it)
+    # what the agent is: cascade (ASR -> LLM -> TTS), hybrid (audio-in LLM -> TTS) or s2s; the judge prompts differ
     architecture: Literal["cascade", "hybrid", "s2s"] = "cascade"
     # a wire agent that streams in real time (its calls run on a real clock, several at once with ``concurrency``);
     # False: an in-process turn-based agent on a virtual clock, one conversation at a time

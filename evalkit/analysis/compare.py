@@ -134,7 +134,8 @@ def _metric_names(cells: Sequence[CellData], wanted: Sequence[str] | None, gaps:
     return [m for m in wanted if m in found]
 
 
-def _pairs(cells: Sequence[CellData], gaps: list[str]) -> list[tuple[CellData, CellData]]:
+def twin_pairs(cells: Sequence[CellData], gaps: list[str]) -> list[tuple[CellData, CellData]]:
+    """(perturbed cell, its clean twin) for every perturbed cell whose twin is among ``cells``; the rest in gaps."""
     by_key = {c.cell_key: c for c in cells}
     pairs = []
     for cell in cells:
@@ -165,7 +166,7 @@ def compare(cells: Sequence[CellData], settings: Settings | None = None) -> Anal
     settings = settings or Settings()
     out = Analysis()
     out.metrics = _metric_names(cells, settings.metrics, out.gaps)
-    pairs = _pairs(cells, out.gaps)
+    pairs = twin_pairs(cells, out.gaps)
     rows: list[DeltaRow] = []
     row_deltas: list[tuple[list[str], np.ndarray]] = []  # per row: its scenarios and δ values (for pooling)
     labels_seen: dict[tuple[str, str], int] = defaultdict(int)

@@ -15,11 +15,20 @@ from matplotlib.colors import TwoSlopeNorm
 
 from evalkit.analysis.compare import DeltaRow, PassRow
 
-LOWER_IS_BETTER = ("wer", "error", "latency", "unscored")  # metric names where a positive δ is a degradation
+# For names no registered metric declares (a plug-in's column, an aggregate): words where a positive δ degrades.
+LOWER_IS_BETTER = ("wer", "error", "latency", "unscored", "failed", "overhead", "_ms")
 PASS_LABELS = ("pass@1", "pass@k", "pass^k")
 
 
 def higher_is_better(metric: str) -> bool:
+    """The metric's own direction (``Metric.lower_is_better``) when it is registered; a ``<metric>_pass`` column
+    is a pass flag (higher is better); anything else by the words of its name."""
+    from evalkit.metrics.registry import METRICS
+
+    if metric in METRICS:
+        return not METRICS[metric].lower_is_better
+    if metric.endswith("_pass") and metric.removesuffix("_pass") in METRICS:
+        return True
     return not any(word in metric.lower() for word in LOWER_IS_BETTER)
 
 

@@ -1,6 +1,6 @@
-"""`python -m evalkit.arena [overrides]` — agents head to head by a judge; see conf/arena.yaml and README "Arena".
+"""`python -m evalkit.arena [overrides]` — agents head to head by a judge; see conf/arena.yaml and docs/analysis.md "Arena".
 
-An entry point: the only kind of module that imports hydra (DESIGN dependency rules).
+An entry point: the only kind of module that imports hydra (docs/architecture.md, dependency rules).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A conversation is a call: two parties exchange audio (or text) frames on a clock, with turn boundaries,
-barge-in and hang-up as events (DESIGN decision 10). One loop serves every agent and channel:
+barge-in and hang-up as events (docs/architecture.md, decision 10). One loop serves every agent and channel:
 
 - ``clock``: virtual (faster than real time) or real;
 - ``events``: caller frames, agent speech chunks and turn ends;

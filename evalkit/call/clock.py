@@ -2,7 +2,7 @@
 it only through this interface, so one loop serves both:
 
 - ``VirtualClock``: simulated time. ``advance_to`` jumps instantly, so an in-process conversation runs much faster
-  than real time while every timestamp stays what it would be on a real call (DESIGN decision 7).
+  than real time while every timestamp stays what it would be on a real call (docs/architecture.md, decision 7).
 - ``RealClock``: wall time since the call started; ``advance_to`` sleeps until then. For agents that stream in real
   time over a wire.
 """

@@ -27,7 +27,7 @@ from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd
 from evalkit.call.interrupt import Cut, Interrupter
 from evalkit.call.line import CallerLine, rate_of
 from evalkit.call.live import ONSET, AudioCutPlanner, PlannedCut, WireCutter, cut_live
-from evalkit.call.session import AgentSession, AgentTimeout, never_spoke, past_max_duration
+from evalkit.call.session import AgentSession, AgentTimeout, CallOver, at_max_duration, never_spoke
 from evalkit.domains.base import ToolRegistry
 from evalkit.records import AppliedEffect, AudioClip, Turn
 from evalkit.redaction import redact_text
@@ -147,7 +147,7 @@ class Call:
             return await asyncio.wait_for(self.session.receive(), max(0.0, left_s) if overrun else timeout)
         except TimeoutError:
             if overrun:
-                raise AgentTimeout(past_max_duration(self.settings.max_duration_s)) from None
+                raise at_max_duration(self.settings.max_duration_s, self.clock.now_ms, start_ms) from None
             if not barge_in:
                 raise AgentTimeout(f"{NOTHING_SENT} for {timeout:.1f} s") from None
             await self.session.interrupt()
@@ -486,6 +486,8 @@ async def run_call(
                 end_reason = "max_turns"
                 break
             utterance = await _off_loop(clock, caller.respond, agent_said)
+    except CallOver:  # the limit came mid-answer: the turns so far are the call
+        end_reason = "max_turns"
     except Exception as exc:  # an infrastructure failure is recorded, never scored as an agent failure
         end_reason = "error"
         # the reason reaches the record, the run's failure tag and the log: a URL or header in it is redacted here

@@ -29,9 +29,22 @@ class AgentTimeout(RuntimeError):
     """The agent did not answer within its timeout: the call ends as an infrastructure failure."""
 
 
-def past_max_duration(max_duration_s: float) -> str:
-    """Why a real-time call failed whose agent was still mid-turn when the call's max duration came."""
-    return f"the agent's turn was still going at the call's max duration ({max_duration_s:g} s)"
+class CallOver(Exception):  # a call's ending, not an error
+    """The call reached its max duration while the agent was answering: it ends there as ``max_turns``, as it does
+    when the limit comes between turns (the agent was conversing; nothing failed)."""
+
+
+def at_max_duration(max_duration_s: float, now_ms: float, turn_start_ms: float | None) -> Exception:
+    """What ends a real-time call whose max duration came while the agent was answering. An agent answering was
+    conversing: the call ends at its length (``CallOver``), as between turns. One that has held the floor for half
+    the call or more was not (a monologue, or a stream the turn detector cannot split): it fails the call."""
+    held_s = (now_ms - turn_start_ms) / 1000.0 if turn_start_ms is not None else 0.0
+    if held_s < max_duration_s / 2.0:
+        return CallOver()
+    return AgentTimeout(
+        f"the agent's turn was still going at the call's max duration ({max_duration_s:g} s), "
+        f"after {held_s:.1f} s without yielding the floor"
+    )
 
 
 class AgentSession(Protocol):

@@ -1,1 +1,1 @@
-"""Entry points: the only modules that import hydra (DESIGN dependency rules)."""
+"""Entry points: the only modules that import hydra (docs/architecture.md, dependency rules)."""

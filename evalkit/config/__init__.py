@@ -1,4 +1,4 @@
-"""Validated run configuration: Hydra composes, pydantic validates (DESIGN decision 1)."""
+"""Validated run configuration: Hydra composes, pydantic validates (docs/architecture.md, decision 1)."""
 
 from evalkit.config.schema import ConfigError, RunConfig, cell_key, validate_config
 

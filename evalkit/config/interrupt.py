@@ -32,8 +32,8 @@ class InterruptConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str
-    type: InterruptType
+    name: str  # the option's display name (the `interrupt` param)
+    type: InterruptType  # IHBench's interruption type: what the caller says when it cuts in and how the agent recovers
     overlap_s: tuple[float, float] = Field(description="the overlap is drawn uniformly from this range (seconds)")
     probability: float = Field(
         default=IHBENCH_SHARE_OF_AGENT_TURNS, ge=0.0, le=1.0, description="chance an eligible agent turn is cut"

@@ -58,9 +58,9 @@ class PersonaBoundsConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    rate_wpm: tuple[int, int] = ESPEAK_RATE_WPM
-    pitch: tuple[int, int] = ESPEAK_PITCH
-    reaction_ms: tuple[float, float] = (0.0, 10_000.0)
+    rate_wpm: tuple[int, int] = ESPEAK_RATE_WPM  # [low, high] words per minute every drawn rate must stay in
+    pitch: tuple[int, int] = ESPEAK_PITCH  # [low, high] eSpeak pitch every drawn pitch must stay in
+    reaction_ms: tuple[float, float] = (0.0, 10_000.0)  # [low, high] ms every drawn reaction time must stay in
 
     @model_validator(mode="after")
     def _ordered_and_possible(self) -> PersonaBoundsConfig:

@@ -32,17 +32,17 @@ class JudgeConfig(BaseJudgeConfig):
     api_key_env: str | None = Field(
         default="OPENAI_API_KEY", description="environment variable holding the key; null for keyless local servers"
     )
-    timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    timeout_s: float = Field(default=120.0, gt=0, le=3600)  # seconds per judge request
     max_retries: int = Field(default=4, ge=0, le=20, description="extra attempts on 429/5xx/connection errors")
     backoff_base_s: float = Field(default=1.0, ge=0, le=60, description="first retry delay; doubles per attempt")
-    backoff_max_s: float = Field(default=30.0, ge=0, le=600)
+    backoff_max_s: float = Field(default=30.0, ge=0, le=600)  # the longest wait between two retries
     jitter: bool = Field(default=True, description="scale each delay by a seeded uniform(0.5, 1) draw")
     seed: int = Field(default=0, ge=0, description="seed of the jitter rng (so a sweep's retry timing is replayable)")
     invalid_output_retries: int = Field(
         default=1, ge=0, le=10, description="extra attempts when the answer is not valid JSON for the schema"
     )
-    temperature: float = Field(default=0.0, ge=0, le=2)
-    max_tokens: int | None = Field(default=4096, ge=1)
+    temperature: float = Field(default=0.0, ge=0, le=2)  # sampling temperature sent to the judge (0: greedy)
+    max_tokens: int | None = Field(default=4096, ge=1)  # the answer's length limit sent to the judge (null: none)
     json_mode: bool = Field(default=True, description='send response_format {"type": "json_object"}')
     cache_dir: str | None = Field(default=".evalkit_cache/judges", description="null disables the cache")
 

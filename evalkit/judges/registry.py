@@ -1,8 +1,9 @@
 """The judge kinds: ``conf/judge/<option>.yaml`` names one (``kind: none``, ``kind: openai_compatible``) and the
 config class registered under that kind validates the option and builds the judge (None: no judge, offline).
 
-A third-party judge registers through the entry-point group ``evalkit.judges`` (README, "Plug-ins"); what it builds
-answers ``evaluate(metric, conversation, context)`` and ``describe()`` like ``evalkit.judges.judge.Judge``.
+A third-party judge registers through the entry-point group ``evalkit.judges`` (docs/architecture.md, "Plug-ins");
+what it builds answers ``evaluate(metric, conversation, context)`` and ``describe()`` like
+``evalkit.judges.judge.Judge``.
 """
 
 from __future__ import annotations

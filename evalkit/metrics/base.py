@@ -1,8 +1,8 @@
 """The metric plug-in interface: one module per metric, each registering one :class:`Metric`.
 
-A metric is a pure function of a conversation record (DESIGN: metrics never import agents, simulators, speech
-engines or tracking). It declares its kind so a reader of MLflow never mistakes a deterministic stand-in for a
-judge's verdict:
+A metric is a pure function of a conversation record (docs/architecture.md, dependency rules: metrics never import
+agents, simulators, speech engines or tracking). It declares its kind so a reader of MLflow never mistakes a
+deterministic stand-in for a judge's verdict:
 
 - ``deterministic``: the paper's own definition, computed exactly (task completion, turn-taking, WER, ...);
 - ``proxy``: a documented deterministic stand-in for a metric the paper scores with an LLM judge. Its name ends in
@@ -58,6 +58,9 @@ class Metric:
     threshold: float | None = None  # pass iff score >= threshold (None: no pass flag, e.g. diagnostics)
     needs: frozenset[str] = field(default_factory=frozenset)  # cell-side preparation, e.g. {"assistant_asr"}
     description: str = ""
+    # Direction: True when a rise is a degradation (WER, latency, overhead). The analysis colours deltas by it
+    # (improving green, degrading red), so a metric states it here instead of relying on its name.
+    lower_is_better: bool = False
     # Bumped whenever a change to the metric's code can change its scores; every score carries it. A change without a
     # bump fails tests/test_metric_signatures.py (scripts/update_metric_signatures.py records the new signature).
     version: int = 1

@@ -70,6 +70,7 @@ METRICS = (
         source="EVA-Bench App. E.6 (STT WER via jiwer)",
         inputs=("turns[user].intended_text", "turns[user].heard_text"),
         fn=user_wer,
+        lower_is_better=True,
     ),
     Metric(
         name="key_entity_accuracy",

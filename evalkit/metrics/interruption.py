@@ -232,6 +232,7 @@ METRICS = (
         inputs=("turns.effects",),
         fn=yield_ms,
         description="mean time the agent kept talking after the caller cut in (ms)",
+        lower_is_better=True,
     ),
     Metric(
         name="interruption_no_redelivery",

@@ -193,6 +193,7 @@ METRICS = (
         ),
         fn=_turn_metric("turn_overhead", turn_overhead_from, None),
         requires=("task_completion",),
+        lower_is_better=True,  # extra turns over the reference path
     ),
     Metric(
         name="arga",

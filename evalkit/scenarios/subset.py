@@ -14,7 +14,7 @@ import random
 
 from evalkit.scenarios.store import load_scenarios
 
-SUBSET_SEED = 20260416  # documented in README ("The paper's protocol"); change it and the subset changes
+SUBSET_SEED = 20260416  # documented in docs/analysis.md ("The paper's protocol"); change it and the subset changes
 SUBSET_SIZE = 30  # per domain (EVA-Bench §4.1)
 
 

@@ -1,7 +1,8 @@
 """The user-simulator kinds: ``conf/simulator/<option>.yaml`` names one (``kind: scripted``) and the config class
 registered under that kind validates the option and builds one simulator per conversation.
 
-A third-party simulator registers through the entry-point group ``evalkit.simulators`` (README, "Plug-ins").
+A third-party simulator registers through the entry-point group ``evalkit.simulators`` (docs/architecture.md,
+"Plug-ins").
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class Simulator(Protocol):
 class SimulatorConfig(KindConfig):
     """What every simulator option has: its kind, its display name, and the call limits the loop enforces."""
 
-    name: str
+    name: str  # display name: run names and the `simulator` param
     max_user_turns: int = Field(default=80, ge=1, le=200)
     max_duration_s: float = Field(default=600.0, gt=0)
     user_reaction_ms: float = Field(default=400.0, ge=0)

@@ -17,9 +17,9 @@ __all__ = ["EspeakTtsConfig", "EspeakVoiceConfig", "SpeakerConfig"]
 @TTS_ENGINES.register("espeak")
 class EspeakTtsConfig(TtsConfig):
     kind: Literal["espeak"] = "espeak"
-    voice: str = "en-us"
-    rate_wpm: int = Field(default=175, ge=80, le=450)
-    pitch: int = Field(default=50, ge=0, le=99)
+    voice: str = "en-us"  # eSpeak NG voice, optionally +variant (en-us+m3)
+    rate_wpm: int = Field(default=175, ge=80, le=450)  # speaking rate, words per minute
+    pitch: int = Field(default=50, ge=0, le=99)  # eSpeak pitch, 0-99
 
     def build(self) -> EspeakTTS:
         return EspeakTTS(self.voice, rate_wpm=self.rate_wpm, pitch=self.pitch)
@@ -31,10 +31,10 @@ class EspeakTtsConfig(TtsConfig):
 class SpeakerConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    id: str
+    id: str  # the speaker's name in records and params (female, male, ...)
     gender: Literal["female", "male"] | None = Field(default=None, description="null: speaks for any caller")
     espeak_voice: str = Field(description="eSpeak NG voice, optionally +variant (en-us+f3)")
-    pitch: int = Field(default=50, ge=0, le=99)
+    pitch: int = Field(default=50, ge=0, le=99)  # eSpeak pitch of this speaker, 0-99
     rate_wpm: int | None = Field(default=None, ge=80, le=450, description="null: the voice's rate_wpm")
 
 
@@ -47,8 +47,8 @@ class EspeakVoiceConfig(VoiceConfig):
     method: Literal["text", "phonemes"] = Field(
         default="text", description="text: eSpeak reads the English text; phonemes: evalkit.speech.accents map"
     )
-    rate_wpm: int = Field(default=175, ge=80, le=450)
-    speakers: list[SpeakerConfig] = Field(min_length=1)
+    rate_wpm: int = Field(default=175, ge=80, le=450)  # the voice's speaking rate, words per minute
+    speakers: list[SpeakerConfig] = Field(min_length=1)  # the speaker pool; `assignment` picks one per scenario
     assignment: Literal["gender", "hash"] = Field(
         default="gender", description="gender: the scenario persona's gender picks the speaker; hash: scenario id"
     )

@@ -47,8 +47,8 @@ class VoiceConfig(KindConfig):
     """The caller's voice for a cell. ``name`` is the option's display name; ``accent`` is the accent axis (a
     perturbation of the caller, EVA-Bench App. G.1): ``none`` for an unaccented voice."""
 
-    name: str
-    accent: str = "none"
+    name: str  # display name: run names and the `voice` param (the twin rule reads accent_* / <engine>_accent_*)
+    accent: str = "none"  # the accent axis (EVA-Bench App. G.1): none for an unaccented voice
 
     def build(self, persona: Any) -> Callable[[str], tuple[np.ndarray, int]]:
         """The caller voice: callable on text; ``for_scenario(scenario)`` (optional) picks a scenario's speaker

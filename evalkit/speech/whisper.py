@@ -18,11 +18,12 @@ __all__ = ["FasterWhisperConfig"]
 class FasterWhisperConfig(AsrConfig):
     kind: Literal["faster_whisper"] = "faster_whisper"
     model: str = "bundled:tiny.en"
+    # CTranslate2 compute type of the Whisper weights (int8: the fastest on CPU)
     compute_type: Literal["int8", "int8_float32", "float32", "float16", "int16"] = "int8"
     # "auto": the usable cores divided among the processes decoding at once (evalkit.speech.cores); a number pins
     # it. Not part of the cell key (NON_IDENTITY_KEYS): the transcripts do not depend on it.
     cpu_threads: Annotated[int, Field(ge=1, le=64)] | Literal["auto"] = AUTO
-    beam_size: int = Field(default=1, ge=1, le=10)
+    beam_size: int = Field(default=1, ge=1, le=10)  # beam search width (1: greedy decoding)
     max_new_tokens: int = Field(default=96, ge=8, le=440)
     temperature: float = Field(
         default=0.0, ge=0.0, le=2.0, description="0: greedy; > 0: each turn's transcript drawn, seeded per turn"

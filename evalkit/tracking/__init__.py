@@ -1,4 +1,4 @@
-"""MLflow tracking: the only package that imports mlflow (DESIGN dependency rules)."""
+"""MLflow tracking: the only package that imports mlflow (docs/architecture.md, dependency rules)."""
 
 from evalkit.tracking.progress import SweepProgress, log_sweep_progress, set_sweep_total, sweep_progress
 from evalkit.tracking.store import (

@@ -38,7 +38,7 @@ class SttSettings(EndpointSettings):
 class LlmSettings(EndpointSettings):
     """``POST {base_url}/chat/completions`` with the domain's tools."""
 
-    temperature: float = Field(default=0.0, ge=0, le=2)
+    temperature: float = Field(default=0.0, ge=0, le=2)  # sampling temperature sent with each chat request
     # named max_length, not max_tokens: config keys holding "token" are dropped from a cell's identity as secrets
     max_length: int | None = Field(default=512, ge=1, description="sent as max_tokens; null: the server's default")
     seed: int | None = Field(default=None, description="sent as seed where the server supports it")
@@ -53,10 +53,10 @@ class LlmSettings(EndpointSettings):
 class TtsSettings(EndpointSettings):
     """``POST {base_url}/audio/speech``."""
 
-    voice: str = Field(default="alloy", min_length=1)
+    voice: str = Field(default="alloy", min_length=1)  # the server's voice name (alloy, coral, af_heart, ...)
     response_format: Literal["wav", "pcm"] = Field(default="wav", description="pcm: raw 16-bit little-endian mono")
     pcm_sample_rate: int = Field(default=24_000, ge=8_000, le=96_000, description="the rate of pcm answers")
-    speed: float | None = Field(default=None, ge=0.25, le=4.0)
+    speed: float | None = Field(default=None, ge=0.25, le=4.0)  # sent as speed; null: not sent (the voice's own)
 
 
 class _OpenAIAgentConfig(AgentConfig):

@@ -31,7 +31,7 @@ class EndpointSettings(BaseModel):
     api_key_env: str | None = Field(
         default="OPENAI_API_KEY", description="environment variable holding the key; null for a keyless server"
     )
-    timeout_s: float = Field(default=60.0, gt=0, le=3600)
+    timeout_s: float = Field(default=60.0, gt=0, le=3600)  # seconds per HTTP request before it counts as failed
 
     @field_validator("base_url")
     @classmethod
@@ -66,10 +66,10 @@ class RetrySettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    max_retries: int = Field(default=4, ge=0, le=20)
-    backoff_base_s: float = Field(default=1.0, ge=0, le=60)
-    backoff_max_s: float = Field(default=30.0, ge=0, le=600)
-    jitter: bool = True
+    max_retries: int = Field(default=4, ge=0, le=20)  # retries of a failed request before it is a failure
+    backoff_base_s: float = Field(default=1.0, ge=0, le=60)  # first wait before a retry; doubles each time
+    backoff_max_s: float = Field(default=30.0, ge=0, le=600)  # the longest wait between two retries
+    jitter: bool = True  # scale each wait by a seeded uniform(0.5, 1) draw
     seed: int = Field(default=0, ge=0, description="seed of the jitter rng")
 
     def policy(self) -> RetryPolicy:

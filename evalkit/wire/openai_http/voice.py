@@ -47,7 +47,7 @@ class RemoteSpeakerConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str
+    id: str  # the speaker's name in records and params
     gender: Literal["female", "male"] | None = Field(default=None, description="null: speaks for any caller")
     voice: str = Field(min_length=1, description="the server's voice name (alloy, coral, af_heart, ...)")
     persona: str | None = Field(default=None, description="a behavioural persona this row is for; null: the others")

@@ -39,17 +39,17 @@ class OpenAIRealtimeConfig(AgentConfig):
     NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("connect_timeout_s", "response_timeout_s", "max_message_bytes")
     realtime: ClassVar[bool] = True  # a wire agent: evalkit.serve refuses to serve it as an in-process one
 
-    url: str = "wss://api.openai.com/v1/realtime"
+    url: str = "wss://api.openai.com/v1/realtime"  # the Realtime WebSocket endpoint (ws:// for a local server)
     model: str | None = Field(default="gpt-realtime-1.5", description="sent as ?model= (null: no model in the URL)")
-    voice: str = Field(default="marin", min_length=1)
+    voice: str = Field(default="marin", min_length=1)  # the model's output voice, sent in session.update
     api_key_env: str | None = Field(default="OPENAI_API_KEY", description="null for a keyless local server")
     api: Api = "ga"  # ga: OpenAI's current interface; beta: the preview one (OpenAI-Beta: realtime=v1)
     audio_format: AudioFormat = "pcm16"  # pcm16 (24 kHz) or g711_ulaw (8 kHz), both directions
     turn_detection: TurnDetection = "server_vad"  # the server finds the caller's turns; none: the caller commits
     # server_vad's settings; null: the server's defaults (EVA-Bench App. B ran OpenAI's defaults)
     vad_threshold: float | None = Field(default=None, ge=0, le=1)
-    vad_prefix_padding_ms: int | None = Field(default=None, ge=0)
-    vad_silence_duration_ms: int | None = Field(default=None, ge=0)
+    vad_prefix_padding_ms: int | None = Field(default=None, ge=0)  # audio kept before detected speech (null: server's)
+    vad_silence_duration_ms: int | None = Field(default=None, ge=0)  # silence that ends a caller turn (null: server's)
     # a transcription model for what the agent heard (e.g. whisper-1, gpt-4o-mini-transcribe); null: heard unscored
     input_transcription_model: str | None = None
     greeting: str | None = Field(default=None, description="what the model is told to say first; null: the domain's")
@@ -61,7 +61,7 @@ class OpenAIRealtimeConfig(AgentConfig):
     connect_timeout_s: float = Field(default=10.0, gt=0)  # connecting, and the session.updated answer
     response_timeout_s: float = Field(default=30.0, gt=0)  # no agent event for this long: infrastructure failure
     max_duration_s: float = Field(default=600.0, gt=0)  # EVA-Bench Table 7
-    max_message_bytes: int = Field(default=1 << 24, ge=1024)
+    max_message_bytes: int = Field(default=1 << 24, ge=1024)  # a larger event ends the call (infrastructure failure)
 
     @field_validator("url")
     @classmethod

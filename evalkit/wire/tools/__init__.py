@@ -1,4 +1,4 @@
-"""Harness-owned tools for agents over a wire (issue 13 point 3, DESIGN decision 11).
+"""Harness-owned tools for agents over a wire (issue 13 point 3, docs/architecture.md, decision 11).
 
 Whatever the agent is, the scenario DB lives in evalkit: each call's tools are served by this process's tool server
 (``server``: JSON HTTP in OpenAI's function-call shape and MCP over streamable HTTP, scoped by the call's session

@@ -35,14 +35,14 @@ __all__ = ["TwilioWsAgent", "TwilioWsConfig"]
 class TwilioWsConfig(AgentConfig):
     kind: Literal["twilio_ws"] = "twilio_ws"
     realtime: ClassVar[bool] = True
-    url: str = "ws://127.0.0.1:8765"
+    url: str = "ws://127.0.0.1:8765"  # the agent's WebSocket (ws:// or wss://); no credentials in it
     path: str = ""  # appended to url (EVA-Bench servers listen on /ws and /)
     headers: dict[str, str] = Field(default_factory=dict)  # plain headers; never put a secret here
     # header -> environment variable holding its value (e.g. Authorization -> AGENT_AUTH): read when connecting,
     # so a token never enters the config, its hash or the logs
     headers_from_env: dict[str, str] = Field(default_factory=dict)
     encoding: Encoding = "mulaw"
-    sample_rate: int = Field(default=8000, ge=8000, le=48000)
+    sample_rate: int = Field(default=8000, ge=8000, le=48000)  # of the media frames both ways (Twilio: 8000)
     speech_events: bool = True  # send EVA-Bench's user_speech_start / user_speech_stop
     take_turn_after_silence_ms: float = Field(default=800.0, gt=0)  # the agent's turn ends after this much silence
     silence_dbfs: float = Field(default=-50.0, le=0)  # agent audio below this level counts as silence (rms VAD)
@@ -57,10 +57,10 @@ class TwilioWsConfig(AgentConfig):
     # greeting_wait_s for the agent's first audio, then the caller opens (a bot that waits for the caller works as is)
     first_speaker: Literal["agent", "caller", "auto"] = "auto"
     greeting_wait_s: float = Field(default=3.0, gt=0, le=60)
-    connect_timeout_s: float = Field(default=10.0, gt=0)
+    connect_timeout_s: float = Field(default=10.0, gt=0)  # connecting and the handshake; longer: infrastructure failure
     response_timeout_s: float = Field(default=30.0, gt=0)  # no agent audio for this long: infrastructure failure
     max_duration_s: float = Field(default=600.0, gt=0)  # EVA-Bench Table 7
-    max_message_bytes: int = Field(default=1 << 20, ge=1024)
+    max_message_bytes: int = Field(default=1 << 20, ge=1024)  # a larger frame ends the call (infrastructure failure)
     # Who runs the tools (issue 13 point 3). harness: the agent calls the harness's tool endpoint (customParameters
     # tool_endpoint / mcp_url), executed on the conversation's DB and recorded. agent_side: the agent runs its tools
     # itself (scenario DB from GET <tool_endpoint>/scenario_db) and posts its final DB to <tool_endpoint>/final_db;
