@@ -32,6 +32,27 @@ class Frame:
         return len(self.samples) / self.sample_rate * 1000.0 if self.samples is not None else 0.0
 
 
+@dataclass(frozen=True)
+class DialogueAct:
+    """What an agent's turn does, stated by the agent for a caller that wants exactness (optional): ``ask`` a
+    ``field``, ``confirm`` a ``field``'s ``value`` (a read-back), ``done`` (the task is carried out), ``transfer``,
+    ``goodbye``. The harness passes acts through to the caller untouched; a caller may ignore them."""
+
+    act: str
+    field: str | None = None
+    value: str | None = None
+
+    @classmethod
+    def parse(cls, raw: object) -> DialogueAct | None:
+        """An act as a wire agent sends it (``{"act": "ask", "field": "last_name"}``); None: not an act."""
+        if isinstance(raw, DialogueAct):
+            return raw
+        if not isinstance(raw, dict) or not isinstance(raw.get("act"), str):
+            return None
+        field, value = raw.get("field"), raw.get("value")
+        return cls(raw["act"], str(field) if field is not None else None, str(value) if value is not None else None)
+
+
 @dataclass
 class AgentSpeech:
     """A chunk of the agent's speech: the text it means to say, its audio (None on a text channel), what it heard of
@@ -51,6 +72,7 @@ class AgentSpeech:
     # the length of the whole utterance's audio when the agent announces it with its text (evalkit's reference
     # server; a Realtime session once the item's audio is in): where in the text a moment of its audio falls
     duration_ms: float | None = None
+    acts: list[DialogueAct] = field(default_factory=list)  # the agent's dialogue acts for this turn (optional)
 
 
 @dataclass(frozen=True)

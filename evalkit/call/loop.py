@@ -62,6 +62,15 @@ class Caller(Protocol):
     def respond(self, agent_text: str) -> Any: ...
 
 
+def _hand_acts(caller: Any, speech: list[AgentSpeech]) -> None:
+    """Hand the dialogue acts the agent attached to its turn to a caller that takes them (optional on both sides:
+    the loop knows neither the agent's acts nor what the caller makes of them)."""
+    hear = getattr(caller, "hear_acts", None)
+    acts = [act for chunk in speech for act in chunk.acts]
+    if hear is not None and acts:
+        hear(acts)
+
+
 def _greet(caller: Any, greeting: str) -> None:
     """Hand the agent's greeting to a caller that listens to it (App. K: the call starts with the agent's greeting;
     the LLM caller answers it). Optional: a scripted caller opens with its scenario's line whatever was said."""
@@ -485,6 +494,7 @@ async def run_call(
             if now_ms > settings.max_duration_s * 1000.0:
                 end_reason = "max_turns"
                 break
+            _hand_acts(caller, reply.speech)
             utterance = await _off_loop(clock, caller.respond, agent_said)
     except CallOver:  # the limit came mid-answer: the turns so far are the call
         end_reason = "max_turns"

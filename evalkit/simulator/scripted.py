@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,7 +30,23 @@ from evalkit.simulator.corrections import correctable, wrong_value
 from evalkit.simulator.field_answers import FieldAnswers
 from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code
 from evalkit.simulator.read_back import quoted_total, restated_number, same_amount, same_date
-from evalkit.spoken import ORDINAL_WORDS, parse_flight_numbers, say_correction, spell_with_alphabet
+from evalkit.simulator.understanding import (
+    Fact,
+    FactBook,
+    compact,
+    is_question,
+    is_spelled_value,
+    mentions_value,
+    read_back_of,
+    says,
+    scenario_facts,
+    spell_mode,
+    spelled,
+)
+from evalkit.spoken import ORDINAL_WORDS, parse_date, parse_flight_numbers, say_correction, spell_with_alphabet
+
+if TYPE_CHECKING:  # evalkit.call imports this module
+    from evalkit.call.events import DialogueAct
 
 NO_PROGRESS_LIMIT = 5  # App. D / K: end the call after 5 consecutive turns without progress
 FIELD_CUES = (
@@ -65,6 +82,8 @@ SPELL_CUE = re.compile(r"\bspell\b", re.IGNORECASE)
 TRANSFER_OFFER = "would you like me to transfer you"  # slots whose read-back is spelled character by character
 # Slot kinds a paraphrase may put words before (and whether the value's first letter is then lower-cased).
 REPHRASED_KINDS = {"name": "keep", "date": "keep", "time": "keep", "number": "keep", "choice": "lower"}
+# the reference agent's own read-back ("I have W K 2 E X B. Is that right?"), which the cue-based script checks
+OWN_READ_BACK = re.compile(r"\bI have\b.*\bIs that right", re.DOTALL)
 
 
 def domain_record_plan(scenario: Scenario) -> tuple[list[str], dict[str, str]] | None:
@@ -178,6 +197,13 @@ class ScriptedSimulator:
         self.fallback = None if record is not None else FieldAnswers.for_scenario(scenario, known)
         if self.fallback is not None:
             self.plan = self.plan.model_copy(update={"answers": self.fallback.fields})
+        # What the caller knows, for agents it has never seen (evalkit.simulator.understanding): its answers and the
+        # scenario's facts where the model has them; a fact not among the answers is answered like one.
+        self.book = FactBook(scenario_facts(self.plan.answers, getattr(scenario, "facts", None)))
+        extra = {n: f.value for n, f in self.book.facts.items() if n not in self.plan.answers}
+        if extra:
+            self.plan = self.plan.model_copy(update={"answers": {**self.plan.answers, **extra}})
+        self.acts: list[DialogueAct] = []  # the dialogue acts the agent attached to its last turn (hear_acts)
 
     def first_utterance(self) -> UserUtterance:
         return self._say(self.style.opening(self.goal.starting_utterance))
@@ -225,7 +251,15 @@ class ScriptedSimulator:
     def _styled(self, text: str, end_call: bool = False) -> UserUtterance:
         return self._say(self.style.reply(text, self.stalled), end_call)
 
+    def hear_acts(self, acts: list[DialogueAct]) -> None:
+        """The dialogue acts the agent attached to the turn the caller is about to answer (the call loop hands them
+        over when the agent sends any): preferred to reading its words."""
+        self.acts = list(acts)
+
     def respond(self, agent_text: str) -> UserUtterance:
+        acts, self.acts = self.acts, []
+        if acts and (reply := self._from_acts(acts, agent_text)) is not None:
+            return reply
         low = agent_text.lower()
         ending = any(c in low for c in ("transferring you", "transfer you", "goodbye", "thank you for calling"))
         if self.pending_repeat is not None and not ending:
@@ -254,8 +288,10 @@ class ScriptedSimulator:
                 self.push_backs += 1
                 return self._styled(self.plan.push_back_say)
             return self._styled(self.plan.closing, end_call=True)
-        if "is that right" in low:
+        if "is that right" in low and OWN_READ_BACK.search(agent_text):
             return self._check_read_back(agent_text)
+        if (reply := self._read_back(agent_text)) is not None:  # a read-back in other words
+            return reply
         # Offers that end a turn which may restate the confirmation number: before the field cues.
         if "full refund instead" in low:
             return self._yes_no("refund_instead", "Yes, please refund me.", "No, I don't want a refund.")
@@ -275,18 +311,22 @@ class ScriptedSimulator:
             return self._confirm(agent_text)
         if "sorry" in low and ("catch" in low or "again" in low or "repeat" in low):
             return self._say(self.last)
+        if (reply := self._understand(agent_text)) is not None:
+            return reply
         self.no_progress += 1
         if self.no_progress >= NO_PROGRESS_LIMIT:
             return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
         return self._styled("Sorry, can you help me with that?")
 
-    def _check_read_back(self, agent_text: str) -> UserUtterance:
+    def _check_read_back(self, agent_text: str, read_back: str | None = None) -> UserUtterance:
         """Compare the agent's spelled read-back with the true value; correct the first wrong character
-        (EVA-Bench decision tree rule 1: wait for the read-back, correct mismatches)."""
+        (EVA-Bench decision tree rule 1: wait for the read-back, correct mismatches). ``read_back``: what the agent
+        read back, found in other words than the reference agent's "I have ..." (None: read it from those)."""
         raw = self._task_value(self.last_field) or ""
         truth = re.sub(r"[\s-]", "", raw).upper()
-        heard = re.search(r"I have ((?:[A-Z0-9] ?)+)\.", agent_text)
-        read_back = heard.group(1).replace(" ", "") if heard else ""
+        if read_back is None:
+            heard = re.search(r"I have ((?:[A-Z0-9] ?)+)\.", agent_text)
+            read_back = heard.group(1).replace(" ", "") if heard else ""
         self.no_progress = 0
         if read_back == truth or same_amount(agent_text, truth) or same_date(agent_text, raw):
             self.respells = 0
@@ -379,8 +419,10 @@ class ScriptedSimulator:
                 self.no_progress = 0
                 return self._styled(self.plan.followups[self.followups_said - 1])
             return self._styled(self.plan.closing, end_call=True)
-        if "is that right" in low:
+        if "is that right" in low and OWN_READ_BACK.search(agent_text):
             return self._check_workflow_read_back(agent_text)
+        if (reply := self._read_back(agent_text)) is not None:  # a read-back in other words
+            return reply
         # A slot's own question first, then a confirmation (which often restates details and so names slot
         # labels: "I'll file leave for employee ID ..."), then a slot named by its label alone.
         slot = self._asked_slot(agent_text, exact=True)
@@ -402,6 +444,8 @@ class ScriptedSimulator:
             return self._say(self.last)
         if "sorry" in low and ("catch" in low or "again" in low or "repeat" in low):
             return self._say(self.last)
+        if (reply := self._understand(agent_text)) is not None:
+            return reply
         self.no_progress += 1
         if self.no_progress >= NO_PROGRESS_LIMIT:
             return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
@@ -511,4 +555,135 @@ class ScriptedSimulator:
             if self.no_progress >= NO_PROGRESS_LIMIT:
                 return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
             return self._styled(self.plan.request or self.goal.starting_utterance)
+        return None
+
+    # -- agents evalkit has never seen (evalkit.simulator.understanding) ------------------------------------------
+    def _understand(self, agent_text: str) -> UserUtterance | None:
+        """A turn the cue-based script did not recognise, read with the built-in tables: a hand-over or goodbye, a
+        spelling request, a read-back, a question naming facts, a request for the caller's goal, a request for
+        permission, "anything else", the task reported done. None: not understood either."""
+        question = is_question(agent_text)
+        if says(agent_text, "transfer"):
+            return self._styled("Okay. Goodbye.", end_call=True)
+        named = self.book.named(agent_text)
+        mode = spell_mode(agent_text)
+        if mode is not None and (named or self.last_field in self.book.facts):
+            return self._spell(named[-1] if named else self.last_field, mode)
+        if (reply := self._read_back(agent_text)) is not None:
+            return reply
+        if says(agent_text, "done") and not question:  # the goal is met: close (a further request first)
+            return self._close()
+        if named and not says(agent_text, "goodbye"):
+            self.no_progress = 0
+            return self._say(" ".join(self._answer_fact(name).text for name in named))
+        if says(agent_text, "anything_else") and question:
+            return self._close()
+        if says(agent_text, "request") and question:
+            self.no_progress += 1  # asked again and again what it wants, the call makes no progress (App. K)
+            if self.no_progress >= NO_PROGRESS_LIMIT:
+                return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
+            return self._styled(self.plan.request or self.goal.starting_utterance)
+        if says(agent_text, "action_question") and question:
+            self.no_progress = 0
+            return self._confirm(agent_text)
+        if says(agent_text, "goodbye"):
+            return self._styled("Bye.", end_call=True)
+        return None
+
+    def _close(self) -> UserUtterance:
+        """The task is done: the next further request (a multi-intent call), else the closing, ending the call."""
+        self.no_progress = 0
+        if self.followups_said < len(self.plan.followups):
+            self.followups_said += 1
+            return self._styled(self.plan.followups[self.followups_said - 1])
+        return self._styled(self.plan.closing, end_call=True)
+
+    def _answer_fact(self, name: str) -> UserUtterance:
+        """A fact asked for in the agent's own words: its spoken form when the scenario gives one, else as the
+        script answers the field (a code spelled, a name said)."""
+        fact = self.book.facts[name]
+        if fact.spoken:
+            self.asked[name] = self.asked.get(name, 0) + 1
+            self.last_field = name
+            return self._say(self.style.answer(name, f"{fact.spoken}.", self.stalled, rephrase="keep"))
+        return self._answer_field(name)
+
+    def _spell(self, name: str, mode: str) -> UserUtterance:
+        self.no_progress = 0
+        self.asked[name] = self.asked.get(name, 0) + 1
+        self.last_field = name
+        return self._styled(f"{spelled(self._task_value(name) or self.book.facts[name].value, mode)}.")
+
+    def _read_back(self, agent_text: str) -> UserUtterance | None:
+        """A read-back in any words ("Did I get that correctly?", "Just to confirm, ...", "so that's ..., correct?"):
+        each fact the turn names (else each whose value it says, else the one answered last) is compared with what
+        the agent said; the first that differs is corrected (a spelled value character by character). None: the turn
+        is no read-back."""
+        if not says(agent_text, "read_back") or says(agent_text, "action_question") or says(agent_text, "ask"):
+            return None
+        facts = self.book.facts
+        targets = [n for n in self.book.named(agent_text) if n in facts]
+        if not targets:
+            targets = [n for n, f in facts.items() if self._read_back_right(agent_text, f.value, f.spoken)]
+        if not targets and self.last_field in facts and is_question(agent_text):
+            targets = [self.last_field]
+        if not targets:
+            return None
+        self.no_progress = 0
+        for name in targets:
+            fact = facts[name]
+            truth = self._task_value(name) or fact.value
+            if self._read_back_right(agent_text, truth, fact.spoken):
+                continue
+            self.last_field = name
+            if is_spelled_value(truth):
+                return self._check_read_back(agent_text, read_back=read_back_of(agent_text, truth) or "")
+            return self._styled(f"No, it's {fact.spoken or truth}.")
+        self.respells = 0
+        return self._styled("Yes, that's right.")
+
+    def _read_back_right(self, agent_text: str, truth: str, spoken: str | None = None) -> bool:
+        """Whether the agent's text says ``truth``: a spelled value character for character, a date as the same day,
+        anything else as the same words (or its spoken form)."""
+        if is_spelled_value(truth) and read_back_of(agent_text, truth) == compact(truth):
+            return True
+        if mentions_value(agent_text, Fact(truth, spoken)):
+            return True
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", truth.strip()):
+            heard = parse_date(agent_text, date.fromisoformat(truth.strip()))
+            return heard is not None and heard.isoformat() == truth.strip()
+        return False
+
+    def _from_acts(self, acts: list[DialogueAct], agent_text: str) -> UserUtterance | None:
+        """The agent's stated dialogue acts, preferred to its words: the last act of the turn is what it waits for.
+        None: no act the caller acts on (the words are read instead)."""
+        act = acts[-1]
+        kind = act.act.lower()
+        if kind == "transfer":
+            return self._styled("Okay. Goodbye.", end_call=True)
+        if kind == "goodbye":
+            return self._styled("Bye.", end_call=True)
+        if kind == "done":
+            return self._close()
+        name = self.book.field_for(act.field) if act.field else None
+        if name is None:
+            return None
+        if kind == "ask":
+            mode = spell_mode(agent_text)
+            if mode is not None:
+                return self._spell(name, mode)
+            self.no_progress = 0
+            slot = self.slots.get(name)
+            return self._answer_slot(slot) if slot is not None else self._answer_fact(name)
+        if kind == "confirm" and act.value is not None:
+            self.no_progress = 0
+            fact = self.book.facts[name]
+            truth = self._task_value(name) or fact.value
+            if self._read_back_right(act.value, truth, fact.spoken) or compact(act.value) == compact(truth):
+                self.respells = 0
+                return self._styled("Yes, that's right.")
+            self.last_field = name
+            if is_spelled_value(truth):
+                return self._check_read_back(agent_text, read_back=compact(act.value))
+            return self._styled(f"No, it's {fact.spoken or truth}.")
         return None
