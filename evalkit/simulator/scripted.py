@@ -31,6 +31,7 @@ from evalkit.simulator.field_answers import FieldAnswers
 from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code
 from evalkit.simulator.read_back import quoted_total, restated_number, same_amount, same_date
 from evalkit.simulator.understanding import (
+    DECISIONS,
     Fact,
     FactBook,
     compact,
@@ -665,6 +666,11 @@ class ScriptedSimulator:
             return self._styled("Bye.", end_call=True)
         if kind == "done":
             return self._close()
+        if kind == "ask" and act.field == "confirm":  # asked for permission: the decision tree's answer
+            self.no_progress = 0
+            return self._confirm(agent_text)
+        if kind == "ask" and act.field in DECISIONS:
+            return self._yes_no(act.field, "Yes, please.", "No, thank you.")
         name = self.book.field_for(act.field) if act.field else None
         if name is None:
             return None

@@ -41,7 +41,7 @@ def _words(text: str) -> str:
 
 def _pattern(phrase: str) -> re.Pattern[str]:
     words = _words(phrase)
-    return re.compile(rf"(?<![a-z0-9']){re.escape(words)}(?![a-z0-9'])")
+    return re.compile(rf"(?<![a-z0-9']){re.escape(words)}(?:'s)?(?![a-z0-9'])")  # "the pet's name" names "pet"
 
 
 @cache
