@@ -404,3 +404,54 @@ def test_facts_with_spoken_forms_and_aliases_are_matched_and_said():
 def test_spelling_on_request(request_text, mode, said):
     assert spell_mode(request_text) == mode
     assert spelled("WK2EXB", mode).startswith(said)
+
+
+class ActsOnlyAgent:
+    """Says nothing a caller could understand; its dialogue acts say what it wants."""
+
+    def __init__(self) -> None:
+        self.turn = 0
+        self.tools: ToolBox | None = None
+        self.heard: list[str] = []
+
+    def start(self, context: AgentContext) -> AgentReply:
+        self.tools = context.tools
+        return AgentReply("Beep.", None)
+
+    def respond(self, text: str) -> AgentReply:
+        self.heard.append(text)
+        self.turn += 1
+        if self.turn == 1:
+            return AgentReply("Item one?", None, acts=[DialogueAct("ask", "staff_number")])
+        if self.turn == 2:
+            return AgentReply("Item two?", None, acts=[DialogueAct("confirm", "staff_number", "EMP417258")])
+        if self.turn == 3:
+            return AgentReply("Item three?", None, acts=[DialogueAct("ask", "surname")])
+        assert self.tools is not None
+        self.tools.call("reset_badge", staff_number=heard_code(self.heard[1]), family_name=heard_name(self.heard[3]))
+        return AgentReply("Beep beep.", None, acts=[DialogueAct("done")])
+
+
+def test_the_caller_prefers_the_agents_acts_to_its_words():
+    # "staff number" and "surname" are the table's synonyms of the scenario's employee_id and last_name
+    scenario = toy_scenario("toy-acts", {"employee_id": "EMP417258", "last_name": "Okafor"}, "Badge reset, please.")
+    conversation, transcript = talk(ActsOnlyAgent(), scenario)
+    said = caller_lines(transcript)
+    assert said[1:4] == ["It's E M P 4 1 7 2 5 8.", "Yes, that's right.", "Okafor."], transcript
+    assert conversation.final_db["staff"]["EMP417258"]["badge"] == "reset", transcript
+    assert said[-1] == "No, that's everything. Thanks, bye." and conversation.end_reason == "user_end_call"
+
+
+def test_the_reference_agent_states_its_acts():
+    from evalkit.agents.local_text import LocalTextAgent
+    from evalkit.domains import tool_registry
+    from evalkit.scenarios import load_scenarios
+
+    scenario = next(s for s in load_scenarios("airline") if s.id == "AL-001")
+    tools = ToolBox(ToolExecutor(tool_registry("airline"), scenario.scenario_db))
+    agent = LocalTextAgent()
+    agent.start(AgentContext("airline", scenario.current_date_time, tools))
+    asked = agent.respond("Can you move me to an earlier flight today?")
+    assert asked.acts == [DialogueAct("ask", "confirmation_number")]
+    checked = agent.respond("It's W K 2 E X B.")
+    assert checked.acts == [DialogueAct("confirm", "confirmation_number", "WK2EXB")]

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from evalkit.dialogue_acts import DialogueAct
 from evalkit.domains.base import ToolExecutor
 from evalkit.records import AudioClip
-
-if TYPE_CHECKING:  # evalkit.call imports this module
-    from evalkit.call.events import DialogueAct
 
 
 @dataclass
@@ -73,7 +71,7 @@ class AgentReply:
     tts_ms: float | None = None
     http_retries: int = 0  # requests of this turn the agent retried (HTTP 429/5xx, timeouts)
     # what the turn does, for a caller that wants exactness (ask(field), confirm(field, value), done, transfer);
-    # optional: the harness passes them to the caller untouched (evalkit.call.events.DialogueAct)
+    # optional: the harness passes them to the caller untouched (evalkit.dialogue_acts)
     acts: list[DialogueAct] = field(default_factory=list)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from evalkit.dialogue_acts import DialogueAct
 from evalkit.records import AudioClip
 
 ToolCallTuple = tuple[str, dict[str, Any], dict[str, Any]]  # (name, arguments, result) as the ToolBox records them
@@ -30,27 +31,6 @@ class Frame:
     @property
     def duration_ms(self) -> float:
         return len(self.samples) / self.sample_rate * 1000.0 if self.samples is not None else 0.0
-
-
-@dataclass(frozen=True)
-class DialogueAct:
-    """What an agent's turn does, stated by the agent for a caller that wants exactness (optional): ``ask`` a
-    ``field``, ``confirm`` a ``field``'s ``value`` (a read-back), ``done`` (the task is carried out), ``transfer``,
-    ``goodbye``. The harness passes acts through to the caller untouched; a caller may ignore them."""
-
-    act: str
-    field: str | None = None
-    value: str | None = None
-
-    @classmethod
-    def parse(cls, raw: object) -> DialogueAct | None:
-        """An act as a wire agent sends it (``{"act": "ask", "field": "last_name"}``); None: not an act."""
-        if isinstance(raw, DialogueAct):
-            return raw
-        if not isinstance(raw, dict) or not isinstance(raw.get("act"), str):
-            return None
-        field, value = raw.get("field"), raw.get("value")
-        return cls(raw["act"], str(field) if field is not None else None, str(value) if value is not None else None)
 
 
 @dataclass
@@ -83,3 +63,4 @@ class AgentTurnEnd:
 
 
 AgentEvent = AgentSpeech | AgentTurnEnd
+__all__ = ["AgentEvent", "AgentSpeech", "AgentTurnEnd", "DialogueAct", "Frame", "ToolCallTuple"]

@@ -18,10 +18,10 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from evalkit.dialogue_acts import DialogueAct
 from evalkit.domains import get_domain
 from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Refuse, Slot, Workflow, parse_slot
 from evalkit.plugins import UnknownPluginError
@@ -45,9 +45,6 @@ from evalkit.simulator.understanding import (
     spelled,
 )
 from evalkit.spoken import ORDINAL_WORDS, parse_date, parse_flight_numbers, say_correction, spell_with_alphabet
-
-if TYPE_CHECKING:  # evalkit.call imports this module
-    from evalkit.call.events import DialogueAct
 
 NO_PROGRESS_LIMIT = 5  # App. D / K: end the call after 5 consecutive turns without progress
 FIELD_CUES = (
@@ -259,8 +256,6 @@ class ScriptedSimulator:
 
     def respond(self, agent_text: str) -> UserUtterance:
         acts, self.acts = self.acts, []
-        if acts and (reply := self._from_acts(acts, agent_text)) is not None:
-            return reply
         low = agent_text.lower()
         ending = any(c in low for c in ("transferring you", "transfer you", "goodbye", "thank you for calling"))
         if self.pending_repeat is not None and not ending:
@@ -273,6 +268,8 @@ class ScriptedSimulator:
                 self.pending_repeat = agent_text
                 return self._say(request)
         self.stalled = any(c in low for c in STALL_CUES) or self.no_progress > 0
+        if acts and (reply := self._from_acts(acts, agent_text)) is not None:  # the agent's own acts first
+            return reply
         if TRANSFER_OFFER in low:  # an offer, not a transfer: the decision tree says whether to take it
             return self._yes_no("accept_transfer", "Yes, please transfer me.", "No, thank you.")
         if "transferring you" in low or "transfer you" in low:
@@ -519,15 +516,18 @@ class ScriptedSimulator:
         ended = value if value.endswith((".", "!", "?")) else f"{value}."  # "7 a.m." is not said "7 a.m.."
         return self._say(self.style.answer(field, ended, self.stalled, rephrase=rephrase))
 
-    def _check_workflow_read_back(self, agent_text: str) -> UserUtterance:
+    def _check_workflow_read_back(self, agent_text: str, said: str | None = None) -> UserUtterance:
         """Spelled values are checked character by character (as for airline); others (a date, an email) by
-        what they mean: the read-back must parse to what the true answer parses to, else restate it."""
+        what they mean: the read-back must parse to what the true answer parses to, else restate it. ``said``: the
+        value the agent read back, as its confirm act states it (None: read from its words)."""
         slot = self.slots.get(self.last_field)
         if slot is None or slot.kind in SPELLED_KINDS:
             return self._check_read_back(agent_text)
         truth = self._task_value(slot.name) or ""
-        said = re.search(r"I have (.*?)\. Is that right", agent_text)
-        heard = parse_slot(slot, said.group(1), self.today) if said else None
+        if said is None:
+            found = re.search(r"I have (.*?)\. Is that right", agent_text)
+            said = found.group(1) if found else None
+        heard = parse_slot(slot, said, self.today) if said is not None else None
         self.no_progress = 0
         if heard is not None and heard == parse_slot(slot, truth, self.today):
             return self._styled("Yes, that's right.")
@@ -674,22 +674,25 @@ class ScriptedSimulator:
         name = self.book.field_for(act.field) if act.field else None
         if name is None:
             return None
+        low = agent_text.lower()
+        slot = self.slots.get(name)
         if kind == "ask":
+            self.no_progress = 0
+            if slot is not None:  # a workflow slot: answered as its kind says, slowly or spelled as asked
+                return self._answer_slot(slot, slowly="slowly" in low, alphabet=ALPHABET_CUE.search(low) is not None)
             mode = spell_mode(agent_text)
-            if mode is not None:
-                return self._spell(name, mode)
-            self.no_progress = 0
-            slot = self.slots.get(name)
-            return self._answer_slot(slot) if slot is not None else self._answer_fact(name)
+            return self._spell(name, mode) if mode is not None else self._answer_fact(name)
         if kind == "confirm" and act.value is not None:
-            self.no_progress = 0
             fact = self.book.facts[name]
             truth = self._task_value(name) or fact.value
-            if self._read_back_right(act.value, truth, fact.spoken) or compact(act.value) == compact(truth):
+            self.last_field = name
+            if slot is not None and slot.kind not in SPELLED_KINDS:  # a value compared by what it means
+                return self._check_workflow_read_back(agent_text, said=act.value)
+            if is_spelled_value(truth) or (slot is not None and slot.kind in SPELLED_KINDS):
+                return self._check_read_back(agent_text, read_back=compact(act.value))
+            self.no_progress = 0
+            if self._read_back_right(act.value, truth, fact.spoken):
                 self.respells = 0
                 return self._styled("Yes, that's right.")
-            self.last_field = name
-            if is_spelled_value(truth):
-                return self._check_read_back(agent_text, read_back=compact(act.value))
             return self._styled(f"No, it's {fact.spoken or truth}.")
         return None
