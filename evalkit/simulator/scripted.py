@@ -574,7 +574,7 @@ class ScriptedSimulator:
             return reply
         if says(agent_text, "done") and not question:  # the goal is met: close (a further request first)
             return self._close()
-        if named and not says(agent_text, "goodbye"):
+        if named and (question or says(agent_text, "ask")) and not says(agent_text, "goodbye"):  # not a statement
             self.no_progress = 0
             return self._say(" ".join(self._answer_fact(name).text for name in named))
         if says(agent_text, "anything_else") and question:
