@@ -21,7 +21,7 @@ from evalkit.domains.base import ToolArgs, ToolError, ToolExecutor, ToolRegistry
 from evalkit.records import Conversation
 from evalkit.scenarios import Scenario
 from evalkit.simulator.scripted import ScriptedSimulator
-from evalkit.simulator.understanding import FactBook, scenario_facts, spell_mode, spelled
+from evalkit.simulator.understanding import FactBook, is_spelled_value, scenario_facts, spell_mode, spelled
 from evalkit.spoken import NATO, parse_correction, parse_date
 
 # -- the agents' back end: their own tools, run by the harness's executor --------------------------------------------
@@ -455,3 +455,36 @@ def test_the_reference_agent_states_its_acts():
     assert asked.acts == [DialogueAct("ask", "confirmation_number")]
     checked = agent.respond("It's W K 2 E X B.")
     assert checked.acts == [DialogueAct("confirm", "confirmation_number", "WK2EXB")]
+
+
+@pytest.mark.parametrize(
+    ("value", "spelled_out"),
+    [
+        ("WK2EXB", True),
+        ("44129087", True),
+        ("555 123 4567", True),
+        ("1985-03-03", False),
+        ("March 3, 2026", False),
+        ("Brooks", False),
+        ("window", False),
+    ],
+)
+def test_which_values_are_compared_character_by_character(value, spelled_out):
+    assert is_spelled_value(value) is spelled_out
+
+
+def test_read_backs_of_words_and_dates_are_confirmed_or_corrected():
+    scenario = toy_scenario("toy-words", {"last_name": "Brooks"}, "Hello.")
+    spoken = {"value": "1985-03-03", "spoken": "March 3rd, 1985", "aliases": ["birthday"]}
+    simulator = ScriptedSimulator(
+        scenario.model_copy(update={"facts": {"dob": spoken}}), None, np.random.default_rng(0)
+    )
+    simulator.first_utterance()
+    assert simulator.respond("What's your family name?").text == "Brooks."
+    assert simulator.respond("Just to confirm, surname Brook, correct?").text == "No, it's Brooks."
+    assert simulator.respond("So that's Brooks, right?").text == "Yes, that's right."
+    assert simulator.respond("And your birthday?").text == "March 3rd, 1985."
+    assert simulator.respond("Did I get that correctly: March 4, 1985?").text == "No, it's March 3rd, 1985."
+    assert simulator.respond("March 3, 1985, is that correct?").text == "Yes, that's right."
+    bye = simulator.respond("Thanks, that's all taken care of. Have a nice day!")
+    assert bye.end_call

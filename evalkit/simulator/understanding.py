@@ -178,9 +178,13 @@ def compact(value: str) -> str:
 
 
 def is_spelled_value(value: str) -> bool:
-    """A value compared character by character: it has a digit, or it is one word in capitals (a code)."""
-    flat = compact(value)
-    return bool(flat) and (any(c.isdigit() for c in flat) or (value.strip().isupper() and " " not in value.strip()))
+    """A value compared character by character: it has a digit, or it is one word in capitals (a code). A date
+    ("1985-03-03") or digits among words ("March 3, 2026", "11 AM tomorrow") are compared by what they say."""
+    text = value.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text) or (" " in text and re.search(r"[A-Za-z]{2,}", text)):
+        return False
+    flat = compact(text)
+    return bool(flat) and (any(c.isdigit() for c in flat) or (text.isupper() and " " not in text))
 
 
 def _piece(token: str) -> str | None:
