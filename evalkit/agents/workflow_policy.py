@@ -16,7 +16,7 @@ from datetime import date
 from typing import Any
 
 from evalkit.agents.base import ToolBox
-from evalkit.agents.policy import PolicyReply, ok
+from evalkit.agents.policy import DialogueAct, PolicyReply, ok
 from evalkit.agents.slot_hearing import clean_text, hear_slot, read_back_text, say_value, speak, spelled_back
 from evalkit.agents.workflow_facts import acts_for_others, handover_arguments, identity_slots
 from evalkit.agents.workflow_hearing import (
@@ -28,7 +28,6 @@ from evalkit.agents.workflow_hearing import (
     spells_letters,
 )
 from evalkit.agents.workflow_repair import fed_slots, named_in, slots_to_reask
-from evalkit.dialogue_acts import DialogueAct
 from evalkit.domains.workflow import (
     TODAY,
     Ask,
@@ -147,16 +146,14 @@ class WorkflowPolicy(WorkflowHearing):
         return getattr(self, f"_on_{self.pending}")(heard)
 
     # -- speaking --------------------------------------------------------------------------------------------
-    def _say(self, text: str, end_call: bool = False) -> PolicyReply:
+    def _say(self, text: str, end_call: bool = False, acts: tuple[DialogueAct, ...] = ()) -> PolicyReply:
         self.last_text = " ".join(text.split())
-        return PolicyReply(self.last_text, end_call)
+        return PolicyReply(self.last_text, end_call, list(acts))
 
     def _ask(self, pending: str, text: str, *acts: DialogueAct) -> PolicyReply:
         """``acts``: what the turn does, for a caller that wants exactness (ask(slot), confirm(slot, value))."""
         self.pending = pending
-        reply = self._say(text)
-        reply.acts = list(acts)
-        return reply
+        return self._say(text, acts=acts)
 
     def _transfer(self, reason: str, prefix: str = "I'm sorry I couldn't sort this out.") -> PolicyReply:
         registry = self.tools.executor.registry
@@ -315,8 +312,8 @@ class WorkflowPolicy(WorkflowHearing):
         run.index = min(asks[name] for name in again)
         self.reasks = 0
         apology = "I'm sorry, those details don't match our records. Let's try once more."
-        asked = run.workflow.steps[run.index].slot
-        return self._ask("slot", " ".join([*said, apology, asked.question]), DialogueAct("ask", asked.name))
+        slot = run.workflow.steps[run.index].slot
+        return self._ask("slot", " ".join([*said, apology, slot.question]), DialogueAct("ask", slot.name))
 
     def _call_each(self, step: Call, said: list[str]) -> PolicyReply | None:
         """One call per item of ``step.each`` (none heard: the value is asked again, as after a failed call)."""
@@ -418,8 +415,8 @@ class WorkflowPolicy(WorkflowHearing):
         """Confirm a critical value before using it (App. L: read codes back; the caller corrects)."""
         self.value = value
         slot = self.slot
-        read_back = read_back_text(slot, value)
-        return self._ask("check", f"I have {read_back}. Is that right?", DialogueAct("confirm", slot.name, read_back))
+        said = read_back_text(slot, value)
+        return self._ask("check", f"I have {said}. Is that right?", DialogueAct("confirm", slot.name, said))
 
     def _on_check(self, heard: str) -> PolicyReply:
         slot = self.slot
