@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from evalkit.dialogue_acts import DialogueAct
 from evalkit.domains.base import ToolExecutor
 from evalkit.records import AudioClip
 
@@ -69,6 +70,9 @@ class AgentReply:
     llm_ms: float | None = None
     tts_ms: float | None = None
     http_retries: int = 0  # requests of this turn the agent retried (HTTP 429/5xx, timeouts)
+    # what the turn does, for a caller that wants exactness (ask(field), confirm(field, value), done, transfer);
+    # optional: the harness passes them to the caller untouched (evalkit.dialogue_acts)
+    acts: list[DialogueAct] = field(default_factory=list)
 
 
 class Agent(Protocol):

@@ -14,6 +14,7 @@ from evalkit.agents.dialogue import DialoguePolicy, make_policy
 from evalkit.agents.hearing import asr_context, choose_hypothesis, expected_form
 from evalkit.agents.local_text import LocalTextAgent
 from evalkit.agents.registry import AGENTS, AgentConfig
+from evalkit.dialogue_acts import DialogueAct
 from evalkit.kinds import kind_of
 from evalkit.records import AudioClip
 from evalkit.seeds import derive_seed
@@ -40,7 +41,15 @@ class CascadeLocalAgent:
         """The call loop stopped this agent mid-utterance: what the caller heard and what it did not."""
         self._cut = CutOff(delivered, undelivered, full)
 
-    def _speak(self, text: str, heard: str | None, asr_ms: float | None, started: float, end_call: bool) -> AgentReply:
+    def _speak(
+        self,
+        text: str,
+        heard: str | None,
+        asr_ms: float | None,
+        started: float,
+        end_call: bool,
+        acts: list[DialogueAct] | None = None,
+    ) -> AgentReply:
         assert self._context is not None
         policy_done = time.perf_counter()
         samples, rate = self.tts.synthesize(speakable(text))  # entities said so they are heard (issue 17.3)
@@ -57,6 +66,7 @@ class CascadeLocalAgent:
             # the dialogue policy is this cascade's "LLM": its time is what is left before TTS once ASR is done
             llm_ms=(policy_done - started) * 1000.0 - (asr_ms or 0.0),
             tts_ms=(done - policy_done) * 1000.0,
+            acts=list(acts or []),  # the policy's dialogue acts (evalkit.dialogue_acts)
         )
 
     def start(self, context: AgentContext) -> AgentReply:
@@ -95,7 +105,7 @@ class CascadeLocalAgent:
             cut, self._cut = self._cut, None
             return self._speak(recovery(cut, heard), heard, transcript.compute_s * 1000.0, started, False)
         reply = self._policy.step(heard)
-        return self._speak(reply.text, heard, transcript.compute_s * 1000.0, started, reply.end_call)
+        return self._speak(reply.text, heard, transcript.compute_s * 1000.0, started, reply.end_call, reply.acts)
 
 
 @AGENTS.register("cascade_local")

@@ -30,6 +30,7 @@ class LocalTextAgent:
             heard_text=heard,
             tool_calls=self._context.tools.drain(),
             end_call=reply.end_call,
+            acts=list(reply.acts),
             compute_ms=(time.perf_counter() - started) * 1000.0,
         )
 

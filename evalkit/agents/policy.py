@@ -11,10 +11,11 @@ the entry-point group ``evalkit.local_policies``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from evalkit.agents.base import ToolBox
+from evalkit.dialogue_acts import DialogueAct
 from evalkit.plugins import Registry
 
 
@@ -22,6 +23,7 @@ from evalkit.plugins import Registry
 class PolicyReply:
     text: str
     end_call: bool = False
+    acts: list[DialogueAct] = field(default_factory=list)  # what the turn does, for a caller that wants exactness
 
 
 class DialoguePolicy(Protocol):

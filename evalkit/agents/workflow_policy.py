@@ -16,7 +16,7 @@ from datetime import date
 from typing import Any
 
 from evalkit.agents.base import ToolBox
-from evalkit.agents.policy import PolicyReply, ok
+from evalkit.agents.policy import DialogueAct, PolicyReply, ok
 from evalkit.agents.slot_hearing import clean_text, hear_slot, read_back_text, say_value, speak, spelled_back
 from evalkit.agents.workflow_facts import acts_for_others, handover_arguments, identity_slots
 from evalkit.agents.workflow_hearing import (
@@ -146,13 +146,14 @@ class WorkflowPolicy(WorkflowHearing):
         return getattr(self, f"_on_{self.pending}")(heard)
 
     # -- speaking --------------------------------------------------------------------------------------------
-    def _say(self, text: str, end_call: bool = False) -> PolicyReply:
+    def _say(self, text: str, end_call: bool = False, acts: tuple[DialogueAct, ...] = ()) -> PolicyReply:
         self.last_text = " ".join(text.split())
-        return PolicyReply(self.last_text, end_call)
+        return PolicyReply(self.last_text, end_call, list(acts))
 
-    def _ask(self, pending: str, text: str) -> PolicyReply:
+    def _ask(self, pending: str, text: str, *acts: DialogueAct) -> PolicyReply:
+        """``acts``: what the turn does, for a caller that wants exactness (ask(slot), confirm(slot, value))."""
         self.pending = pending
-        return self._say(text)
+        return self._say(text, acts=acts)
 
     def _transfer(self, reason: str, prefix: str = "I'm sorry I couldn't sort this out.") -> PolicyReply:
         registry = self.tools.executor.registry
@@ -239,7 +240,7 @@ class WorkflowPolicy(WorkflowHearing):
                     continue
                 if names := names_among(step.slot, run.scope):
                     self.listed[step.slot.name] = names
-                return self._ask("slot", " ".join([*said, step.slot.question]))
+                return self._ask("slot", " ".join([*said, step.slot.question]), DialogueAct("ask", step.slot.name))
             if isinstance(step, Confirm):
                 self.confirming = speak(step.text, run.scope)
                 return self._ask("confirm", " ".join([*said, self.confirming]))
@@ -311,7 +312,8 @@ class WorkflowPolicy(WorkflowHearing):
         run.index = min(asks[name] for name in again)
         self.reasks = 0
         apology = "I'm sorry, those details don't match our records. Let's try once more."
-        return self._ask("slot", " ".join([*said, apology, run.workflow.steps[run.index].slot.question]))
+        slot = run.workflow.steps[run.index].slot
+        return self._ask("slot", " ".join([*said, apology, slot.question]), DialogueAct("ask", slot.name))
 
     def _call_each(self, step: Call, said: list[str]) -> PolicyReply | None:
         """One call per item of ``step.each`` (none heard: the value is asked again, as after a failed call)."""
@@ -357,7 +359,7 @@ class WorkflowPolicy(WorkflowHearing):
             # The tool listed the names it knows: the agent now hears the answer against that list (issue 17.2).
             self.listed[slot.name] = names
             apology += f" The ones I have are {', '.join(names[:-1])} and {names[-1]}." if len(names) > 1 else ""
-        return self._ask("slot", " ".join([*said, apology, slot.question]))
+        return self._ask("slot", " ".join([*said, apology, slot.question]), DialogueAct("ask", slot.name))
 
     @property
     def slot(self) -> Slot:
@@ -413,7 +415,8 @@ class WorkflowPolicy(WorkflowHearing):
         """Confirm a critical value before using it (App. L: read codes back; the caller corrects)."""
         self.value = value
         slot = self.slot
-        return self._ask("check", f"I have {read_back_text(slot, value)}. Is that right?")
+        said = read_back_text(slot, value)
+        return self._ask("check", f"I have {said}. Is that right?", DialogueAct("confirm", slot.name, said))
 
     def _on_check(self, heard: str) -> PolicyReply:
         slot = self.slot

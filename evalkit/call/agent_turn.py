@@ -4,7 +4,9 @@ loop, which only sequences turns."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -106,3 +108,13 @@ def stage_ms(speech: list[AgentSpeech], stage: str) -> float | None:
     """A stage's time over a turn's chunks; None when no chunk reports it."""
     values = [v for v in (getattr(s, stage) for s in speech) if v is not None]
     return sum(values) if values else None
+
+
+def answering(caller: Any, speech: list[AgentSpeech]) -> Callable[[str], Any]:
+    """The caller's ``respond``, once the dialogue acts the agent attached to its turn are handed to a caller that
+    takes them (``hear_acts``; optional on both sides: the loop knows neither the acts nor what the caller does)."""
+    hear = getattr(caller, "hear_acts", None)
+    acts = [act for chunk in speech for act in chunk.acts]
+    if hear is not None and acts:
+        hear(acts)
+    return caller.respond

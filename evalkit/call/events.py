@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from evalkit.dialogue_acts import DialogueAct
 from evalkit.records import AudioClip
 
 ToolCallTuple = tuple[str, dict[str, Any], dict[str, Any]]  # (name, arguments, result) as the ToolBox records them
@@ -51,6 +52,7 @@ class AgentSpeech:
     # the length of the whole utterance's audio when the agent announces it with its text (evalkit's reference
     # server; a Realtime session once the item's audio is in): where in the text a moment of its audio falls
     duration_ms: float | None = None
+    acts: list[DialogueAct] = field(default_factory=list)  # the agent's dialogue acts for this turn (optional)
 
 
 @dataclass(frozen=True)
@@ -61,3 +63,4 @@ class AgentTurnEnd:
 
 
 AgentEvent = AgentSpeech | AgentTurnEnd
+__all__ = ["AgentEvent", "AgentSpeech", "AgentTurnEnd", "DialogueAct", "Frame", "ToolCallTuple"]

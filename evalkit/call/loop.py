@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
 from evalkit.agents.base import AgentContext
-from evalkit.call.agent_turn import AgentTurn, check_agent_audio, stage_ms, tool_call_records
+from evalkit.call.agent_turn import AgentTurn, answering, check_agent_audio, stage_ms, tool_call_records
 from evalkit.call.channel import UserSpeech
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd
@@ -485,7 +485,7 @@ async def run_call(
             if now_ms > settings.max_duration_s * 1000.0:
                 end_reason = "max_turns"
                 break
-            utterance = await _off_loop(clock, caller.respond, agent_said)
+            utterance = await _off_loop(clock, answering(caller, reply.speech), agent_said)
     except CallOver:  # the limit came mid-answer: the turns so far are the call
         end_reason = "max_turns"
     except Exception as exc:  # an infrastructure failure is recorded, never scored as an agent failure

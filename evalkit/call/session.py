@@ -101,6 +101,7 @@ class TurnBasedSession:
                 llm_ms=getattr(reply, "llm_ms", None),
                 tts_ms=getattr(reply, "tts_ms", None),
                 http_retries=getattr(reply, "http_retries", 0),
+                acts=list(getattr(reply, "acts", None) or []),
             )
         )
         self._events.append(AgentTurnEnd(end_call=reply.end_call))

@@ -16,22 +16,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import date
 
 import numpy as np
 
+from evalkit.dialogue_acts import DialogueAct
 from evalkit.domains import get_domain
 from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Refuse, Slot, Workflow, parse_slot
 from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios import Scenario
 from evalkit.simulator.corrections import correctable, wrong_value
 from evalkit.simulator.field_answers import FieldAnswers
+from evalkit.simulator.listening import ALPHABET_CUE, NO_PROGRESS_LIMIT, SPELLED_KINDS, Listening, UserUtterance
 from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code
-from evalkit.simulator.read_back import quoted_total, restated_number, same_amount, same_date
-from evalkit.spoken import ORDINAL_WORDS, parse_flight_numbers, say_correction, spell_with_alphabet
+from evalkit.simulator.read_back import quoted_total, restated_number
+from evalkit.simulator.understanding import (
+    FactBook,
+    scenario_facts,
+)
+from evalkit.spoken import parse_flight_numbers, spell_with_alphabet
 
-NO_PROGRESS_LIMIT = 5  # App. D / K: end the call after 5 consecutive turns without progress
 FIELD_CUES = (
     (
         "confirmation_number",
@@ -55,9 +59,6 @@ CONFIRM_CUES = ("shall i", "should i", "would you like me to", "do you want me t
 REPEATABLE_CUES = ("which would you like", "total of", "shall i go ahead")  # offers and quotes worth re-hearing
 STALL_CUES = ("sorry", "didn't get", "still didn't", "again")
 REFUSAL_CUES = ("not able to", "can't issue")  # the airline policy's refusals
-SPELLED_KINDS = ("code", "digits", "name")
-# the agent asks for a code with the spelling alphabet ("... with the phonetic alphabet, like A as in Alpha?")
-ALPHABET_CUE = re.compile(r"\b(?:phonetic|spelling) alphabet\b|\bas in alpha\b", re.IGNORECASE)
 # a code inside free text: letters and digits mixed ("3L2U", "DN55"), or digits named a code ("code 5677"); eSpeak
 # reads "3L2U" as a word (tiny.en: "real to"), spelled it was heard 3L2U or 3L2 (scripts: issue 17.2 note)
 CODE_IN_TEXT = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{3,}\b|(?<=\bcode )\d{3,}\b")
@@ -65,6 +66,8 @@ SPELL_CUE = re.compile(r"\bspell\b", re.IGNORECASE)
 TRANSFER_OFFER = "would you like me to transfer you"  # slots whose read-back is spelled character by character
 # Slot kinds a paraphrase may put words before (and whether the value's first letter is then lower-cased).
 REPHRASED_KINDS = {"name": "keep", "date": "keep", "time": "keep", "number": "keep", "choice": "lower"}
+# the reference agent's own read-back ("I have W K 2 E X B. Is that right?"), which the cue-based script checks
+OWN_READ_BACK = re.compile(r"\bI have\b.*\bIs that right", re.DOTALL)
 
 
 def domain_record_plan(scenario: Scenario) -> tuple[list[str], dict[str, str]] | None:
@@ -112,14 +115,7 @@ def fixed_wording(workflows: list[Workflow], kind: type[Call] | type[Confirm]) -
     return [f for f in fragments if len(f) >= 8]
 
 
-@dataclass
-class UserUtterance:
-    text: str
-    end_call: bool = False
-    reaction_jitter_ms: float | None = None  # drawn offset from the simulator's reaction time (None: not varied)
-
-
-class ScriptedSimulator:
+class ScriptedSimulator(Listening):
     """``persona`` changes how answers are said (``PersonaStyle``); ``rng`` is the conversation's own stream, so
     a persona's choices replay exactly for a (cell seed, scenario, trial)."""
 
@@ -178,6 +174,13 @@ class ScriptedSimulator:
         self.fallback = None if record is not None else FieldAnswers.for_scenario(scenario, known)
         if self.fallback is not None:
             self.plan = self.plan.model_copy(update={"answers": self.fallback.fields})
+        # What the caller knows, for agents it has never seen (evalkit.simulator.understanding): its answers and the
+        # scenario's facts where the model has them; a fact not among the answers is answered like one.
+        self.book = FactBook(scenario_facts(self.plan.answers, getattr(scenario, "facts", None)))
+        extra = {n: f.value for n, f in self.book.facts.items() if n not in self.plan.answers}
+        if extra:
+            self.plan = self.plan.model_copy(update={"answers": {**self.plan.answers, **extra}})
+        self.acts: list[DialogueAct] = []  # the dialogue acts the agent attached to its last turn (hear_acts)
 
     def first_utterance(self) -> UserUtterance:
         return self._say(self.style.opening(self.goal.starting_utterance))
@@ -226,6 +229,7 @@ class ScriptedSimulator:
         return self._say(self.style.reply(text, self.stalled), end_call)
 
     def respond(self, agent_text: str) -> UserUtterance:
+        acts, self.acts = self.acts, []
         low = agent_text.lower()
         ending = any(c in low for c in ("transferring you", "transfer you", "goodbye", "thank you for calling"))
         if self.pending_repeat is not None and not ending:
@@ -238,6 +242,8 @@ class ScriptedSimulator:
                 self.pending_repeat = agent_text
                 return self._say(request)
         self.stalled = any(c in low for c in STALL_CUES) or self.no_progress > 0
+        if acts and (reply := self._from_acts(acts, agent_text)) is not None:  # the agent's own acts first
+            return reply
         if TRANSFER_OFFER in low:  # an offer, not a transfer: the decision tree says whether to take it
             return self._yes_no("accept_transfer", "Yes, please transfer me.", "No, thank you.")
         if "transferring you" in low or "transfer you" in low:
@@ -254,8 +260,10 @@ class ScriptedSimulator:
                 self.push_backs += 1
                 return self._styled(self.plan.push_back_say)
             return self._styled(self.plan.closing, end_call=True)
-        if "is that right" in low:
+        if "is that right" in low and OWN_READ_BACK.search(agent_text):
             return self._check_read_back(agent_text)
+        if (reply := self._read_back(agent_text)) is not None:  # a read-back in other words
+            return reply
         # Offers that end a turn which may restate the confirmation number: before the field cues.
         if "full refund instead" in low:
             return self._yes_no("refund_instead", "Yes, please refund me.", "No, I don't want a refund.")
@@ -275,64 +283,12 @@ class ScriptedSimulator:
             return self._confirm(agent_text)
         if "sorry" in low and ("catch" in low or "again" in low or "repeat" in low):
             return self._say(self.last)
+        if (reply := self._understand(agent_text)) is not None:
+            return reply
         self.no_progress += 1
         if self.no_progress >= NO_PROGRESS_LIMIT:
             return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
         return self._styled("Sorry, can you help me with that?")
-
-    def _check_read_back(self, agent_text: str) -> UserUtterance:
-        """Compare the agent's spelled read-back with the true value; correct the first wrong character
-        (EVA-Bench decision tree rule 1: wait for the read-back, correct mismatches)."""
-        raw = self._task_value(self.last_field) or ""
-        truth = re.sub(r"[\s-]", "", raw).upper()
-        heard = re.search(r"I have ((?:[A-Z0-9] ?)+)\.", agent_text)
-        read_back = heard.group(1).replace(" ", "") if heard else ""
-        self.no_progress = 0
-        if read_back == truth or same_amount(agent_text, truth) or same_date(agent_text, raw):
-            self.respells = 0
-            return self._styled("Yes, that's right.")
-        if len(read_back) == len(truth):
-            position = next(i for i, (a, b) in enumerate(zip(read_back, truth, strict=True)) if a != b)
-            if position < len(ORDINAL_WORDS) and truth[position].isalnum():
-                # The same wrong read-back again means the correction did not land: say it another way (the
-                # plain letter instead of its NATO word), and count it as a turn without progress (App. K).
-                self.same_read_back = self.same_read_back + 1 if read_back == self.last_read_back else 0
-                self.last_read_back = read_back
-                self.no_progress = self.same_read_back
-                if self.no_progress >= NO_PROGRESS_LIMIT:
-                    return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
-                # A correction that did not land (the same character still wrong, whatever else the agent changed)
-                # is said another way next time, as a caller does: "Juliet" kept coming back "too late".
-                self.missed = self.missed + 1 if position == self.corrected_at else 0
-                self.corrected_at = position
-                correction = say_correction(position + 1, truth[position])
-                if self.missed % 2 == 1 and truth[position].isalpha():
-                    correction = f"No, the {ORDINAL_WORDS[position]} one is {truth[position]}."
-                if self.missed == 2:  # neither way landed: the whole value with the alphabet (App. K)
-                    correction = f"No. It's {self.style.alphabet(truth)}."
-                return self._styled(correction)
-            # Past the eighth character (a ten-digit NPI) there is no ordinal to say: restate the whole value.
-        # A wrong-length read-back means the whole value has to be spelled again. The agent may ask for that
-        # without bound, so this is where App. K's "end after 5 turns without progress" rule has to hold
-        # (before, each read-back reset the count and a caller the ASR kept mishearing looped until max_turns).
-        self.no_progress = self.respells + 1
-        if self.no_progress >= NO_PROGRESS_LIMIT:
-            return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
-        return self._say(self._respell(truth))
-
-    def _respell(self, truth: str) -> str:
-        """Spell the whole value again, a different way each time, as a caller does when the same spelling keeps
-        being misheard: first slowly, letter by letter with pauses (what a caller does when a read-back comes back
-        wrong), then the NATO alphabet (App. K's fallback), then plain letters. Issue 17.2 measured the order on
-        tiny.en and eSpeak spelled surnames: paused letters were heard exactly in 7-8 of 20, plain letters 5-7,
-        NATO words 2-4 (``scripts/bench_entity_asr.py``)."""
-        style = self.respells % 3
-        self.respells += 1
-        if style == 0:
-            return "No... it's... " + "... ".join(truth) + "..."
-        if style == 1:
-            return f"No. It's {self.style.alphabet(truth)}."
-        return f"No. It's {', '.join(truth)}."
 
     def _choose(self, agent_text: str) -> UserUtterance:
         # Flights offered earlier count: "Sorry, which flight would you like?" re-asks about the same list.
@@ -379,8 +335,10 @@ class ScriptedSimulator:
                 self.no_progress = 0
                 return self._styled(self.plan.followups[self.followups_said - 1])
             return self._styled(self.plan.closing, end_call=True)
-        if "is that right" in low:
+        if "is that right" in low and OWN_READ_BACK.search(agent_text):
             return self._check_workflow_read_back(agent_text)
+        if (reply := self._read_back(agent_text)) is not None:  # a read-back in other words
+            return reply
         # A slot's own question first, then a confirmation (which often restates details and so names slot
         # labels: "I'll file leave for employee ID ..."), then a slot named by its label alone.
         slot = self._asked_slot(agent_text, exact=True)
@@ -402,6 +360,8 @@ class ScriptedSimulator:
             return self._say(self.last)
         if "sorry" in low and ("catch" in low or "again" in low or "repeat" in low):
             return self._say(self.last)
+        if (reply := self._understand(agent_text)) is not None:
+            return reply
         self.no_progress += 1
         if self.no_progress >= NO_PROGRESS_LIMIT:
             return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
@@ -474,15 +434,18 @@ class ScriptedSimulator:
         ended = value if value.endswith((".", "!", "?")) else f"{value}."  # "7 a.m." is not said "7 a.m.."
         return self._say(self.style.answer(field, ended, self.stalled, rephrase=rephrase))
 
-    def _check_workflow_read_back(self, agent_text: str) -> UserUtterance:
+    def _check_workflow_read_back(self, agent_text: str, said: str | None = None) -> UserUtterance:
         """Spelled values are checked character by character (as for airline); others (a date, an email) by
-        what they mean: the read-back must parse to what the true answer parses to, else restate it."""
+        what they mean: the read-back must parse to what the true answer parses to, else restate it. ``said``: the
+        value the agent read back, as its confirm act states it (None: read from its words)."""
         slot = self.slots.get(self.last_field)
         if slot is None or slot.kind in SPELLED_KINDS:
             return self._check_read_back(agent_text)
         truth = self._task_value(slot.name) or ""
-        said = re.search(r"I have (.*?)\. Is that right", agent_text)
-        heard = parse_slot(slot, said.group(1), self.today) if said else None
+        if said is None:
+            found = re.search(r"I have (.*?)\. Is that right", agent_text)
+            said = found.group(1) if found else None
+        heard = parse_slot(slot, said, self.today) if said is not None else None
         self.no_progress = 0
         if heard is not None and heard == parse_slot(slot, truth, self.today):
             return self._styled("Yes, that's right.")

@@ -13,6 +13,7 @@ from evalkit.agents.airline_policy.rules import (
 )
 from evalkit.agents.base import ToolBox
 from evalkit.agents.policy import PolicyReply, ok
+from evalkit.dialogue_acts import DialogueAct
 
 
 class PolicyCore:
@@ -51,9 +52,10 @@ class PolicyCore:
         self.moving: str | None = None  # the end of the trip whose new airport is being asked for
 
     # -- helpers -----------------------------------------------------------------------------------------
-    def _ask(self, pending: str, text: str) -> PolicyReply:
+    def _ask(self, pending: str, text: str, *acts: DialogueAct) -> PolicyReply:
+        """``acts``: what the turn does, for a caller that wants exactness (ask(field), confirm(field, value))."""
         self.pending = pending
-        return PolicyReply(text)
+        return PolicyReply(text, acts=list(acts))
 
     def _reask(self, text: str, fallback: str) -> PolicyReply:
         self.reasks += 1

@@ -14,6 +14,7 @@ from evalkit.agents.airline_policy.rules import (
     route_change,
 )
 from evalkit.agents.policy import PolicyReply, ok
+from evalkit.dialogue_acts import DialogueAct
 from evalkit.spoken import (
     parse_code,
     parse_correction,
@@ -41,7 +42,11 @@ class IdentifyMixin(PolicyCore):
             )
         self.intent = self.intent or "booking_question"  # the booking will tell what it is about
         self.reasks = 0
-        return self._ask("code", "Sure, I can help with that. May I have your six character confirmation code?")
+        return self._ask(
+            "code",
+            "Sure, I can help with that. May I have your six character confirmation code?",
+            DialogueAct("ask", "confirmation_number"),
+        )
 
     def _on_code(self, heard: str) -> PolicyReply:
         code = parse_code(heard)
@@ -61,7 +66,8 @@ class IdentifyMixin(PolicyCore):
         self.spelling = what
         value = self.code if what == "code" else self.name
         assert value is not None
-        return self._ask("check", f"I have {spell_code(value)}. Is that right?")
+        field = "confirmation_number" if what == "code" else "last_name"
+        return self._ask("check", f"I have {spell_code(value)}. Is that right?", DialogueAct("confirm", field, value))
 
     def _on_check(self, heard: str) -> PolicyReply:
         value = (self.code if self.spelling == "code" else self.name) or ""
@@ -76,7 +82,9 @@ class IdentifyMixin(PolicyCore):
             return self._read_back(self.spelling)
         if parse_yes_no(heard) is True:
             if self.spelling == "code":
-                return self._ask("name", "Thank you. And the last name on the reservation?")
+                return self._ask(
+                    "name", "Thank you. And the last name on the reservation?", DialogueAct("ask", "last_name")
+                )
             return self._look_up(final=True)
         again = self._spelled_again(heard)
         if again:

@@ -34,6 +34,7 @@ from websockets.exceptions import ConnectionClosed, ConnectionClosedError, Inval
 from evalkit.agents.base import AgentContext
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, Frame, ToolCallTuple
+from evalkit.dialogue_acts import DialogueAct
 from evalkit.records import AudioClip
 from evalkit.speech.vad import frame_vad
 from evalkit.wire.errors import WireError
@@ -91,6 +92,7 @@ class TwilioCallerSession:
         self._heard: str | None = None
         self._end_call = False
         self._duration_ms: float | None = None  # the turn's audio length, when the agent announces it
+        self._acts: list[DialogueAct] = []  # the turn's dialogue acts, when the agent states them
 
     # -- the caller's side ---------------------------------------------------------------------------------
 
@@ -309,6 +311,9 @@ class TwilioCallerSession:
                 self._transcribed = True
             self._heard = value.get("heard_text")
             self._end_call = bool(value.get("end_call"))
+            acts = value.get("acts")
+            parsed = [DialogueAct.parse(a) for a in acts] if isinstance(acts, list) else []
+            self._acts = [a for a in parsed if a is not None]  # anything else in the list is ignored
             duration = value.get("duration_ms")
             self._duration_ms = float(duration) if isinstance(duration, int | float) and duration > 0 else None
         return None
@@ -331,16 +336,17 @@ class TwilioCallerSession:
             heard_text=self._heard,
             tool_calls=self._drain_tools(),
             duration_ms=self._duration_ms if self._text else None,
+            acts=self._acts,
         )
-        self._text, self._heard = "", None  # said once per turn, on its first chunk
+        self._text, self._heard, self._acts = "", None, []  # said once per turn, on its first chunk
         return chunk
 
     def _end_turn(self, end_call: bool = False) -> AgentEvent:
         """The agent's turn is over; what it reported without audio still reaches the record first."""
         done = AgentTurnEnd(end_call=end_call or self._end_call)
         calls = self._drain_tools()
-        leftover = AgentSpeech(text=self._text, heard_text=self._heard, tool_calls=calls)
-        has_leftover = bool(self._text or calls or self._heard is not None)
+        leftover = AgentSpeech(text=self._text, heard_text=self._heard, tool_calls=calls, acts=self._acts)
+        has_leftover = bool(self._text or calls or self._heard is not None or self._acts)
         if self._needs_transcript():
             self._unheard = self._hear()
         self._reset_agent_turn()

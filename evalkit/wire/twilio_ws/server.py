@@ -29,6 +29,7 @@ import contextlib
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -195,6 +196,8 @@ class ServedCall:
         transcript = {"text": reply.text, "heard_text": reply.heard_text, "end_call": reply.end_call}
         if reply.audio is not None:
             transcript["duration_ms"] = reply.audio.duration_s * 1000.0
+        if reply.acts:  # the agent's dialogue acts, for a caller that wants exactness
+            transcript["acts"] = [{k: v for k, v in asdict(act).items() if v is not None} for act in reply.acts]
         await self._send({"event": protocol.TRANSCRIPT_EVENT, "streamSid": self.stream_sid, **transcript})
         if reply.audio is not None:
             wire = encode(resample(reply.audio.samples, reply.audio.sample_rate, self.sample_rate), self.encoding)
