@@ -5,7 +5,15 @@ from __future__ import annotations
 from datetime import date, time
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from evalkit.safe_paths import SAFE_NAME_RULE, is_safe_name
 
@@ -90,6 +98,41 @@ class UserGoal(_Strict):
         return value
 
 
+class Fact(_Strict):
+    """One thing the caller knows (a booking reference, a name, a date): what it is, how it is said aloud, and the
+    other names an agent may ask for it by. Written in a file as ``name: value`` or ``name: {value, spoken, aliases}``.
+    """
+
+    value: str = Field(description="the value as the back end stores it, e.g. ZK3FFW")
+    spoken: str | None = Field(
+        default=None, description="how the caller says it aloud, e.g. 'Z K 3 F F W'; None: the value as written"
+    )
+    aliases: list[str] = Field(
+        default_factory=list,
+        description="other names an agent may use when asking for it, e.g. 'confirmation code', 'record locator'",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        # `last_name: Rivera` is the common case: a bare scalar is the value with no spoken form or aliases.
+        if isinstance(data, str | int | float) and not isinstance(data, bool):
+            return {"value": str(data)}
+        return data
+
+    @field_validator("value")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a fact's value is empty")
+        return value
+
+    @property
+    def said(self) -> str:
+        """What the caller says for it."""
+        return self.spoken or self.value
+
+
 class ReferenceCall(_Strict):
     name: str
     arguments: dict[str, Any]
@@ -137,13 +180,20 @@ class Scenario(_Strict):
         description="who opens the call in this story (agent: its greeting; caller: its first line); applies when "
         "the agent option's first_speaker is auto. None: as the agent option says",
     )
+    facts: dict[str, Fact] = Field(
+        default_factory=dict,
+        description="what the caller knows, name -> fact (value, spoken form, aliases); a scenario file's `facts`",
+    )
 
     @model_serializer(mode="wrap")
     def _without_unset_first_speaker(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """An unset first_speaker is not written, so existing scenario files stay the same."""
+        """Unset optional fields (first_speaker, facts) are not written, so existing scenario files stay the same."""
         data = handler(self)
-        if isinstance(data, dict) and data.get("first_speaker") is None:
-            data.pop("first_speaker", None)
+        if isinstance(data, dict):
+            if data.get("first_speaker") is None:
+                data.pop("first_speaker", None)
+            if not data.get("facts"):
+                data.pop("facts", None)
         return data
 
     @field_validator("id")
