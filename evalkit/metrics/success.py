@@ -7,8 +7,9 @@ evidence the record lacks (a DB the agent kept on its side; judged criteria with
 ================== ============ ===========================================================================
 metric             kind         pass iff
 ================== ============ ===========================================================================
-success_db         deterministic every value of ``success.db`` is in the final DB (a subset; task completion's
-                                normalization: 260.0 is 260, "none" is null, texts case-insensitive)
+success_db         deterministic every value of ``success.db`` is in the final DB (a subset: dicts key by key, a
+                                list's items each match some item, in any order; task completion's
+                                normalization: 260.0 is 260, "none" is null; texts case-insensitive)
 success_tool_calls deterministic each required call matches a recorded call (name, argument subset), no forbidden
                                 call does
 success_transcript deterministic each must_say regex matches what the agent said, no must_not_say regex does
@@ -73,6 +74,13 @@ def subset_differences(expected: Any, actual: Any, path: str = "") -> list[dict[
             else:
                 out += subset_differences(value, actual[key], sub)
         return out
+    if isinstance(expected, list) and isinstance(actual, list):
+        # a list names items that must be there, in any order: each matches (as a subset) some item of the actual
+        return [
+            {"path": f"{path}[{i}]", "expected": item, "actual": "<no matching item>"}
+            for i, item in enumerate(expected)
+            if not any(not subset_differences(item, candidate) for candidate in actual)
+        ]
     return [] if _same(expected, actual) else [{"path": path or "<root>", "expected": expected, "actual": actual}]
 
 

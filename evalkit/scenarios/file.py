@@ -6,7 +6,8 @@ persona and opening line, the call's limits and what counts as success — and n
 field names); :func:`from_scenario` writes an existing scenario (evalkit's own, an EVA-Bench import) as such a file.
 
 Facts are quoted in success criteria as ``{facts.<name>}``. They are substituted when the file is read: in a
-transcript regex by either the value or its spoken form (escaped), elsewhere by the value. A quoted fact that is not
+transcript regex by either the value or its spoken form (escaped; spelled out or not, ``form_pattern``), elsewhere
+by the value. A quoted fact that is not
 defined, a regex that does not compile (after substitution), an empty goal and an unknown success kind are problems
 :func:`file_problems` lists, one line each, naming the file and the field.
 """
@@ -127,6 +128,19 @@ def _substitute(node: Any, replace: Callable[[str], str]) -> Any:
     return node
 
 
+SEPARATORS = r"[\s.,-]"
+
+
+def form_pattern(form: str) -> str:
+    """A fact's value or spoken form as a regex that also matches it spelled out: a one-word form (a code, a name)
+    with any separators between its characters ("WK2EXB" also matches "W K 2 E X B", "W-K-2-E-X-B"), a longer one with
+    any separators between its words."""
+    words = form.split()
+    if len(words) == 1:  # its own separators are optional too: "12-34" is also said "1 2 3 4"
+        return (SEPARATORS + "*").join(re.escape(c) for c in form if not re.fullmatch(SEPARATORS, c))
+    return (SEPARATORS + "+").join(re.escape(w) for w in words)
+
+
 def resolve_facts(success: Success, facts: dict[str, Fact]) -> Success:
     """The criteria with every defined ``{facts.<name>}`` replaced (undefined ones are left for the checks to name)."""
 
@@ -139,7 +153,7 @@ def resolve_facts(success: Success, facts: dict[str, Fact]) -> Success:
             if fact is None:
                 return m[0]
             forms = dict.fromkeys([fact.value, *([fact.spoken] if fact.spoken else [])])
-            return "(?:" + "|".join(re.escape(f) for f in forms) + ")"
+            return "(?:" + "|".join(form_pattern(f) for f in forms) + ")"
 
         return FACT_REF.sub(one, text)
 
@@ -337,4 +351,8 @@ def schema_json() -> str:
     """The JSON Schema of a scenario file (docs/scenario.schema.json; a test keeps it current)."""
     schema = ScenarioFile.model_json_schema()
     schema["title"] = "evalkit scenario file"
+    # `name: value` is a fact too (Fact's shorthand, a before-validator the generated schema cannot see)
+    schema["properties"]["facts"]["additionalProperties"] = {
+        "anyOf": [{"$ref": "#/$defs/Fact"}, {"type": "string"}, {"type": "number"}]
+    }
     return json.dumps(schema, indent=2, sort_keys=True) + "\n"
