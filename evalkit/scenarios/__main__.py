@@ -116,8 +116,8 @@ def check_folder_command(folder: Path) -> int:
 
 def new_command(folder: Path, scenario_id: str | None) -> int:
     """Write the commented example scenario (the custom domain's) as ``<folder>/<id>.yaml``; never overwrite."""
-    from evalkit.domains.custom import DOMAIN
     from evalkit.safe_paths import SAFE_NAME_RULE, is_safe_name
+    from evalkit.scenarios.file import EXAMPLE_DIR
 
     if scenario_id is not None and not is_safe_name(scenario_id):
         print(f"error: --id {scenario_id!r}: ids are {SAFE_NAME_RULE}", file=sys.stderr)
@@ -133,7 +133,7 @@ def new_command(folder: Path, scenario_id: str | None) -> int:
     if path.exists():
         print(f"error: {path} exists; choose another --id", file=sys.stderr)
         return 2
-    template = (DOMAIN.scenario_dir / "example.yaml").read_text(encoding="utf-8")
+    template = (EXAMPLE_DIR / "example.yaml").read_text(encoding="utf-8")
     path.write_text(template.replace("\nid: example ", f"\nid: {chosen} ", 1), encoding="utf-8")
     print(f"wrote {path}: edit it, then python -m evalkit.scenarios check {folder}")
     return 0

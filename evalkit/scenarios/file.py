@@ -39,6 +39,7 @@ from evalkit.scenarios.schema import (
 FILE_SUFFIXES = (".yaml", ".yml", ".jsonl")
 CUSTOM_DOMAIN = "custom"
 DEFAULT_DATE_TIME = "2026-01-05 10:00"
+EXAMPLE_DIR = Path(__file__).with_name("example")  # the commented example `new` writes (the custom domain's folder)
 FACT_REF = re.compile(r"\{facts\.([A-Za-z0-9_]+)\}")
 
 

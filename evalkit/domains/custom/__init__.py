@@ -3,14 +3,13 @@
 The harness brings no tools and no DB here: the agent under test runs its own back end, and success is judged from
 what the harness sees (the transcript, the judge's verdicts, the tool calls the harness records, a DB the scenario
 declares). A scenario that wants the harness's tools names a registered domain in its file (``domain: airline``) and
-runs under that domain instead. Its own folder holds one example scenario file (``python -m evalkit.scenarios new``
-writes the same one).
+runs under that domain instead. Its own folder is the example scenario file's (``python -m evalkit.scenarios new``
+writes that one), kept beside the file format in ``evalkit.scenarios``.
 """
-
-from pathlib import Path
 
 from evalkit.domains.base import ToolRegistry
 from evalkit.domains.domain import Domain, DomainTexts, register_domain
+from evalkit.scenarios.file import EXAMPLE_DIR
 
 REGISTRY = ToolRegistry()  # no harness tools: the agent's own back end answers it
 
@@ -26,7 +25,7 @@ DOMAIN = register_domain(
         name="custom",
         tools=REGISTRY,
         texts=TEXTS,
-        scenario_dir=Path(__file__).parent / "scenarios",
+        scenario_dir=EXAMPLE_DIR,
         workflows={},  # no workflows: the embedded agent has nothing to offer here (a wire agent is the point)
     ),
     __name__,
