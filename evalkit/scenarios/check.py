@@ -110,6 +110,8 @@ def check_decision_tree(scenario: Scenario) -> list[tuple[str, str]]:
 
 def check_file(path: Path, domain: str | None = None) -> list[Problem]:
     """All problems of one scenario file (empty list: the file is usable)."""
+    if path.suffix in FILE_SUFFIXES:  # a scenario file for anyone's agent: its own checks, one line per problem
+        return [Problem(path, "file", line.removeprefix(f"{path}: ")) for line in scenario_file_problems(path)]
     try:
         scenario = load_scenario(path)
     except ScenarioError as exc:
@@ -131,7 +133,7 @@ def check_file(path: Path, domain: str | None = None) -> list[Problem]:
 
 
 def scenario_files(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*.json"))
+    return scenario_paths(folder)
 
 
 def summarise(results: dict[Path, list[Problem]]) -> str:
@@ -191,6 +193,7 @@ def check_folder(folder: Path) -> tuple[int, list[str]]:
     scenarios: list[Scenario] = []
     for path in files:
         found = scenario_file_problems(path) if path.suffix in FILE_SUFFIXES else [str(p) for p in check_file(path)]
+        # (scenario files' lines name their file and field themselves: no "[check]" tag)
         lines += found
         if not found:
             read = load_path(path)
