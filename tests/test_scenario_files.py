@@ -310,3 +310,35 @@ def test_a_run_on_bad_scenario_files_names_each_problem_and_starts_nothing(tmp_p
     for name, (fragment, _) in BAD.items():
         assert any(name in p and fragment in p for p in problems), (name, proc.stderr)
     assert_no_cell_started(tmp_path)
+
+
+def test_eva_bench_records_read_as_they_are_and_convert_to_files(tmp_path: Path) -> None:
+    """An EVA-Bench import (runtime JSON) and scenario files share one folder; each import also converts."""
+    from evalkit.scenarios.__main__ import main as cli
+    from evalkit.scenarios.store import folder_scenarios
+    from tests.eva_fixtures import HR_DB, hr_record, write_checkout
+
+    root = write_checkout(tmp_path / "eva", {"medical_hr": [(hr_record(), HR_DB)]})
+    assert cli(["import-eva", str(root), "--out", str(tmp_path / "imported")]) == 0
+    folder = tmp_path / "imported" / "medical_hr"
+    (imported,) = folder_scenarios("medical_hr", folder)
+    as_file = from_scenario(imported) | {"id": "as-file"}
+    as_file["success"]["judge"] = ["The agent verified the caller before changing anything."]
+    (folder / "as-file.yaml").write_text(yaml.safe_dump(as_file))
+    both = {s.id: s for s in folder_scenarios("medical_hr", folder)}
+    assert set(both) == {imported.id, "as-file"}
+    assert both["as-file"].scenario_db == imported.scenario_db
+    assert both["as-file"].user_goal.information_required == imported.user_goal.information_required
+
+
+def test_facts_on_the_scenario_model_and_existing_files_unchanged() -> None:
+    """``Scenario.facts``: name -> Fact(value, spoken, aliases), a bare value as shorthand; a scenario without facts
+    (and the other file-only fields) writes exactly the JSON it was read from."""
+    path = ROOT / "evalkit" / "domains" / "airline" / "scenarios" / "AL-001.json"
+    scenario = load_path(path)[0]
+    assert json.loads(scenario.model_dump_json()) == json.loads(path.read_text())
+    with_facts = type(scenario).model_validate(json.loads(scenario.model_dump_json()) | {"facts": {"ref": "WK2EXB"}})
+    assert with_facts.facts["ref"].value == "WK2EXB" and with_facts.facts["ref"].said == "WK2EXB"
+    assert json.loads(with_facts.model_dump_json())["facts"] == {
+        "ref": {"value": "WK2EXB", "spoken": None, "aliases": []}
+    }
