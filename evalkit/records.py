@@ -138,6 +138,11 @@ class Conversation(BaseModel):
         "no final DB back): task completion is then unscored with this reason; None: final_db is the end state",
     )
     key_entities: dict[str, str] = Field(default_factory=dict)
+    success: dict[str, Any] | None = Field(
+        default=None,
+        description="the scenario's success criteria (db, tool_calls, transcript, judge), facts already substituted: "
+        "the success_* metrics score them from the record alone; None: the scenario declares none",
+    )
     error: str | None = None
     validation: SimulationValidation | None = Field(default=None, description="None: validation was off")
     infra_failures: list[str] = Field(

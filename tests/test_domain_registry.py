@@ -63,8 +63,10 @@ def toy_domain(tmp_path: Path) -> Iterator[Domain]:
 
 
 def test_builtin_domains_are_registered_with_their_tools_texts_and_scenarios() -> None:
-    assert DOMAINS.names() == ["airline", "itsm", "medical_hr"]  # hr: medical_hr's alias, not listed
-    for name in DOMAINS.names():
+    # hr: medical_hr's alias, not listed; custom: scenario files for anyone's agent (no harness tools)
+    assert DOMAINS.names() == ["airline", "custom", "itsm", "medical_hr"]
+    assert tool_registry("custom").names == [] and any(get_domain("custom").scenario_dir.glob("*.yaml"))
+    for name in ("airline", "itsm", "medical_hr"):
         domain = get_domain(name)
         assert domain.name == name and tool_registry(name) is domain.tools
         assert any(domain.scenario_dir.glob("*.json"))
@@ -74,16 +76,18 @@ def test_builtin_domains_are_registered_with_their_tools_texts_and_scenarios() -
 
 
 def test_an_unknown_domain_fails_with_the_registered_options() -> None:
-    with pytest.raises(UnknownPluginError, match=r"unknown domain 'circus'; registered: airline, itsm, medical_hr"):
+    with pytest.raises(
+        UnknownPluginError, match=r"unknown domain 'circus'; registered: airline, custom, itsm, medical_hr"
+    ):
         get_domain("circus")
-    with pytest.raises(ValueError, match=r"registered: airline, itsm, medical_hr"):
+    with pytest.raises(ValueError, match=r"registered: airline, custom, itsm, medical_hr"):
         tool_registry("circus")
     with pytest.raises(
-        ScenarioError, match=r"unknown domain 'circus'; known domains: \['airline', 'itsm', 'medical_hr'\]"
+        ScenarioError, match=r"unknown domain 'circus'; known domains: \['airline', 'custom', 'itsm', 'medical_hr'\]"
     ):
         scenario_dir("circus")
     with pytest.raises(
-        ValueError, match=r"no dialogue policy for domain 'circus'.*registered: airline, itsm, medical_hr"
+        ValueError, match=r"no dialogue policy for domain 'circus'.*registered: airline, custom, itsm, medical_hr"
     ):
         make_policy("circus", ToolBox(ToolExecutor(TOY_TOOLS, {})), NOW)
 
@@ -159,7 +163,7 @@ def test_an_unknown_domain_in_a_config_fails_at_validation_naming_the_file_and_t
         validate_config(raw, {"domain": "airline"})
     message = str(info.value)
     assert "domain.name" in message and "conf/domain/airline.yaml" in message
-    assert "unknown domain 'space'; registered: airline, itsm, medical_hr" in message
+    assert "unknown domain 'space'; registered: airline, custom, itsm, medical_hr" in message
 
 
 def test_a_registered_domain_passes_config_validation(toy_domain: Domain) -> None:

@@ -472,6 +472,8 @@ def test_every_prompt_renders_fully_from_a_conversation(metric, architecture):
         record.turns[0].effects.append(
             AppliedEffect(type="interruption", turn=0, start_ms=1500, end_ms=1800, params=params)
         )
+    if metric == "success_judge":  # needs a scenario file's judged criteria
+        record.success = {"judge": ["The agent read back the booking code."]}
     system, user = (m["content"] for m in prompt.render(prompt.build_inputs(record, ctx)))
     assert not re.search(r"\$[A-Za-z_{]", system + user), metric
     for field in prompt.output_model.model_fields:

@@ -42,6 +42,11 @@ BUILTIN = [
     "speakability",
     "speakability_proxy",
     "speech_fidelity_proxy",
+    "success_db",  # issue 29: a scenario file's success criteria, per kind and overall
+    "success_judge",
+    "success_overall",
+    "success_tool_calls",
+    "success_transcript",
     "task_completion",
     "tool_call_validity",
     "turn_efficiency",

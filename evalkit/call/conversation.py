@@ -51,6 +51,7 @@ def conversation_record(
         final_db_missing=executor.final_db_missing,
         expected_db=scenario.expected_scenario_db,
         key_entities=scenario.key_entities,
+        success=scenario.success.criteria() if scenario.success else None,
         error=outcome.error,
         interruptions=outcome.interruptions,
     )
@@ -172,7 +173,15 @@ def _agent_session(
 
 
 def opening(settings: CallSettings, scenario: Scenario | None) -> CallSettings:
-    """Who opens this call: the agent option's ``first_speaker``, or the scenario's where the option is ``auto``."""
+    """Who opens this call: the agent option's ``first_speaker``, or the scenario's where the option is ``auto``; and
+    the scenario's own limits (a scenario file's ``limits``), which only ever shorten the run's."""
+    limits = getattr(scenario, "limits", None)
+    if limits is not None:
+        settings = dataclasses.replace(
+            settings,
+            max_user_turns=min(settings.max_user_turns, limits.turns or settings.max_user_turns),
+            max_duration_s=min(settings.max_duration_s, limits.seconds or settings.max_duration_s),
+        )
     wanted = getattr(scenario, "first_speaker", None)
     if settings.first_speaker != "auto" or wanted in (None, "auto"):
         return settings

@@ -68,39 +68,47 @@ def config_problems(config: RunConfig, base_dir: Path, source: Source) -> list[s
 
 
 @functools.cache
-def _domain_scenarios(domain: str, folder: str | None = None) -> tuple[tuple[str, ...], str | None]:
-    """(ids, first problem) of a domain's scenario files (``folder``: ``domain.scenario_dir``): one unreadable file is
-    named, not a crash in every cell."""
-    from evalkit.scenarios.store import ScenarioError, folder_scenarios, load_scenario, scenario_dir, unique_ids
+def _domain_scenarios(domain: str, folder: str | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(ids, problems) of a domain's scenario files (``folder``: ``domain.scenario_dir``): one unreadable file is
+    named, not a crash in every cell; every problem of a scenario file (YAML, JSONL) is one line."""
+    from evalkit.scenarios.store import (
+        ScenarioError,
+        folder_scenarios,
+        read_paths,
+        scenario_dir,
+        scenario_paths,
+        unique_ids,
+    )
 
     if folder is not None:
         try:
-            return tuple(s.id for s in folder_scenarios(domain, folder)), None
+            return tuple(s.id for s in folder_scenarios(domain, folder)), ()
         except ScenarioError as exc:
-            return (), f"domain.scenario_dir: {str(exc).splitlines()[0]}"
+            return (), tuple(f"domain.scenario_dir: {line}" for line in str(exc).splitlines())
     try:
-        files = sorted(scenario_dir(domain).glob("*.json"))
+        files = scenario_paths(scenario_dir(domain))
     except ScenarioError as exc:
-        return (), f"domain.name: {exc}"
-    scenarios = []
-    for path in files:
-        try:
-            scenarios.append(load_scenario(path))
-        except ScenarioError as exc:
-            first_line = str(exc).splitlines()[0]
-            return (), f"domain {domain!r}: scenario file {first_line} (fix it or move it out of the folder)"
+        return (), (f"domain.name: {exc}",)
     try:
-        unique_ids(files, scenarios)
+        owners, scenarios = read_paths(files)
     except ScenarioError as exc:
-        return (), f"domain {domain!r}: {exc}"
-    return tuple(s.id for s in scenarios), None
+        lines = str(exc).splitlines()
+        if len(lines) > 1 or all(f.suffix != ".json" for f in files):
+            return (), tuple(f"domain {domain!r}: {line}" for line in lines)
+        first_line = lines[0]
+        return (), (f"domain {domain!r}: scenario file {first_line} (fix it or move it out of the folder)",)
+    try:
+        unique_ids(owners, scenarios)
+    except ScenarioError as exc:
+        return (), tuple(f"domain {domain!r}: {line}" for line in str(exc).splitlines())
+    return tuple(s.id for s in scenarios), ()
 
 
 def scenario_problems(config: RunConfig, source: Source) -> list[str]:
     domain = config.domain
-    ids, problem = _domain_scenarios(domain.name, domain.scenario_dir)
-    if problem:
-        return [problem]
+    ids, problems_found = _domain_scenarios(domain.name, domain.scenario_dir)
+    if problems_found:
+        return list(problems_found)
     wanted = domain.scenarios or []
     where = f"domain {domain.name!r}" + (f" folder {domain.scenario_dir}" if domain.scenario_dir else "")
     problems = [

@@ -59,7 +59,7 @@ class Domain:
         return frozenset(self.tools.irreversible_tools)
 
 
-BUILTIN_DOMAINS = ("evalkit.domains.airline", "evalkit.domains.hr", "evalkit.domains.itsm")
+BUILTIN_DOMAINS = ("evalkit.domains.airline", "evalkit.domains.custom", "evalkit.domains.hr", "evalkit.domains.itsm")
 DOMAINS: Registry[Domain] = Registry("domain", "evalkit.domains", builtin_modules=BUILTIN_DOMAINS)
 
 

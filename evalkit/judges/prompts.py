@@ -40,6 +40,7 @@ from evalkit.judges.schemas import (
     RecoveryQualityOutput,
     SpeakabilityOutput,
     SpeechFidelityOutput,
+    SuccessJudgeOutput,
     TranscriptionOutput,
     UserSpeechFidelityOutput,
 )
@@ -481,6 +482,38 @@ def recovery_quality_score(output: RecoveryQualityOutput, inputs: dict[str, Any]
     return sum(r["pass"] for r in rows.values()) / len(rows), {"interruptions": rows}
 
 
+def success_judge_inputs(conversation: Conversation, context: JudgeContext) -> dict[str, Any]:
+    """A scenario file's judged criteria (carried by the record, facts substituted) and the call's trace."""
+    criteria = (conversation.success or {}).get("judge") or []
+    if not criteria:
+        raise NotApplicable("the scenario declares no judged success criteria")
+    key = "audio" if _audio_input(context.architecture) else "cascade"
+    return {
+        "criteria": "\n".join(f"{i}. {text}" for i, text in enumerate(criteria, start=1)),
+        "criteria_list": list(criteria),
+        "trace": conversation_trace(conversation, context),
+        "user_disclaimer": USER_DISCLAIMER[key],
+    }
+
+
+def success_judge_score(output: SuccessJudgeOutput, inputs: dict[str, Any]) -> tuple[float, dict[str, Any]]:
+    """One verdict per criterion, each with its reason; the score is the share passed (all must pass)."""
+    wanted = list(range(1, len(inputs["criteria_list"]) + 1))
+    by_id: dict[int, Any] = {}
+    for verdict in output.criteria:
+        if verdict.criterion_id in by_id or verdict.criterion_id not in wanted:
+            raise InvalidOutput(f"criterion_id {verdict.criterion_id} is answered twice or is not one listed")
+        by_id[verdict.criterion_id] = verdict
+    missing = [i for i in wanted if i not in by_id]
+    if missing:
+        raise InvalidOutput(f"no verdict for criterion_id(s) {missing}")
+    rows = [
+        {"criterion": text, "passed": by_id[i].passed, "reason": by_id[i].reason}
+        for i, text in zip(wanted, inputs["criteria_list"], strict=True)
+    ]
+    return sum(r["passed"] for r in rows) / len(rows), {"criteria": rows}
+
+
 # --- Registry ----------------------------------------------------------------------------------------------------
 
 
@@ -534,5 +567,6 @@ PROMPTS: dict[str, JudgePrompt] = {
         _prompt(
             "interruption_recovery_quality", RecoveryQualityOutput, recovery_quality_inputs, recovery_quality_score
         ),
+        _prompt("success_judge", SuccessJudgeOutput, success_judge_inputs, success_judge_score),
     )
 }

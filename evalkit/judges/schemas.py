@@ -167,3 +167,15 @@ class RecoveryQualityOutput(BaseModel):
     """IHBench Recovery Quality: each type-specific criterion met or not, per interruption."""
 
     interruptions: list[RecoveryQualityEntry]
+
+
+class SuccessCriterionVerdict(BaseModel):
+    criterion_id: int
+    reason: str
+    passed: bool
+
+
+class SuccessJudgeOutput(BaseModel):
+    """A scenario file's judged success criteria: each one passed or not, with the reason."""
+
+    criteria: list[SuccessCriterionVerdict]

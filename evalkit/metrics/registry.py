@@ -95,10 +95,13 @@ def score_conversation(
     """Score one conversation with the selected metrics (and what they require).
 
     ``judge`` scores the judge-kind metrics (None offline: they are reported as skipped, see metrics.judged).
+    A conversation whose scenario declares success criteria is also scored by the success_* metrics.
 
     A crashed conversation is unscored (None), never scored 0 (Inspect's rule). A metric that raises is recorded as
     failed (score None, ``details.error``); the other metrics are still scored.
     """
+    if conversation.success:  # a scenario file's criteria are always scored, whatever the selection
+        names = [*names, "success_overall"]
     ordered = resolve(names)
     if conversation.end_reason == "error":
         return {

@@ -2,6 +2,7 @@
 
 from evalkit.scenarios.schema import (
     DecisionRule,
+    Fact,
     Persona,
     ReferenceCall,
     Scenario,
@@ -12,6 +13,7 @@ from evalkit.scenarios.store import ScenarioError, load_scenario, load_scenarios
 
 __all__ = [
     "DecisionRule",
+    "Fact",
     "Persona",
     "ReferenceCall",
     "Scenario",

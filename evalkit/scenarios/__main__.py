@@ -1,6 +1,9 @@
 """Scenario files from the command line.
 
 python -m evalkit.scenarios check [--domain D ...] [FILE ...]     # validate (exit 1 on problems)
+python -m evalkit.scenarios check FOLDER                          # a folder of scenario files (YAML, JSONL, JSON):
+    # one line per problem naming the file and field; exit 2 on any problem (nothing would run)
+python -m evalkit.scenarios new FOLDER [--id ID]                  # write one commented scenario file to FOLDER
 python -m evalkit.scenarios import-eva PATH --out DIR [--culture en] [--names native|romanized] [--domain D ...]
     # EVA-Bench's records -> scenario files in DIR/<domain>/; PATH: an EVA checkout, its data folder or one
     # <domain>_dataset.json. Prints "imported N, failed M" and "<id>: <reason>" per failed record.
@@ -20,7 +23,7 @@ from pathlib import Path
 
 from evalkit.domains import DOMAINS, tool_registry
 from evalkit.safe_paths import inside
-from evalkit.scenarios.check import check_file, scenario_files, summarise
+from evalkit.scenarios.check import check_file, check_folder, scenario_files, summarise
 from evalkit.scenarios.eva_import import ImportOptions, import_eva
 from evalkit.scenarios.replay import render, replay
 from evalkit.scenarios.store import ScenarioError, scenario_dir
@@ -47,7 +50,15 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="validate scenario files (all domains by default)")
     check.add_argument("--domain", action="append", help="only this domain (repeatable)")
-    check.add_argument("files", nargs="*", type=Path, help="scenario JSON files (default: every domain's folder)")
+    check.add_argument(
+        "files",
+        nargs="*",
+        type=Path,
+        help="scenario JSON files, or one folder of scenario files (default: every domain's folder)",
+    )
+    new = sub.add_parser("new", help="write one commented scenario file (YAML) to a folder")
+    new.add_argument("folder", type=Path, help="the folder (created when missing)")
+    new.add_argument("--id", default=None, help="the scenario's id and file name (default: scenario-N)")
     eva = sub.add_parser("import-eva", help="convert EVA-Bench's published records into scenario files")
     eva.add_argument("path", type=Path, help="an EVA-Bench checkout, its data folder, or one <domain>_dataset.json")
     eva.add_argument("--out", type=Path, required=True, help="folder to write <domain>/<id>.json scenario files to")
@@ -62,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     txt.add_argument("--quiet", action="store_true", help="only the per-domain counts")
     _culture_options(txt)
     args = parser.parse_args(argv)
+    if args.command == "new":
+        return new_command(args.folder, args.id)
+    if args.command == "check" and len(args.files) == 1 and args.files[0].is_dir():
+        return check_folder_command(args.files[0])
     if args.command == "text-run":
         return text_run_command(args.path, ImportOptions(args.culture, args.names), args.limit, args.quiet)
     if args.command == "import-eva":
@@ -83,6 +98,45 @@ def main(argv: list[str] | None = None) -> int:
     results = {path: check_file(path, domain) for path, domain in targets}
     print(summarise(results))
     return 1 if any(results.values()) else 0
+
+
+def check_folder_command(folder: Path) -> int:
+    """Exit 0: every scenario usable; 2: a problem (each one line naming its file and field) or no scenario file."""
+    checked, lines = check_folder(folder)
+    if not checked:
+        print(f"error: {folder}: no scenario files (*.yaml, *.yml, *.jsonl, *.json)", file=sys.stderr)
+        return 2
+    print(
+        "\n".join(
+            [*lines, f"{checked} scenario files checked: {'no problems' if not lines else f'{len(lines)} problems'}"]
+        )
+    )
+    return 2 if lines else 0
+
+
+def new_command(folder: Path, scenario_id: str | None) -> int:
+    """Write the commented example scenario (the custom domain's) as ``<folder>/<id>.yaml``; never overwrite."""
+    from evalkit.safe_paths import SAFE_NAME_RULE, is_safe_name
+    from evalkit.scenarios.file import EXAMPLE_DIR
+
+    if scenario_id is not None and not is_safe_name(scenario_id):
+        print(f"error: --id {scenario_id!r}: ids are {SAFE_NAME_RULE}", file=sys.stderr)
+        return 2
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"error: {folder}: cannot create the folder: {exc.strerror}", file=sys.stderr)
+        return 2
+    taken = {p.stem for p in folder.iterdir()}
+    chosen = scenario_id or next(f"scenario-{n}" for n in range(1, len(taken) + 2) if f"scenario-{n}" not in taken)
+    path = folder / f"{chosen}.yaml"
+    if path.exists():
+        print(f"error: {path} exists; choose another --id", file=sys.stderr)
+        return 2
+    template = (EXAMPLE_DIR / "example.yaml").read_text(encoding="utf-8")
+    path.write_text(template.replace("\nid: example ", f"\nid: {chosen} ", 1), encoding="utf-8")
+    print(f"wrote {path}: edit it, then python -m evalkit.scenarios check {folder}")
+    return 0
 
 
 def _tool_names(domain: str) -> list[str]:

@@ -22,8 +22,17 @@ from typing import Any
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolExecutor, ToolRegistry
 from evalkit.metrics.task_completion import canonical_hash, db_diff
+from evalkit.plugins import UnknownPluginError
+from evalkit.scenarios.file import FILE_SUFFIXES, file_problems
 from evalkit.scenarios.schema import Scenario
-from evalkit.scenarios.store import ScenarioError, load_scenario, same_domain
+from evalkit.scenarios.store import (
+    ScenarioError,
+    duplicate_ids,
+    load_path,
+    load_scenario,
+    same_domain,
+    scenario_paths,
+)
 
 
 @dataclass(frozen=True)
@@ -101,6 +110,8 @@ def check_decision_tree(scenario: Scenario) -> list[tuple[str, str]]:
 
 def check_file(path: Path, domain: str | None = None) -> list[Problem]:
     """All problems of one scenario file (empty list: the file is usable)."""
+    if path.suffix in FILE_SUFFIXES:  # a scenario file for anyone's agent: its own checks, one line per problem
+        return [Problem(path, "file", line.removeprefix(f"{path}: ")) for line in scenario_file_problems(path)]
     try:
         scenario = load_scenario(path)
     except ScenarioError as exc:
@@ -122,7 +133,7 @@ def check_file(path: Path, domain: str | None = None) -> list[Problem]:
 
 
 def scenario_files(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*.json"))
+    return scenario_paths(folder)
 
 
 def summarise(results: dict[Path, list[Problem]]) -> str:
@@ -134,3 +145,58 @@ def summarise(results: dict[Path, list[Problem]]) -> str:
 
 def load_json(path: Path) -> Any:
     return json.loads(path.read_text())
+
+
+# -- scenario files for anyone's agent (YAML, JSONL) -------------------------------------------------------------
+
+
+def tool_call_problems(where: str, scenario: Scenario) -> list[str]:
+    """A required or forbidden call naming a tool the scenario's domain does not have (never matched: a typo)."""
+    if scenario.success is None or scenario.success.tool_calls is None:
+        return []
+    names = set(tool_registry(scenario.domain).names)
+    criteria = scenario.success.tool_calls
+    return [
+        f"{where}: success.tool_calls.{kind}[{i}].name: domain {scenario.domain!r} has no tool {rule.name!r}"
+        + (f" (tools: {', '.join(sorted(names)[:8])}, ...)" if names else " (it has no harness tools)")
+        for kind in ("required", "forbidden")
+        for i, rule in enumerate(getattr(criteria, kind))
+        if rule.name not in names
+    ]
+
+
+def scenario_file_problems(path: Path) -> list[str]:
+    """Every problem of a YAML / JSONL scenario file, one line each naming the file and the field."""
+    lines = file_problems(path)
+    if lines:
+        return lines
+    try:
+        scenarios = load_path(path)
+    except ScenarioError as exc:
+        return [str(exc)]
+    for scenario in scenarios:
+        where = f"{path} ({scenario.id})" if path.suffix == ".jsonl" else str(path)
+        try:
+            tool_registry(scenario.domain)
+        except (UnknownPluginError, ValueError) as exc:
+            lines.append(f"{where}: domain: {str(exc).splitlines()[0]}")
+            continue
+        lines += tool_call_problems(where, scenario)
+    return lines
+
+
+def check_folder(folder: Path) -> tuple[int, list[str]]:
+    """(files checked, one line per problem) of a folder of scenario files of any kind; ids unique across it."""
+    files = scenario_paths(folder)
+    lines: list[str] = []
+    owners: list[Path] = []
+    scenarios: list[Scenario] = []
+    for path in files:
+        found = scenario_file_problems(path) if path.suffix in FILE_SUFFIXES else [str(p) for p in check_file(path)]
+        # (scenario files' lines name their file and field themselves: no "[check]" tag)
+        lines += found
+        if not found:
+            read = load_path(path)
+            owners += [path] * len(read)
+            scenarios += read
+    return len(files), lines + duplicate_ids(owners, scenarios)

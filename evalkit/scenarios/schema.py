@@ -5,7 +5,15 @@ from __future__ import annotations
 from datetime import date, time
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from evalkit.safe_paths import SAFE_NAME_RULE, is_safe_name
 
@@ -90,6 +98,111 @@ class UserGoal(_Strict):
         return value
 
 
+class Fact(_Strict):
+    """One thing the caller knows (a booking reference, a name, a date): what it is, how it is said aloud, and the
+    other names an agent may ask for it by. Written in a file as ``name: value`` or ``name: {value, spoken, aliases}``.
+    """
+
+    value: str = Field(description="the value as the back end stores it, e.g. ZK3FFW")
+    spoken: str | None = Field(
+        default=None, description="how the caller says it aloud, e.g. 'Z K 3 F F W'; None: the value as written"
+    )
+    aliases: list[str] = Field(
+        default_factory=list,
+        description="other names an agent may use when asking for it, e.g. 'confirmation code', 'record locator'",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        # `last_name: Rivera` is the common case: a bare scalar is the value with no spoken form or aliases.
+        if isinstance(data, str | int | float) and not isinstance(data, bool):
+            return {"value": str(data)}
+        return data
+
+    @field_validator("value")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a fact's value is empty")
+        return value
+
+    @property
+    def said(self) -> str:
+        """What the caller says for it."""
+        return self.spoken or self.value
+
+
+SUCCESS_KINDS = ("db", "tool_calls", "transcript", "judge")
+
+
+class ToolCallRule(_Strict):
+    """A tool call matched by name and a subset of its arguments (values compared as text, case-insensitively)."""
+
+    name: str
+    arguments: dict[str, Any] = Field(
+        default_factory=dict, description="argument subset the call must carry; {} matches any call of the tool"
+    )
+
+
+class ToolCallCriteria(_Strict):
+    required: list[ToolCallRule] = Field(default_factory=list, description="each must match at least one call")
+    forbidden: list[ToolCallRule] = Field(default_factory=list, description="none may match any call")
+
+
+class TranscriptCriteria(_Strict):
+    """Regular expressions (Python syntax, case-insensitive) over everything the agent said in the call."""
+
+    must_say: list[str] = Field(default_factory=list, description="each must match somewhere in the agent's words")
+    must_not_say: list[str] = Field(default_factory=list, description="none may match anywhere")
+
+
+class Success(_Strict):
+    """What counts as success, in up to four kinds; each is scored on its own, and all given must pass overall.
+
+    Strings may quote a fact as ``{facts.<name>}``; it is replaced when the scenario is read (in a regex: either
+    its value or its spoken form, escaped)."""
+
+    db: dict[str, Any] | None = Field(
+        default=None,
+        description="expected end state of the harness's DB, as a subset: every value named must be in the final DB",
+    )
+    tool_calls: ToolCallCriteria | None = None
+    transcript: TranscriptCriteria | None = None
+    judge: list[str] | None = Field(
+        default=None, description="natural-language criteria a judge decides from the transcript, each pass/fail"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_kinds(cls, data: Any) -> Any:
+        # A misspelt kind ('transcipt') would otherwise be a generic "extra inputs" error, or worse, never scored.
+        if isinstance(data, dict):
+            unknown = [k for k in data if k not in SUCCESS_KINDS]
+            if unknown:
+                raise ValueError(f"unknown success kind {unknown[0]!r} (kinds: {', '.join(SUCCESS_KINDS)})")
+            if not any(data.get(k) not in (None, [], {}) for k in SUCCESS_KINDS):
+                raise ValueError(f"no criteria: give at least one of {', '.join(SUCCESS_KINDS)}")
+        return data
+
+    def criteria(self) -> dict[str, Any]:
+        """The kinds given, as JSON data (a DB's nulls kept: only absent kinds are left out)."""
+        data = self.model_dump(mode="json")
+        return {k: data[k] for k in self.kinds}
+
+    @property
+    def kinds(self) -> list[str]:
+        """The kinds this scenario scores, in the fixed order."""
+        return [k for k in SUCCESS_KINDS if getattr(self, k) not in (None, [], {})]
+
+
+class Limits(_Strict):
+    """Per-scenario call limits; the run's own limits (simulator.max_user_turns, max_duration_s) still apply."""
+
+    turns: int | None = Field(default=None, ge=1, description="caller turns at most")
+    seconds: float | None = Field(default=None, gt=0, description="call duration at most")
+
+
 class ReferenceCall(_Strict):
     name: str
     arguments: dict[str, Any]
@@ -137,13 +250,27 @@ class Scenario(_Strict):
         description="who opens the call in this story (agent: its greeting; caller: its first line); applies when "
         "the agent option's first_speaker is auto. None: as the agent option says",
     )
+    facts: dict[str, Fact] = Field(
+        default_factory=dict,
+        description="what the caller knows, name -> fact (value, spoken form, aliases); a scenario file's `facts`",
+    )
+    title: str | None = Field(default=None, description="a scenario file's one-line title")
+    success: Success | None = Field(
+        default=None, description="a scenario file's success criteria (scored by the success_* metrics)"
+    )
+    limits: Limits | None = Field(default=None, description="a scenario file's call limits")
 
     @model_serializer(mode="wrap")
     def _without_unset_first_speaker(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """An unset first_speaker is not written, so existing scenario files stay the same."""
+        """Unset optional fields (first_speaker, facts, title, success, limits) are not written: existing scenario
+        files stay the same."""
         data = handler(self)
-        if isinstance(data, dict) and data.get("first_speaker") is None:
-            data.pop("first_speaker", None)
+        if isinstance(data, dict):
+            if data.get("first_speaker") is None:
+                data.pop("first_speaker", None)
+            for key in ("facts", "title", "success", "limits"):
+                if not data.get(key):
+                    data.pop(key, None)
         return data
 
     @field_validator("id")
