@@ -1,4 +1,5 @@
-"""`python -m evalkit.arena [overrides]` — agents head to head by a judge; see conf/arena.yaml and docs/analysis.md "Arena".
+"""`python -m evalkit.arena [overrides]` — agents head to head by a judge; see conf/arena.yaml and docs/analysis.md
+"Arena".
 
 An entry point: the only kind of module that imports hydra (docs/architecture.md, dependency rules).
 """
