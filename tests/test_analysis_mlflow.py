@@ -144,6 +144,7 @@ def test_no_runs_at_all_is_a_clear_error(store, tmp_path):
         run_analysis(target, tmp_path, SETTINGS, sweep="deadbeef")
 
 
+@pytest.mark.slow
 def test_cli_entry_point(store, tmp_path):
     target, _, parent, _, _ = store
     env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
@@ -175,6 +176,7 @@ BAD_SETTINGS = [
 ]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_cli_refuses_bad_settings_in_one_line_and_logs_nothing(store, tmp_path):
     """Issue 27 item 9: ``alpha=2`` marked every comparison significant (delta 0, p 1.0) and logged a FINISHED
     analysis run; ``permutations=-5`` ended in a traceback. Each is one line, exit 2, before anything is read."""

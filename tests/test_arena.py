@@ -168,6 +168,7 @@ def test_tf_win_rate_against_a_pinned_baseline_in_the_report(store, tmp_path):
                   log_run=False)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_one_agent_is_one_clear_line(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"} | {"PYTHONPATH": str(REPO)}
     target = resolve_target(f"sqlite:///{tmp_path / 'mlflow.db'}", "evalkit", None, tmp_path)
@@ -196,6 +197,7 @@ def test_one_agent_is_one_clear_line(tmp_path):
     assert json.dumps(run.stdout)  # nothing else printed matters
 
 
+@pytest.mark.slow
 def test_bad_settings_are_one_line_and_exit_2(tmp_path):
     """Issue 27 item 9, for the arena: counts and K that cannot work, an unknown key; before any judge is asked."""
     env = {k: v for k, v in os.environ.items() if k not in ("MLFLOW_TRACKING_URI", "HYDRA_FULL_ERROR")}

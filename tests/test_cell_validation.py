@@ -135,6 +135,7 @@ def test_real_cell_keeps_and_marks_an_invalid_conversation_at_the_limit(tmp_path
     assert per_conversation_table(records)["valid"] == [0]  # and the MLflow table the analysis reads
 
 
+@pytest.mark.slow
 def test_real_cell_attempt_zero_runs_with_the_seeds_of_a_cell_without_validation(tmp_path: Path) -> None:
     """Attempt 0 derives every seed exactly as before validation existed (conversation, simulator, each turn and its
     perturbation), so a cell without reruns is the conversation a cell without validation runs; a rerun's differ.

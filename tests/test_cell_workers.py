@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from evalkit.cell import plan_cell, run_cell_conversations
 from evalkit.cell.run import _POOLS, shutdown_worker_pools
 from evalkit.config.schema import cell_key, validate_config
@@ -35,6 +37,7 @@ def _records(tmp_path: Path, workers: int, *overrides: str) -> list[dict]:
     return [_strip(r.model_dump(mode="json")) for r in records]
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_records_of_one(tmp_path: Path) -> None:
     one, two = _records(tmp_path, 1), _records(tmp_path, 2)
     # plan order, whatever finished first
@@ -55,6 +58,7 @@ def _pool_pids() -> set[int]:
     return {pid for pool in _POOLS.values() for pid in pool._processes}  # the pool's live worker processes
 
 
+@pytest.mark.slow
 def test_the_next_cell_reuses_the_worker_pool_and_still_gives_the_records_of_one(tmp_path: Path) -> None:
     """Workers outlive their cell (starting them and loading Whisper cost more than a small cell's conversations):
     a second cell with another config runs in the same processes, with its own runner, and its records are those
@@ -72,6 +76,7 @@ def test_the_next_cell_reuses_the_worker_pool_and_still_gives_the_records_of_one
     assert not _POOLS
 
 
+@pytest.mark.slow
 def test_pool_workers_exit_when_their_parent_is_killed(tmp_path: Path) -> None:
     """kill -9 of a sweep cannot shut its pool down: the idle workers must not wait on their queue for good."""
     script = (

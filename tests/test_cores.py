@@ -75,6 +75,7 @@ def test_a_thread_count_out_of_range_is_a_config_error() -> None:
         validate_config(composed("agent.asr.cpu_threads=many"))
 
 
+@pytest.mark.slow
 def test_one_and_two_threads_hear_the_same() -> None:
     """Why the thread count may stay out of the keys: clean and noisy caller speech with codes and names decodes to
     the same text with 1 and 2 threads (83 clips of the main job measured the same; here 4 kept for speed)."""

@@ -77,6 +77,7 @@ def assert_sweep_logged(cwd: Path, n_conversations: int) -> dict:
     return cells
 
 
+@pytest.mark.slow
 def test_small_sweep_logs_both_cells_and_noise_hurts_hearing(tmp_path):
     """Two scenarios x one trial at 0 dB café noise: the runner adds the clean twin itself."""
     result = run_evalkit(tmp_path, *SMALL_SWEEP)
@@ -105,6 +106,7 @@ def test_small_sweep_logs_both_cells_and_noise_hurts_hearing(tmp_path):
     assert {c.info.run_id for c in cells_after.values()} == {c.info.run_id for c in cells.values()}
 
 
+@pytest.mark.slow
 def test_twins_false_runs_only_the_named_condition(tmp_path):
     result = run_evalkit(
         tmp_path, "+perturb=noise_cafe", "twins=false", "domain.scenarios=[AL-005]", "trials=1", "progress=false", "-m"
@@ -114,6 +116,7 @@ def test_twins_false_runs_only_the_named_condition(tmp_path):
     assert set(cells) == {"noise_cafe"} and len(parents) == 1
 
 
+@pytest.mark.slow
 def test_a_single_accent_run_runs_its_neutral_twin_first(tmp_path):
     result = run_evalkit(tmp_path, "voice=accent_french", "domain.scenarios=[AL-005]", "trials=1", "progress=false")
     assert result.returncode == 0, result.stderr[-3000:]
@@ -124,6 +127,7 @@ def test_a_single_accent_run_runs_its_neutral_twin_first(tmp_path):
     assert cells["accent_french"].data.tags["twin_key"] == cells["neutral"].data.tags["cell_key"]
 
 
+@pytest.mark.slow
 def test_bad_value_stops_before_any_work(tmp_path):
     result = run_evalkit(tmp_path, "+perturb=noise_cafe", "perturb.snr_db=loud")
     assert result.returncode != 0

@@ -96,6 +96,7 @@ def brittle(tmp_path: Path) -> tuple[Path, str]:
     return plugins, f"hydra.searchpath=[file://{tmp_path / 'conf'}]"
 
 
+@pytest.mark.slow
 def test_a_single_run_whose_cell_fails_exits_1_with_the_closing_line(tmp_path: Path) -> None:
     proc = evalkit(tmp_path, *FAST, *unreachable_agent())
     assert proc.returncode == 1, proc.stderr[-3000:]
@@ -106,6 +107,7 @@ def test_a_single_run_whose_cell_fails_exits_1_with_the_closing_line(tmp_path: P
     assert cell.info.status == "FAILED" and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_sweep_whose_cells_fail_exits_1_and_its_parent_run_ends_failed(tmp_path: Path) -> None:
     """Issue 26: every cell FAILED (unreachable agent), yet exit 0 and the parent FINISHED "closed with 2 cells"."""
     proc = evalkit(tmp_path, *FAST, *unreachable_agent(), "+perturb=noise_cafe", "-m")
@@ -118,6 +120,7 @@ def test_a_sweep_whose_cells_fail_exits_1_and_its_parent_run_ends_failed(tmp_pat
     assert [c.info.status for c in found["cell"]] == ["FAILED", "FAILED"]
 
 
+@pytest.mark.slow
 def test_a_sweep_job_that_raises_fails_the_sweep_and_a_finished_rerun_exits_0(
     tmp_path: Path, brittle: tuple[Path, str]
 ) -> None:
@@ -147,6 +150,7 @@ def test_a_sweep_job_that_raises_fails_the_sweep_and_a_finished_rerun_exits_0(
     assert statuses == ["FAILED", "FINISHED"]
 
 
+@pytest.mark.slow
 def test_a_single_run_that_raises_is_one_line_and_exit_1(tmp_path: Path, brittle: tuple[Path, str]) -> None:
     plugins, searchpath = brittle
     proc = evalkit(tmp_path, searchpath, "agent=brittle", "agent.broken=true", *FAST, plugins=plugins)

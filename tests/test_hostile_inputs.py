@@ -157,6 +157,7 @@ SECRET_OVERRIDES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(SECRET_OVERRIDES))
 def test_a_secret_on_the_command_line_is_refused_and_written_nowhere(tmp_path: Path, case: str) -> None:
     proc = evalkit_cli(tmp_path, *SECRET_OVERRIDES[case])
@@ -175,6 +176,7 @@ LEAKY_OPTIONS = {
 }  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("group", list(LEAKY_OPTIONS))
 @pytest.mark.parametrize("multirun", [False, True])
 def test_a_secret_in_a_yaml_option_is_refused_before_hydra_writes_it(
@@ -606,6 +608,7 @@ EXPECTED_REASONS = {
 }
 
 
+@pytest.mark.slow
 def test_a_hostile_agent_fails_each_call_with_a_reason_and_leaves_nothing_running(
     hostile_agent: tuple[HostileAgent, str], tmp_path: Path
 ) -> None:

@@ -98,6 +98,7 @@ def first_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FirstRun]:
         yield FirstRun(server, tmp, ran, server.state.caller_requests)
 
 
+@pytest.mark.slow
 def test_the_llm_caller_finishes_a_real_cell_with_a_task_completion_value_and_logs_its_params(first_run) -> None:
     ran = first_run.ran
     conversation = ran.record["conversation"]
@@ -170,6 +171,7 @@ def test_a_rerun_from_the_cache_asks_the_chat_server_nothing_and_gives_identical
 # -- the validation gate (App. D.1) with the LLM caller ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_premature_hang_up_is_regenerated_with_a_new_seed_and_the_rerun_is_counted_by_reason(first_run) -> None:
     server, tmp = first_run.server, first_run.tmp / "gate"
     server.state.hang_up_early = 1  # the next conversation hangs up in the turn that gives its confirmation code
@@ -197,6 +199,7 @@ def test_without_a_judge_the_llm_judge_gates_are_recorded_as_skipped_never_passe
         assert metrics[f"sim_gate_skipped_{gate}"] == 1.0 and metrics[f"sim_rerun_gate_{gate}"] == 0.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gate", JUDGE_GATES)
 def test_a_conversation_the_judge_fails_is_regenerated_and_the_rerun_counted_by_gate(first_run, gate) -> None:
     """App. D.1.2/D.1.3 through judge=openai_compatible (the test server's judge route): the first attempt is judged
@@ -224,6 +227,7 @@ def test_a_conversation_the_judge_fails_is_regenerated_and_the_rerun_counted_by_
     assert ran.record["metrics"]["task_completion"]["score"] == 1.0
 
 
+@pytest.mark.slow
 def test_a_judge_that_refuses_leaves_the_gates_skipped_with_the_reason(first_run) -> None:
     server, tmp = first_run.server, first_run.tmp / "judge_refuses"
     ran = run_at(tmp, sim_config(tmp, server, *server.judge_overrides(), "judge.model=no-such-judge", "seed=13"))

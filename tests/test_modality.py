@@ -50,6 +50,7 @@ def _report_rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
+@pytest.mark.slow
 def test_text_cell_with_its_voice_twin_and_the_modality_gap_in_the_report(tmp_path):
     run = run_evalkit(
         tmp_path, "domain.scenarios=[AL-001,AL-005]", "trials=1", "modality=text", "progress=false",

@@ -40,6 +40,7 @@ def test_all_eight_eva_environments_are_registered() -> None:
     assert "noise_files" in available_ops()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("environment", EVA_ENVIRONMENTS)
 def test_deterministic_seeded_finite_and_exact_length(environment: str) -> None:
     a = generate(environment, 3 * SR + 7, SR, np.random.default_rng(42))

@@ -76,6 +76,7 @@ def timings_line(agent: str, record: dict[str, Any], server: VoiceAgentServer) -
 # -- real cells -----------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cascade_openai_cell_completes_with_real_tool_calls_stage_timings_and_params(tmp_path: Path) -> None:
     with VoiceAgentServer() as server:
         result, record, stored = run(tmp_path, cell_config(tmp_path, server, "cascade_openai", "AL-002"))
@@ -251,6 +252,7 @@ def test_building_without_the_key_says_which_variable(monkeypatch: pytest.Monkey
 PLANTED = "sk-planted-Agent-Key-7c41e9"
 
 
+@pytest.mark.slow
 def test_a_planted_key_is_sent_but_never_written_anywhere_by_a_sweep(tmp_path: Path) -> None:
     with VoiceAgentServer(api_key=PLANTED) as server:
         proc = evalkit_cli(

@@ -307,6 +307,7 @@ def test_connection_faults_are_infrastructure_failures_with_their_reason(
 # -- config, keys, preflight ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_missing_key_env_is_one_line_before_any_cell(tmp_path: Path) -> None:
     proc = evalkit_cli(tmp_path, "agent=openai_realtime", "agent.api_key_env=EVALKIT_TEST_UNSET_RT_KEY")
     line = assert_one_line_refusal(proc, "agent.api_key_env", "$EVALKIT_TEST_UNSET_RT_KEY is not set")

@@ -42,6 +42,7 @@ def voice_config(tmp_path: Path, server: VoiceAgentServer, *extra: str, store: s
     return validate_config(raw)
 
 
+@pytest.mark.slow
 def test_the_caller_speaks_through_the_speech_endpoint_and_a_rerun_hits_the_audio_cache(tmp_path: Path, capsys) -> None:
     with VoiceAgentServer() as server:
         first = run_at(tmp_path / "first", voice_config(tmp_path, server, store="first.db"))
@@ -75,6 +76,7 @@ def test_a_speech_429_is_retried_and_counted(tmp_path: Path) -> None:
     assert ran.stored.data.metrics["voice_http_retries"] == 1.0 and ran.record["conversation"]["error"] is None
 
 
+@pytest.mark.slow
 def test_a_missing_key_env_is_one_preflight_line(tmp_path: Path) -> None:
     proc = evalkit_cli(tmp_path, "voice=openai_tts", "voice.api_key_env=EVALKIT_TEST_UNSET_TTS_KEY")
     line = assert_one_line_refusal(proc, "voice.api_key_env", "$EVALKIT_TEST_UNSET_TTS_KEY is not set")
@@ -192,6 +194,7 @@ def test_the_cell_key_holds_model_and_speakers_but_not_plumbing() -> None:
 PLANTED = "sk-planted-Caller-Key-19f2ab"
 
 
+@pytest.mark.slow
 def test_a_planted_caller_key_is_sent_but_never_written_anywhere_by_a_sweep(tmp_path: Path) -> None:
     """``simulator=llm`` and ``voice=openai_tts`` keyed by one variable: every request carries it; the sweep's
     folders, ``.hydra/``, the MLflow store and artifacts, and both caches hold no trace of it."""

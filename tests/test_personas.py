@@ -63,6 +63,7 @@ def test_the_four_personas_ship_and_sound_different() -> None:
     assert configs["elderly_slow"].word_gap_ms > 0 and configs["forgetful_disorganized"].pause_ms > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("name", PERSONAS)
 def test_every_persona_and_level_still_completes_every_scenario(name: str, level: str) -> None:

@@ -98,6 +98,7 @@ CLI_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CLI_CASES))
 def test_malformed_input_is_one_line_before_any_cell(tmp_path: Path, case: str) -> None:
     overrides, named = CLI_CASES[case]

@@ -72,6 +72,7 @@ def target(tmp_path: Path) -> TrackingTarget:
     return resolve_target(f"sqlite:///{tmp_path / 'mlflow.db'}", "readme-workflow", None, tmp_path)
 
 
+@pytest.mark.slow
 def test_readme_workflow_cafe_street_cafe_again_finds_the_comparisons(target, tmp_path):
     cafe, street = composed("+perturb=noise_cafe"), composed("+perturb=noise_street")
     clean = twin_config(cafe)

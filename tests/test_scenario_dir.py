@@ -110,6 +110,7 @@ def test_a_scenario_folder_runs_a_cell_with_its_own_dates_and_personas(
     assert "scenario_dir" not in identity_payload(validate_config(compose_with(None)))["domain"]
 
 
+@pytest.mark.slow
 def test_a_missing_scenario_folder_is_one_line_before_any_cell(tmp_path: Path) -> None:
     proc = evalkit_cli(tmp_path, "domain=hr", f"domain.scenario_dir={tmp_path / 'nowhere'}")
     assert_one_line_refusal(proc, "domain.scenario_dir", str(tmp_path / "nowhere"), "does not exist")

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from mlflow.tracking import MlflowClient
 
 from tests.conftest import REPO
@@ -46,6 +47,7 @@ runpy.run_module("evalkit", run_name="__main__", alter_sys=True)
 """
 
 
+@pytest.mark.slow
 def test_a_sweep_of_n_jobs_composes_and_checks_each_job_once(tmp_path: Path) -> None:
     (tmp_path / "counting_run.py").write_text(COUNTING_RUN)
     seeds = [0, 1, 2]

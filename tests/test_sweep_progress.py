@@ -108,6 +108,7 @@ def test_eta_is_zero_when_every_cell_is_done() -> None:
     assert long.line() == "sweep: 1/100 cells, 1.0 conv/min, ETA 1.6 h"
 
 
+@pytest.mark.slow
 def test_real_sweep_parent_carries_final_progress(tmp_path: Path) -> None:
     """Two cells (noise_cafe on AL-005 and its clean twin, one trial): ~1-2 min of CPU."""
     env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}

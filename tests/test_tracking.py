@@ -109,6 +109,7 @@ def test_flatten_makes_dotted_string_params():
     assert flatten({"a": {"b": 1, "c": [1, 2]}, "d": None}) == {"a.b": "1", "a.c": "[1, 2]", "d": "None"}
 
 
+@pytest.mark.slow
 def test_a_sqlite_store_commits_through_a_write_ahead_log(tmp_path: Path) -> None:
     """Rollback-journal commits wait for fsync (≈ 16 ms each, most of a cell's overhead: issue 16 point 8). The
     store is switched to WAL once (persistent in the file) and every connection of ours commits with

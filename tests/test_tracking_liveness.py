@@ -140,6 +140,7 @@ def test_staleness_rule():
     assert RunLife({}, now - 100_000).stale_reason(now, limit_s=30) is not None
 
 
+@pytest.mark.slow
 def test_two_sweeps_on_one_fresh_store_lose_nothing_and_run_each_cell_once(tmp_path):
     """Started together on a fresh SQLite store: both sweeps exist (migrations once), each key has exactly one
     FINISHED run, the other sweep waited for it and reused it, and nothing is left RUNNING."""

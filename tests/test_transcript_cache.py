@@ -48,6 +48,7 @@ def test_a_hit_returns_exactly_the_transcript_of_the_miss_without_decoding(tmp_p
     assert counts == {"asr_cache_hits": 1, "asr_cache_lookups": 1}
 
 
+@pytest.mark.slow
 def test_everything_that_changes_a_transcript_misses(tmp_path: Path, clip) -> None:
     audio, rate = clip
     asr = WhisperASR(cache_dir=tmp_path)

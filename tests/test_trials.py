@@ -71,6 +71,7 @@ def test_paraphrases_keep_what_the_agent_parses() -> None:
         assert parse_yes_no(f"{prefix}Brooks.") is not False  # no negation slips in with the words around a value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("domain", sorted(DOMAINS.names()))
 def test_every_scenario_still_completes_with_a_perfect_ear_whatever_the_wording(domain: str) -> None:
     """The shipped default persona paraphrases: over several trials of every scenario, a perfect ear still hears
@@ -168,6 +169,7 @@ def split_cell(tmp_path_factory: pytest.TempPathFactory) -> tuple[list, object]:
     return records, config
 
 
+@pytest.mark.slow
 def test_clean_trials_differ_and_stay_within_bounds(split_cell) -> None:
     records, config = split_cell
     dumps = [r.model_dump(mode="json") for r in records]
@@ -224,6 +226,7 @@ def test_sources_of_randomness_are_named() -> None:
     assert behaviour.random_sources() and behaviour.trials_to_run == 2  # disfluency draws from the rng
 
 
+@pytest.mark.slow
 def test_a_cell_with_nothing_random_runs_one_trial_and_says_so(tmp_path: Path, caplog) -> None:
     config = validate_config(
         composed(
@@ -250,6 +253,7 @@ def test_a_cell_with_nothing_random_runs_one_trial_and_says_so(tmp_path: Path, c
 # -- optional ASR sampling ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_asr_sampling_is_seeded_per_call_and_off_by_default() -> None:
     from evalkit.speech import EspeakTTS, WhisperASR
 

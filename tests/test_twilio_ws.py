@@ -308,6 +308,7 @@ def served_cascade() -> Iterator[tuple[subprocess.Popen[str], str]]:
         process.wait()
 
 
+@pytest.mark.slow
 def test_a_scenario_through_the_wire_to_the_served_cascade(
     served_cascade: tuple[subprocess.Popen[str], str], tmp_path: Path
 ) -> None:
@@ -426,6 +427,7 @@ def test_serve_refuses_bad_input_in_one_line(capsys: pytest.CaptureFixture[str],
     assert capsys.readouterr().err.strip().splitlines() == [line]
 
 
+@pytest.mark.slow
 def test_serve_on_a_busy_port_is_one_line_and_exit_1() -> None:
     """A port another process holds: one line naming it, exit 1 (the input was fine; the machine said no)."""
     with socket.socket() as taken:

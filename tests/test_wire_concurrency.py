@@ -93,6 +93,7 @@ def one_at_a_time(echo_server: str, tmp_path_factory: pytest.TempPathFactory) ->
     return records(tmp_path_factory.mktemp("c1"), wire_cell(echo_server, "concurrency=1"), "c1")
 
 
+@pytest.mark.slow
 def test_concurrent_wire_calls_give_the_records_of_one_at_a_time(
     echo_server: str, one_at_a_time: tuple[list[dict], float], tmp_path: Path
 ) -> None:
@@ -109,6 +110,7 @@ def test_concurrent_wire_calls_give_the_records_of_one_at_a_time(
     assert three_s < 0.75 * one_s, (one_s, three_s)  # the calls overlapped
 
 
+@pytest.mark.slow
 def test_workers_and_concurrency_compose(
     echo_server: str, one_at_a_time: tuple[list[dict], float], tmp_path: Path
 ) -> None:

@@ -157,6 +157,7 @@ def test_a_twilio_agent_that_yields_is_cut_on_the_live_stream_and_its_stop_is_me
     assert 0.7 * spoken / 1000.0 * RATE <= len(clip) <= spoken / 1000.0 * RATE + 3 * FRAME
 
 
+@pytest.mark.slow
 def test_a_twilio_agent_that_does_not_yield_is_recorded_talking_over_the_caller() -> None:
     outcome = twilio_call(yields=False)
     assert outcome.end_reason == "user_end_call", outcome.error
