@@ -241,7 +241,12 @@ class Listening:
             self.last_field = name
             if slot is not None and slot.kind not in SPELLED_KINDS:  # a value compared by what it means
                 return self._check_workflow_read_back(agent_text, said=act.value)
-            if is_spelled_value(truth) or (slot is not None and slot.kind in SPELLED_KINDS):
+            # a read-back spelled letter by letter is checked letter by letter, whatever the value (a name too):
+            # a caller who hears its name spelled wrong spells it again, differently each time
+            letters = compact(act.value)
+            spelled = r"\b" + r"[\s,.-]+".join(map(re.escape, letters)) + r"\b"
+            spelled_back = len(letters) > 1 and re.search(spelled, agent_text, re.IGNORECASE) is not None
+            if is_spelled_value(truth) or spelled_back or (slot is not None and slot.kind in SPELLED_KINDS):
                 return self._check_read_back(agent_text, read_back=compact(act.value))
             self.no_progress = 0
             if self._read_back_right(act.value, truth, fact.spoken):
