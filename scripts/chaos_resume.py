@@ -50,7 +50,7 @@ CELL_FILES = ("config.yaml", "seeds.json", "aggregates.json", "conversations_tab
 class ChaosFigures:
     kills: int = 0  # SIGKILLs delivered to a sweep still running
     finished_before_kill: int = 0  # reruns that ended before their kill moment
-    killed_mid_cell: int = 0  # kills that left a cell run RUNNING (work lost, to be redone)
+    killed_mid_cell: int = 0  # kills that left a cell run of that start RUNNING (work lost, to be redone)
     runs_failed: int = 0  # runs in the store with status FAILED or KILLED (killed cells and sweeps)
     runs_left_running: int = 0  # must be 0
     cell_keys: int = 0
@@ -99,11 +99,12 @@ def _runs(cwd: Path) -> list:
     return client.search_runs([experiment.experiment_id], max_results=5000) if experiment else []
 
 
-def _running_cells(cwd: Path) -> int:
+def _running_cells(cwd: Path) -> set[str]:
+    """The cell runs the store shows RUNNING (ids)."""
     with contextlib.suppress(Exception):  # a store killed while being created: nothing is running in it
         runs = _runs(cwd)
-        return sum(r.info.status == "RUNNING" and r.data.tags.get("evalkit.kind") == "cell" for r in runs)
-    return 0
+        return {r.info.run_id for r in runs if r.info.status == "RUNNING" and r.data.tags.get("evalkit.kind") == "cell"}
+    return set()
 
 
 def _half_written(client: MlflowClient, run: Any) -> bool:
@@ -153,6 +154,9 @@ def run_chaos(workdir: Path, kills: int, seed: int, overrides: list[str], timeou
     while figures.kills < kills and attempts < 4 * kills:  # bounded: a sweep that keeps finishing early stops it
         attempts += 1
         at = rng.uniform(0.5, window)
+        # a run an earlier kill left RUNNING is still RUNNING when a kill comes before the next start marks it:
+        # only a cell run this start created counts this kill as mid-cell (else one lost cell counts twice)
+        earlier = _running_cells(chaos)
         proc = _start(chaos, overrides)
         t0 = time.monotonic()
         try:
@@ -166,8 +170,9 @@ def run_chaos(workdir: Path, kills: int, seed: int, overrides: list[str], timeou
             proc.wait()
         figures.kills += 1
         running = _running_cells(chaos)
-        figures.killed_mid_cell += running > 0
-        print(f"kill {figures.kills}: at {at:.1f} s, {running} cell run(s) left RUNNING", flush=True)
+        figures.killed_mid_cell += bool(running - earlier)
+        print(f"kill {figures.kills}: at {at:.1f} s, {len(running - earlier)} cell run(s) of this start left RUNNING "
+              f"({len(running)} in all)", flush=True)  # fmt: skip
     figures.final_returncode = _start(chaos, overrides).wait(timeout=timeout_s)
     inspect_store(chaos, figures)
     figures.identical_to_reference = figures.final_returncode == 0 and _compare(reference, chaos)
