@@ -10,6 +10,7 @@ from __future__ import annotations
 import calendar
 import difflib
 import re
+from collections.abc import Callable, Iterable
 from datetime import date
 from pathlib import Path
 from typing import Literal
@@ -142,20 +143,26 @@ def _merge_split_nato(tokens: list[str]) -> list[str]:
     return out
 
 
-def spelled_runs(text: str) -> list[str]:
+def piece_runs(tokens: Iterable[str], piece: Callable[[str], str | None]) -> list[str]:
+    """Consecutive tokens that each read as a piece of a code, joined into one run per stretch (``piece``: a token's
+    character(s), None when it is no part of a code)."""
     runs: list[str] = []
     current = ""
-    for token in _merge_split_nato(_tokens(text)):
-        piece = _code_piece(token)
-        if piece is None:
+    for token in tokens:
+        part = piece(token)
+        if part is None:
             if current:
                 runs.append(current)
             current = ""
         else:
-            current += piece
+            current += part
     if current:
         runs.append(current)
     return runs
+
+
+def spelled_runs(text: str) -> list[str]:
+    return piece_runs(_merge_split_nato(_tokens(text)), _code_piece)
 
 
 N_HEARD_AS = re.compile(r"\b(?:and|an)\b(?=[\s,]+[A-Z0-9])")

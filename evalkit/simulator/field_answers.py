@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 
 from evalkit.domains.workflow import Slot, Workflow
 from evalkit.scenarios import Scenario
+from evalkit.simulator.understanding import leftmost_longest
 
 NAME_LABELS = ("your name", "your full name", "full name")
 # The scripted caller's yes/no decisions (``scripted.answers``): said when the agent asks for a decision, never as a
@@ -57,16 +58,7 @@ class FieldAnswers:
         """The fields the agent's text names, in the order it names them (each once). A label inside a longer one
         that also matched names the longer one's field only ("last name" in "the dependent's last name")."""
         low = agent_text.lower()
-        matches = sorted(
-            (m.start(), -len(label), m.end(), self.labels[label])
-            for label, pattern in self._patterns.items()
+        return leftmost_longest(
+            (m.start(), m.end(), self.labels[label]) for label, pattern in self._patterns.items()
             for m in pattern.finditer(low)
-        )
-        taken_until, names = -1, []
-        for start, _, end, name in matches:
-            if start < taken_until:
-                continue
-            taken_until = end
-            if name not in names:
-                names.append(name)
-        return names
+        )  # fmt: skip

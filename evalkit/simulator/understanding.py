@@ -12,6 +12,7 @@ text and the facts, so a caller that uses them replays exactly.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any, Literal
 
 import yaml
 
-from evalkit.spoken import DIGIT_WORDS, NATO, spell_with_alphabet
+from evalkit.spoken import DIGIT_WORDS, NATO, piece_runs, spell_with_alphabet
 
 CUES_FILE = Path(__file__).with_name("conversation_cues.yaml")
 # The scripted caller's yes/no decisions: said when the agent asks for a decision, never as a field its words name.
@@ -107,6 +108,19 @@ def field_terms(name: str, fact: Fact) -> list[str]:
     return list(dict.fromkeys(t for t in terms if t.strip()))
 
 
+def leftmost_longest(matches: Iterable[tuple[int, int, str]]) -> list[str]:
+    """The names of (start, end, name) matches in text order, each once, a match inside an earlier or longer one
+    left out ("name" inside "last name" counts for the longer one)."""
+    taken_until, names = -1, []
+    for start, _, end, name in sorted((start, start - end, end, name) for start, end, name in matches):
+        if start < taken_until:
+            continue
+        taken_until = end
+        if name not in names:
+            names.append(name)
+    return names
+
+
 @dataclass
 class FactBook:
     """The caller's facts and the phrases that name each, for matching the agent's words."""
@@ -123,16 +137,7 @@ class FactBook:
         """The facts the text names, in the order it names them; a term inside a longer matching one counts for
         the longer one's fact only ("name" inside "last name")."""
         words = _words(text)
-        matches = sorted((m.start(), -(m.end() - m.start()), m.end(), name) for p, name in self._patterns
-                         for m in p.finditer(words))  # fmt: skip
-        taken_until, names = -1, []
-        for start, _, end, name in matches:
-            if start < taken_until:
-                continue
-            taken_until = end
-            if name not in names:
-                names.append(name)
-        return names
+        return leftmost_longest((m.start(), m.end(), name) for p, name in self._patterns for m in p.finditer(words))
 
     def field_for(self, name: str) -> str | None:
         """The fact an act's field name means: the same name, else the fact whose terms include it as words."""
@@ -204,18 +209,7 @@ def code_runs(text: str) -> list[str]:
     """Every run of code pieces in the text, joined ("W as in Whiskey K 2" -> "WK2"; "as in" and its letter count
     once)."""
     text = re.sub(r"\b[A-Za-z]\s+as\s+in\s+", "", text)
-    runs, current = [], ""
-    for token in re.findall(r"[A-Za-z0-9]+", text):
-        piece = _piece(token)
-        if piece is None:
-            if current:
-                runs.append(current)
-            current = ""
-        else:
-            current += piece
-    if current:
-        runs.append(current)
-    return runs
+    return piece_runs(re.findall(r"[A-Za-z0-9]+", text), _piece)
 
 
 def read_back_of(text: str, truth: str) -> str | None:
