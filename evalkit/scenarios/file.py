@@ -23,7 +23,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, ValidationError, field_validator
 
-from evalkit.safe_paths import SAFE_NAME_RULE, is_safe_name
+from evalkit.safe_paths import SAFE_NAME_RULE
 from evalkit.scenarios.schema import (
     DecisionRule,
     Fact,
@@ -34,6 +34,7 @@ from evalkit.scenarios.schema import (
     Success,
     UserGoal,
     _Strict,
+    usable_id,
 )
 
 FILE_SUFFIXES = (".yaml", ".yml", ".jsonl")
@@ -84,9 +85,7 @@ class ScenarioFile(_Strict):
     @field_validator("id")
     @classmethod
     def _safe_id(cls, value: str) -> str:
-        if not is_safe_name(value):
-            raise ValueError(f"id {value[:80]!r} is not usable: ids are {SAFE_NAME_RULE}")
-        return value
+        return usable_id(value)
 
     @field_validator("goal", "opening")
     @classmethod

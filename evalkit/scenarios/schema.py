@@ -18,6 +18,14 @@ from pydantic import (
 from evalkit.safe_paths import SAFE_NAME_RULE, is_safe_name
 
 
+def usable_id(value: str) -> str:
+    """A scenario id as given, or ValueError: the id names the cell's record and audio files, and '../../x' would
+    write outside the run folder."""
+    if not is_safe_name(value):
+        raise ValueError(f"id {value[:80]!r} is not usable: ids are {SAFE_NAME_RULE}")
+    return value
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -276,10 +284,7 @@ class Scenario(_Strict):
     @field_validator("id")
     @classmethod
     def _safe_id(cls, value: str) -> str:
-        # The id names the cell's record and audio files: '../../x' would write outside the run folder.
-        if not is_safe_name(value):
-            raise ValueError(f"id {value[:80]!r} is not usable: ids are {SAFE_NAME_RULE}")
-        return value
+        return usable_id(value)
 
     @field_validator("current_date_time")
     @classmethod
