@@ -37,18 +37,6 @@ def _records(tmp_path: Path, workers: int, *overrides: str) -> list[dict]:
     return [_strip(r.model_dump(mode="json")) for r in records]
 
 
-@pytest.mark.slow
-def test_two_workers_give_the_records_of_one(tmp_path: Path) -> None:
-    one, two = _records(tmp_path, 1), _records(tmp_path, 2)
-    # plan order, whatever finished first
-    assert [(r["conversation"]["scenario_id"], r["conversation"]["trial"]) for r in two] == [
-        ("AL-005", 0),
-        ("AL-005", 1),
-    ]
-    assert one == two
-    assert any(t["heard_text"] for r in two for t in r["conversation"]["turns"])  # the agent really listened
-
-
 def test_workers_is_not_part_of_the_cell_identity() -> None:
     base = validate_config(composed())
     assert cell_key(base) == cell_key(validate_config(composed("workers=2")))
@@ -59,10 +47,11 @@ def _pool_pids() -> set[int]:
 
 
 @pytest.mark.slow
-def test_the_next_cell_reuses_the_worker_pool_and_still_gives_the_records_of_one(tmp_path: Path) -> None:
-    """Workers outlive their cell (starting them and loading Whisper cost more than a small cell's conversations):
-    a second cell with another config runs in the same processes, with its own runner, and its records are those
-    of one process."""
+def test_two_workers_give_the_records_of_one_and_the_next_cell_reuses_their_pool(tmp_path: Path) -> None:
+    """Two workers give the records of one process, in plan order whatever finished first. Workers outlive their
+    cell (starting them and loading Whisper cost more than a small cell's conversations): a second cell with another
+    config runs in the same processes, with its own runner, and its records are those of one process too. (One test:
+    each cell here costs ~20 s, and the first cell's pool is what the second must reuse.)"""
     shutdown_worker_pools()
     try:
         _records(tmp_path, 2, "seed=3")
@@ -70,7 +59,12 @@ def test_the_next_cell_reuses_the_worker_pool_and_still_gives_the_records_of_one
         assert len(first) == 2
         two = _records(tmp_path, 2, "seed=4", "perturb.snr_db=5")
         assert _pool_pids() == first  # the same worker processes served the second cell
+        assert [(r["conversation"]["scenario_id"], r["conversation"]["trial"]) for r in two] == [
+            ("AL-005", 0),
+            ("AL-005", 1),
+        ]
         assert two == _records(tmp_path, 1, "seed=4", "perturb.snr_db=5")
+        assert any(t["heard_text"] for r in two for t in r["conversation"]["turns"])  # the agent really listened
     finally:
         shutdown_worker_pools()
     assert not _POOLS

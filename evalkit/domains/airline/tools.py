@@ -306,13 +306,19 @@ def assign_seat(db: dict[str, Any], args: AssignSeatArgs) -> dict[str, Any]:
     }
 
 
-@REGISTRY.tool(BaggageArgs, writes=True)
-def add_baggage_allowance(db: dict[str, Any], args: BaggageArgs) -> dict[str, Any]:
-    """Set the checked bags (0-5) on a journey's segments, or on one named flight of it."""
+def _set_on_segments(db: dict[str, Any], args: BaggageArgs | MealRequestArgs, field: str, value: Any) -> str:
+    """Set ``field`` on the journey's segments, or on its one named flight; returns the confirmation number."""
     code = args.confirmation_number.upper()
     booking = find_booking(find_reservation(db, code), args.journey_id)
     for segment in target_segments(booking, args.flight_number, all_when_omitted=True):
-        segment["bags_checked"] = args.num_bags
+        segment[field] = value
+    return code
+
+
+@REGISTRY.tool(BaggageArgs, writes=True)
+def add_baggage_allowance(db: dict[str, Any], args: BaggageArgs) -> dict[str, Any]:
+    """Set the checked bags (0-5) on a journey's segments, or on one named flight of it."""
+    code = _set_on_segments(db, args, "bags_checked", args.num_bags)
     return {
         "confirmation_number": code,
         "journey_id": args.journey_id,
@@ -324,10 +330,7 @@ def add_baggage_allowance(db: dict[str, Any], args: BaggageArgs) -> dict[str, An
 @REGISTRY.tool(MealRequestArgs, writes=True)
 def add_meal_request(db: dict[str, Any], args: MealRequestArgs) -> dict[str, Any]:
     """Set the special meal on a journey's segments, or on one named flight of it."""
-    code = args.confirmation_number.upper()
-    booking = find_booking(find_reservation(db, code), args.journey_id)
-    for segment in target_segments(booking, args.flight_number, all_when_omitted=True):
-        segment["meal_request"] = args.meal_type
+    code = _set_on_segments(db, args, "meal_request", args.meal_type)
     return {
         "confirmation_number": code,
         "passenger_id": args.passenger_id,

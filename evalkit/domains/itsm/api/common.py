@@ -11,6 +11,7 @@ The DB layout is EVA-Bench's (``data/itsm_scenarios/<id>.json``): ``employees`` 
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
@@ -239,6 +240,23 @@ def employee(db: dict[str, Any], employee_id: str) -> dict[str, Any]:
 
 def not_found(what: str) -> ToolError:
     return ToolError("not_found", f"{what} not found")
+
+
+def catalog_entry(db: dict[str, Any], section: str, name: str) -> tuple[str, dict[str, Any]] | None:
+    """The software catalog's entry of a section (``applications``, ``licenses``) by name or alias, with its id."""
+    for catalog_id, entry in db.get("software_catalog", {}).get(section, {}).items():
+        if matches_name(name, entry):
+            return catalog_id, entry
+    return None
+
+
+def catalog_details(db: dict[str, Any], section: str, name: str, what: str) -> dict[str, Any]:
+    """A ``get_*`` tool's answer for a catalog entry: its id and a copy of the entry under ``what``."""
+    found = catalog_entry(db, section, name)
+    if not found:
+        raise ToolError("not_found", f"No {what} named '{name}'; confirm the exact product name")
+    catalog_id, entry = found
+    return {"catalog_id": catalog_id, what: {**copy.deepcopy(entry), "catalog_id": catalog_id}}
 
 
 def today(db: dict[str, Any]) -> date:

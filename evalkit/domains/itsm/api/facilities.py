@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Literal
 
@@ -77,35 +78,55 @@ class DeskAssignmentArgs(ToolArgs):
     desk_code: DeskCode
 
 
-@REGISTRY.tool(DeskAssignmentArgs, writes=True, irreversible=True)
-def submit_desk_assignment(db: dict[str, Any], args: DeskAssignmentArgs) -> dict[str, Any]:
-    """Assign a free desk; not while the employee holds one, nor within 90 days of the last assignment."""
+@dataclass(frozen=True)
+class _Assignable:
+    """A facility an employee holds one of at a time (a desk, a parking space), with a cooldown between two."""
+
+    what: str  # in the employee's fields and the request type: "desk" -> assigned_desk, desk_assignment
+    label: str  # in messages: "Desk D-1 is taken"
+    collection: str  # db["facilities"][collection][item_id]
+    id_field: str  # the request's and the answer's key for the item
+    cooldown_days: int
+
+
+DESK = _Assignable("desk", "Desk", "desks", "desk_code", DESK_COOLDOWN_DAYS)
+PARKING = _Assignable("parking", "Parking space", "parking", "parking_space_id", PARKING_COOLDOWN_DAYS)
+
+
+def _assign(db: dict[str, Any], kind: _Assignable, employee_id: str, item_id: str) -> dict[str, Any]:
+    """Assign a free item of ``kind``; not while the employee holds one, nor within the cooldown of the last one."""
     require(db)
-    person = db.get("employees", {}).get(args.employee_id)
-    if person and person.get("assigned_desk"):
-        raise ToolError(
-            "already_assigned", f"The employee already has desk {person['assigned_desk']}; release it first."
-        )
-    _cooldown(db, person and person.get("last_desk_assignment_date"), DESK_COOLDOWN_DAYS, "desk")
-    desk = db.get("facilities", {}).get("desks", {}).get(args.desk_code)
-    if not desk:
-        raise not_found(f"Desk {args.desk_code}")
-    if desk["status"] != "available":
-        raise ToolError("not_available", f"Desk {args.desk_code} is taken")
-    desk.update(status="assigned", assigned_employee_id=args.employee_id)
+    person = db.get("employees", {}).get(employee_id)
+    held = f"assigned_{kind.what}"
+    if person and person.get(held):
+        raise ToolError("already_assigned", f"The employee already has {kind.what} {person[held]}; release it first.")
+    last = f"last_{kind.what}_assignment_date"
+    _cooldown(db, person and person.get(last), kind.cooldown_days, kind.what)
+    item = db.get("facilities", {}).get(kind.collection, {}).get(item_id)
+    if not item:
+        raise not_found(f"{kind.label} {item_id}")
+    if item["status"] != "available":
+        raise ToolError("not_available", f"{kind.label} {item_id} is taken")
+    item.update(status="assigned", assigned_employee_id=employee_id)
     if person is not None:
-        person.update(assigned_desk=args.desk_code, last_desk_assignment_date=today_text(db))
+        person.update({held: item_id, last: today_text(db)})
     request = {
-        "employee_id": args.employee_id,
-        "desk_code": args.desk_code,
-        "request_type": "desk_assignment",
+        "employee_id": employee_id,
+        kind.id_field: item_id,
+        "request_type": f"{kind.what}_assignment",
         "created_date": today_text(db),
     }
     return {
         "request_id": content_id("REQ-FAC-", request),
-        "desk_code": args.desk_code,
-        "message": f"Desk {args.desk_code} assigned",
+        kind.id_field: item_id,
+        "message": f"{kind.label} {item_id} assigned",
     }
+
+
+@REGISTRY.tool(DeskAssignmentArgs, writes=True, irreversible=True)
+def submit_desk_assignment(db: dict[str, Any], args: DeskAssignmentArgs) -> dict[str, Any]:
+    """Assign a free desk; not while the employee holds one, nor within 90 days of the last assignment."""
+    return _assign(db, DESK, args.employee_id, args.desk_code)
 
 
 # ------------------------------------------------------------------------------------------------ parking
@@ -147,32 +168,7 @@ class ParkingAssignmentArgs(ToolArgs):
 @REGISTRY.tool(ParkingAssignmentArgs, writes=True, irreversible=True)
 def submit_parking_assignment(db: dict[str, Any], args: ParkingAssignmentArgs) -> dict[str, Any]:
     """Assign a free parking space; not while the employee holds one, nor within 180 days of the last one."""
-    require(db)
-    person = db.get("employees", {}).get(args.employee_id)
-    if person and person.get("assigned_parking"):
-        raise ToolError(
-            "already_assigned", f"The employee already has parking {person['assigned_parking']}; release it first."
-        )
-    _cooldown(db, person and person.get("last_parking_assignment_date"), PARKING_COOLDOWN_DAYS, "parking")
-    space = db.get("facilities", {}).get("parking", {}).get(args.parking_space_id)
-    if not space:
-        raise not_found(f"Parking space {args.parking_space_id}")
-    if space["status"] != "available":
-        raise ToolError("not_available", f"Parking space {args.parking_space_id} is taken")
-    space.update(status="assigned", assigned_employee_id=args.employee_id)
-    if person is not None:
-        person.update(assigned_parking=args.parking_space_id, last_parking_assignment_date=today_text(db))
-    request = {
-        "employee_id": args.employee_id,
-        "parking_space_id": args.parking_space_id,
-        "request_type": "parking_assignment",
-        "created_date": today_text(db),
-    }
-    return {
-        "request_id": content_id("REQ-FAC-", request),
-        "parking_space_id": args.parking_space_id,
-        "message": f"Parking space {args.parking_space_id} assigned",
-    }
+    return _assign(db, PARKING, args.employee_id, args.parking_space_id)
 
 
 class WaitlistArgs(ToolArgs):

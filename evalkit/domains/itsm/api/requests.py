@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from datetime import date
 from typing import Any, Literal
 
@@ -20,13 +19,13 @@ from evalkit.domains.itsm.api.common import (
     FloorCode,
     RequestId,
     approval_deadline,
+    catalog_details,
     content_id,
     days_after,
     employee,
     empty_to_none,
     facility_code,
     full_name,
-    matches_name,
     months_between,
     not_found,
     require,
@@ -239,13 +238,6 @@ def initiate_asset_return(db: dict[str, Any], args: ReturnArgs) -> dict[str, Any
 # ------------------------------------------------------------------------------------------------ app access
 
 
-def _catalog_entry(db: dict[str, Any], section: str, name: str) -> tuple[str, dict[str, Any]] | None:
-    for catalog_id, entry in db.get("software_catalog", {}).get(section, {}).items():
-        if matches_name(name, entry):
-            return catalog_id, entry
-    return None
-
-
 class ApplicationArgs(ToolArgs):
     application_name: CatalogName
 
@@ -254,11 +246,7 @@ class ApplicationArgs(ToolArgs):
 def get_application_details(db: dict[str, Any], args: ApplicationArgs) -> dict[str, Any]:
     """The catalog entry of an application by name or alias: id, access levels, whether approval is needed."""
     require(db)
-    found = _catalog_entry(db, "applications", args.application_name)
-    if not found:
-        raise ToolError("not_found", f"No application named '{args.application_name}'; confirm the exact product name")
-    catalog_id, entry = found
-    return {"catalog_id": catalog_id, "application": {**copy.deepcopy(entry), "catalog_id": catalog_id}}
+    return catalog_details(db, "applications", args.application_name, "application")
 
 
 class AccessRequestArgs(ToolArgs):

@@ -17,6 +17,7 @@ from evalkit.domains.itsm.api.common import (
     LicenseAssignmentId,
     RequestId,
     approval_deadline,
+    catalog_details,
     content_id,
     days_after,
     employee,
@@ -27,7 +28,7 @@ from evalkit.domains.itsm.api.common import (
     today,
     today_text,
 )
-from evalkit.domains.itsm.api.requests import LICENSE_ID, _catalog_entry, _cost_center
+from evalkit.domains.itsm.api.requests import LICENSE_ID, _cost_center
 
 RENEW_BEFORE_DAYS, RENEW_AFTER_DAYS, RENEWAL_TERM_DAYS = 30, 14, 365
 
@@ -42,11 +43,7 @@ class LicenseNameArgs(ToolArgs):
 def get_license_catalog_item(db: dict[str, Any], args: LicenseNameArgs) -> dict[str, Any]:
     """The catalog entry of a software license by name or alias."""
     require(db)
-    found = _catalog_entry(db, "licenses", args.license_name)
-    if not found:
-        raise ToolError("not_found", f"No license named '{args.license_name}'; confirm the exact product name")
-    catalog_id, entry = found
-    return {"catalog_id": catalog_id, "license": {**copy.deepcopy(entry), "catalog_id": catalog_id}}
+    return catalog_details(db, "licenses", args.license_name, "license")
 
 
 @REGISTRY.tool(EmployeeArgs, writes=False)
