@@ -207,7 +207,8 @@ def vad_stops_s(call: BotCall) -> list[float]:
 def report(name: str, call: BotCall) -> str:
     rows = [f"{t.role[0]} {t.start_ms:7.0f}-{t.end_ms:7.0f} {t.intended_text[:50]!r}" for t in call.outcome.turns]
     lat = ", ".join(f"{x:.2f}" for x in latencies_s(call.outcome))
-    return f"{name}: end={call.outcome.end_reason} error={call.outcome.error} latencies_s=[{lat}]\n" + "\n".join(rows)
+    head = f"{name}: end={call.outcome.end_reason} error={call.outcome.error} latencies_s=[{lat}]"
+    return f"{head} interruptions={call.outcome.interruptions}\n" + "\n".join(rows)
 
 
 @pytest.fixture(scope="module")
@@ -277,14 +278,7 @@ def test_a_pipecat_bot_answers_within_its_vad_stop_time(greets: BotCall, waits: 
     assert min(lat) > 0.2, details  # never before its VAD heard 0.2 s of silence
 
 
-@pytest.mark.slow  # a third call (~35 s) for a test that cannot pass yet
-@pytest.mark.xfail(
-    strict=True,
-    reason="a bot that sends no transcript is cut on its audio (evalkit.call.live.AudioCutPlanner) only after a "
-    "sentence-equivalent has ended, at a later word's start; this bot's replies are two sentences and the cut planned "
-    "in the second is dropped when the reply ends first (measured: planned 1, dropped 1, delivered 0). Planning from "
-    "the audio already buffered ahead of playout would cut inside the first sentence: not built yet",
-)
+@pytest.mark.slow  # a third call (~35 s)
 def test_a_caller_barge_in_is_an_interruption_for_pipecat_and_a_yield_for_evalkit(yields: BotCall) -> None:
     """IHBench ``impatient``: the caller cuts into the bot's first reply. pipecat's VAD turn start interrupts the
     bot (its TTS and output stop, Twilio's ``clear`` goes out); evalkit measures the bot falling silent."""

@@ -428,13 +428,25 @@ def test_a_bot_reply_of_one_sentence_equivalent_is_never_cut() -> None:
     assert outcome.interruptions == {"kind": "impatient", "planned": 0, "dropped": 0, "delivered": 0}
 
 
+def test_a_cut_drawn_while_listening_lands_on_a_short_second_sentence() -> None:
+    """A sentence-equivalent, a pause, then one last word (a phone bot's short second sentence, sent at the pace it
+    plays): the cut was drawn and its interjection made at the turn's first audio, so with no word boundary to let
+    pass (seed 0 draws none) the caller cuts in at that word's start, before the turn ends."""
+    bot, cutter = SentenceBot(reply=[*speech_plan(1), (False, PAUSE_MS), (True, WORD_MS)]), interrupter(seed=0)
+    outcome = audio_only_call(bot, cutter)
+    assert outcome.end_reason == "user_end_call", outcome.error
+    assert outcome.interruptions == {"kind": "impatient", "planned": 1, "dropped": 0, "delivered": 1}
+    [cut] = [e for t in outcome.turns for e in t.effects if e.type == "interruption"]
+    assert bot.heard_over_it == 1 and cut.params["yielded"] is True, cut.params
+
+
 def test_a_cut_planned_on_the_audio_is_dropped_when_the_turn_ends_before_a_later_word() -> None:
-    """A sentence-equivalent, a pause, then one last word: the cut is drawn when that word starts (a second segment),
-    but no later word comes: the turn ends, the planned cut is dropped, counted, and the metrics say why."""
+    """The same turn, but the cut is to let a word boundary pass first (seed 2 draws at least one): no later word
+    comes, the turn ends, the planned cut is dropped, counted, and the metrics say why."""
     from evalkit.metrics.registry import METRICS
     from evalkit.records import Conversation, InterruptionTally
 
-    bot, cutter = SentenceBot(reply=[*speech_plan(1), (False, PAUSE_MS), (True, WORD_MS)]), interrupter()
+    bot, cutter = SentenceBot(reply=[*speech_plan(1), (False, PAUSE_MS), (True, WORD_MS)]), interrupter(seed=2)
     outcome = audio_only_call(bot, cutter)
     assert outcome.end_reason == "user_end_call", outcome.error
     assert not [e for t in outcome.turns for e in t.effects if e.type == "interruption"] and bot.heard_over_it == 0

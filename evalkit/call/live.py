@@ -6,10 +6,13 @@ agent did (``measured_cut``: when it fell silent, what the caller heard, whether
 An agent that sends audio only (no transcript: a phone bot) is cut on its audio as it plays (``AudioCutPlanner``):
 the session's frame VAD hands over voiced chunks stamped with their arrival, and the gaps between them are the
 caller's only view of the agent's words (a gap of ``WORD_GAP_MS``) and sentences (a pause of
-``SEGMENT_PAUSE_MS``: a sentence-equivalent ends). With no lookahead the caller cannot know the sentence-equivalent
-under way is not the agent's last, so it cuts only once an earlier one has ended (never into a one-segment turn),
-at the start of a later word (the agent is then known to be still talking); a planned cut is dropped if the agent's
-turn ends first.
+``SEGMENT_PAUSE_MS``: a sentence-equivalent ends). With no lookahead (a phone bot sends its audio at the pace it
+plays: pipecat's transports do) the caller cannot know the sentence-equivalent under way is not the agent's last,
+so it cuts only once an earlier one has ended (never into a one-segment turn), at the start of a later word (the
+agent is then known to be still talking). The cut is drawn, and its interjection synthesized, when the turn's
+first audio arrives: a person has their "wait—" ready while listening, and a second sentence of a phone bot lasts
+1-3 s, less than synthesis takes on a busy machine. A turn that ends after one sentence-equivalent withdraws the
+cut (never counted); a cut planned but not made before the turn ended is dropped (counted).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from evalkit.call.channel import UserSpeech, text_duration_ms
+from evalkit.call.channel import SPOKEN_WORDS_PER_S, UserSpeech, text_duration_ms
 from evalkit.call.events import AgentSpeech
 from evalkit.call.interrupt import Cut, Interrupter, measured_cut
 
@@ -41,8 +44,11 @@ LIVE_CUT_LEAD_MS = 150.0  # a live cut is planned at least this far ahead: time 
 SEGMENT_PAUSE_MS = 250.0
 WORD_GAP_MS = 40.0
 # IHBench draws the cut word uniformly within the sentence; with no words known, the caller lets 0..MAX_WORDS_SKIPPED
-# word boundaries pass (drawn) after its interjection is ready, then cuts in at the next.
+# word boundaries pass (drawn) after its interjection is ready, then cuts in at the next. Connected speech often has
+# no silent gap between words (a phone bot's eSpeak NG voice has none: measured on pipecat's bots), so a word also
+# passes with a spoken word's time, as a listener counts words it cannot separate.
 MAX_WORDS_SKIPPED = 2
+SPOKEN_WORD_MS = 1000.0 / SPOKEN_WORDS_PER_S
 
 
 class WireCutter:
@@ -79,6 +85,15 @@ class WireCutter:
         speech = asyncio.ensure_future(asyncio.to_thread(call.channel.say, said, len(call.turns) + 1, now_ms))
         return PlannedCut(cut, said, speech)
 
+    def withdraw(self, planned: PlannedCut) -> None:
+        """A cut drawn ahead on a turn that proved not to be cuttable (one sentence-equivalent, or its text came in
+        and the cut was planned on the text): as if never drawn, a correction still to be made."""
+        planned.speech.cancel()
+        self.interrupter.count -= 1
+        self.interrupter.planned -= 1
+        if planned.cut.corrects is not None:
+            self.interrupter.pending = planned.cut.corrects
+
     def drop(self, planned: PlannedCut) -> None:
         """A planned cut that never happened (the agent finished first): a correction stays to be made."""
         planned.speech.cancel()
@@ -98,9 +113,10 @@ def gap_kind(gap_ms: float) -> str:
 
 class AudioCutPlanner:
     """The caller's cut into one agent turn that comes with audio and no text, decided on the voiced chunks as they
-    play (``hear``): once a sentence-equivalent has ended and the next has begun, the cut is drawn (the
-    interrupter's probability and overlap range); then, once the interjection is synthesized and the drawn number
-    of word boundaries has passed, the caller cuts in at the next word's start."""
+    play (``hear``): the cut is drawn (the interrupter's probability and overlap range) and its interjection
+    synthesized at the turn's first voiced chunk; once a sentence-equivalent has ended and the next has begun, the
+    interjection ready and the drawn number of word boundaries passed, the caller cuts in at the next word's start.
+    ``decided``: the turn is known to hold more than one sentence-equivalent (the audio owns the cut)."""
 
     def __init__(self, cutter: WireCutter) -> None:
         self.cutter = cutter
@@ -109,29 +125,42 @@ class AudioCutPlanner:
         self.decided = False
         self.planned: PlannedCut | None = None
         self.skip = 0  # word boundaries still to let pass before cutting in
+        self.due_ms = 0.0  # or until then: the skipped words' spoken time from the later sentence-equivalent's start
 
     def hear(self, call: Any, at_ms: float, duration_ms: float) -> PlannedCut | None:
         """A voiced chunk that started playing at ``at_ms``; returns the planned cut when the caller cuts in now."""
         previous, self.last_end_ms = self.last_end_ms, max(at_ms + duration_ms, self.last_end_ms or 0.0)
-        kind = gap_kind(at_ms - previous) if previous is not None else ""
-        if not kind:
-            return None
-        self.segments_ended += kind == "segment"
-        if self.segments_ended == 0:  # still the first sentence-equivalent: it may be the turn's only one
-            return None
-        if not self.decided:  # the turn has more than one sentence-equivalent: is this one cut?
-            self.decided = True
+        if previous is None:  # the turn's first audio: the cut is drawn now, its interjection made while listening
             self.planned = self.cutter.plan_unheard(call, at_ms)
             if self.planned is not None:
                 self.skip = int(self.cutter.interrupter.rng.integers(MAX_WORDS_SKIPPED + 1))
             return None
+        kind = gap_kind(at_ms - previous)
+        starts_later_segment = kind == "segment" and self.segments_ended == 0
+        if kind == "segment":
+            self.segments_ended += 1
+            self.due_ms = at_ms + self.skip * SPOKEN_WORD_MS if starts_later_segment else self.due_ms
+        if self.segments_ended == 0:  # still the first sentence-equivalent: it may be the turn's only one
+            return None
+        self.decided = True
         if self.planned is None or not self.planned.speech.done():
             return None
-        if self.skip > 0:
-            self.skip -= 1
+        if not ((kind and self.skip == 0) or at_ms >= self.due_ms):  # at a word's start, or the words' time is up
+            self.skip -= bool(kind and self.skip > 0 and not starts_later_segment)
             return None
         planned, self.planned = self.planned, None
         return replace(planned, cut=replace(planned.cut, onset_ms=at_ms))
+
+    def let_go(self) -> None:
+        """The turn ended, or its text came in and the cut is planned on the text: a cut drawn on a turn not yet
+        known to hold two sentence-equivalents is withdrawn; one that was due is dropped."""
+        if self.planned is None:
+            return
+        if self.decided:
+            self.cutter.drop(self.planned)
+        else:
+            self.cutter.withdraw(self.planned)
+        self.planned = None
 
 
 async def cut_live(call: Any, partial: Any, check: Callable[[Any], None]) -> tuple[Any, Cut, str, UserSpeech]:

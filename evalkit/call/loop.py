@@ -179,8 +179,8 @@ class Call:
             if isinstance(event, AgentTurnEnd):
                 if planned is not None:  # the agent finished before the planned onset: no cut after all
                     self.cutter.drop(planned)  # type: ignore[union-attr]
-                if listening is not None and listening.planned is not None:  # same, planned on the audio
-                    self.cutter.drop(listening.planned)  # type: ignore[union-attr]
+                if listening is not None:  # same, planned on the audio (or withdrawn: a one-sentence turn)
+                    listening.let_go()
                 turn = AgentTurn(chunks, event.end_call, interrupted, self.clock.now_ms)
                 if check:
                     check_agent_audio(turn)  # unusable audio fails the call here, before it is recorded or heard
@@ -191,6 +191,8 @@ class Call:
             # the agent's text is in (not the caller's transcript of a turn already over), and the audio has not
             # decided on this turn yet: the cut is planned on the text
             if not tried and event.text and event.text_source != "caller_asr" and not (listening and listening.decided):
+                if listening is not None:
+                    listening.let_go()
                 tried, listening = True, None
                 planned = self.cutter.plan(self, chunks)  # type: ignore[union-attr]
             elif listening is not None and event.audio is not None:
