@@ -11,16 +11,19 @@ from typing import Any
 
 import numpy as np
 import pytest
+import yaml
 
 from evalkit.call import CallSettings, TurnBasedSession, VirtualClock, run_call
 from evalkit.call.channel import AudioChannel
 from evalkit.call.line import FILL_RATE
 from evalkit.cli.entry import one_line
-from evalkit.config.schema import LOWEST_LINE_RATE, ConfigError, validate_config
+from evalkit.cli.sweeper import plan_jobs
+from evalkit.config.schema import LOWEST_LINE_RATE, ConfigError, cell_key, validate_config
 from perturbations import Chain, ClipContext, PerturbationError
 from perturbations.event_sounds import synthesize_event
 from perturbations.ops.line import ECHO_RATE
 from perturbations.ops.noise import drift_curve_db
+from tests.conftest import CONF_DIR
 from tests.test_call_loop import RATE, EchoAgent, ScriptCaller, context, tone
 from tests.test_config import composed
 
@@ -244,6 +247,22 @@ def test_control_and_regular_run_on_audio() -> None:
         chain = validate_config(composed(f"+perturb={option}")).perturb.build()
         out, applied = chain(x, SR, np.random.default_rng(0), ClipContext(call_seed=2))
         assert out.shape == x.shape and np.abs(out).max() <= 1.0 and applied and not np.array_equal(out, x)
+
+
+def test_the_ablation_experiment_plans_one_cell_per_factor_beside_one_clean_twin() -> None:
+    conditions = yaml.safe_load((CONF_DIR / "experiment" / "ablation_channel.yaml").read_text())["hydra"]["sweeper"]
+    jobs = plan_jobs([["+experiment=smoke"]], conditions["conditions"], twins=True)
+    assert jobs[0] == ["+experiment=smoke"] and len(jobs) == 11  # the clean twin, control, regular, 8 ablations
+    names = [next((o.split("=")[1] for o in job if o.startswith("perturb.name=")), None) for job in jobs[3:]]
+    assert len(set(names)) == 8 and all(name.startswith("regular_no_") for name in names)
+    # every switch of regular.yaml is ablated once (drift by its level)
+    switches = {o.split("=")[0].removeprefix("perturb.") for job in jobs[3:] for o in job if o.endswith("=false")}
+    assert switches == {"bed", "bursts", "muffling", "telephone", "loss", "delay", "echo"}
+    regular, ablated = (validate_config(composed(*job)) for job in (jobs[2], jobs[5]))  # jobs[5]: no bursts
+    assert ablated.condition == "regular_no_bursts" and cell_key(ablated) != cell_key(regular)
+    assert [op.name for op in ablated.perturb.build()] == [
+        op.name for op in regular.perturb.build() if op.name != "events"
+    ]
 
 
 def test_the_lowest_line_rate_is_the_live_lines() -> None:
