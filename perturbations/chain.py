@@ -9,7 +9,7 @@ import numpy as np
 
 from perturbations.audio import NO_CONTEXT, ClipContext, check_audio, check_rng
 from perturbations.errors import PerturbationError
-from perturbations.registry import Op, build_op
+from perturbations.registry import Op, build_op, enabled
 
 
 class _NoDraws:
@@ -23,26 +23,32 @@ NO_DRAWS: Any = _NoDraws()
 
 
 class Chain:
-    """Apply ops in order. ``Chain([])`` is the identity (a float32 copy and no effects)."""
+    """Apply ops in order. ``Chain([])`` is the identity (a float32 copy and no effects). Line ops (``Op.line``:
+    delay, echo) are kept in ``ops`` and ``line_ops`` for a call harness and skipped on clips."""
 
     def __init__(self, ops: Iterable[Op] = ()) -> None:
         self.ops: tuple[Op, ...] = tuple(ops)
         for i, op in enumerate(self.ops):
             if not isinstance(op, Op):
                 raise PerturbationError(f"perturb chain[{i}]: expected an op, got {type(op).__name__}")
+        self.clip_ops: tuple[Op, ...] = tuple(op for op in self.ops if not op.line)
+        self.line_ops: tuple[Op, ...] = tuple(op for op in self.ops if op.line)
 
     @classmethod
     def from_specs(cls, specs: Sequence[Any] | None) -> Chain:
-        """Build and validate every spec now, so a bad config fails before any audio is processed."""
+        """Build and validate every spec now, so a bad config fails before any audio is processed; specs with
+        ``enabled: false`` are left out of the chain."""
         if specs is None:
             return cls()
         if isinstance(specs, str | bytes) or not isinstance(specs, Sequence):
             raise PerturbationError(f"perturb chain must be a list of op specs, got {type(specs).__name__}")
-        return cls(build_op(spec, f"perturb chain[{i}]") for i, spec in enumerate(specs))
+        # an op spec with ``enabled: false`` is validated all the same (a typo in a switched-off factor still fails)
+        ops = [(build_op(spec, f"perturb chain[{i}]"), enabled(spec)) for i, spec in enumerate(specs)]
+        return cls(op for op, on in ops if on)
 
     def prepare(self, sample_rate: int) -> None:
         """Every op's one-off set-up at ``sample_rate`` now (noise banks), before clips must come in real time."""
-        for op in self.ops:
+        for op in self.clip_ops:
             op.prepare(sample_rate)
 
     def to_specs(self) -> list[dict[str, Any]]:
@@ -61,10 +67,11 @@ class Chain:
             raise PerturbationError(f"context must be a ClipContext, got {type(context).__name__}")
         check_rng(rng)
         # One independent child stream per op, drawn up front: what op i draws never shifts op j's randomness,
-        # so editing one op's params leaves the other ops' noise identical.
-        seeds = rng.integers(0, 2**63, size=len(self.ops))
+        # so editing one op's params leaves the other ops' noise identical. Line ops get none, so adding one to a
+        # condition leaves its clip ops' streams as they were.
+        seeds = rng.integers(0, 2**63, size=len(self.clip_ops))
         applied: list[dict[str, Any]] = []
-        for op, seed in zip(self.ops, seeds, strict=True):
+        for op, seed in zip(self.clip_ops, seeds, strict=True):
             op_rng = np.random.default_rng(int(seed)) if op.draws else NO_DRAWS
             x, entries = op.run_checked(x, rate, op_rng, context)
             applied.extend(entries)

@@ -19,6 +19,11 @@ so the recipes work from 8 kHz up. Recipes (all ranges uniform draws from the rn
   random amplitudes, on a high-passed (1 kHz) noise crash that decays in 60-150 ms; then the room reverb.
 - ``phone_ring``: an electromechanical bell: partials at f x (1, 2.76, 5.40) (f = 900-1400 Hz, a struck
   bell's inharmonic ratios) trilled on/off at 18-25 Hz for 0.8-1.6 s.
+- ``siren``: an emergency-vehicle siren passing at a distance: a sawtooth whose pitch sweeps between f and 1.6 f
+  (f = 550-750 Hz) either as a "wail" (a slow sinusoidal sweep, 1.5-4 s per cycle) or a "hi-lo" (two tones
+  alternating every 0.4-0.7 s), 30% each of the time "yelp" (fast sweep, 5-8 per second) instead; 1.2-2 s long,
+  a 0.3 s rise and fall in level (the vehicle passes), band-passed 400-3500 Hz (the horn speaker), and a small
+  Doppler-like glide: the pitch falls 3-6% over the sound.
 - ``cough``: 1-2 coughs: a noise burst (5 ms attack, decay 60-150 ms) band-passed 300-3000 Hz with a weak
   voiced part (sawtooth at 100-250 Hz, -8 dB) 30-80 ms in.
 """
@@ -189,6 +194,23 @@ def phone_ring(sample_rate: int, rng: np.random.Generator) -> np.ndarray:
             tone += amp * np.sin(2.0 * np.pi * ratio * f * t + rng.uniform(0.0, 2.0 * np.pi))
     trill = 0.5 + 0.5 * np.tanh(8.0 * np.sin(2.0 * np.pi * rng.uniform(18.0, 25.0) * t))  # clapper on/off
     return tone * trill * _envelope(t.shape[0], int(0.005 * sample_rate), int(0.05 * sample_rate))
+
+
+@register_event_sound("siren")
+def siren(sample_rate: int, rng: np.random.Generator) -> np.ndarray:
+    t = _time(rng.uniform(1.2, MAX_EVENT_S), sample_rate)
+    f = rng.uniform(550.0, 750.0)
+    style = rng.random()
+    if style < 0.3:  # yelp: a fast up-sweep, repeated
+        sweep = (t * rng.uniform(5.0, 8.0)) % 1.0
+    elif style < 0.65:  # wail: a slow rise and fall
+        sweep = 0.5 - 0.5 * np.cos(2.0 * np.pi * t / rng.uniform(1.5, 4.0) + rng.uniform(0.0, 2.0 * np.pi))
+    else:  # hi-lo: two tones alternating
+        sweep = np.floor(t / rng.uniform(0.4, 0.7) + rng.integers(2)) % 2.0
+    glide = 1.0 - rng.uniform(0.03, 0.06) * t / t[-1]  # the pitch drops as the vehicle passes
+    tone = _saw(f * (1.0 + 0.6 * sweep) * glide, t, sample_rate)
+    ramp = int(0.3 * sample_rate)
+    return _band(tone * _envelope(t.shape[0], ramp, ramp), 400.0, 3500.0, sample_rate)
 
 
 @register_event_sound("cough")

@@ -46,6 +46,9 @@ class Op:
     # False for ops that use no randomness: the chain then gives them no generator of their own (building one from
     # its seed costs ~8 us); any use of the stand-in it passes raises.
     draws: ClassVar[bool] = True
+    # True for ops that act on the call, not on a clip of the caller's speech (network delay, speakerphone echo:
+    # ``perturbations.ops.line``): the chain leaves them out when it processes a clip; a call harness reads them.
+    line: ClassVar[bool] = False
 
     def apply(
         self, audio: np.ndarray, sample_rate: int, rng: np.random.Generator
@@ -130,11 +133,22 @@ def available_ops() -> list[str]:
     return sorted(_OPS)
 
 
+def enabled(spec: Any, where: str = "perturb") -> bool:
+    """A spec's optional ``enabled`` key (default true): false leaves the op out of the chain, so a condition can
+    switch one factor off from the command line (``perturb.bursts=false``, interpolated into the spec)."""
+    flag = spec.get("enabled", True) if isinstance(spec, Mapping) else True
+    if not isinstance(flag, bool):
+        raise PerturbationError(f"{where}: enabled must be true or false, got {flag!r}")
+    return flag
+
+
 def build_op(spec: Any, where: str = "perturb") -> Op:
-    """The factory: a plain dict spec -> a validated op; ``where`` prefixes messages ("perturb chain[2]")."""
+    """The factory: a plain dict spec -> a validated op; ``where`` prefixes messages ("perturb chain[2]"). An
+    ``enabled`` key is checked (``enabled``) and not passed on: the op is the same with or without it."""
     if not isinstance(spec, Mapping):
         raise PerturbationError(f"{where}: each op spec must be a mapping like {{op: noise, ...}}, got {spec!r}")
-    fields = dict(spec)
+    enabled(spec, where)
+    fields = {k: v for k, v in spec.items() if k != "enabled"}
     name = fields.pop("op", None)
     if name is None:
         raise PerturbationError(f"{where}: missing 'op'; available ops: {', '.join(available_ops())}")

@@ -201,6 +201,27 @@ def test_a_noisy_line_carries_the_bed_between_utterances_at_the_conditions_level
     assert snr == pytest.approx(15.0, abs=2.0)
 
 
+@pytest.mark.slow  # two live calls, ~8 s
+def test_a_live_line_sends_the_bots_own_echo_back_after_the_round_trip() -> None:
+    """Issue 31 pt 3: a speakerphone on a live call. The bot's 300 ms answers come back to it on the caller's line
+    (the echo mixed into the frames as they are sent), below its speech threshold; a line without the echo is digital
+    silence between the caller's utterances."""
+    echo = [{"op": "speakerphone_echo", "level_db": -20.0, "delay_ms": 40.0}]
+    heard, outcomes = {}, {}
+    for name, specs in (("echo", echo), ("none", [])):
+        bot = VadBot(greets=False)
+        outcome = dial(bot.handler, ["one two three", "four five"], channel=noisy_channel(specs), greeting_wait_s=0.6)
+        assert outcome.end_reason == "user_end_call", outcome.error
+        heard[name], outcomes[name] = np.asarray(bot.levels), outcome
+    # the tone is -23 dBFS; its echo -20 dB lower (-43, less the loudspeaker band and mu-law): quiet, not silent
+    assert np.count_nonzero((heard["echo"] > -60.0) & (heard["echo"] < -35.0)) >= 10  # two answers + room tail
+    assert np.count_nonzero((heard["none"] > -60.0) & (heard["none"] < -35.0)) == 0
+    for name, expected in (("echo", 2), ("none", 0)):
+        turns = [t for t in outcomes[name].turns if t.role == "assistant"]
+        echoes = [e for t in turns for e in t.effects if e.type == "speakerphone_echo"]
+        assert len(echoes) == expected and all(e.params["lag_ms"] == 40.0 for e in echoes)
+
+
 def _user_heard(outcome: CallOutcome) -> np.ndarray:
     record = Conversation(
         scenario_id="AL-TEST", domain="toy", trial=0, seed=0, turns=outcome.turns, end_reason="user_end_call",

@@ -35,7 +35,10 @@ def test_every_option_validates_and_runs_on_audio(option: str) -> None:
     out, applied = chain(speech, SR, np.random.default_rng(0))
     assert out.shape == speech.shape and np.isfinite(out).all() and np.abs(out).max() <= 1.0
     if option != "clean":
-        assert applied and not np.array_equal(out, speech)
+        assert applied
+    # burst_noise's events come at 2 per minute: a second of audio usually holds none (tests/test_channel_realism.py)
+    if option not in ("clean", "burst_noise"):
+        assert not np.array_equal(out, speech)
 
 
 def test_two_environments_by_two_snrs_sweep_with_one_shared_twin() -> None:

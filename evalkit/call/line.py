@@ -91,6 +91,7 @@ class CallerLine:
         self._t0 = 0.0  # real clock: the frame grid's origin
         self._in_gap = False  # real clock: the last frame sent was fill
         self._silence: dict[int, np.ndarray] = {}
+        self._echo: Callable[[np.ndarray, float, int], np.ndarray] | None = None  # a live line's echo (open)
 
     @property
     def continuous(self) -> bool:
@@ -106,6 +107,9 @@ class CallerLine:
                 await asyncio.to_thread(prepare, FILL_RATE)
             self._block = await self._render(self.clock.now_ms)
         self._line_ms = self._t0 = self.clock.now_ms
+        live_echo = getattr(self.channel, "live_echo", None)
+        if self.continuous and live_echo is not None:  # the bed is rendered ahead; the echo is mixed at send time
+            self._echo = live_echo()
         if self.continuous:
             self._task = asyncio.create_task(self._pace(self.clock.now_ms))
 
@@ -230,6 +234,8 @@ class CallerLine:
             self.gaps.append(_Gap(at_ms, FILL_RATE))
             self._in_gap = True
         samples = self._bed(at_ms, n)
+        if self._echo is not None:  # the echo of agent audio that came after the bed was rendered: mixed as it goes
+            samples = self._echo(samples, at_ms, FILL_RATE)
         self.gaps[-1].pieces.append(samples)
         return Frame(samples=samples, sample_rate=FILL_RATE, fill=True)
 

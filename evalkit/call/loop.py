@@ -21,7 +21,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from evalkit.agents.base import AgentContext
 from evalkit.call.agent_turn import AgentTurn, answering, check_agent_audio, stage_ms, tool_call_records
-from evalkit.call.channel import UserSpeech
+from evalkit.call.channel import UserSpeech, agent_played, play_agent
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd
 from evalkit.call.interrupt import Cut, Interrupter
@@ -60,14 +60,6 @@ class Caller(Protocol):
     def first_utterance(self) -> Any: ...  # .text, .end_call
 
     def respond(self, agent_text: str) -> Any: ...
-
-
-def _greet(caller: Any, greeting: str) -> None:
-    """Hand the agent's greeting to a caller that listens to it (App. K: the call starts with the agent's greeting;
-    the LLM caller answers it). Optional: a scripted caller opens with its scenario's line whatever was said."""
-    hear = getattr(caller, "hear_greeting", None)
-    if hear is not None:
-        hear(greeting)
 
 
 class Channel(Protocol):
@@ -187,6 +179,8 @@ class Call:
                 return turn
             assert isinstance(event, AgentSpeech)
             chunks.append((at if at is not None else self.clock.now_ms, event))
+            if self.clock.realtime and event.audio is not None:  # a live stream plays on the caller's phone now
+                play_agent(self.channel, chunks[-1][0], event.audio)
             start_ms = chunks[0][0]
             # the agent's text is in (not the caller's transcript of a turn already over), and the audio has not
             # decided on this turn yet: the cut is planned on the text
@@ -262,6 +256,8 @@ class Call:
             end_ms = turn.start_ms + spoken
         if clip is not None:
             self.audio.clips[(index, "assistant")] = clip
+        # a turn-based agent's turn plays whole on the caller's phone (as far as it was not cut); its echo, if any
+        effects += agent_played(self.channel, index, turn.start_ms, end_ms, None if self.clock.realtime else clip)
         compute_ms = sum(s.compute_ms for s in turn.speech)
         calls = [c for s in turn.speech for c in s.tool_calls]
         record = Turn(
@@ -440,7 +436,9 @@ async def run_call(
             _greeting, now_ms = call.record_agent_turn(greeting)
             await clock.advance_to(now_ms)
             now_ms = _turn_taken_at(clock, now_ms)
-            _greet(caller, greeting.text)
+            # the agent's greeting goes to a caller that listens to it (App. K: the call starts with the agent's
+            # greeting; the LLM caller answers it); a scripted caller opens with its scenario's line whatever was said
+            getattr(caller, "hear_greeting", lambda _text: None)(greeting.text)
             answered = True
         else:  # the caller opens: at once after waiting for a greeting, else after its reaction time
             waited = settings.first_speaker == "auto"

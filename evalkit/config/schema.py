@@ -146,6 +146,11 @@ class PersonaConfig(_Group):
         return axes.axis("persona").is_perturbed(self.name)
 
 
+# The lowest rate evalkit runs a chain at: the open line between utterances on a live call
+# (evalkit.call.line.FILL_RATE); the voices run at 22.05 kHz and up. A band edge must sit below its Nyquist, 8 kHz.
+LOWEST_LINE_RATE = 16_000
+
+
 class PerturbConfig(BaseModel):
     # Extra top-level keys (snr_db, bitrate, ...) are allowed: they are the knobs the chain interpolates.
     model_config = ConfigDict(extra="allow")
@@ -158,7 +163,8 @@ class PerturbConfig(BaseModel):
     @classmethod
     def _chain_builds(cls, chain: list[dict[str, Any]]) -> list[dict[str, Any]]:
         try:
-            Chain.from_specs(chain)
+            for op in Chain.from_specs(chain):  # an op that needs a rate (a band edge below Nyquist) checks it now
+                getattr(op, "check_rate", lambda rate: None)(LOWEST_LINE_RATE)
         except PerturbationError as exc:
             raise ValueError(str(exc)) from exc
         return chain

@@ -25,6 +25,7 @@ from pydantic.dataclasses import dataclass
 from scipy import signal as sps
 
 from perturbations.audio import effect
+from perturbations.errors import PerturbationError
 from perturbations.registry import OP_CONFIG, Number, Op, register_op
 
 PEAK_LIMIT = 0.999
@@ -140,8 +141,10 @@ class VolumeFluctuation(Op):
 @dataclass(config=OP_CONFIG)
 class BandLimit(Op):
     """Telephone band: a causal Butterworth band-pass (``sosfilt``, like the analogue line it models; its group
-    delay is about a millisecond in-band). ``order`` is per band edge. An edge at or above Nyquist is dropped
-    (low_hz = 0 also gives a plain low-pass) and the applied edges are reported."""
+    delay is about a millisecond in-band). ``order`` is per band edge. A high edge at or above Nyquist is dropped
+    (low_hz = 0 also gives a plain low-pass) and the applied edges are reported. A low edge at or above Nyquist
+    leaves no band at all: that is a bad spec, refused by ``check_rate`` (a harness calls it with the lowest
+    rate it will run at, before any audio; ``apply`` checks the clip's own rate)."""
 
     draws: ClassVar[bool] = False
 
@@ -155,9 +158,18 @@ class BandLimit(Op):
             raise ValueError("low_hz must be below high_hz")
         return self
 
+    def check_rate(self, sample_rate: int) -> None:
+        """PerturbationError when the band's low edge is at or above the Nyquist frequency of ``sample_rate``."""
+        if self.low_hz >= sample_rate / 2.0:
+            raise PerturbationError(
+                f"perturb band_limit: low_hz {self.low_hz:g} is at or above the Nyquist frequency "
+                f"({sample_rate / 2.0:g} Hz) of {sample_rate} Hz audio: no band is left"
+            )
+
     def apply(
         self, audio: np.ndarray, sample_rate: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, list[dict[str, Any]]]:
+        self.check_rate(sample_rate)
         nyquist = sample_rate / 2.0
         low = self.low_hz if 0.0 < self.low_hz < nyquist else None
         high = self.high_hz if self.high_hz < nyquist else None

@@ -16,7 +16,9 @@ placed per clip from the clip's rng.
 Levels. ``events`` and ``out_of_turn_speech`` set each inserted sound's level against the op input's speech
 power (``perturbations.mixing.signal_power``, "active" by default): event SNR = 10 log10(P_speech / P_event),
 P_event = the event's mean power over its own span (its whole sound, not the clip: a 300 ms horn at 5 dB is as
-loud while it sounds as 5 dB stationary noise). Out-of-turn level = 10 log10(P_insert / P_speech) (negative =
+loud while it sounds as 5 dB stationary noise). On a clip without speech (the open line between utterances) events
+are set against ``ClipContext.reference_power`` (the caller's speech level), as the noise beds are; without one a
+silent clip stays silent. Out-of-turn level = 10 log10(P_insert / P_speech) (negative =
 quieter). When the mix peaks above 0.999 the whole clip is scaled down (ratios kept) and the gain is reported
 in the op's ``*_mix`` entry, as ``mix_at_snr`` does: outside the event spans the output is then exactly
 ``limiter_gain * input``; otherwise it is the input, bit for bit.
@@ -180,6 +182,10 @@ class Events(Op):
             "seed_from": origin,
         }
         p_signal, _ = signal_power(audio, sample_rate, self.signal_power, self.active_range_db)
+        if p_signal <= 0.0 and context.reference_power is not None:
+            # the open line between utterances: a horn is as loud there as under the caller's speech (as the beds)
+            p_signal = context.reference_power
+            summary["signal_power"] = "reference"
         if p_signal <= 0.0:
             out = audio.copy()
             return out, [effect("events_mix", n, sample_rate, {**summary, "n_events": 0, "skipped": "silent input"})]

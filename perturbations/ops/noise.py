@@ -15,6 +15,10 @@ call see one continuous drift whatever order they are processed in. What the SNR
 - ``noise_gain_db`` is the gain at ``d = 0``; the gain at sample ``i`` is ``noise_gain_db + d(t_i)`` (then the
   limiter, if any, scales the whole mix and is reported as with drift off).
 
+``drift_shape``: ``random`` (the default, above: a slow random walk between knots) or ``sine``: a volume envelope
+``d(t) = drift_db * sin(2 pi t / drift_period_s + phase)``, the phase drawn from the call seed, for a regular
+swell (a fan cycling, a caller pacing a room); same bounds, same reports.
+
 With ``drift_db == 0`` (the default) the op behaves, draws and reports exactly as it did before drift existed,
 and its spec (``to_dict``) has no drift fields, so existing configs keep their identity.
 """
@@ -36,11 +40,16 @@ from perturbations.mixing import mix_at_snr
 from perturbations.registry import OP_CONFIG, Number, Op, register_op
 
 DRIFT_TAG = 0xD21F7  # separates the drift's random stream from every other call-level stream
+SINE_TAG = 0xD21F8  # the sine envelope's phase stream
 _KNOTS_PER_DRAW = 64  # knot values are drawn in blocks: one Generator per 64 knots, not per knot
 
 
-def drift_curve_db(seed: int, times_s: np.ndarray, drift_db: float, period_s: float, stream: int = 0) -> np.ndarray:
+def drift_curve_db(
+    seed: int, times_s: np.ndarray, drift_db: float, period_s: float, stream: int = 0, shape: str = "random"
+) -> np.ndarray:
     """The drift d(t) in dB at absolute times ``times_s`` (float64 array): a pure function of its arguments.
+
+    ``shape="sine"``: ``drift_db * sin(2 pi t / period_s + phase)``, the phase a pure function of (seed, stream).
 
     Value noise, hand-written because no library offers a seeded, random-access smooth curve: knots every
     ``period_s / 2`` seconds (so a rise and a fall take about ``period_s``) carry independent levels
@@ -51,6 +60,9 @@ def drift_curve_db(seed: int, times_s: np.ndarray, drift_db: float, period_s: fl
     times = np.asarray(times_s, dtype=np.float64)
     if drift_db == 0.0 or times.size == 0:
         return np.zeros(times.shape)
+    if shape == "sine":
+        phase = np.random.default_rng([seed, SINE_TAG, stream]).uniform(0.0, 2.0 * np.pi)
+        return drift_db * np.sin(2.0 * np.pi * times / period_s + phase)
     spacing = period_s / 2.0
     position = times / spacing
     first = math.floor(position.min())
@@ -85,6 +97,7 @@ class Noise(Op):
     active_range_db: Number = Field(default=40.0, ge=10.0, le=80.0)
     drift_db: Number = Field(default=0.0, ge=0.0, le=20.0)  # 0 = off; |d(t)| <= drift_db
     drift_period_s: Number = Field(default=20.0, ge=1.0, le=600.0)
+    drift_shape: Literal["random", "sine"] = "random"  # random walk between knots, or a sinusoidal envelope
 
     @field_validator("environment")
     @classmethod
@@ -106,6 +119,8 @@ class Noise(Op):
         spec = super().to_dict()
         if self.drift_db == 0.0:  # drift off: the spec (and any hash of it) is what it was before drift
             del spec["drift_db"], spec["drift_period_s"]
+        if self.drift_shape == "random":  # the default shape: the spec is what it was before shapes existed
+            spec.pop("drift_shape", None)
         return spec
 
     def apply(
@@ -124,11 +139,12 @@ class Noise(Op):
             drift_seed = context.call_seed if from_call else int(rng.integers(0, 2**53))
             times = context.offset_ms / 1000.0 + np.arange(audio.shape[0]) / sample_rate
             stream = zlib.crc32(self.environment.encode())  # two environments in one chain drift independently
-            curve = drift_curve_db(drift_seed, times, self.drift_db, self.drift_period_s, stream)
+            curve = drift_curve_db(drift_seed, times, self.drift_db, self.drift_period_s, stream, self.drift_shape)
             gain_curve = 10.0 ** (curve / 20.0)
             drift = {
                 "drift_db": self.drift_db,
                 "drift_period_s": self.drift_period_s,
+                "drift_shape": self.drift_shape,
                 "drift_seed": drift_seed,
                 "drift_seed_from": "call" if from_call else "clip",
                 "drift_db_start": float(curve[0]),
