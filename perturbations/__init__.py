@@ -8,8 +8,8 @@ An op is a pure function of (audio, sample_rate, rng) returning (audio, effect e
 ``{"type", "start_ms", "end_ms", "params"}`` with the values actually applied (e.g. the measured SNR).
 Line ops (``line_delay``, ``speakerphone_echo``: ``perturbations.ops.line``) act on a call, not a clip: the chain
 keeps them in ``Chain.line_ops`` for a call harness and skips them on clips. Any spec may carry ``enabled: false``,
-which leaves the op out. New ops are ``@register_op(name)`` pydantic dataclasses (see ``perturbations.registry``); new noise
-environments are ``@register_environment(name)`` generators (see ``perturbations.environments``).
+which leaves the op out. New ops are ``@register_op(name)`` pydantic dataclasses (see ``perturbations.registry``);
+new noise environments are ``@register_environment(name)`` generators (see ``perturbations.environments``).
 """
 
 from perturbations.audio import ClipContext
