@@ -185,8 +185,7 @@ class Call:
             # the agent's text is in (not the caller's transcript of a turn already over), and the audio has not
             # decided on this turn yet: the cut is planned on the text
             if not tried and event.text and event.text_source != "caller_asr" and not (listening and listening.decided):
-                if listening is not None:
-                    listening.let_go()
+                listening.let_go()  # type: ignore[union-attr]  # (not tried: the audio's planner is there)
                 tried, listening = True, None
                 planned = self.cutter.plan(self, chunks)  # type: ignore[union-attr]
             elif listening is not None and event.audio is not None:
