@@ -294,10 +294,21 @@ def start_sweep(target: TrackingTarget, sweep_dir: Path, grid: Mapping[str, Any]
     :func:`read_parent_run` for the environment route, which the caller sets)."""
     experiment_id = ensure_experiment(target)
     client = mlflow_client(target.tracking_uri)
+    note = (
+        f"Sweep of {sweep_dir}: overrides `{' '.join(overrides) or '(none)'}`; grid "
+        + (", ".join(f"{k}={v}" for k, v in grid.items()) or "(none)")
+        + ". One child run per cell (its name leads with the condition); summary_table.json lists them at the end."
+    )
     run = client.create_run(
         experiment_id,
         run_name=f"sweep {sweep_dir.name}",
-        tags={**provenance_tags(), "evalkit.kind": "sweep", "sweep_dir": str(sweep_dir), **owner_tags()},
+        tags={
+            **provenance_tags(),
+            "evalkit.kind": "sweep",
+            "sweep_dir": str(sweep_dir),
+            **owner_tags(),
+            "mlflow.note.content": note[:MAX_TAG_CHARS],
+        },
     )
     params = {f"grid.{k}": str(v)[:MAX_PARAM_CHARS] for k, v in grid.items()}
     params["overrides"] = " ".join(overrides)[:MAX_PARAM_CHARS]
@@ -512,7 +523,7 @@ class CellRun:
     def log_dir(self, local_dir: Path, artifact_path: str | None = None, tables: tuple[str, ...] = ()) -> None:
         """The folder as the run's artifacts. ``tables``: files in it written by :func:`write_table` (paths
         relative to the folder), registered as MLflow tables as ``log_table`` would (tag at close)."""
-        self.client.log_artifacts(self.run_id, str(local_dir), artifact_path)
+        upload_folder(self.client, self.run_id, local_dir, artifact_path)
         for table in tables:
             path = f"{artifact_path}/{table}" if artifact_path else table
             if path not in self._tables:
@@ -538,6 +549,30 @@ class CellRun:
             raise ValueError("log_traces needs a run opened with CellRun.open")
         uri, experiment_id = self.tracking_uri, self.experiment_id
         return retry_locked(lambda: log_traces(uri, experiment_id, self.run_id, specs))
+
+
+def left_out(path: Path) -> bool:
+    """What a cell folder's upload leaves out: an empty file (Hydra's job log when nothing was logged to it), and a
+    folder holding another cell (a single run's ``clean_twin/``, which its own run stores: uploading it with the
+    cell stored every twin WAV twice, issue 30 point 7)."""
+    if path.is_dir():
+        return (path / "records").is_dir()
+    return path.stat().st_size == 0
+
+
+def upload_folder(client: Any, run_id: str, folder: Path, artifact_path: str | None = None) -> None:
+    """``folder`` as the run's artifacts, less what :func:`left_out` names: one ``log_artifacts`` for a subtree
+    with nothing to leave out (the usual case), file by file only where something is."""
+    if not any(left_out(p) for p in folder.rglob("*")):
+        client.log_artifacts(run_id, str(folder), artifact_path)
+        return
+    for entry in sorted(folder.iterdir()):
+        if left_out(entry):
+            continue
+        if entry.is_dir():
+            upload_folder(client, run_id, entry, f"{artifact_path}/{entry.name}" if artifact_path else entry.name)
+        else:
+            client.log_artifact(run_id, str(entry), artifact_path)
 
 
 def copy_reference(target: TrackingTarget, source_run_id: str) -> dict[str, float]:
