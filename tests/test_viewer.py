@@ -165,3 +165,21 @@ def test_the_page_plays_and_seeks_in_headless_chromium(pair: dict) -> None:
         assert float(page.locator(".conv[data-role=cell] .playhead").get_attribute("x1")) > 0
         assert page.evaluate("window.pwned") is None and not errors, errors
         browser.close()
+
+
+def test_the_sweep_parent_records_the_command_line_overrides(tmp_path: Path) -> None:
+    """At on_multirun_start Hydra's HydraConfig is not set yet: the overrides come from the composed config."""
+    from hydra import compose, initialize_config_dir
+
+    from evalkit.cli.callbacks import TrackingCallback, close_sweep
+    from tests.test_config import CONF_DIR
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    overrides = ["+perturb=noise_cafe", "domain.limit=2", f"mlflow.tracking_uri={uri}"]
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", [*overrides, f"hydra.sweep.dir={tmp_path / 'sweep'}"], return_hydra_config=True)
+    TrackingCallback().on_multirun_start(cfg)
+    close_sweep(cfg, None)
+    (parent,) = MlflowClient(uri).search_runs(["1"])
+    assert parent.data.params["overrides"] == " ".join(overrides)  # hydra.* overrides are not the task's
+    assert "+perturb=noise_cafe domain.limit=2" in parent.data.tags["mlflow.note.content"]

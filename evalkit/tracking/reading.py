@@ -11,6 +11,7 @@ from typing import Any
 from mlflow.exceptions import MlflowException
 
 from evalkit.provenance import provenance_tags
+from evalkit.tracking.artifacts import upload_folder
 from evalkit.tracking.store import (
     MAX_PARAM_CHARS,
     MAX_TAG_CHARS,
@@ -19,7 +20,6 @@ from evalkit.tracking.store import (
     ensure_experiment,
     experiment_id,
     mlflow_client,
-    upload_folder,
 )
 
 # --- Reading runs back, for the analysis (evalkit.analysis never imports mlflow) ---------------------------------
