@@ -114,6 +114,12 @@ def test_cell_runs_lead_with_the_condition_and_say_what_they_are(pair: dict) -> 
     note = cell.data.tags["mlflow.note.content"]
     assert "condition noise_cafe (noise at 15 dB SNR)" in note and "1 scenario(s) x 1 trial(s)" in note
     assert "clean condition" in twin.data.tags["mlflow.note.content"]
+    # the twin-compare trace view (docs/running.md): this conversation's trace and its clean twin's, by tags
+    trace_filter = f"tags.scenario = '{SCENARIO}' AND tags.trial = '0'"
+    traces = client.search_traces(locations=[cell.info.experiment_id], filter_string=trace_filter)
+    assert sorted(t.info.tags["condition"] for t in traces) == ["clean", "noise_cafe"]
+    twin_key = next(t.info.tags["twin_key"] for t in traces if t.info.tags["condition"] == "noise_cafe")
+    assert twin_key == cell.data.tags["twin_key"] == twin.data.tags["cell_key"]
 
 
 def test_each_wav_is_stored_once_and_no_empty_file_is_uploaded(pair: dict) -> None:

@@ -49,7 +49,7 @@ from evalkit.cell.score import (
     score_record,
     transcribe_assistant_turns,
 )
-from evalkit.config.schema import RunConfig, identity_payload
+from evalkit.config.schema import RunConfig, cell_key, identity_payload, twin_config
 from evalkit.metrics import aggregate_cell, required_preparation, version_params
 from evalkit.provenance import code_fingerprint
 from evalkit.records import CellResult, ConversationRecord
@@ -334,7 +334,9 @@ def _log_traces(run: CellRun, plan: CellPlan, records: list[ConversationRecord],
         return
     t0 = time.perf_counter()
     session = f"{plan.key}-{run.run_id[:8]}"  # one cell run; its readable name is the trace tag "cell"
-    tags = {"cell_key": plan.key, "cell": plan.run_name, "condition": plan.config.condition}
+    # twin_key: a trace's clean twin is the trace of that cell key, scenario and trial (docs/running.md)
+    tags = {"cell_key": plan.key, "cell": plan.run_name, "condition": plan.config.condition,
+            "twin_key": cell_key(twin_config(plan.config))}  # fmt: skip
     try:
         run.log_traces(conversation_traces(records, started_ms, session, tags, run.artifact_uri))
     except Exception as exc:
