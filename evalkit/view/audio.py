@@ -12,13 +12,17 @@ the page says which lanes are linked."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import os
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
 import soundfile as sf
 
+# a libsndfile built without Ogg Vorbis (old system builds; the soundfile wheels have it): every lane links its WAV
+CAN_ENCODE = "OGG" in sf.available_formats() and "VORBIS" in sf.available_subtypes("OGG")
 VORBIS_QUALITY = 0.9  # libsndfile's compression level (0 best quality, 1 smallest): speech stays clear at 16 kHz
 
 
@@ -33,17 +37,31 @@ class AudioBudget:
     dropped: int = 0  # lanes neither embedded nor linkable
 
 
+# Encodings of this process by the WAV's content: a cell's page embeds its twin's lanes, which the twin's own page
+# (built just before, in a single run or a one-process sweep) encoded already; encoding is the page's main cost.
+_ENCODED: OrderedDict[str, bytes] = OrderedDict()
+CACHE_BYTES = 64_000_000
+
+
 def encode_vorbis(path: Path) -> bytes:
-    samples, rate = sf.read(str(path), dtype="float32", always_2d=False)
+    wav = path.read_bytes()
+    key = hashlib.sha256(wav).hexdigest()
+    if key in _ENCODED:
+        _ENCODED.move_to_end(key)
+        return _ENCODED[key]
+    samples, rate = sf.read(io.BytesIO(wav), dtype="float32", always_2d=False)
     out = io.BytesIO()
     sf.write(out, samples, rate, format="OGG", subtype="VORBIS", compression_level=VORBIS_QUALITY)
-    return out.getvalue()
+    _ENCODED[key] = out.getvalue()
+    while sum(len(v) for v in _ENCODED.values()) > CACHE_BYTES:
+        _ENCODED.popitem(last=False)
+    return _ENCODED[key]
 
 
 def lane_source(path: Path, budget: AudioBudget, linkable: bool = True) -> str | None:
     """The ``src`` of a lane's ``<audio>``: a data URI while the budget allows, else the WAV's relative path (POSIX
     separators: it is a URL), or None when the WAV may not be linked (a temporary copy)."""
-    data = encode_vorbis(path) if budget.remaining > 0 else b""
+    data = encode_vorbis(path) if budget.remaining > 0 and CAN_ENCODE else b""
     encoded = 4 * ((len(data) + 2) // 3)  # the base64 length
     if data and encoded <= budget.remaining:
         budget.remaining -= encoded
