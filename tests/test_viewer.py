@@ -130,6 +130,11 @@ def test_each_wav_is_stored_once_and_no_empty_file_is_uploaded(pair: dict) -> No
     assert len(wavs) == 8 and {w.name for w in wavs} == {"user_clean.wav", "user_heard.wav", "assistant.wav",
                                                          "mixed.wav"}  # fmt: skip
     assert not (cell_root / "clean_twin").exists() and (twin_root / "audio").is_dir()
+    # on a local store the cell folder and the store share each WAV's bytes (a hard link, not a copy)
+    for wav in (pair["out"] / "audio").rglob("*.wav"):
+        stored = cell_root / wav.relative_to(pair["out"])
+        assert stored.stat().st_ino == wav.stat().st_ino and wav.stat().st_nlink == 2, wav
+    assert (cell_root / "records" / f"{SCENARIO}_t0.json").stat().st_nlink == 1  # records are copies
     assert (pair["out"] / "__main__.log").exists() and not (cell_root / "__main__.log").exists()
     assert all(p.stat().st_size > 0 for p in store.rglob("*") if p.is_file())
 

@@ -36,7 +36,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from evalkit.provenance import FINGERPRINT_TAG, provenance_tags
-from evalkit.tracking.artifacts import upload_folder
+from evalkit.tracking.artifacts import local_artifact_dir, upload_folder
 from evalkit.tracking.liveness import HEARTBEAT_TAG, Heartbeat, RunLife, now_ms, owner_tags
 from evalkit.tracking.traces import TraceSpec, log_traces
 
@@ -524,7 +524,7 @@ class CellRun:
     def log_dir(self, local_dir: Path, artifact_path: str | None = None, tables: tuple[str, ...] = ()) -> None:
         """The folder as the run's artifacts. ``tables``: files in it written by :func:`write_table` (paths
         relative to the folder), registered as MLflow tables as ``log_table`` would (tag at close)."""
-        upload_folder(self.client, self.run_id, local_dir, artifact_path)
+        upload_folder(self.client, self.run_id, local_dir, artifact_path, local_artifact_dir(self.artifact_root))
         for table in tables:
             path = f"{artifact_path}/{table}" if artifact_path else table
             if path not in self._tables:
