@@ -46,7 +46,7 @@ def _run() -> None:
     # (extra not installed, SLURM preset without a partition) is answered here too, before anything starts.
     from evalkit.cli.launchers import launcher_problem
 
-    problem = secret_override_problem(sys.argv[1:]) or launcher_problem(sys.argv[1:])
+    problem = secret_override_problem(sys.argv[1:]) or launcher_problem(sys.argv[1:]) or mode_problem(sys.argv[1:])
     if problem:
         print(problem, file=sys.stderr)
         raise SystemExit(EXIT_BAD_INPUT)
@@ -76,6 +76,33 @@ def _run() -> None:
             print(f"evalkit: {line}", file=sys.stderr)
         _close(done, failed=True)
     _close(done)
+
+
+# Hydra's modes: it refuses two at once with a traceback ("Only one of --run, --multirun, --cfg, --info and
+# --shell_completion can be specified"), raised before any config is composed.
+_MODES = {"-m": "-m", "--multirun": "-m", "-c": "--cfg", "--cfg": "--cfg", "-i": "--info", "--info": "--info",
+          "-sc": "--shell-completion", "--shell-completion": "--shell-completion"}  # fmt: skip
+
+
+def mode_problem(argv: list[str]) -> str | None:
+    """One line for a command line with two of Hydra's modes (``-m --cfg job``); None when it has at most one."""
+    modes = list(dict.fromkeys(_MODES[a.split("=", 1)[0]] for a in argv if a.split("=", 1)[0] in _MODES))
+    if len(modes) < 2:
+        return None
+    if "-m" in modes and "--cfg" in modes:
+        import importlib.util
+
+        rest = " ".join(a for a in argv if a not in ("-m", "--multirun"))
+        sweep = " ".join(a for a in argv if _MODES.get(a.split("=", 1)[0]) != "--cfg" and a != "job")
+        # a sweep's cells before anything runs: evalkit.plan where this install has it (issue 30 point 2)
+        plan = (
+            f"; python -m evalkit.plan {sweep} lists the sweep's cells"
+            if importlib.util.find_spec("evalkit.plan")
+            else ""
+        )
+        return (f"evalkit: --cfg prints one composed config and cannot be combined with -m; drop -m to see a job's "
+                f"config (python -m evalkit {rest}){plan}")  # fmt: skip
+    return f"evalkit: {' and '.join(modes)} cannot be combined (Hydra runs one mode at a time)"
 
 
 def _close(done: Outcome, failed: bool = False) -> None:

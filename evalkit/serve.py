@@ -62,16 +62,32 @@ def option_problem(port: int, silence_ms: float) -> str | None:
     return None
 
 
+SERVE_EXAMPLES = """\
+examples:
+  python -m evalkit.serve agent=cascade_local                    the reference agent on ws://127.0.0.1:8765
+  python -m evalkit.serve --host 0.0.0.0 --port 9000 agent=cascade_local   reachable from other hosts
+  python -m evalkit agent=twilio_ws agent.url=ws://127.0.0.1:8765   then run a cell against it (docs/agents.md)
+
+exit status: 0 stopped by SIGINT/SIGTERM, 1 could not listen, 2 bad input (one line on stderr).
+"""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Exit status: 0 stopped by SIGINT/SIGTERM, 2 bad input (an option, an override, a wire agent), 1 the server
     could not listen (the port is taken, the host is not this machine's)."""
     from evalkit.cli.entry import input_error_line, is_input_error, one_line
 
-    parser = argparse.ArgumentParser(prog="python -m evalkit.serve", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--take-turn-after-silence-ms", type=float, default=700.0, dest="silence_ms")
-    parser.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. agent=cascade_local")
+    parser = argparse.ArgumentParser(
+        prog="python -m evalkit.serve",
+        description=__doc__.split("\n\n")[0],
+        epilog=SERVE_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    parser.add_argument("--take-turn-after-silence-ms", type=float, default=700.0, dest="silence_ms",
+                        help="caller silence after which the agent answers (default 700)")  # fmt: skip
+    parser.add_argument("overrides", nargs="*", help="Hydra overrides of the agent group, e.g. agent=cascade_local")
     args = parser.parse_args(argv)
     problem = option_problem(args.port, args.silence_ms)
     if problem:

@@ -2,7 +2,7 @@
 
     python scripts/compare_records.py BEFORE_TRACKING_URI AFTER_TRACKING_URI [--experiment evalkit]
 
-Cells are matched by run name (domain|agent|persona|voice|condition|seed), not by cell key: a refactoring may
+Cells are matched by run name (condition|domain|agent|persona|voice|seed), not by cell key: a refactoring may
 change what enters the config hash (e.g. a new ``kind`` field) without changing a single conversation. For every
 matched cell the records (``records/*.json``: turns, heard text, tool calls, effects, end DB, scores and each
 turn's audio SHA-256, so the audio itself is compared) are compared field by field after dropping what measures

@@ -28,6 +28,7 @@ from evalkit.cell.log import (
     per_conversation_table,
     write_cell_files,
     write_conversation,
+    write_viewer,
 )
 from evalkit.cell.plan import CellPlan, axis_params, cell_tags, plan_cell
 from evalkit.cell.run import (
@@ -48,7 +49,7 @@ from evalkit.cell.score import (
     score_record,
     transcribe_assistant_turns,
 )
-from evalkit.config.schema import RunConfig, identity_payload
+from evalkit.config.schema import RunConfig, cell_key, identity_payload, twin_config
 from evalkit.metrics import aggregate_cell, required_preparation, version_params
 from evalkit.provenance import code_fingerprint
 from evalkit.records import CellResult, ConversationRecord
@@ -133,7 +134,7 @@ def run_cell_conversations(
     return records
 
 
-CELL_OUTPUTS = ("records", "audio", "seeds.json", "aggregates.json", "conversations_table.json")
+CELL_OUTPUTS = ("records", "audio", "seeds.json", "aggregates.json", "conversations_table.json", "viewer.html")
 NO_RANDOMNESS = (
     "persona variation off, no random persona behaviour, deterministic simulator, agent and voice, no perturbation"
 )
@@ -291,6 +292,8 @@ def _run_fresh(
         if incomplete:  # infrastructure failures, not scores: never reuse this cell as complete
             run.mark_incomplete("; ".join(incomplete))
         write_cell_files(out_dir, config.seed, records, aggregates)
+        if config.mlflow.log_viewer and records:
+            _write_viewer(plan, target, out_dir, tags, run)
         log_scored_cell(run, records, aggregates, out_dir)
         if config.mlflow.log_traces:
             _log_traces(run, plan, records, started_ms)
@@ -310,6 +313,20 @@ def _run_fresh(
     )
 
 
+def _write_viewer(plan: CellPlan, target: TrackingTarget, out_dir: Path, tags: dict[str, str], run: CellRun) -> None:
+    """The cell's viewer.html (logged with the folder). A view of data already written: a page that cannot be built
+    costs a warning, never the cell. ``viewer_s``: what it cost (audio encoding, mostly)."""
+    t0 = time.perf_counter()
+    names = {"mlflow.runName": plan.run_name} | {k: tags[k] for k in ("condition", "cell_key", "twin_key")}
+    try:
+        twin = write_viewer(out_dir, target, names, plan.config.mlflow.viewer_embed_mb)
+    except Exception as exc:
+        log.warning("cell %s: viewer.html not written: %s: %s", plan.key, type(exc).__name__, exc)
+        return
+    log.info("cell %s: viewer.html written (%s)", plan.key, twin)
+    run.log_at_close({"viewer_s": time.perf_counter() - t0})
+
+
 def _log_traces(run: CellRun, plan: CellPlan, records: list[ConversationRecord], started_ms: float) -> None:
     """Each conversation as an MLflow trace, one session per cell run. A view of data already stored (records,
     table): a store that refuses traces costs a warning, never the cell. ``trace_log_s``: what it cost."""
@@ -317,7 +334,9 @@ def _log_traces(run: CellRun, plan: CellPlan, records: list[ConversationRecord],
         return
     t0 = time.perf_counter()
     session = f"{plan.key}-{run.run_id[:8]}"  # one cell run; its readable name is the trace tag "cell"
-    tags = {"cell_key": plan.key, "cell": plan.run_name, "condition": plan.config.condition}
+    # twin_key: a trace's clean twin is the trace of that cell key, scenario and trial (docs/running.md)
+    tags = {"cell_key": plan.key, "cell": plan.run_name, "condition": plan.config.condition,
+            "twin_key": cell_key(twin_config(plan.config))}  # fmt: skip
     try:
         run.log_traces(conversation_traces(records, started_ms, session, tags, run.artifact_uri))
     except Exception as exc:

@@ -10,6 +10,8 @@ from evalkit.config.schema import RunConfig, cell_key, twin_config
 from evalkit.provenance import provenance_tags
 from evalkit.scenarios import Scenario, load_scenarios
 
+NOTE_TAG = "mlflow.note.content"  # MLflow's run description
+
 __all__ = ["CellPlan", "axis_params", "cell_tags", "plan_cell"]  # axis_params: declared in evalkit.config.axes
 
 
@@ -31,10 +33,42 @@ class CellPlan:
 
     @property
     def run_name(self) -> str:
+        """``condition|domain|agent|persona|voice|seed``: the condition leads, so MLflow's run list (which cuts long
+        names) tells a clean cell from a noisy one (issue 30 point 7). Axes added later name themselves only when
+        set, beside the condition."""
         c = self.config
-        # axes added later name themselves only when set, so existing cells keep the names they always had
-        extra = ("|text" if c.modality.name == "text" else "") + (f"|{c.interrupt.name}" if c.interrupt else "")
-        return f"{c.domain.name}|{c.agent.name}|{c.persona.name}|{c.voice.name}|{c.condition}{extra}|seed{c.seed}"
+        lead = (
+            c.condition
+            + (f"+{c.interrupt.name}" if c.interrupt else "")
+            + ("|text" if c.modality.name == "text" else "")
+        )
+        return f"{lead}|{c.domain.name}|{c.agent.name}|{c.persona.name}|{c.voice.name}|seed{c.seed}"
+
+    def description(self, kind: str) -> str:
+        """What the cell is, for the run's description (MLflow's ``mlflow.note.content``, shown on the run page)."""
+        c = self.config
+        if c.perturb is None:
+            what = "the clean condition (no perturbation): the reference its perturbed twins are compared with"
+        else:
+            ops = ", ".join(str(op.get("op", "?")) for op in c.perturb.chain) or "no op"
+            snr = f" at {c.perturb.snr_db:g} dB SNR" if c.perturb.snr_db is not None else ""
+            what = f"condition {c.perturb.name} ({ops}{snr}), compared with its clean twin (tag twin_key)"
+        if c.interrupt:
+            what += f"; the caller interrupts ({c.interrupt.name})"
+        lines = [
+            f"Cell: {what}.",
+            f"Domain {c.domain.name}: {len(self.scenarios)} scenario(s) x {self.trials} trial(s); "
+            f"agent {c.agent.name}, caller {c.simulator.name} (persona {c.persona.name}, voice {c.voice.name}), "
+            f"seed {c.seed}" + (", text modality" if c.modality.name == "text" else "") + ".",
+        ]
+        if kind == "reuse":
+            lines.append("Reuse pointer: this cell was already computed; its data is in the run named by reused_from.")
+        else:
+            lines.append(
+                "Artifacts: viewer.html (every conversation with its audio lanes, beside the clean twin's), records/, "
+                "audio/, conversations_table.json; traces: one session per cell run (docs/viewer.md)."
+            )
+        return "\n\n".join(lines)
 
 
 def plan_cell(config: RunConfig) -> CellPlan:
@@ -49,5 +83,6 @@ def cell_tags(plan: CellPlan, kind: str) -> dict[str, str]:
         "twin_key": cell_key(twin_config(plan.config)),  # the clean twin's cell_key: the analysis pairs by it
         "condition": plan.config.condition,
         "evalkit.kind": kind,
+        NOTE_TAG: plan.description(kind),
         **provenance_tags(),  # version, code fingerprint (part of the cell's identity), git commit and dirty flag
     }

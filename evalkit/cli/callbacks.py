@@ -65,7 +65,7 @@ class TrackingCallback(Callback):
             log.warning("marked %d run(s) left RUNNING by dead processes as FAILED", len(stale))
         sweep_dir = Path(config.hydra.sweep.dir).resolve()
         grid = OmegaConf.to_container(config.hydra.sweeper.params or {}, resolve=False)
-        overrides = list(HydraConfig.get().overrides.task) if HydraConfig.initialized() else []
+        overrides = sweep_overrides(config)
         run_id = start_sweep(target, sweep_dir, grid or {}, overrides)  # type: ignore[arg-type]
         os.environ[PARENT_RUN_ENV] = parent_run_env(sweep_dir, run_id)  # inherited by this sweep's job processes
         _HEARTBEATS[sweep_dir] = beat(mlflow_client(target.tracking_uri), run_id)
@@ -73,6 +73,18 @@ class TrackingCallback(Callback):
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         close_sweep(config, outcome.current().failure_reason())
+
+
+def sweep_overrides(config: DictConfig) -> list[str]:
+    """The command line's overrides. At ``on_multirun_start`` Hydra has not set its HydraConfig singleton yet (it
+    is set per job), so reading it there gave none; the composed config carries them as ``hydra.overrides.task``."""
+    try:
+        task = OmegaConf.select(config, "hydra.overrides.task", default=None)
+    except Exception:  # a config without a hydra node (a test's plain DictConfig)
+        task = None
+    if task is not None:
+        return [str(o) for o in task]
+    return list(HydraConfig.get().overrides.task) if HydraConfig.initialized() else []
 
 
 def close_sweep(config: DictConfig, failure: str | None) -> None:

@@ -208,6 +208,10 @@ class MlflowConfig(_Group):
     artifact_location: str | None = Field(default=None, description="null: ./mlartifacts beside the database")
     log_audio: bool = True
     log_traces: bool = Field(default=True, description="each conversation as an MLflow trace (trace/session views)")
+    log_viewer: bool = Field(default=True, description="viewer.html: the cell's conversations beside the clean twin's")
+    viewer_embed_mb: float = Field(
+        default=40.0, ge=0.0, description="audio embedded in viewer.html (Ogg Vorbis), MB; past it lanes link the WAVs"
+    )
 
 
 class ModalityConfig(_Group):

@@ -11,6 +11,7 @@ from typing import Any
 from mlflow.exceptions import MlflowException
 
 from evalkit.provenance import provenance_tags
+from evalkit.tracking.artifacts import upload_folder
 from evalkit.tracking.store import (
     MAX_PARAM_CHARS,
     MAX_TAG_CHARS,
@@ -148,7 +149,7 @@ def log_analysis_run(
             client.log_batch(run_id, tags=items[i : i + 100])
         _log_batched(client, run_id, {k: str(v)[:MAX_PARAM_CHARS] for k, v in params.items()}, dict(metrics))
         client.log_dict(run_id, {"input_runs": dict(sorted(input_runs.items()))}, "inputs.json")
-        client.log_artifacts(run_id, str(out_dir))
+        upload_folder(client, run_id, out_dir)  # no empty log files
     except BaseException:
         client.set_terminated(run_id, "FAILED")
         raise
@@ -188,3 +189,31 @@ def download_records(target: TrackingTarget, run_id: str, dest: Path) -> list[Pa
     dest.mkdir(parents=True, exist_ok=True)
     local = Path(mlflow_client(target.tracking_uri).download_artifacts(run_id, "records", str(dest)))
     return sorted(local.glob("*.json"))
+
+
+# --- a cell run's folder, for the conversation viewer (evalkit.view) -----------------------------------------------
+
+CELL_VIEW_ARTIFACTS = ("records", "audio", "config.yaml", "aggregates.json")
+
+
+def download_cell_folder(target: TrackingTarget, run_id: str, dest: Path, audio: bool = True) -> Path:
+    """The artifacts the viewer reads of a cell run (records, and audio unless ``audio`` is False, its config and
+    aggregates) downloaded into ``dest``, laid out as the cell folder the runner wrote; what the run lacks is
+    skipped (a run logged with ``mlflow.log_audio=false`` has no audio)."""
+    import os
+
+    client = mlflow_client(target.tracking_uri)
+    dest.mkdir(parents=True, exist_ok=True)
+    present = {a.path for a in client.list_artifacts(run_id)}
+    bar = os.environ.get("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR")
+    os.environ["MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR"] = "false"  # a bar per folder in the middle of a cell's log
+    try:
+        for path in CELL_VIEW_ARTIFACTS:
+            if path in present and (audio or path != "audio"):
+                client.download_artifacts(run_id, path, str(dest))
+    finally:
+        if bar is None:
+            os.environ.pop("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", None)
+        else:
+            os.environ["MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR"] = bar
+    return dest

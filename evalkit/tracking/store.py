@@ -36,6 +36,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from evalkit.provenance import FINGERPRINT_TAG, provenance_tags
+from evalkit.tracking.artifacts import local_artifact_dir, upload_folder
 from evalkit.tracking.liveness import HEARTBEAT_TAG, Heartbeat, RunLife, now_ms, owner_tags
 from evalkit.tracking.traces import TraceSpec, log_traces
 
@@ -294,10 +295,21 @@ def start_sweep(target: TrackingTarget, sweep_dir: Path, grid: Mapping[str, Any]
     :func:`read_parent_run` for the environment route, which the caller sets)."""
     experiment_id = ensure_experiment(target)
     client = mlflow_client(target.tracking_uri)
+    note = (
+        f"Sweep of {sweep_dir}: overrides `{' '.join(overrides) or '(none)'}`; grid "
+        + (", ".join(f"{k}={v}" for k, v in grid.items()) or "(none)")
+        + ". One child run per cell (its name leads with the condition); summary_table.json lists them at the end."
+    )
     run = client.create_run(
         experiment_id,
         run_name=f"sweep {sweep_dir.name}",
-        tags={**provenance_tags(), "evalkit.kind": "sweep", "sweep_dir": str(sweep_dir), **owner_tags()},
+        tags={
+            **provenance_tags(),
+            "evalkit.kind": "sweep",
+            "sweep_dir": str(sweep_dir),
+            **owner_tags(),
+            "mlflow.note.content": note[:MAX_TAG_CHARS],
+        },
     )
     params = {f"grid.{k}": str(v)[:MAX_PARAM_CHARS] for k, v in grid.items()}
     params["overrides"] = " ".join(overrides)[:MAX_PARAM_CHARS]
@@ -512,7 +524,7 @@ class CellRun:
     def log_dir(self, local_dir: Path, artifact_path: str | None = None, tables: tuple[str, ...] = ()) -> None:
         """The folder as the run's artifacts. ``tables``: files in it written by :func:`write_table` (paths
         relative to the folder), registered as MLflow tables as ``log_table`` would (tag at close)."""
-        self.client.log_artifacts(self.run_id, str(local_dir), artifact_path)
+        upload_folder(self.client, self.run_id, local_dir, artifact_path, local_artifact_dir(self.artifact_root))
         for table in tables:
             path = f"{artifact_path}/{table}" if artifact_path else table
             if path not in self._tables:
