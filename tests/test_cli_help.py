@@ -47,7 +47,7 @@ def test_every_entry_point_explains_itself_and_two_modes_answer_in_one_line() ->
         assert found[module]["code"] == 0 and "examples:" in text and f"python -m {module} " in text, (module, text)
         assert "exit status" in text, module
     runner, arena = found["evalkit"]["stdout"], found["evalkit.arena"]["stdout"]
-    assert "perturb: clean, codec_g711" in runner and "+perturb=noise_cafe" in runner
+    assert "perturb: burst_noise, clean, codec_g711" in runner and "+perturb=noise_cafe" in runner
     # the arena lists its own keys, none of the runner's config groups it does not take
     assert "judge:" in arena and "sweep: latest" in arena
     assert "perturb:" not in arena and "voice:" not in arena and "Configuration groups" not in arena
