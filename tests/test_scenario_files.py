@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
 from mlflow.tracking import MlflowClient
@@ -342,3 +343,60 @@ def test_facts_on_the_scenario_model_and_existing_files_unchanged() -> None:
     assert json.loads(with_facts.model_dump_json())["facts"] == {
         "ref": {"value": "WK2EXB", "spoken": None, "aliases": []}
     }
+
+
+# -- a tool-call log an in-process agent reports (its own tools) ------------------------------------------------
+
+
+class OwnToolsAgent:
+    """An in-process agent whose back end is its own (the custom domain: no harness tools): it reports the calls it
+    made there through ``context.tools.report`` (evalkit.tool_log)."""
+
+    def start(self, context: Any) -> Any:
+        from evalkit.agents.base import AgentReply
+
+        self.tools = context.tools
+        return AgentReply("Billing line. What do you need?", None)
+
+    def respond(self, text: str) -> Any:
+        from evalkit.agents.base import AgentReply
+
+        self.tools.report([{"name": "refund", "arguments": {"invoice": "INV-7", "amount": 40}, "result": {"ok": 1}}])
+        return AgentReply("Refunded. Goodbye.", None, end_call=True)
+
+
+def test_an_in_process_agent_reports_its_own_tool_calls_and_they_are_scored() -> None:
+    from evalkit.agents.base import ToolBox
+    from evalkit.call import CallSettings, TextChannel
+    from evalkit.call.conversation import run_text_conversation
+    from evalkit.domains.base import ToolExecutor, ToolRegistry
+    from evalkit.simulator.scripted import ScriptedSimulator
+    from evalkit.tool_log import ToolLogError
+
+    entry = {
+        "id": "refund",
+        "goal": "Get invoice INV-7 refunded.",
+        "opening": "Please refund invoice INV-7.",
+        "success": {
+            "tool_calls": {
+                "required": [{"name": "refund", "arguments": {"invoice": "inv-7"}}],
+                "forbidden": [{"name": "refund", "arguments": {"amount": 400}}],
+            }
+        },
+    }
+    scenario = to_scenario(ScenarioFile.model_validate(entry))
+    conversation = run_text_conversation(
+        scenario,
+        OwnToolsAgent(),
+        ScriptedSimulator(scenario, None, np.random.default_rng(0)),
+        TextChannel(lambda t: t),
+        ToolExecutor(ToolRegistry(), {}),
+        CallSettings(max_user_turns=4, max_duration_s=float("inf")),
+    )
+    assert conversation.tool_calls == [] and [c.name for c in conversation.agent_tool_calls or []] == ["refund"]
+    value = score_conversation(conversation, [])["success_tool_calls"]
+    assert value.passed is True and value.details["reported"] == 1
+    without = score_conversation(conversation.model_copy(update={"agent_tool_calls": None}), [])
+    assert without["success_tool_calls"].passed is False  # no log: the required call was never made
+    with pytest.raises(ToolLogError, match=r"calls\[0\]\.name: missing"):
+        ToolBox(ToolExecutor(ToolRegistry(), {})).report([{"arguments": {}}])
