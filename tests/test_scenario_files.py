@@ -306,11 +306,24 @@ def test_check_names_each_bad_input_in_one_line(tmp_path: Path) -> None:
 def test_a_run_on_bad_scenario_files_names_each_problem_and_starts_nothing(tmp_path: Path) -> None:
     proc = evalkit_cli(tmp_path, "domain=custom", f"domain.scenario_dir={bad_folder(tmp_path)}")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    problems = [p for line in proc.stderr.splitlines() for p in line.split("; ") if "domain.scenario_dir" in p]
-    assert len(problems) == len(BAD), proc.stderr
+    # one stderr line per problem, nothing else (they used to share one line, joined by "; ")
+    problems = proc.stderr.strip().splitlines()
+    assert len(problems) == len(BAD) and all("domain.scenario_dir" in p and "; " not in p for p in problems), problems
     for name, (fragment, _) in BAD.items():
         assert any(name in p and fragment in p for p in problems), (name, proc.stderr)
     assert_no_cell_started(tmp_path)
+
+
+def test_several_schema_problems_are_one_stderr_line_each() -> None:
+    from evalkit.cli.entry import problem_lines
+    from evalkit.config.schema import ConfigError
+
+    raw = compose_with(None, "trials=0", "domain.limit=0", "concurrency=0")
+    with pytest.raises(ConfigError) as info:
+        validate_config(raw, {"domain": "airline_sample"}, ["trials=0", "domain.limit=0", "concurrency=0"])
+    lines = problem_lines(info.value)
+    assert all(line.startswith("invalid evalkit config: ") and "greater than or equal to 1" in line for line in lines)
+    assert sorted(line.split(": ")[1] for line in lines) == ["concurrency", "domain.limit", "trials"]
 
 
 def test_eva_bench_records_read_as_they_are_and_convert_to_files(tmp_path: Path) -> None:
