@@ -108,3 +108,15 @@ def test_run_sh_runs_the_example_offline_and_logs_the_success_metrics(tmp_path: 
         assert any(name.startswith(f"success_{kind}") for name in metrics), (kind, sorted(metrics))
     judged = [run.data.metrics for run in runs if "success_judge_mean" in run.data.metrics]
     assert judged and judged[0]["success_judge_mean"] == 1.0, sorted(metrics)  # the judge stand-in answered
+
+
+def test_a_domain_plugin_module_that_cannot_be_imported_is_one_config_line() -> None:
+    from evalkit.cli.entry import problem_lines
+    from evalkit.config.schema import ConfigError, validate_config
+    from tests.test_registries import compose_with
+
+    raw = compose_with(None, "domain=custom", "+domain.plugin=no_such_domain_module")
+    with pytest.raises(ConfigError) as info:
+        validate_config(raw, {"domain": "custom"}, ["+domain.plugin=no_such_domain_module"])
+    (line,) = problem_lines(info.value)
+    assert "domain" in line and "plugin: cannot import plug-in module 'no_such_domain_module'" in line
