@@ -489,14 +489,33 @@ def test_a_scenario_files_goal_facts_and_persona_reach_the_llm_callers_prompt(tm
 
 @pytest.mark.slow
 def test_the_llm_caller_completes_a_scenario_file_call_through_the_validation_gates(tmp_path: Path) -> None:
-    """A real cell: the LLM caller (the local OpenAI-compatible server's caller policy, which finds the scenario by
-    the facts in the prompt) and the embedded agent play the scenario file; App. D.1's gates are checked."""
+    """A real call: the LLM caller (the local OpenAI-compatible server's caller policy, which finds the scenario by
+    the fact lines of the prompt) and the embedded agent play the scenario file in text; App. D.1's gates pass."""
+    from evalkit.agents.local_text import LocalTextAgent
+    from evalkit.call import CallSettings, TextChannel
+    from evalkit.call.conversation import run_text_conversation
+    from evalkit.domains import tool_registry
+    from evalkit.domains.base import ToolExecutor
+    from evalkit.metrics.registry import score_conversation
+    from evalkit.scenarios.store import load_path
+    from evalkit.validation import validate
+
     folder = scenario_file_folder(tmp_path)
+    (scenario,) = load_path(folder / f"{SCENARIO}.yaml")
     with VoiceAgentServer(domain="airline", scenario_dir=folder) as server:
-        config = sim_config(tmp_path, server, f"domain.scenario_dir={folder}", "modality=text", "twins=false")
-        ran = run_at(tmp_path / "cell", config)
-    conversation = ran.record["conversation"]
-    assert conversation["end_reason"] == "user_end_call" and conversation["error"] is None
-    assert conversation["validation"]["valid"] is True, conversation["validation"]
-    assert ran.record["metrics"]["success_db"]["score"] == 1.0  # the file's expected DB: the caller's goal was met
-    assert server.state.caller_requests == len(user_texts(ran.record))
+        settings = {"name": "llm", "base_url": server.base_url, "model": CALLER_MODEL, "api_key_env": None}
+        caller = LlmSimulatorConfig(**settings, cache_dir=None).build(scenario, None, np.random.default_rng(0))
+        registry = tool_registry("airline")
+        conversation = run_text_conversation(
+            scenario,
+            LocalTextAgent(),
+            caller,
+            TextChannel(lambda text: text),
+            ToolExecutor(registry, scenario.scenario_db),
+            CallSettings(max_user_turns=20, max_duration_s=float("inf")),
+        )
+        requests = server.state.caller_requests
+    assert conversation.end_reason == "user_end_call" and conversation.error is None
+    assert validate(conversation, scenario, registry) == []  # App. D.1's deterministic gates
+    assert score_conversation(conversation, [])["success_db"].passed is True  # the file's expected end state
+    assert requests == len(conversation.user_turns)
