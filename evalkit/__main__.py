@@ -22,7 +22,7 @@ def _task(cfg: DictConfig) -> object:
     from hydra.types import RunMode
 
     from evalkit.cli import outcome
-    from evalkit.cli.preflight import one_line
+    from evalkit.cli.entry import problem_lines
     from evalkit.cli.run import main
 
     # A sweep's jobs are counted by the sweeper from what they return (they may run in other processes); a single
@@ -32,7 +32,8 @@ def _task(cfg: DictConfig) -> object:
     try:
         return main(cfg, outcome.current().add_cell if single else None)
     except ConfigError as exc:
-        print(one_line(exc), file=sys.stderr)
+        for line in problem_lines(exc):  # one stderr line per problem
+            print(line, file=sys.stderr)
         raise SystemExit(EXIT_BAD_INPUT) from None
     except Exception as exc:
         if single:  # a sweep's job is counted by the sweeper, from the exception the launcher hands back

@@ -137,6 +137,19 @@ class Conversation(BaseModel):
         description="why final_db is not the conversation's end state (tools ran on the agent's side and it posted "
         "no final DB back): task completion is then unscored with this reason; None: final_db is the end state",
     )
+    # Left out of the record when None, so records of agents that report no tool-call log are unchanged.
+    agent_tool_calls: list[ToolCall] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="the tool-call log the agent reported for tools it ran on its own side (evalkit.tool_log); "
+        "success_tool_calls checks it with the harness's records; None: no log reported",
+    )
+    tool_calls_unseen: str | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="why the harness's tool-call records are not all the agent's calls (its tools ran on its side "
+        "and it reported no log): success_tool_calls is then unscored with this reason",
+    )
     key_entities: dict[str, str] = Field(default_factory=dict)
     success: dict[str, Any] | None = Field(
         default=None,

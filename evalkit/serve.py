@@ -75,7 +75,7 @@ exit status: 0 stopped by SIGINT/SIGTERM, 1 could not listen, 2 bad input (one l
 def main(argv: list[str] | None = None) -> int:
     """Exit status: 0 stopped by SIGINT/SIGTERM, 2 bad input (an option, an override, a wire agent), 1 the server
     could not listen (the port is taken, the host is not this machine's)."""
-    from evalkit.cli.entry import input_error_line, is_input_error, one_line
+    from evalkit.cli.entry import input_error_line, is_input_error, problem_lines
 
     parser = argparse.ArgumentParser(
         prog="python -m evalkit.serve",
@@ -96,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         agent_config = compose_agent(args.overrides)
     except ConfigError as exc:
-        print(f"config error: {one_line(exc)}", file=sys.stderr)
+        for line in problem_lines(exc):  # one stderr line per problem
+            print(f"config error: {line}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as exc:
         if not is_input_error(exc):  # an unknown option (agent=nope), a bad override: Hydra's composition errors

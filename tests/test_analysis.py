@@ -323,3 +323,42 @@ def test_plot_colours_follow_the_metrics_own_direction():
         assert green > red, (metric, red, green)  # an improvement is drawn green
         red, green, _, _ = colormaps[_cmap(metric)](norm(-improving))
         assert red > green, (metric, red, green)  # a degradation red
+
+
+def test_scenario_file_cells_get_deltas_per_success_kind_and_overall():
+    """Issue 29 point 6: a clean + noisy pair of cells on scenario files (real text-mode calls of evalkit's first
+    airline scenarios written as scenario files with all three offline success kinds) is compared like any other
+    pair: a delta per success_* kind and overall. The noisy cell's ear turns every digit into a 7."""
+    from evalkit.analysis.cells import CellData
+    from evalkit.metrics.registry import score_conversation
+    from evalkit.scenarios.file import ScenarioFile, from_scenario, to_scenario
+    from evalkit.scenarios.store import load_scenarios
+    from evalkit.text_dialogue import run_text_dialogue
+
+    scenarios = []
+    for scenario in load_scenarios("airline", ["AL-001", "AL-002", "AL-005"]):
+        data = from_scenario(scenario)  # success: the expected DB and the reference path's calls
+        data["success"]["transcript"] = {"must_not_say": ["could you repeat"]}
+        scenarios.append(to_scenario(ScenarioFile.model_validate(data)))
+    ears = {"clean": lambda text: text, "noisy": lambda text: "".join("7" if c.isdigit() else c for c in text)}
+    cells = []
+    for condition, ear in ears.items():
+        records = {}
+        for scenario in scenarios:
+            conversation = run_text_dialogue(scenario, ear=ear)
+            scores = score_conversation(conversation, [])
+            metrics = {name: {"score": value.score} for name, value in scores.items()}
+            records[scenario.id] = {"conversation": conversation.model_dump(mode="json"), "metrics": metrics}
+        sids, trials, scores, problems = table_scores(records_table(records))
+        assert not problems
+        params = {"agent": "cascade_local", "domain": "airline", "perturb": condition, "snr_db": "none"}
+        run, key = f"run-{condition}", f"key-{condition}"
+        cells.append(CellData(run, run, condition, key, "key-clean", params, {}, sids, trials, scores))
+    kinds = ("success_db", "success_tool_calls", "success_transcript", "success_overall")
+    wanted = Settings(metrics=[*kinds, "success_judge"], n_permutations=2000, n_bootstrap=300)
+    rows = {r.metric: r for r in compare(cells, wanted).rows}
+    assert all(name in rows for name in kinds), sorted(rows)
+    assert all(rows[name].condition == "noisy" for name in kinds)
+    assert rows["success_overall"].delta < 0  # a caller whose digits the agent cannot hear fails more tasks
+    assert rows["success_db"].delta < 0 and rows["success_db"].n_perturbed_trials == len(scenarios)
+    assert "success_judge" not in rows  # offline: unscored everywhere, never compared as 0

@@ -256,3 +256,23 @@ def test_an_arena_between_two_agent_configs_after_a_real_sweep(tmp_path):
         [MlflowClient(store).get_experiment_by_name("evalkit").experiment_id], "tags.`evalkit.arena` = 'true'"
     )
     assert len(runs) == 1 and runs[0].data.metrics["pairs"] == 2
+
+
+def test_the_callers_goal_comes_from_the_cells_scenario_files_in_any_format(tmp_path: Path) -> None:
+    """Issue 29: goals were read as <domain folder>/<id>.json only, so a cell run on a folder of YAML scenario files
+    (domain.scenario_dir) was judged with no goal. Now: the cell's folder (its cfg.domain.scenario_dir param), any
+    format the run reads; the domain's own folder otherwise; a placeholder only when it cannot be read."""
+    from evalkit.arena.judging import goal_of
+    from evalkit.arena.pairs import _param
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    entry = {"id": "move-it", "goal": "Move the check-up to a morning.", "opening": "Hi.", "success": {"judge": ["x"]}}
+    (folder / "move-it.yaml").write_text(json.dumps(entry))  # JSON is YAML
+    assert goal_of("custom", "move-it", str(folder)) == "Move the check-up to a morning."
+    assert goal_of("custom", "example").startswith("You have a check-up booked")  # the domain's own folder
+    for missing in (goal_of("custom", "nope", str(folder)), goal_of("custom", "move-it", str(tmp_path / "gone"))):
+        assert missing.startswith("(not available")
+    assert goal_of("custom", "../../etc/passwd", str(folder)).startswith("(not available")  # ids build no path
+    assert _param({"cfg.domain.scenario_dir": "None"}, "cfg.domain.scenario_dir") is None
+    assert _param({"cfg.domain.scenario_dir": str(folder)}, "cfg.domain.scenario_dir") == str(folder)

@@ -443,3 +443,79 @@ def test_a_cache_folder_that_cannot_be_written_runs_without_the_cache_and_says_s
     assert requests == 6 and ran.stored.data.metrics["simulator_cache_hits"] == 0.0  # 2 conversations x 3 answers
     assert ran.stored.info.status == "FINISHED"
     assert open_cache(str(blocked / "cache"), "simulator cache").writable is False
+
+
+# -- scenario files (issue 29 point 4): goal, facts with spoken forms and aliases, persona -------------------------
+
+
+def scenario_file_folder(tmp_path: Path) -> Path:
+    """evalkit's AL-002 as a scenario file, its facts given spoken forms and aliases and a persona of its own."""
+    import yaml
+
+    from evalkit.scenarios.file import from_scenario
+
+    data = from_scenario(next(s for s in load_scenarios("airline") if s.id == SCENARIO))
+    code = data["facts"]["confirmation_number"]
+    value = code["value"] if isinstance(code, dict) else code
+    data["facts"]["confirmation_number"] = {
+        "value": value,
+        "spoken": " ".join(value),
+        "aliases": ["booking reference", "record locator"],
+    }
+    data["persona"]["text"] = "You are a retired teacher: patient, precise, fond of full sentences."
+    folder = tmp_path / "files"
+    folder.mkdir()
+    (folder / f"{SCENARIO}.yaml").write_text(yaml.safe_dump(data))
+    return folder
+
+
+def test_a_scenario_files_goal_facts_and_persona_reach_the_llm_callers_prompt(tmp_path: Path) -> None:
+    from evalkit.scenarios.store import load_path
+
+    folder = scenario_file_folder(tmp_path)
+    (scenario,) = load_path(folder / f"{SCENARIO}.yaml")
+    sim = LlmSimulatorConfig(name="llm", base_url="http://127.0.0.1:9/v1", model="m", api_key_env=None)
+    prompt = sim.build(scenario, None, np.random.default_rng(0)).messages[0]["content"]
+    value = scenario.facts["confirmation_number"].value
+    line = f'- confirmation_number: {value} (say it as "{" ".join(value)}"; the agent may ask for it as '
+    assert line + '"booking reference", "record locator")' in prompt
+    assert scenario.user_goal.high_level_user_goal in prompt and "retired teacher" in prompt
+    assert f'saying exactly: "{scenario.user_goal.starting_utterance}"' in prompt
+    # a scenario without facts (evalkit's own) keeps EVA-Bench's line exactly
+    own = next(s for s in load_scenarios("airline") if s.id == SCENARIO)
+    plain = sim.build(own, None, np.random.default_rng(0)).messages[0]["content"]
+    assert f"- confirmation_number: {value}\n" in plain
+
+
+@pytest.mark.slow
+def test_the_llm_caller_completes_a_scenario_file_call_through_the_validation_gates(tmp_path: Path) -> None:
+    """A real call: the LLM caller (the local OpenAI-compatible server's caller policy, which finds the scenario by
+    the fact lines of the prompt) and the embedded agent play the scenario file in text; App. D.1's gates pass."""
+    from evalkit.agents.local_text import LocalTextAgent
+    from evalkit.call import CallSettings, TextChannel
+    from evalkit.call.conversation import run_text_conversation
+    from evalkit.domains import tool_registry
+    from evalkit.domains.base import ToolExecutor
+    from evalkit.metrics.registry import score_conversation
+    from evalkit.scenarios.store import load_path
+    from evalkit.validation import validate
+
+    folder = scenario_file_folder(tmp_path)
+    (scenario,) = load_path(folder / f"{SCENARIO}.yaml")
+    with VoiceAgentServer(domain="airline", scenario_dir=folder) as server:
+        settings = {"name": "llm", "base_url": server.base_url, "model": CALLER_MODEL, "api_key_env": None}
+        caller = LlmSimulatorConfig(**settings, cache_dir=None).build(scenario, None, np.random.default_rng(0))
+        registry = tool_registry("airline")
+        conversation = run_text_conversation(
+            scenario,
+            LocalTextAgent(),
+            caller,
+            TextChannel(lambda text: text),
+            ToolExecutor(registry, scenario.scenario_db),
+            CallSettings(max_user_turns=20, max_duration_s=float("inf")),
+        )
+        requests = server.state.caller_requests
+    assert conversation.end_reason == "user_end_call" and conversation.error is None
+    assert validate(conversation, scenario, registry) == []  # App. D.1's deterministic gates
+    assert score_conversation(conversation, [])["success_db"].passed is True  # the file's expected end state
+    assert requests == len(conversation.user_turns)

@@ -160,8 +160,12 @@ def test_yaml_with_a_python_tag_is_one_line(tmp_path: Path) -> None:
 
 def test_sweep_validates_every_job_before_the_first_starts(tmp_path: Path) -> None:
     proc = evalkit_cli(tmp_path, "+perturb=noise_cafe", "perturb.snr_db=500,15", "-m")
-    line = assert_one_line_refusal(proc, "sweep not started", "perturb.snr_db=500", "perturb.snr_db")
-    assert "perturb.snr_db=15" not in line
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    # one line per problem of the bad job (the value, and the chain it feeds), none for the good one
+    lines = proc.stderr.strip().splitlines()
+    assert [line.split("]: ", 1)[1].split(":")[1].strip() for line in lines] == ["perturb.snr_db", "perturb.chain"]
+    assert all(line.startswith("sweep not started") and "perturb.snr_db=500" in line for line in lines)
+    assert not any("perturb.snr_db=15" in line for line in lines)
     assert_no_cell_started(tmp_path)  # no sweep folder, no store: no parent run left RUNNING
 
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
 from mlflow.tracking import MlflowClient
@@ -305,11 +306,24 @@ def test_check_names_each_bad_input_in_one_line(tmp_path: Path) -> None:
 def test_a_run_on_bad_scenario_files_names_each_problem_and_starts_nothing(tmp_path: Path) -> None:
     proc = evalkit_cli(tmp_path, "domain=custom", f"domain.scenario_dir={bad_folder(tmp_path)}")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    problems = [p for line in proc.stderr.splitlines() for p in line.split("; ") if "domain.scenario_dir" in p]
-    assert len(problems) == len(BAD), proc.stderr
+    # one stderr line per problem, nothing else (they used to share one line, joined by "; ")
+    problems = proc.stderr.strip().splitlines()
+    assert len(problems) == len(BAD) and all("domain.scenario_dir" in p and "; " not in p for p in problems), problems
     for name, (fragment, _) in BAD.items():
         assert any(name in p and fragment in p for p in problems), (name, proc.stderr)
     assert_no_cell_started(tmp_path)
+
+
+def test_several_schema_problems_are_one_stderr_line_each() -> None:
+    from evalkit.cli.entry import problem_lines
+    from evalkit.config.schema import ConfigError
+
+    raw = compose_with(None, "trials=0", "domain.limit=0", "concurrency=0")
+    with pytest.raises(ConfigError) as info:
+        validate_config(raw, {"domain": "airline_sample"}, ["trials=0", "domain.limit=0", "concurrency=0"])
+    lines = problem_lines(info.value)
+    assert all(line.startswith("invalid evalkit config: ") and "greater than or equal to 1" in line for line in lines)
+    assert sorted(line.split(": ")[1] for line in lines) == ["concurrency", "domain.limit", "trials"]
 
 
 def test_eva_bench_records_read_as_they_are_and_convert_to_files(tmp_path: Path) -> None:
@@ -342,3 +356,60 @@ def test_facts_on_the_scenario_model_and_existing_files_unchanged() -> None:
     assert json.loads(with_facts.model_dump_json())["facts"] == {
         "ref": {"value": "WK2EXB", "spoken": None, "aliases": []}
     }
+
+
+# -- a tool-call log an in-process agent reports (its own tools) ------------------------------------------------
+
+
+class OwnToolsAgent:
+    """An in-process agent whose back end is its own (the custom domain: no harness tools): it reports the calls it
+    made there through ``context.tools.report`` (evalkit.tool_log)."""
+
+    def start(self, context: Any) -> Any:
+        from evalkit.agents.base import AgentReply
+
+        self.tools = context.tools
+        return AgentReply("Billing line. What do you need?", None)
+
+    def respond(self, text: str) -> Any:
+        from evalkit.agents.base import AgentReply
+
+        self.tools.report([{"name": "refund", "arguments": {"invoice": "INV-7", "amount": 40}, "result": {"ok": 1}}])
+        return AgentReply("Refunded. Goodbye.", None, end_call=True)
+
+
+def test_an_in_process_agent_reports_its_own_tool_calls_and_they_are_scored() -> None:
+    from evalkit.agents.base import ToolBox
+    from evalkit.call import CallSettings, TextChannel
+    from evalkit.call.conversation import run_text_conversation
+    from evalkit.domains.base import ToolExecutor, ToolRegistry
+    from evalkit.simulator.scripted import ScriptedSimulator
+    from evalkit.tool_log import ToolLogError
+
+    entry = {
+        "id": "refund",
+        "goal": "Get invoice INV-7 refunded.",
+        "opening": "Please refund invoice INV-7.",
+        "success": {
+            "tool_calls": {
+                "required": [{"name": "refund", "arguments": {"invoice": "inv-7"}}],
+                "forbidden": [{"name": "refund", "arguments": {"amount": 400}}],
+            }
+        },
+    }
+    scenario = to_scenario(ScenarioFile.model_validate(entry))
+    conversation = run_text_conversation(
+        scenario,
+        OwnToolsAgent(),
+        ScriptedSimulator(scenario, None, np.random.default_rng(0)),
+        TextChannel(lambda t: t),
+        ToolExecutor(ToolRegistry(), {}),
+        CallSettings(max_user_turns=4, max_duration_s=float("inf")),
+    )
+    assert conversation.tool_calls == [] and [c.name for c in conversation.agent_tool_calls or []] == ["refund"]
+    value = score_conversation(conversation, [])["success_tool_calls"]
+    assert value.passed is True and value.details["reported"] == 1
+    without = score_conversation(conversation.model_copy(update={"agent_tool_calls": None}), [])
+    assert without["success_tool_calls"].passed is False  # no log: the required call was never made
+    with pytest.raises(ToolLogError, match=r"calls\[0\]\.name: missing"):
+        ToolBox(ToolExecutor(ToolRegistry(), {})).report([{"arguments": {}}])

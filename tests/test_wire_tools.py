@@ -25,6 +25,7 @@ from evalkit.call.conversation import conversation_record
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolArgs, ToolExecutor, ToolRegistry
 from evalkit.metrics.authentication import authentication_success
+from evalkit.metrics.success import success_tool_calls
 from evalkit.metrics.task_completion import task_completion
 from evalkit.records import Conversation
 from evalkit.scenarios.store import load_scenarios
@@ -293,9 +294,10 @@ class ToolUsingAgent:
     flight before its answer. ``agent_side``: it runs its 'tools' on its own copy of the scenario DB instead and
     posts the final DB back when the call stops (unless ``post`` is off)."""
 
-    def __init__(self, agent_side: bool = False, post: bool = True) -> None:
+    def __init__(self, agent_side: bool = False, post: bool = True, log: bool = False) -> None:
         self.agent_side = agent_side
         self.post = post
+        self.log = log  # report its own tools' calls: one in an evalkit_tool_calls event, one by POST /tool_calls
         self.custom: dict[str, str] = {}
 
     def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -313,6 +315,9 @@ class ToolUsingAgent:
                 elif self.agent_side:
                     _, db = await asyncio.to_thread(http, "GET", self.custom["tool_endpoint"] + "/scenario_db")
                     db["session"] = {"confirmation_number": "M4TX6L", "last_name": "okafor"}  # its own 'tool'
+                    if self.log:
+                        call = {"name": "get_reservation", "arguments": json.dumps(AUTH), "result": {"status": "ok"}}
+                        await ws.send(json.dumps({"event": "evalkit_tool_calls", "calls": [call]}))
                 else:
                     await asyncio.to_thread(self.call, "get_reservation", AUTH)
                 await speak(ws, sid, 300)
@@ -322,6 +327,12 @@ class ToolUsingAgent:
                     await asyncio.to_thread(self.call, "get_disruption_info", DISRUPTION)
                 await speak(ws, sid, 300)
             elif message["event"] == "stop" and self.agent_side and self.post:
+                if self.log:  # the log before the final DB: the harness stops waiting once the DB is in
+                    calls = {"calls": [{"function": {"name": "get_flight_status", "arguments": STATUS}}]}
+                    self.log_answers = [
+                        await asyncio.to_thread(http, "POST", self.custom["tool_endpoint"] + "/tool_calls", body)
+                        for body in ({"calls": [{"arguments": {}}]}, calls)  # a malformed log first: a 400
+                    ]
                 await asyncio.to_thread(http, "POST", self.custom["tool_endpoint"] + "/final_db", db)
 
 
@@ -368,6 +379,36 @@ def test_an_agent_side_agent_posts_its_final_db_and_it_is_the_end_state() -> Non
     assert agent.custom["tools"] == "agent_side" and conversation.tool_calls == []  # its tools are not seen
     assert conversation.final_db_missing is None
     assert task_completion(conversation).passed is True
+    # it reported no tool-call log: its calls are unknown, so tool-call criteria are unscored, never 0
+    criteria = {"tool_calls": {"required": [{"name": "get_reservation"}]}}
+    verdict = success_tool_calls(conversation.model_copy(update={"success": criteria}))
+    assert verdict.score is None and "reported no tool-call log" in verdict.details["reason"]
+
+
+def test_an_agent_side_agent_reports_its_tool_call_log_and_tool_call_criteria_are_scored_from_it() -> None:
+    """Issue 29: a wire agent running its own tools reports what it called (an ``evalkit_tool_calls`` event during
+    the call, ``POST <tool_endpoint>/tool_calls`` after its ``stop``); success.tool_calls checks the log."""
+    agent = ToolUsingAgent(agent_side=True, log=True)
+    outcome, conversation = call_agent(agent, tools="agent_side")
+    assert outcome.end_reason == "user_end_call", outcome.error
+    assert conversation.tool_calls == []  # the harness executed none of them
+    assert [(c.name, c.arguments) for c in conversation.agent_tool_calls or []] == [
+        ("get_reservation", AUTH),
+        ("get_flight_status", STATUS),
+    ]
+    (bad, _), (good, answer) = agent.log_answers
+    assert bad == 400 and good == 200 and answer == {"status": "accepted", "calls": 1}
+    criteria = {
+        "required": [{"name": "get_reservation", "arguments": {"confirmation_number": "m4tx6l"}}],
+        "forbidden": [{"name": "cancel_reservation"}],
+    }
+    scored = success_tool_calls(conversation.model_copy(update={"success": {"tool_calls": criteria}}))
+    assert scored.passed is True and scored.details["reported"] == 2
+    criteria["forbidden"] = [{"name": "get_flight_status", "arguments": {"flight_number": "SK418"}}]
+    scored = success_tool_calls(conversation.model_copy(update={"success": {"tool_calls": criteria}}))
+    assert scored.passed is False and scored.details["failures"][0]["made"][0]["name"] == "get_flight_status"
+    record = json.loads(conversation.model_dump_json())
+    assert len(record["agent_tool_calls"]) == 2 and "tool_calls_unseen" not in record  # in the record, for rescoring
 
 
 def test_without_a_final_db_task_completion_is_unscored_with_the_reason_never_0() -> None:

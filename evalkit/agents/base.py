@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from evalkit.dialogue_acts import DialogueAct
 from evalkit.domains.base import ToolExecutor
 from evalkit.records import AudioClip
+from evalkit.tool_log import parse_log
 
 
 @dataclass
@@ -31,6 +32,13 @@ class ToolBox:
         result = self.executor.call(name, arguments)
         self.calls.append((name, _recorded_arguments(arguments), result))
         return result
+
+    def report(self, calls: list[dict[str, Any]]) -> None:
+        """An in-process agent with tools of its own reports the calls it made there (``{name, arguments, result}``
+        each; evalkit.tool_log), so ``success.tool_calls`` can check them; may be called any number of times.
+        A malformed entry raises ``ToolLogError`` (the agent's bug, shown as its crash)."""
+        entries = parse_log(calls)
+        self.executor.agent_log = [*(self.executor.agent_log or []), *entries]
 
     def drain(self) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
         calls, self.calls = self.calls, []

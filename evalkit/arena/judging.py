@@ -10,6 +10,7 @@ raises: an arena without its judge is an infrastructure failure, not a result.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,8 +23,7 @@ import yaml
 from evalkit.arena.pairs import Call, Pairing
 from evalkit.arena.stats import Comparison
 from evalkit.judges.judge import Judge
-from evalkit.safe_paths import inside
-from evalkit.scenarios.store import ScenarioError, load_scenario, scenario_dir
+from evalkit.scenarios.store import ScenarioError, folder_scenarios
 
 PROMPTS_FILE = Path(__file__).with_name("prompts.yaml")
 
@@ -47,13 +47,23 @@ def prompt(name: str) -> Prompt:
 
 
 @cache
-def goal_of(domain: str, scenario_id: str) -> str:
-    """The caller's task from the domain's own scenario file; imported folders may not be found (then said so)."""
+def _goals(domain: str, folder: str | None, plugin: str | None) -> dict[str, str]:
+    """id -> the caller's goal, for every scenario of the cell's folder (``domain.scenario_dir``, else the domain's
+    own), in any scenario format the run reads: runtime JSON (evalkit's own, EVA-Bench imports) and scenario files
+    (YAML, JSONL; their ``goal``). A domain a plug-in module registers (``domain.plugin``) is imported first."""
+    if plugin:
+        importlib.import_module(plugin)
+    return {s.id: s.user_goal.high_level_user_goal for s in folder_scenarios(domain, folder)}
+
+
+def goal_of(domain: str, scenario_id: str, folder: str | None = None, plugin: str | None = None) -> str:
+    """The caller's task from the cell's scenario files; a folder or domain that cannot be read here (moved, another
+    machine's path, an unknown plug-in) gives a placeholder that says so: the calls are then judged on their own."""
     try:
-        # the id comes from a record: a path outside the scenario folder is refused (UnsafePathError, a ValueError)
-        return load_scenario(inside(scenario_dir(domain), f"{scenario_id}.json")).user_goal.high_level_user_goal
-    except (ScenarioError, ValueError, OSError):
-        return "(not available: judge the calls on their own)"
+        goals = _goals(domain, folder or None, plugin or None)
+    except (ScenarioError, ValueError, OSError, ImportError):
+        goals = {}
+    return goals.get(scenario_id, "(not available: judge the calls on their own)")
 
 
 @dataclass(frozen=True)
@@ -112,7 +122,7 @@ def _arena_answer(output: Any) -> tuple[str, str]:
 def judge_pair(judge: Judge, pairing: Pairing) -> Verdict:
     first, second = pairing.first, pairing.second
     fields = {
-        "goal": goal_of(first.domain, first.scenario),
+        "goal": goal_of(first.domain, first.scenario, first.scenario_dir, first.domain_plugin),
         "call_a": first.transcript,
         "call_b": second.transcript,
     }
@@ -177,7 +187,7 @@ def judge_rubric(judge: Judge, rubric: Rubric, call: Call) -> RubricScore:
         return {k: int(v) for k, v in output.items()}
 
     fields = {
-        "goal": goal_of(call.domain, call.scenario),
+        "goal": goal_of(call.domain, call.scenario, call.scenario_dir, call.domain_plugin),
         "criteria": "\n".join(f"{k}: {v}" for k, v in rubric.criteria.items()),
         "call": call.transcript,
     }

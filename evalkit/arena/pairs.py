@@ -38,6 +38,9 @@ class Call:
     domain: str
     transcript: str
     agent_words: int  # words the agent spoke: the length the length-bias test compares
+    # where the cell read its scenarios (for the caller's goal): domain.scenario_dir and domain.plugin, None: unset
+    scenario_dir: str | None = None
+    domain_plugin: str | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,11 @@ def transcript(conversation: Mapping[str, Any]) -> tuple[str, int]:
     return "\n".join(lines), words
 
 
+def _param(params: Mapping[str, str], name: str) -> str | None:
+    value = params.get(name)
+    return None if value in (None, "", "None") else str(value)
+
+
 def calls_of(cell: CellData, records: Mapping[str, Any]) -> list[Call]:
     out = []
     group = group_key(cell.params)
@@ -85,6 +93,8 @@ def calls_of(cell: CellData, records: Mapping[str, Any]) -> list[Call]:
                 domain=str(conversation.get("domain", cell.params.get("domain", "?"))),
                 transcript=text,
                 agent_words=words,
+                scenario_dir=_param(cell.params, "cfg.domain.scenario_dir"),
+                domain_plugin=_param(cell.params, "cfg.domain.plugin"),
             )
         )
     return out

@@ -25,6 +25,7 @@ from evalkit.seeds import derive_seed, rng_for
 from evalkit.simulator.persona import PersonaSpec
 from evalkit.simulator.registry import SimulatorConfig
 from evalkit.simulator.scripted import ScriptedSimulator
+from evalkit.tool_log import tool_call_records
 
 
 def attempt_keys(scenario_id: str, trial: int, attempt: int) -> tuple[int | str, ...]:
@@ -49,6 +50,8 @@ def conversation_record(
         initial_db=scenario.scenario_db,
         final_db=executor.db,
         final_db_missing=executor.final_db_missing,
+        agent_tool_calls=None if executor.agent_log is None else tool_call_records(executor.agent_log),
+        tool_calls_unseen=executor.tool_calls_unseen,
         expected_db=scenario.expected_scenario_db,
         key_entities=scenario.key_entities,
         success=scenario.success.criteria() if scenario.success else None,

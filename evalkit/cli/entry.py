@@ -22,6 +22,16 @@ def one_line(exc: BaseException) -> str:
     return redact_text("; ".join(lines))
 
 
+def problem_lines(exc: BaseException) -> list[str]:
+    """A config error as one line per problem (secrets redacted): the schema's indented per-key lines each get its
+    heading ("invalid evalkit config: agent.url: ..."); preflight's lines are one problem each already. Several
+    problems used to share one line joined by '; ', which hid all but the first on a narrow terminal."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    if len(lines) > 1 and lines[0].endswith(":"):
+        return [redact_text(f"{lines[0]} {line}") for line in lines[1:]]
+    return [redact_text(line) for line in lines] or [redact_text(type(exc).__name__)]
+
+
 def is_input_error(exc: BaseException) -> bool:
     """Errors that mean "the config files or overrides are malformed", raised while Hydra composes."""
     import yaml

@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-from evalkit.cli.entry import EXIT_BAD_INPUT, one_line
+from evalkit.cli.entry import EXIT_BAD_INPUT, one_line, problem_lines
 from evalkit.config.preflight import preflight, scenarios_source, to_container
 from evalkit.config.schema import ConfigError, RunConfig, validate_config
 from evalkit.redaction import config_secret_problems, redact_text
@@ -51,19 +51,21 @@ def checked_config(cfg: DictConfig, choices: dict[str, Any], overrides: list[str
     return config
 
 
-def job_problem(config_loader: Any, master: DictConfig, job: Sequence[str], base_dir: Path) -> str | None:
+def job_problem(config_loader: Any, master: DictConfig, job: Sequence[str], base_dir: Path) -> tuple[str, ...] | None:
+    """The job's problems, one line each (None: the job is valid)."""
     try:
         cfg = config_loader.load_sweep_config(master, list(job))
         _CHECKED[tuple(job)] = checked_config(cfg, dict(cfg.hydra.runtime.choices), list(job), base_dir)
     except ConfigError as exc:
-        return one_line(exc)
+        return tuple(problem_lines(exc))
     except Exception as exc:  # Hydra composition errors (unknown option, bad override) of one job
-        return redact_text(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+        return (redact_text(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"),)
     return None
 
 
 def check_jobs(config_loader: Any, master: DictConfig, jobs: Sequence[Sequence[str]], base_dir: Path) -> None:
-    """Exit 2 with one line per bad job (or one line when every job fails the same way) unless all are valid."""
+    """Exit 2 with one line per problem of each bad job (or per problem once when every job fails the same way)
+    unless all are valid."""
     todo = [list(job) for job in jobs if tuple(job) not in _PASSED]
     bad = {tuple(job): p for job in todo if (p := job_problem(config_loader, master, job, base_dir)) is not None}
     if not bad:
@@ -71,11 +73,12 @@ def check_jobs(config_loader: Any, master: DictConfig, jobs: Sequence[Sequence[s
         return
     reasons = set(bad.values())
     if len(bad) == len(todo) > 1 and len(reasons) == 1:
-        fail([f"sweep not started: all {len(jobs)} jobs: {reasons.pop()}"])
+        fail([f"sweep not started: all {len(jobs)} jobs: {line}" for line in reasons.pop()])
     fail(
         [
-            f"sweep not started: job [{redact_text(' '.join(job)) or 'defaults'}]: {reason}"
-            for job, reason in bad.items()
+            f"sweep not started: job [{redact_text(' '.join(job)) or 'defaults'}]: {line}"
+            for job, lines in bad.items()
+            for line in lines
         ]
     )
 

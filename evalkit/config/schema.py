@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -58,6 +59,14 @@ class _Group(BaseModel):
 
 class DomainConfig(_Group):
     name: str = Field(description="a registered domain (evalkit.domains.DOMAINS)")
+    # A domain that is neither built in nor installed with an entry point (your own tools, e.g. examples/outage_line):
+    # the module on sys.path that registers it, imported before the name is looked up, as ``agent.plugin`` is.
+    # Left out of dumps when unset, so the built-in domains' cell keys are unchanged.
+    plugin: str | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="module imported before the domain is looked up (a domain neither built in nor installed)",
+    )
     scenarios: list[str] | None = Field(default=None, description="scenario ids to run; null = all")
     limit: int | None = Field(default=None, ge=1, description="run only the first N scenarios")
     scenario_dir: str | None = Field(
@@ -97,6 +106,17 @@ class DomainConfig(_Group):
         except (OSError, RuntimeError, ValueError) as exc:  # RuntimeError: ~user unknown; ValueError: a NUL byte
             raise ValueError(f"cannot be used as a folder ({type(exc).__name__}: {str(exc)[:120]})") from None
         return str(path)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _import_plugin(cls, value: Any) -> Any:
+        # before the fields: the name is only registered once the module's register_domain has run
+        if isinstance(value, dict) and value.get("plugin"):
+            try:
+                importlib.import_module(str(value["plugin"]))
+            except ImportError as exc:
+                raise ValueError(f"plugin: cannot import plug-in module {value['plugin']!r}: {exc}") from None
+        return value
 
     @field_validator("name")
     @classmethod

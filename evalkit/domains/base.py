@@ -153,6 +153,11 @@ class ToolExecutor:
         # Why ``db`` is not the conversation's end state, when it is not (issue 13: an agent that ran its tools on
         # its own side and posted no final DB back); task completion is then unscored with this reason.
         self.final_db_missing: str | None = None
+        # The tool-call log the agent reported for tools it ran on its own side (evalkit.tool_log); None: none came.
+        self.agent_log: list[dict[str, Any]] | None = None
+        # Why the harness's own records are not all the agent's calls, when they are not (tools ran on the agent's
+        # side and it reported no log): success_tool_calls is then unscored with this reason.
+        self.tool_calls_unseen: str | None = None
 
     def call(self, name: str, arguments: Mapping[str, Any] | str) -> dict[str, Any]:
         """``arguments``: a mapping, or the JSON text a wire agent sent. A malformed call (unknown tool, invalid

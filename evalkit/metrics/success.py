@@ -11,7 +11,9 @@ success_db         deterministic every value of ``success.db`` is in the final D
                                 list's items each match some item, in any order; task completion's
                                 normalization: 260.0 is 260, "none" is null; texts case-insensitive)
 success_tool_calls deterministic each required call matches a recorded call (name, argument subset), no forbidden
-                                call does
+                                call does; the calls: the harness's records plus the agent's reported log
+                                (``agent_tool_calls``, evalkit.tool_log); unscored when the tools ran on the
+                                agent's side and it reported no log
 success_transcript deterministic each must_say regex matches what the agent said, no must_not_say regex does
 success_judge      judge        the judge passes every criterion (score: the share passed; a reason for each)
 success_overall    composite    every declared kind passes; fails as soon as one fails; unscored when one is
@@ -108,9 +110,13 @@ def success_tool_calls(conversation: Conversation) -> MetricValue:
     criteria = _criteria(conversation, "tool_calls")
     if criteria is None:
         return _not_declared("tool_calls")
-    if conversation.final_db_missing:  # tools ran on the agent's side: the harness recorded none of its calls
-        return unscored(NAMES["tool_calls"], conversation.final_db_missing)
-    calls = conversation.tool_calls
+    reported = conversation.agent_tool_calls
+    if reported is None:  # no log: the harness's records are all there is, unless the tools ran on the agent's side
+        unseen = conversation.tool_calls_unseen or conversation.final_db_missing
+        if unseen:
+            return unscored(NAMES["tool_calls"], unseen)
+    # the harness's records and the agent's own log (issue 29: evalkit.tool_log) together are the calls made
+    calls = [*conversation.tool_calls, *(reported or [])]
     failures: list[dict[str, Any]] = [
         {"required": rule, "found": False}
         for rule in criteria.get("required", [])
@@ -120,7 +126,7 @@ def success_tool_calls(conversation: Conversation) -> MetricValue:
         made = [{"name": c.name, "arguments": c.arguments} for c in calls if call_matches(rule, c)]
         if made:
             failures.append({"forbidden": rule, "made": made})
-    return _verdict(NAMES["tool_calls"], failures, calls=[c.name for c in calls])
+    return _verdict(NAMES["tool_calls"], failures, calls=[c.name for c in calls], reported=len(reported or []))
 
 
 # -- transcript -------------------------------------------------------------------------------------------------
@@ -200,7 +206,7 @@ def _reason(value: MetricValue | None) -> str:
     return str(value.details.get("reason") or value.details.get("failed") or value.details.get("skipped") or "")
 
 
-def _det(kind: str, fn: Any, inputs: tuple[str, ...], description: str) -> Metric:
+def _det(kind: str, fn: Any, inputs: tuple[str, ...], description: str, version: int = 1) -> Metric:
     return Metric(
         name=NAMES[kind],
         kind="deterministic",
@@ -209,6 +215,7 @@ def _det(kind: str, fn: Any, inputs: tuple[str, ...], description: str) -> Metri
         fn=fn,
         threshold=1.0,
         description=description,
+        version=version,
     )
 
 
@@ -217,8 +224,10 @@ METRICS = (
     _det(
         "tool_calls",
         success_tool_calls,
-        ("turns.tool_calls",),
+        ("turns.tool_calls", "agent_tool_calls"),
         "required tool calls made (name + argument subset), forbidden ones not",
+        # v2: the agent's reported tool-call log counts; tools on the agent's side with no log are unscored, not 0
+        version=2,
     ),
     _det(
         "transcript",

@@ -25,7 +25,7 @@ import yaml
 
 from evalkit.domains import DomainTexts, get_domain, tool_registry
 from evalkit.plugins import UnknownPluginError
-from evalkit.scenarios.schema import Scenario
+from evalkit.scenarios.schema import Fact, Scenario
 
 Architecture = Literal["cascade", "hybrid", "s2s"]
 
@@ -111,11 +111,28 @@ def render_agent_prompt(domain: str, datetime: str, architecture: Architecture =
     return f"{frame}{ARCHITECTURE_NOTES[architecture]}\n\n{tool_catalogue(domain)}\n"
 
 
+def _information_line(field: str, value: str, fact: Fact | None) -> str:
+    """One line of the caller's information (App. K's ``{information_required}``). A scenario file's fact adds how
+    the caller says it and the other names the agent may ask for it by (issue 29 point 4), so a model caller answers
+    "booking reference" with the code, spelled as the file says; without a fact the line is EVA-Bench's own."""
+    line = f"- {field}: {value}"
+    if fact is None:
+        return line
+    extra = []
+    if fact.spoken and fact.spoken != value:
+        extra.append(f'say it as "{fact.spoken}"')
+    if fact.aliases:
+        extra.append("the agent may ask for it as " + ", ".join(f'"{a}"' for a in fact.aliases))
+    return f"{line} ({'; '.join(extra)})" if extra else line
+
+
 def render_simulator_prompt(scenario: Scenario, persona_text: str | None = None) -> str:
     """The user-simulator prompt; ``persona_text`` (a behavioural persona's prompt) replaces the scenario's own."""
     goal = scenario.user_goal
     texts = domain_texts(scenario.domain)
-    information = "\n".join(f"- {field}: {value}" for field, value in goal.information_required.items())
+    information = "\n".join(
+        _information_line(field, value, scenario.facts.get(field)) for field, value in goal.information_required.items()
+    )
     return simulator_texts()["template"].format(
         role=texts.simulator_role,
         user_persona=persona_text or scenario.persona.text,

@@ -3,6 +3,7 @@
 python -m evalkit.scenarios check [--domain D ...] [FILE ...]     # validate (exit 1 on problems)
 python -m evalkit.scenarios check FOLDER                          # a folder of scenario files (YAML, JSONL, JSON):
     # one line per problem naming the file and field; exit 2 on any problem (nothing would run)
+python -m evalkit.scenarios check --plugin MODULE FOLDER          # ... of a domain a plug-in module registers
 python -m evalkit.scenarios new FOLDER [--id ID]                  # write one commented scenario file to FOLDER
 python -m evalkit.scenarios import-eva PATH --out DIR [--culture en] [--names native|romanized] [--domain D ...]
     # EVA-Bench's records -> scenario files in DIR/<domain>/; PATH: an EVA checkout, its data folder or one
@@ -18,6 +19,7 @@ python -m evalkit.scenarios text-run PATH [--limit N] [--quiet]
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from pathlib import Path
 
@@ -51,6 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     check = sub.add_parser("check", help="validate scenario files (all domains by default)")
     check.add_argument("--domain", action="append", help="only this domain (repeatable)")
     check.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        help="a module on sys.path to import first: it registers your own domain (as domain.plugin does; repeatable)",
+    )
+    check.add_argument(
         "files",
         nargs="*",
         type=Path,
@@ -75,6 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "new":
         return new_command(args.folder, args.id)
+    for module in getattr(args, "plugin", None) or []:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            print(f"error: --plugin: cannot import plug-in module {module!r}: {exc}", file=sys.stderr)
+            return 2
     if args.command == "check" and len(args.files) == 1 and args.files[0].is_dir():
         return check_folder_command(args.files[0])
     if args.command == "text-run":

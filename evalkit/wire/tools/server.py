@@ -14,6 +14,8 @@ A call registers a ``ToolSession`` under its session id and unregisters it when 
   ``structuredContent``; ``isError`` when the executor answered an error).
 - ``tools: agent_side`` only: ``GET /scenario_db`` (the scenario's initial DB) and ``POST /final_db`` (the body is
   the agent's final DB, a JSON object; it replaces the harness's copy as the conversation's end state).
+- ``POST /tool_calls``: ``{"calls": [{name, arguments, result}, ...]}``, the tool-call log of tools the agent ran
+  on its own side (evalkit.tool_log); each post adds its calls; a malformed log is a 400 naming the entry.
 
 An unknown or ended session id: 404 with ``{"error": ...}``; a body that is not JSON, not an object or has no
 ``name``: 400; a request the session's mode does not serve: 409.
@@ -51,6 +53,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from evalkit.tool_log import ToolLogError
 from evalkit.wire.tools.session import ModeError, SessionEnded, ToolSession
 
 log = logging.getLogger("evalkit.tools")
@@ -181,6 +184,7 @@ class ToolServer:
             Route("/sessions/{sid}/call", self._json(self._call), methods=["POST"]),
             Route("/sessions/{sid}/scenario_db", self._json(self._scenario_db), methods=["GET"]),
             Route("/sessions/{sid}/final_db", self._json(self._final_db), methods=["POST"]),
+            Route("/sessions/{sid}/tool_calls", self._json(self._tool_calls), methods=["POST"]),
             Route("/sessions/{sid}/mcp", _ScopedMcp(self, manager), methods=["GET", "POST", "DELETE"]),
         ]
         return Starlette(routes=routes, lifespan=lifespan)
@@ -220,6 +224,14 @@ class ToolServer:
             raise HttpError(400, f"the final DB must be a JSON object, got {type(db).__name__}")
         session.post_final_db(db)
         return {"status": "accepted"}
+
+    async def _tool_calls(self, session: ToolSession, request: Request) -> Any:
+        body = await json_body(request)
+        try:
+            count = session.report_calls(body.get("calls") if isinstance(body, dict) else body)
+        except ToolLogError as exc:
+            raise HttpError(400, f"tool-call log: {exc}") from None
+        return {"status": "accepted", "calls": count}
 
     # MCP handlers: the session comes from the URL path of the request the SDK hands over
     def _mcp_session(self, ctx: ServerRequestContext[Any]) -> ToolSession:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from evalkit.agents.base import ToolBox
 from evalkit.call.events import ToolCallTuple
 from evalkit.domains.base import ToolRegistry
+from evalkit.tool_log import parse_log
 
 ServedMode = Literal["harness", "agent_side"]
 
@@ -84,6 +85,14 @@ class ToolSession:
             self._check_open()
             self._toolbox.executor.db = copy.deepcopy(db)
         self.final_db_posted.set()
+
+    def report_calls(self, calls: Any) -> int:
+        """The agent's log of calls to its own tools (evalkit.tool_log; ``ToolLogError`` when malformed)."""
+        entries = parse_log(calls)
+        with self._lock:
+            self._check_open()
+            self._toolbox.executor.agent_log = [*(self._toolbox.executor.agent_log or []), *entries]
+        return len(entries)
 
     def end(self) -> None:
         with self._lock:

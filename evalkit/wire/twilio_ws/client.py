@@ -37,6 +37,8 @@ from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, Frame, To
 from evalkit.dialogue_acts import DialogueAct
 from evalkit.records import AudioClip
 from evalkit.speech.vad import frame_vad
+from evalkit.tool_log import EVENT as TOOL_LOG_EVENT
+from evalkit.tool_log import ToolLogError
 from evalkit.wire.errors import WireError
 from evalkit.wire.tools.session import ToolSession
 from evalkit.wire.twilio_ws import protocol
@@ -200,6 +202,7 @@ class TwilioCallerSession:
                 await self._reader
         if self._tools is not None:
             await self._end_tools(self._tools)
+        self._tool_log_missing()
 
     async def _end_tools(self, tools: ToolSession) -> None:
         """Unregister the call's tools; an agent_side agent gets ``final_db_timeout_s`` to post its final DB."""
@@ -305,6 +308,8 @@ class TwilioCallerSession:
             self._echo_mark(value.get("mark", {}).get("name", ""))
         elif event == "clear":  # the queued media it cancels was purged by the reader already
             self._drop_unplayed(purge_inbox=False)
+        elif event == TOOL_LOG_EVENT:  # the agent's own tools' calls (evalkit.tool_log), any time before it hangs up
+            self._tool_log(value.get("calls"))
         elif event == protocol.TRANSCRIPT_EVENT:
             if self.config.transcribe_agent != "always":
                 self._text = str(value.get("text") or "")
@@ -317,6 +322,24 @@ class TwilioCallerSession:
             duration = value.get("duration_ms")
             self._duration_ms = float(duration) if isinstance(duration, int | float) and duration > 0 else None
         return None
+
+    def _tool_log(self, calls: Any) -> None:
+        """Take a reported tool-call log; a malformed one is the agent's mistake: its calls stay unknown, with why."""
+        assert self._context is not None
+        try:
+            self._context.tools.report(calls)
+        except ToolLogError as exc:
+            self._context.tools.executor.tool_calls_unseen = f"the agent's {TOOL_LOG_EVENT} event was malformed: {exc}"
+
+    def _tool_log_missing(self) -> None:
+        """Tools on the agent's side (agent_side, none) and no log reported: the harness saw none of its calls."""
+        executor = self._context.tools.executor if self._context is not None else None
+        if executor is None or self.config.tools == "harness" or executor.agent_log is not None:
+            return
+        executor.tool_calls_unseen = executor.tool_calls_unseen or (
+            f"agent.tools={self.config.tools}: the agent's tools ran on its side and it reported no tool-call log "
+            f"({TOOL_LOG_EVENT} event, or POST <tool_endpoint>/tool_calls), so its calls are unknown"
+        )
 
     def _on_media(self, message: dict[str, Any]) -> AgentSpeech | None:
         try:
