@@ -8,7 +8,8 @@ matched cell the records (``records/*.json``: turns, heard text, tool calls, eff
 turn's audio SHA-256, so the audio itself is compared) are compared field by field after dropping what measures
 wall time:
 turn start/end/compute times, tool-call times, effect positions on the call timeline (they move with the measured
-compute time) and the metrics computed from them (latency, turn-taking timing). Fields that exist only on one side
+compute time) and the metrics computed from them (latency, turn-taking timing), and the record's ``usage``
+(requests a cache answered are not sent again). Fields that exist only on one side
 (a new record field) are listed, not counted as differences. Exit status 1 when anything else differs.
 """
 
@@ -44,6 +45,8 @@ def _records(client: MlflowClient, run_id: str) -> dict[str, Any]:
         out = {}
         for path in sorted(local.glob("*.json")):
             record = json.loads(path.read_text())
+            # what the conversation used depends on the caches (a cached answer sends no request), not its behaviour
+            record.pop("usage", None)
             # timing metrics, also where a composite lists them among its components
             record["metrics"] = _strip(record.get("metrics", {}), TIMING_METRICS)
             out[path.name] = _strip(record)
