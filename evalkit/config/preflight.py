@@ -12,6 +12,7 @@ Slow checks (scenario files, tracking stores) are cached per process: a sweep's 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import re
 import socket
@@ -107,10 +108,11 @@ def configured_endpoints(config: RunConfig) -> dict[tuple[str, str | None], list
 
 
 @functools.cache
-def _credential_problem(base_url: str, var: str | None, timeout_s: float) -> str | None:
+def _credential_problem(base_url: str, var: str | None, key_digest: str, timeout_s: float) -> str | None:
     """Why ``GET {base_url}/models`` with the key in ``$var`` says the endpoint cannot be used: unreachable, 401
     or 403. Any other answer passes (a local server without a /models route answers 404 or 501: its key, if any,
-    is then first checked by the first request). Cached: a sweep's jobs probe each endpoint once."""
+    is then first checked by the first request). Cached per key (by its digest): a sweep's jobs probe each endpoint
+    once."""
     from evalkit.wire.openai_http.client import probe_models
 
     status, problem = probe_models(base_url, os.environ.get(var) if var else None, timeout_s)
@@ -129,7 +131,8 @@ def endpoint_problems(config: RunConfig) -> list[str]:
         return []
     lines = []
     for (url, var), keys in configured_endpoints(config).items():
-        problem = _credential_problem(url, var, config.providers.preflight_timeout_s)
+        digest = hashlib.sha256(os.environ.get(var, "").encode() if var else b"").hexdigest()
+        problem = _credential_problem(url, var, digest, config.providers.preflight_timeout_s)
         if problem is not None:
             lines.append(
                 f"{', '.join(k + '.base_url' for k in keys)}: {_shown(url)}/models: {problem}; fix it, or skip this "

@@ -14,6 +14,7 @@ server's failure, an infrastructure failure of the call, never the agent's behav
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -214,5 +215,7 @@ def probe_models(base_url: str, api_key: str | None, timeout_s: float) -> tuple[
     except requests.Timeout:
         return None, f"no answer within {timeout_s:g} s"
     except requests.ConnectionError as exc:
-        return None, f"unreachable ({type(exc).__name__}: {scrubber(api_key)(str(exc))[:160]})"
+        # the OS's reason ("[Errno 111] Connection refused", a DNS failure), not urllib3's nested retry report
+        reason = re.search(r"\[Errno -?\d+\] ([^'\")\]]+)", str(exc))
+        return None, f"unreachable ({reason[1].strip() if reason else type(exc).__name__})"
     return response.status_code, ""
