@@ -31,7 +31,11 @@ TIMING_KEYS = frozenset(
 TIMING_METRICS = frozenset({"response_latency", "turn_taking", "eva_x", "eva_x_proxy"})
 
 
-def _strip(node: Any, drop: frozenset[str] = TIMING_KEYS) -> Any:
+# what a conversation (or a judgment) used depends on the caches, not on its behaviour: a cached answer sends no request
+DROPPED_KEYS = TIMING_KEYS | {"usage"}
+
+
+def _strip(node: Any, drop: frozenset[str] = DROPPED_KEYS) -> Any:
     if isinstance(node, dict):
         return {k: _strip(v, drop) for k, v in node.items() if k not in drop}
     if isinstance(node, list):
@@ -45,8 +49,6 @@ def _records(client: MlflowClient, run_id: str) -> dict[str, Any]:
         out = {}
         for path in sorted(local.glob("*.json")):
             record = json.loads(path.read_text())
-            # what the conversation used depends on the caches (a cached answer sends no request), not its behaviour
-            record.pop("usage", None)
             # timing metrics, also where a composite lists them among its components
             record["metrics"] = _strip(record.get("metrics", {}), TIMING_METRICS)
             out[path.name] = _strip(record)

@@ -61,6 +61,26 @@ def test_chat_and_judge_requests_are_metered_as_the_server_reported() -> None:
     assert outside.rows() == []
 
 
+@pytest.mark.slow  # a real-time call: a few seconds of streamed audio
+def test_a_realtime_session_is_metered_per_response_and_for_its_audio_both_ways() -> None:
+    """The Realtime test server reports a usage on every response.done and counts the audio it streamed."""
+    from tests.realtime_server import MODEL
+    from tests.test_openai_realtime import dial, echo_server
+
+    with echo_server() as server, usage.metered() as ledger:
+        outcome = dial(server.url, ["one two three"], turn_detection="server_vad")
+    assert outcome.end_reason == "user_end_call", outcome.error
+    [row] = ledger.rows()
+    assert (row["component"], row["base_url"], row["model"]) == ("agent", server.url, MODEL)
+    sent = server.usage_sent
+    assert row["requests"] == len(sent) >= 2  # the greeting and the answer
+    assert row["tokens_in"] == sum(u["input_tokens"] for u in sent)
+    assert row["tokens_out"] == sum(u["output_tokens"] for u in sent)
+    assert row["audio_tokens_out"] == sum(u["output_token_details"]["audio_tokens"] for u in sent) > 0
+    assert row["audio_s_out"] == pytest.approx(server.audio_s_streamed, abs=0.01)
+    assert row["audio_s_in"] > 0.3  # the caller's tone and the line's silence after it
+
+
 # -- prices ----------------------------------------------------------------------------------------------------------
 
 URL = "http://127.0.0.1:9/v1"

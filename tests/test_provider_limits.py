@@ -176,3 +176,18 @@ def test_the_credential_preflight_names_the_endpoint_and_the_status(monkeypatch)
     down = f"http://127.0.0.1:{free_port()}/v1"
     lines = pf.endpoint_problems(_with(config, "judge", base_url=down))
     assert len(lines) == 1 and down in lines[0] and "unreachable" in lines[0]
+
+
+@pytest.mark.slow  # one `python -m evalkit` start: the wiring, refused before any cell
+def test_a_refused_key_stops_the_run_before_any_cell_in_one_line(tmp_path) -> None:
+    from tests.test_preflight import assert_no_cell_started, assert_one_line_refusal, evalkit_cli
+
+    with CountingServer() as server:
+        judge = ("judge=openai_compatible", f"judge.base_url={server.base_url}", "judge.model=m")
+        proc = evalkit_cli(
+            tmp_path, *judge, "judge.api_key_env=EVALKIT_TEST_LIMITS_KEY", env={"EVALKIT_TEST_LIMITS_KEY": "sk-no"}
+        )
+        assert server.gets == ["Bearer sk-no"] and server.arrivals == []
+    line = assert_one_line_refusal(proc, "judge.base_url", server.base_url, "HTTP 401")
+    assert "sk-no" not in proc.stdout + proc.stderr and "providers.preflight=false" in line
+    assert_no_cell_started(tmp_path)

@@ -83,10 +83,12 @@ def _gate(provider: str) -> _Gate:
 
 
 @contextlib.contextmanager
-def slot(url: str, sleep: Callable[[float], None] = time.sleep) -> Iterator[None]:
-    """Hold one of the provider's request slots for the block, after its cool-down (if any) has passed."""
+def slot(url: str, sleep: Callable[[float], None] = time.sleep, waited_until: float = 0.0) -> Iterator[None]:
+    """Hold one of the provider's request slots for the block, after its cool-down (if any) has passed.
+    ``waited_until``: the end of a cool-down the caller has already slept through itself (the request that got the
+    429 waits its ``Retry-After`` in its own backoff, once)."""
     gate = _gate(provider_of(url))
-    _wait_cool(gate, sleep)
+    _wait_cool(gate, sleep, waited_until)
     if gate.semaphore is not None:
         gate.semaphore.acquire()
     with gate.lock:
@@ -101,16 +103,19 @@ def slot(url: str, sleep: Callable[[float], None] = time.sleep) -> Iterator[None
             gate.semaphore.release()
 
 
-def _wait_cool(gate: _Gate, sleep: Callable[[float], None]) -> None:
-    while (left := gate.cool_until - time.monotonic()) > 0:
+def _wait_cool(gate: _Gate, sleep: Callable[[float], None], waited_until: float) -> None:
+    # one sleep, not a loop: a later 429 of another thread moves the deadline, and that thread's requests wait for it
+    if gate.cool_until > waited_until and (left := gate.cool_until - time.monotonic()) > 0:
         sleep(left)
 
 
-def cool_down(url: str, seconds: float) -> None:
-    """The provider asked to wait ``seconds`` (``Retry-After``): nobody in this process sends to it before then."""
+def cool_down(url: str, seconds: float) -> float:
+    """The provider asked to wait ``seconds`` (``Retry-After``): nobody in this process sends to it before then.
+    Returns the deadline (``time.monotonic()``)."""
     gate = _gate(provider_of(url))
     with gate.lock:
         gate.cool_until = max(gate.cool_until, time.monotonic() + max(0.0, seconds))
+        return gate.cool_until
 
 
 def snapshot() -> dict[str, dict[str, float | None]]:

@@ -109,10 +109,11 @@ def post_with_retries(
     """POST ``url`` (``request``: ``json=``, or ``data=`` and ``files=``) until a 2xx answer; ``what`` names the
     endpoint in messages ("judge endpoint", "agent STT endpoint")."""
     last_problem = ""
+    waited_until = 0.0  # the end of a provider cool-down this call has slept through itself
     for attempt in range(policy.max_retries + 1):
         wait: float | None = None
         try:
-            with limits.slot(url, policy.sleep):
+            with limits.slot(url, policy.sleep, waited_until):
                 response = requests.post(url, headers=headers, timeout=timeout_s, **request)
         except requests.Timeout as exc:
             last_problem = f"timed out after {timeout_s:g} s ({type(exc).__name__})"
@@ -126,7 +127,7 @@ def post_with_retries(
                 last_problem = f"HTTP {response.status_code}: {snippet}"
                 wait = retry_after_s(response)
                 if wait is not None:  # the server's word holds for every request of the process to it
-                    limits.cool_down(url, min(policy.backoff_max_s, wait))
+                    waited_until = limits.cool_down(url, min(policy.backoff_max_s, wait))
             else:
                 raise EndpointRefused(
                     f"{what} {url} refused the request with HTTP {response.status_code}: {snippet}",
