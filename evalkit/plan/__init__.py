@@ -202,7 +202,8 @@ def summary_lines(cells: list[CellEstimate], table: PricingTable) -> list[str]:
         lines.append(f"  wall time from {source}")
     if all(c is not None for c in costs):
         total = sum(c for c in costs if c is not None)
-        lines.append(f"estimated cost: ~${total:.4f} (pricing table {table.version} of {table.date}, a-priori profile)")
+        shown = "$0 (local components only)" if total == 0.0 else f"~${total:.4f}"
+        lines.append(f"estimated cost: {shown} (pricing table {table.version} of {table.date}, a-priori profile)")
     else:
         lines.append("estimated cost: unpriced (never 0):")
         lines.extend(f"  {reason}" for reason in dict.fromkeys(r for c in cells for r in c.unpriced))
