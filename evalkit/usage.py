@@ -73,7 +73,7 @@ class Usage:
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
     def as_dict(self) -> dict[str, float]:
-        return {k: v for k, v in asdict(self).items()}
+        return asdict(self)
 
 
 # (component, base URL, model): "agent.llm", "simulator", "voice", "judge", "agent" (a Realtime session) ...
