@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Mapping
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SerializeAsAny, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
@@ -27,6 +27,12 @@ class KindConfig(BaseModel):
     ``sys.path`` beside the YAML that names it)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    # What the component's usage costs (evalkit.pricing): "local" runs in this process and sends no request (0 USD
+    # by this declaration, its work counted in audio seconds), "metered" sends its requests through evalkit's
+    # clients (each metered, evalkit.usage), "external" spends what evalkit cannot see (a cell with one has no
+    # total cost). A kind that declares nothing is external: never a 0 on a guess.
+    METERING: ClassVar[str] = "external"
 
     kind: str  # the registered kind whose config class validates this option and builds the component
     # Left out of dumps when unset, so built-in configs (and their cell keys) carry no null plug-in entries.

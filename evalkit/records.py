@@ -215,11 +215,28 @@ class MetricValue(BaseModel):
     version: int | None = None  # the metric's version (Metric.version) that scored it; None: scored before versions
 
 
+class ConversationUsage(BaseModel):
+    """What a conversation used (evalkit.usage, evalkit.pricing; docs/cost.md): per (component, base URL, model)
+    the requests, tokens, audio seconds and characters metered, each row with its ``cost_usd`` (null and
+    ``unpriced`` when the pricing table cannot price it); the call's own audio both ways; the conversation's total
+    (null when anything is unpriced: never 0 on a guess). Judgments and validation reruns are included; answers
+    served from a cache are not (no request was sent), so a rerun's usage may differ while its conversation is
+    the same."""
+
+    providers: list[dict[str, Any]] = Field(default_factory=list)
+    audio_s_sent: float = Field(default=0.0, description="the caller's audio the agent was sent (user turns)")
+    audio_s_received: float = Field(default=0.0, description="the agent's audio the caller received")
+    cost_usd: float | None = None
+    unpriced: list[str] = Field(default_factory=list)
+
+
 class ConversationRecord(BaseModel):
-    """What a finished conversation leaves behind: the transcript and its scores."""
+    """What a finished conversation leaves behind: the transcript and its scores (and, since issue 30, what it
+    used: ``usage``; None in records written before)."""
 
     conversation: Conversation
     metrics: dict[str, MetricValue]
+    usage: ConversationUsage | None = None
 
 
 class CellResult(BaseModel):

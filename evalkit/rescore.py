@@ -41,7 +41,8 @@ def rescore_records(
     records: list[ConversationRecord], metrics: list[str], judge: CellJudge | None = None
 ) -> list[ConversationRecord]:
     """The same conversations with fresh scores (nothing is re-run), through the cell's own scoring path."""
-    return [score_record(r.conversation, metrics, judge) for r in records]
+    # the conversation's usage is kept as it ran (docs/cost.md); a re-scoring judge's requests are not added to it
+    return [score_record(r.conversation, metrics, judge).model_copy(update={"usage": r.usage}) for r in records]
 
 
 def rescore_judge(config: JudgeConfig, domain: str | None, architecture: str = "cascade") -> CellJudge | None:

@@ -8,7 +8,8 @@ matched cell the records (``records/*.json``: turns, heard text, tool calls, eff
 turn's audio SHA-256, so the audio itself is compared) are compared field by field after dropping what measures
 wall time:
 turn start/end/compute times, tool-call times, effect positions on the call timeline (they move with the measured
-compute time) and the metrics computed from them (latency, turn-taking timing). Fields that exist only on one side
+compute time) and the metrics computed from them (latency, turn-taking timing), and the record's ``usage``
+(requests a cache answered are not sent again). Fields that exist only on one side
 (a new record field) are listed, not counted as differences. Exit status 1 when anything else differs.
 """
 
@@ -30,7 +31,11 @@ TIMING_KEYS = frozenset(
 TIMING_METRICS = frozenset({"response_latency", "turn_taking", "eva_x", "eva_x_proxy"})
 
 
-def _strip(node: Any, drop: frozenset[str] = TIMING_KEYS) -> Any:
+# what a conversation (or a judgment) used depends on the caches, not on its behaviour: a cached answer sends no request
+DROPPED_KEYS = TIMING_KEYS | {"usage"}
+
+
+def _strip(node: Any, drop: frozenset[str] = DROPPED_KEYS) -> Any:
     if isinstance(node, dict):
         return {k: _strip(v, drop) for k, v in node.items() if k not in drop}
     if isinstance(node, list):

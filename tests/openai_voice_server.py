@@ -32,7 +32,10 @@ of that user turn answers with instead of the policy's: an unknown tool, argumen
 (that many caller conversations, told apart by their ``seed``, hang up in the turn that gives their first answer:
 App. D.1's premature ending), ``caller_seeds`` / ``caller_requests`` (the seed of every caller request; how many),
 ``caller_openings`` (the first message of each caller conversation: the agent's greeting).
-Every request is counted per route with its server-side time.
+Every request is counted per route with its server-side time. Chat answers report a deterministic token ``usage``
+(a quarter of the request's message JSON in, of the answer's out); ``reported`` lists, per answered request, what
+the server reported or measured (tokens, seconds of audio received and sent, characters to speak), so a test can
+check evalkit's usage ledger against it.
 """
 
 from __future__ import annotations
@@ -143,6 +146,7 @@ class VoiceServerState:
     caller_openings: list[str] = field(default_factory=list)  # the first message each caller conversation heard
     judge_fail: dict[str, int] = field(default_factory=dict)  # gate -> judgments still to fail
     judged: list[tuple[str, str]] = field(default_factory=list)  # (gate, the judge request's user message), in order
+    reported: list[dict[str, Any]] = field(default_factory=list)  # per answered request: route, model, usage
 
 
 class VoiceAgentServer:
@@ -223,6 +227,8 @@ class VoiceAgentServer:
     # -- the routes ----------------------------------------------------------------------------------------------
     def transcriptions(self, fields: dict[str, bytes]) -> tuple[int, str, bytes]:
         samples, rate = sf.read(io.BytesIO(fields["file"]), dtype="float32")
+        model = fields.get("model", b"").decode()
+        self.state.reported.append({"route": "transcriptions", "model": model, "audio_s_in": len(samples) / rate})
         return 200, "application/json", json.dumps({"text": self._asr.transcribe(samples, rate).text}).encode()
 
     def speech(self, body: dict[str, Any]) -> tuple[int, str, bytes]:
@@ -230,11 +236,14 @@ class VoiceAgentServer:
         espeak_voice = "en-gb" if voice == "alloy" else voice
         tts = self._tts.setdefault((voice, speed), EspeakTTS(espeak_voice, rate_wpm=round(185 * speed), pitch=40))
         samples, rate = tts.synthesize(str(body["input"]))
+        said = {"route": "speech", "model": body["model"], "characters_in": len(str(body["input"]))}
         if body.get("response_format", "mp3") == "pcm":
             pcm = soxr.resample(samples, rate, 24_000)
+            self.state.reported.append(said | {"audio_s_out": len(pcm) / 24_000})
             return 200, "audio/pcm", (np.clip(pcm, -1, 1) * 32767).astype("<i2").tobytes()
         buffer = io.BytesIO()
         sf.write(buffer, samples, rate, subtype="PCM_16", format="WAV")
+        self.state.reported.append(said | {"audio_s_out": len(samples) / rate})
         return 200, "audio/wav", buffer.getvalue()
 
     def chat(self, body: dict[str, Any]) -> tuple[int, str, bytes]:
@@ -253,8 +262,17 @@ class VoiceAgentServer:
             "choices": [
                 {"index": 0, "message": message, "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}
             ],
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            "usage": _usage(body["messages"], message),
         }
+        tokens = payload["usage"]
+        self.state.reported.append(
+            {
+                "route": "chat",
+                "model": body["model"],
+                "tokens_in": tokens["prompt_tokens"],
+                "tokens_out": tokens["completion_tokens"],
+            }
+        )
         return 200, "application/json", json.dumps(payload).encode()
 
     # -- the caller ----------------------------------------------------------------------------------------------
@@ -461,6 +479,12 @@ class VoiceAgentServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
+
+
+def _usage(messages: Any, message: dict[str, Any]) -> dict[str, int]:
+    """A deterministic token count (a quarter of the JSON characters), so usage is never all zeros."""
+    tokens_in, tokens_out = len(json.dumps(messages)) // 4, max(1, len(json.dumps(message)) // 4)
+    return {"prompt_tokens": tokens_in, "completion_tokens": tokens_out, "total_tokens": tokens_in + tokens_out}
 
 
 def _error(status: int, message: str, code: str) -> tuple[int, str, bytes]:

@@ -33,7 +33,8 @@ Test hooks: ``api_key`` (the handshake needs ``Authorization: Bearer <key>``, el
 ``?model=`` gets OpenAI's ``model_not_found`` error event and the socket closes), ``error_on`` (client event type
 -> the n-th one of that type is answered with a ``server_error`` event instead), ``make_agent`` (another
 in-process agent), ``events`` (every client event received, audio payloads left out), ``first_audio_ms``
-(per answered response: from its start to its first audio delta, tool round trips included).
+(per answered response: from its start to its first audio delta, tool round trips included), ``usage_sent`` (the
+deterministic ``usage`` of every ``response.done``: 50 input tokens, 5 text and 20 audio tokens per second out).
 """
 
 from __future__ import annotations
@@ -383,7 +384,15 @@ class ServedSession:
     async def finish(self, response: str, status: str, output: list[dict[str, Any]]) -> None:
         if self.response == response:
             self.response = None
-        body = {"id": response, "object": "realtime.response", "status": status, "output": output}
+        audio_ms = sum(self.items_ms.get(str(item.get("id")), 0.0) for item in output)
+        usage = {  # deterministic: 50 tokens of instructions, 20 audio tokens per second of output
+            "input_tokens": 50,
+            "output_tokens": 5 + round(audio_ms / 50),
+            "input_token_details": {"text_tokens": 50, "audio_tokens": 0},
+            "output_token_details": {"text_tokens": 5, "audio_tokens": round(audio_ms / 50)},
+        }
+        self.server.usage_sent.append(usage)
+        body = {"id": response, "object": "realtime.response", "status": status, "output": output, "usage": usage}
         await self.send("response.done", response=body)
 
     async def start_response(self) -> None:
@@ -501,6 +510,7 @@ class ServedSession:
             audio = base64.b64encode(encode(chunk, codec)).decode("ascii")
             await self.send(names["audio"], **where, delta=audio)
             self.items_ms[item_id] += chunk.size / rate * 1000.0
+            self.server.audio_s_streamed += chunk.size / rate
             said = [w for i, w in enumerate(words) if i * len(chunks) // len(words) == n]  # words lead their audio
             if said:
                 await self.send(names["transcript"], **where, delta=(" " if n else "") + " ".join(said))
@@ -537,6 +547,8 @@ class RealtimeTestServer:
         self.authorization: list[str | None] = []
         self.truncations: list[tuple[str, int, float]] = []  # (item, audio_end_ms, the item's audio ms)
         self.first_audio_ms: list[float] = []
+        self.audio_s_streamed = 0.0  # assistant audio sent in deltas, all sessions
+        self.usage_sent: list[dict[str, Any]] = []  # the usage of every response.done, in order (evalkit meters it)
         self.calls = 0
         self._engines = EngineLock()
         self._ready = threading.Event()

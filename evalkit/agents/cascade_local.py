@@ -110,6 +110,7 @@ class CascadeLocalAgent:
 
 @AGENTS.register("cascade_local")
 class CascadeLocalConfig(AgentConfig):
+    METERING: ClassVar[str] = "local"  # runs in this process, sends no request: 0 USD (evalkit.pricing)
     """``conf/agent/cascade_local.yaml``: its ``asr`` and ``tts`` name their own kinds (any registered engine)."""
 
     kind: Literal["cascade_local"] = "cascade_local"

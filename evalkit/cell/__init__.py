@@ -19,8 +19,10 @@ from pathlib import Path
 import yaml
 from tqdm import tqdm
 
+from evalkit import usage
 from evalkit.call import render_tracks
 from evalkit.cell.build import build_components
+from evalkit.cell.cost import USAGE_FILE, cell_usage, pricing_table, with_usage, write_usage
 from evalkit.cell.log import (
     ARTIFACT_SAMPLE_RATE,
     conversation_traces,
@@ -33,6 +35,7 @@ from evalkit.cell.log import (
 from evalkit.cell.plan import CellPlan, axis_params, cell_tags, plan_cell
 from evalkit.cell.run import (
     agent_stage_stats,
+    configure_limits,
     infra_stats,
     interruption_stats,
     no_interruption_warning,
@@ -103,6 +106,8 @@ def run_cell_conversations(
             "is configured (judge=none); recorded as skipped (sim_gate_skipped_<gate>), never as passed"
         )
     stats = stats if stats is not None else {}
+    table = pricing_table(config)
+    configure_limits(config)  # the judge's requests share the caps with the conversations'
     needs_asr = "assistant_asr" in required_preparation(config.metrics, judge=config.judge.enabled)
     records: list[ConversationRecord] = []
     total = len(plan.scenarios) * plan.trials
@@ -113,7 +118,9 @@ def run_cell_conversations(
                 stats["assistant_asr_s"] = stats.get("assistant_asr_s", 0.0) + done.asr_s
             for name, value in done.usage.items():  # an LLM simulator's or a remote voice's requests
                 stats[name] = stats.get(name, 0.0) + value
-            record = score_record(conversation, config.metrics, judge)
+            with usage.metered() as judged:  # the judge's requests for this conversation
+                record = score_record(conversation, config.metrics, judge)
+            record = with_usage(record, done.metered + judged.rows(), table, config)
             has_audio = log_audio and config.modality.name != "text"  # a text call has no audio to render
             tracks = render_tracks(conversation, done.audio, ARTIFACT_SAMPLE_RATE) if has_audio else {}
             write_conversation(out_dir, record, tracks)
@@ -128,13 +135,22 @@ def run_cell_conversations(
     stats.update(infra_stats([r.conversation for r in records]))
     stats.update(agent_stage_stats([r.conversation for r in records]))
     stats.update(interruption_stats([r.conversation for r in records]))
+    stats.update(write_usage(out_dir, cell_usage(records, table, config), plan.run_name))
     silent = no_interruption_warning([r.conversation for r in records])
     if silent is not None:  # said once per cell: every conversation's interruption metrics say why, unscored
         log.warning("cell %s: %s", plan.key, silent)
     return records
 
 
-CELL_OUTPUTS = ("records", "audio", "seeds.json", "aggregates.json", "conversations_table.json", "viewer.html")
+CELL_OUTPUTS = (
+    "records",
+    "audio",
+    "seeds.json",
+    "aggregates.json",
+    "conversations_table.json",
+    USAGE_FILE,
+    "viewer.html",
+)
 NO_RANDOMNESS = (
     "persona variation off, no random persona behaviour, deterministic simulator, agent and voice, no perturbation"
 )

@@ -127,6 +127,52 @@ def _turn_span(turn: Turn, base_ms: float, previous: Turn | None, secrets: list[
     )
 
 
+# MLflow's span attributes and trace metadata for token usage and cost (mlflow.tracing.constant): named here as
+# strings, since only evalkit.tracking imports mlflow; MLflow's trace list and usage panels read them.
+SPAN_TOKEN_USAGE, SPAN_COST = "mlflow.chat.tokenUsage", "mlflow.llm.cost"
+SPAN_MODEL, SPAN_PROVIDER = "mlflow.llm.model", "mlflow.llm.provider"
+TRACE_TOKEN_USAGE, TRACE_COST = "mlflow.trace.tokenUsage", "mlflow.trace.cost"
+
+
+def usage_spans(record: ConversationRecord, start_ms: float, end_ms: float) -> list[SpanSpec]:
+    """One LLM span per (component, base URL, model) the conversation used, over the whole call, carrying MLflow's
+    token-usage and cost attributes (cost only where priced: an unpriced model has none, never 0)."""
+    spans = []
+    for row in record.usage.providers if record.usage else []:
+        tokens = {"input_tokens": int(row["tokens_in"]), "output_tokens": int(row["tokens_out"])}
+        attributes: dict[str, Any] = {
+            SPAN_TOKEN_USAGE: tokens | {"total_tokens": tokens["input_tokens"] + tokens["output_tokens"]},
+            SPAN_MODEL: row["model"],
+            SPAN_PROVIDER: row["base_url"],
+            "evalkit.usage": {k: v for k, v in row.items() if k not in ("component", "base_url", "model")},
+        }
+        if row.get("cost_usd") is not None:
+            attributes[SPAN_COST] = {
+                "input_cost": row["input_usd"],
+                "output_cost": row["output_usd"],
+                "total_cost": row["cost_usd"],
+            }
+        name = f"usage {row['component']} {row['model']}"
+        spans.append(SpanSpec(name=name, span_type="LLM", start_ms=start_ms, end_ms=end_ms, attributes=attributes))
+    return spans
+
+
+def usage_metadata(record: ConversationRecord) -> dict[str, str]:
+    """The trace's token usage (and cost, when the whole conversation is priced) as MLflow trace metadata."""
+    if record.usage is None or not record.usage.providers:
+        return {}
+    rows = record.usage.providers
+    tokens_in, tokens_out = sum(int(r["tokens_in"]) for r in rows), sum(int(r["tokens_out"]) for r in rows)
+    usage = {"input_tokens": tokens_in, "output_tokens": tokens_out, "total_tokens": tokens_in + tokens_out}
+    out = {TRACE_TOKEN_USAGE: json.dumps(usage)}
+    if record.usage.cost_usd is not None:
+        input_cost = sum(r.get("input_usd", 0.0) for r in rows)
+        output_cost = sum(r.get("output_usd", 0.0) for r in rows)
+        cost = {"input_cost": input_cost, "output_cost": output_cost, "total_cost": record.usage.cost_usd}
+        out[TRACE_COST] = json.dumps(cost)
+    return out
+
+
 def conversation_traces(
     records: list[ConversationRecord], base_ms: float, session: str, tags: dict[str, str], artifact_uri: str
 ) -> list[TraceSpec]:
@@ -163,7 +209,7 @@ def conversation_traces(
                 "error": conv.error,
             },
             ok=conv.end_reason != "error",
-            children=turns,
+            children=turns + usage_spans(record, base_ms, base_ms + length),
         )
         specs.append(
             TraceSpec(
@@ -171,7 +217,7 @@ def conversation_traces(
                 root=root,
                 session=session,
                 tags=tags | {"scenario": conv.scenario_id, "trial": str(conv.trial)},
-                metadata={"evalkit.audio": f"{artifact_uri}/audio/{stem}"},
+                metadata={"evalkit.audio": f"{artifact_uri}/audio/{stem}"} | usage_metadata(record),
                 scores=scores,
             )
         )

@@ -39,7 +39,8 @@ NOT_JUDGED = "not judged: a deterministic gate failed (the attempt is rerun or k
 @dataclass
 class ConversationResult:
     """A finished conversation with its audio, ready to score; ``asr_s``: listener ASR seconds spent on it;
-    ``usage``: requests, cache hits and HTTP retries of an LLM simulator or a remote voice during it."""
+    ``usage``: requests, cache hits and HTTP retries of an LLM simulator or a remote voice during it; ``metered``:
+    the provider usage of every request sent for it (evalkit.usage.Ledger rows: agent, caller, validation judge)."""
 
     scenario: Scenario
     trial: int
@@ -47,6 +48,7 @@ class ConversationResult:
     audio: ConversationAudio
     asr_s: float = 0.0
     usage: dict[str, float] = field(default_factory=dict)  # caller-side remote requests (evalkit.usage)
+    metered: list[dict[str, Any]] = field(default_factory=list)  # provider usage rows (evalkit.usage.Ledger)
 
 
 class ConversationRunner:
@@ -62,6 +64,7 @@ class ConversationRunner:
 
         self.config = config
         self.concurrency = concurrency
+        configure_limits(config)  # this process's provider caps (a worker process builds its own runner)
         self.text = config.modality.name == "text"  # MM-τ-p²'s text modality: no voice, channel or ears
         if self.text:
             self.agent, self.user_tts, self.chain = config.agent.text_agent(), None, None
@@ -102,9 +105,11 @@ class ConversationRunner:
             yield from pool.map(lambda job: self.run(*job, host=host), jobs)
 
     def run(self, scenario: Scenario, trial: int, host: CallHost | None = None) -> ConversationResult:
-        with usage.job() as counts:  # the caller's remote requests of this job alone, whatever attempts it takes
+        # the caller's remote requests and every provider's usage of this job alone, whatever attempts it takes
+        with usage.job() as counts, usage.metered() as ledger:
             result = self._run(scenario, trial, host)
         result.usage = {name: float(n) for name, n in sorted(counts.items())}
+        result.metered = ledger.rows()
         return result
 
     def _run(self, scenario: Scenario, trial: int, host: CallHost | None) -> ConversationResult:
@@ -296,6 +301,13 @@ def run_conversations(plan: CellPlan, workers: int = 1, concurrency: int = 1) ->
     except BrokenProcessPool:
         shutdown_worker_pools()  # a worker died (killed, out of memory): the next cell starts a fresh pool
         raise
+
+
+def configure_limits(config: RunConfig) -> None:
+    """The provider caps of ``providers`` for every OpenAI-compatible request of this process."""
+    from evalkit.wire.openai_http import limits
+
+    limits.configure(config.providers.max_concurrency, config.providers.caps())
 
 
 @dataclass

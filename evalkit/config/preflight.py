@@ -12,6 +12,7 @@ Slow checks (scenario files, tracking stores) are cached per process: a sweep's 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import re
 import socket
@@ -61,7 +62,83 @@ def config_problems(config: RunConfig, base_dir: Path, source: Source) -> list[s
     problems += key_env_problems(config)
     problems += judge_problems(config)
     problems += tracking_problems(config, base_dir)
-    return problems
+    problems += pricing_problems(config)
+    # last, and only for an otherwise good config: it sends requests, and a bad config is one line already
+    return problems or endpoint_problems(config)
+
+
+# -- pricing, provider credentials -------------------------------------------------------------------------------
+
+
+def pricing_problems(config: RunConfig) -> list[str]:
+    """A pricing table that cannot price (unreadable, malformed, a negative price) is one line before any cell."""
+    from evalkit.pricing import PricingError, load_table
+
+    try:
+        load_table(config.pricing.file, config.pricing.overrides)
+    except PricingError as exc:
+        return [str(exc)]
+    return []
+
+
+ENDPOINT_GROUPS = ("agent", "simulator", "voice", "judge")
+
+
+def _endpoint_fields(node: Any, prefix: str) -> list[tuple[str, str, str | None]]:
+    """(config key, base URL, key variable) of every HTTP ``base_url`` in a config subtree."""
+    if isinstance(node, dict):
+        url = node.get("base_url")
+        found = []
+        if isinstance(url, str) and url.startswith(("http://", "https://")):
+            found.append((prefix, url.rstrip("/"), node.get("api_key_env")))
+        return found + [f for k, v in node.items() for f in _endpoint_fields(v, f"{prefix}.{k}")]
+    return []
+
+
+def configured_endpoints(config: RunConfig) -> dict[tuple[str, str | None], list[str]]:
+    """(base URL, key variable) -> the config keys that send requests there (a server shared by stages: once)."""
+    out: dict[tuple[str, str | None], list[str]] = {}
+    for group in ENDPOINT_GROUPS:
+        node = getattr(config, group, None)
+        if node is None or (group == "judge" and not node.enabled):
+            continue
+        for key, url, var in _endpoint_fields(node.model_dump(mode="json"), group):
+            out.setdefault((url, var), []).append(key)
+    return out
+
+
+@functools.cache
+def _credential_problem(base_url: str, var: str | None, key_digest: str, timeout_s: float) -> str | None:
+    """Why ``GET {base_url}/models`` with the key in ``$var`` says the endpoint cannot be used: unreachable, 401
+    or 403. Any other answer passes (a local server without a /models route answers 404 or 501: its key, if any,
+    is then first checked by the first request). Cached per key (by its digest): a sweep's jobs probe each endpoint
+    once."""
+    from evalkit.wire.openai_http.client import probe_models
+
+    status, problem = probe_models(base_url, os.environ.get(var) if var else None, timeout_s)
+    if status is None:
+        return problem
+    if status in (401, 403):
+        refused = "the key in $" + var if var else "a request without a key"
+        return f"HTTP {status} ({refused} is refused)"
+    return None
+
+
+def endpoint_problems(config: RunConfig) -> list[str]:
+    """The credential preflight (``providers.preflight``): one line per endpoint that is unreachable or refuses
+    its key, before the first cell (not after a whole cell of retried requests)."""
+    if not config.providers.preflight:
+        return []
+    lines = []
+    for (url, var), keys in configured_endpoints(config).items():
+        digest = hashlib.sha256(os.environ.get(var, "").encode() if var else b"").hexdigest()
+        problem = _credential_problem(url, var, digest, config.providers.preflight_timeout_s)
+        if problem is not None:
+            lines.append(
+                f"{', '.join(k + '.base_url' for k in keys)}: {_shown(url)}/models: {problem}; fix it, or skip this "
+                "check with providers.preflight=false"
+            )
+    return lines
 
 
 # -- scenarios ---------------------------------------------------------------------------------------------------

@@ -39,7 +39,18 @@ from perturbations import Chain, PerturbationError
 SECRET_MARKERS = SECRET_NAME_MARKERS
 # Settings that do not change what a cell computes: excluded from its identity.
 # ``infra`` is how failures are retried: a retried conversation replays its seeds, so the results never depend on it.
-NON_IDENTITY_KEYS = ("mlflow", "reuse", "twins", "progress", "workers", "concurrency", "infra")
+# ``pricing`` and ``providers`` say what a cell cost and how fast requests may go, never what it computes.
+NON_IDENTITY_KEYS = (
+    "mlflow",
+    "reuse",
+    "twins",
+    "progress",
+    "workers",
+    "concurrency",
+    "infra",
+    "pricing",
+    "providers",
+)
 # Judge settings that change how a judgment is fetched, never what it says (the cache answers the same request).
 NON_IDENTITY_JUDGE_KEYS = (
     "cache_dir",
@@ -234,6 +245,38 @@ class MlflowConfig(_Group):
     )
 
 
+class PricingConfig(_Group):
+    """What a cell's metered usage costs (evalkit.pricing, docs/cost.md): the shipped table, or ``file``, amended
+    by ``overrides`` (``{base_url, model, <rates>}`` each). Not part of the cell's identity."""
+
+    file: str | None = Field(default=None, description="a pricing table YAML replacing the shipped one")
+    overrides: list[dict[str, Any]] = Field(
+        default_factory=list, description="models added or re-priced: {base_url, model, input_per_1m, ...}"
+    )
+
+
+class ProviderLimitConfig(_Group):
+    base_url: str = Field(min_length=1, description="the provider's base URL, e.g. https://api.openai.com/v1")
+    max_concurrency: int | None = Field(default=None, ge=1, le=1024, description="requests in flight at once")
+
+
+class ProvidersConfig(_Group):
+    """Limits of the OpenAI-compatible providers a run calls (evalkit.wire.openai_http.limits; docs/agents.md): a
+    concurrency cap per base URL shared by every request of a process, the ``Retry-After`` of a 429 shared by all
+    of them, and the credential preflight (one ``GET {base_url}/models`` per configured endpoint before the first
+    cell). Not part of the cell's identity."""
+
+    preflight: bool = Field(default=True, description="check every endpoint's key with GET /models first")
+    preflight_timeout_s: float = Field(default=10.0, gt=0, le=300, description="per preflight request")
+    max_concurrency: int | None = Field(
+        default=None, ge=1, le=1024, description="cap per provider not listed in limits (null: none)"
+    )
+    limits: list[ProviderLimitConfig] = Field(default_factory=list, description="per base URL caps")
+
+    def caps(self) -> dict[str, int | None]:
+        return {limit.base_url.rstrip("/"): limit.max_concurrency for limit in self.limits}
+
+
 class ModalityConfig(_Group):
     """MM-τ-p²'s modality axis: ``voice`` (the call's audio path) or ``text`` (the same call loop with a perfect
     text channel: no caller voice, perturbation, agent ASR or TTS), paired with its voice twin in the analysis."""
@@ -271,6 +314,8 @@ class RunConfig(_Group):
     infra: InfraConfig = InfraConfig()
     judge: kind_of(JUDGES, BaseJudgeConfig) = JudgeConfig()  # type: ignore[valid-type]
     modality: ModalityConfig = ModalityConfig()
+    pricing: PricingConfig = PricingConfig()
+    providers: ProvidersConfig = ProvidersConfig()
     interrupt: InterruptConfig | None = None  # IHBench's interruptions (+interrupt=<type>); None: never cut in
 
     @field_validator("persona")

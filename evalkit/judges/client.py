@@ -23,6 +23,7 @@ from typing import Any
 
 import requests
 
+from evalkit import usage as metering
 from evalkit.wire.openai_http.retry import (
     RETRYABLE_STATUS,
     EndpointRefused,
@@ -99,7 +100,8 @@ class ChatClient:
         rng: random.Random | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.base_url = base_url.rstrip("/")
+        self.url = self.base_url + "/chat/completions"
         self.model = model
         self._api_key = api_key
         self.timeout_s = timeout_s
@@ -143,6 +145,11 @@ class ChatClient:
             raise JudgeRequestError(str(exc), status=exc.status) from None
         except EndpointUnavailable as exc:
             raise JudgeUnavailable(str(exc)) from None
+        try:  # metered whatever the answer says: the provider bills an answer the judge cannot read too
+            payload = answered.response.json()
+        except ValueError:
+            payload = None
+        metering.record_payload("judge", self.base_url, self.model, payload)
         return self._parse(answered.response, answered.retries + 1)
 
     def _parse(self, response: requests.Response, attempts: int) -> ChatCompletion:

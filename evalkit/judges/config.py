@@ -6,7 +6,7 @@ config (logged to MLflow, hashed into a cell's identity) can never leak the secr
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 @JUDGES.register("none")
 @JUDGES.register("openai_compatible")
 class JudgeConfig(BaseJudgeConfig):
+    METERING: ClassVar[str] = "metered"  # every request goes through evalkit's clients (evalkit.usage)
     kind: Literal["none", "openai_compatible"] = Field(
         default="none", description="none: offline, no judge (judge metrics use proxies or are skipped)"
     )

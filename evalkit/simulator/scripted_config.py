@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from evalkit.simulator.registry import SIMULATORS, SimulatorConfig
 
@@ -18,6 +18,7 @@ __all__ = ["ScriptedSimulatorConfig"]
 
 @SIMULATORS.register("scripted")
 class ScriptedSimulatorConfig(SimulatorConfig):
+    METERING: ClassVar[str] = "local"  # runs in this process, sends no request: 0 USD (evalkit.pricing)
     """Offline and deterministic: follows the scenario's decision tree (``user_goal.scripted``)."""
 
     kind: Literal["scripted"] = "scripted"

@@ -3,7 +3,7 @@ speakers, optionally accented by phoneme mapping, see ``evalkit.speech.accents``
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -40,6 +40,7 @@ class SpeakerConfig(BaseModel):
 
 @VOICES.register("espeak")
 class EspeakVoiceConfig(VoiceConfig):
+    METERING: ClassVar[str] = "local"  # runs in this process, sends no request: 0 USD (evalkit.pricing)
     """A pool of eSpeak NG speakers (accent x gender); the persona's rate, pitch and pauses apply on top."""
 
     kind: Literal["espeak"] = "espeak"

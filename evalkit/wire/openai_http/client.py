@@ -4,14 +4,17 @@
 - ``POST {base_url}/chat/completions`` (``messages``, ``tools``) -> the assistant message (text and/or tool calls);
 - ``POST {base_url}/audio/speech`` (``model``, ``input``, ``voice``, ``response_format`` wav or pcm) -> samples.
 
-Each answer comes back with how many retries it took. A 2xx answer that is not what the endpoint promises (no
-``text``, no ``choices``, audio that does not decode) is :class:`EndpointAnswerInvalid`: the server's failure, an
-infrastructure failure of the call, never the agent's behaviour.
+Each answer comes back with how many retries it took, and every answered request is metered (``evalkit.usage``:
+the tokens its ``usage`` reports, the audio seconds sent and received, the characters sent to speech) under the
+endpoint's component (``agent.stt``, ``simulator`` ...), base URL and model. A 2xx answer that is not what the
+endpoint promises (no ``text``, no ``choices``, audio that does not decode) is :class:`EndpointAnswerInvalid`: the
+server's failure, an infrastructure failure of the call, never the agent's behaviour.
 """
 
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +22,7 @@ import numpy as np
 import requests
 import soundfile as sf
 
+from evalkit import usage
 from evalkit.wire.openai_http.retry import (
     EndpointError,
     RetryPolicy,
@@ -62,6 +66,14 @@ class Endpoint:
         )
         return answered.response, answered.retries
 
+    @property
+    def component(self) -> str:
+        """Who sends this endpoint's requests, for the usage ledger: ``agent.llm endpoint`` -> ``agent.llm``."""
+        return self.what.removesuffix(" endpoint")
+
+    def meter(self, payload: Any, **measured: float) -> None:
+        usage.record_payload(self.component, self.base_url, self.model, payload, **measured)
+
     def invalid(self, path: str, problem: str, response: requests.Response) -> EndpointAnswerInvalid:
         return self.invalid_bytes(path, problem, response.content)
 
@@ -77,6 +89,39 @@ def wav_bytes(samples: np.ndarray, sample_rate: int) -> bytes:
     return buffer.getvalue()
 
 
+def wav_seconds(data: bytes) -> float:
+    """The length of a WAV clip in seconds (0 for bytes that are no WAV: metering never fails a call)."""
+    try:
+        return float(sf.info(io.BytesIO(data)).duration)
+    except (sf.LibsndfileError, RuntimeError, TypeError, ValueError):
+        return 0.0
+
+
+def speech_seconds(data: bytes, response_format: str, pcm_sample_rate: int = PCM_SAMPLE_RATE) -> float:
+    return len(data) / 2 / pcm_sample_rate if response_format == "pcm" else wav_seconds(data)
+
+
+def _json(response: requests.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def sent_audio_seconds(body: dict[str, Any]) -> float:
+    """Seconds of audio in a chat request's ``input_audio`` parts (base64 WAV: what a hybrid agent sends)."""
+    import base64
+
+    total = 0.0
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        for part in content if isinstance(content, list) else []:
+            audio = part.get("input_audio") if isinstance(part, dict) else None
+            if isinstance(audio, dict) and isinstance(audio.get("data"), str):
+                total += wav_seconds(base64.b64decode(audio["data"]))
+    return total
+
+
 def transcribe(
     endpoint: Endpoint, wav: bytes, language: str | None = None, prompt: str | None = None
 ) -> tuple[str, int]:
@@ -88,6 +133,7 @@ def transcribe(
     if prompt:
         data["prompt"] = prompt
     response, retries = endpoint.post(path, data=data, files={"file": ("turn.wav", wav, "audio/wav")})
+    endpoint.meter(_json(response), audio_s_in=wav_seconds(wav))
     try:
         text = response.json()["text"]
     except (ValueError, KeyError, TypeError) as exc:
@@ -101,6 +147,7 @@ def chat(endpoint: Endpoint, body: dict[str, Any]) -> tuple[dict[str, Any], int]
     """The first choice's assistant message of one chat completion (``body`` without ``model``), and the retries."""
     path = "/chat/completions"
     response, retries = endpoint.post(path, json={"model": endpoint.model, **body})
+    endpoint.meter(_json(response), audio_s_in=sent_audio_seconds(body))
     try:
         message = response.json()["choices"][0]["message"]
     except (ValueError, KeyError, IndexError, TypeError) as exc:
@@ -120,9 +167,11 @@ def speech_body(
     return body | {k: v for k, v in extra.items() if v is not None}
 
 
-def speech_bytes(endpoint: Endpoint, body: dict[str, Any]) -> tuple[bytes, int]:
+def speech_bytes(endpoint: Endpoint, body: dict[str, Any], pcm_sample_rate: int = PCM_SAMPLE_RATE) -> tuple[bytes, int]:
     """(the audio bytes as the server sent them, retries) of one speech request: what a cache keeps."""
     response, retries = endpoint.post(SPEECH_PATH, json=body)
+    seconds = speech_seconds(response.content, str(body.get("response_format", "wav")), pcm_sample_rate)
+    endpoint.meter(None, audio_s_out=seconds, characters_in=len(str(body.get("input", ""))))
     return response.content, retries
 
 
@@ -153,6 +202,20 @@ def speech(
     speed: float | None = None,
 ) -> tuple[np.ndarray, int, int]:
     """(mono float32 samples, sample rate, retries) of ``text`` spoken by the speech endpoint."""
-    data, retries = speech_bytes(endpoint, speech_body(endpoint, text, voice, response_format, speed))
+    data, retries = speech_bytes(endpoint, speech_body(endpoint, text, voice, response_format, speed), pcm_sample_rate)
     samples, rate = decode_speech(endpoint, data, response_format, pcm_sample_rate)
     return samples, rate, retries
+
+
+def probe_models(base_url: str, api_key: str | None, timeout_s: float) -> tuple[int | None, str]:
+    """One ``GET {base_url}/models`` (the cheapest request an OpenAI-compatible server answers, free of charge):
+    (the HTTP status, "") or (None, why it could not be reached). Not retried: a preflight says what is wrong now."""
+    try:
+        response = requests.get(base_url.rstrip("/") + "/models", headers=bearer_headers(api_key), timeout=timeout_s)
+    except requests.Timeout:
+        return None, f"no answer within {timeout_s:g} s"
+    except requests.ConnectionError as exc:
+        # the OS's reason ("[Errno 111] Connection refused", a DNS failure), not urllib3's nested retry report
+        reason = re.search(r"\[Errno -?\d+\] ([^'\")\]]+)", str(exc))
+        return None, f"unreachable ({reason[1].strip() if reason else type(exc).__name__})"
+    return response.status_code, ""

@@ -60,6 +60,7 @@ class TtsSettings(EndpointSettings):
 
 
 class _OpenAIAgentConfig(AgentConfig):
+    METERING: ClassVar[str] = "metered"  # every request goes through evalkit's clients (evalkit.usage)
     NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("retry", "stt.timeout_s", "llm.timeout_s", "tts.timeout_s")
 
     llm: LlmSettings

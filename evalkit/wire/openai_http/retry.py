@@ -6,7 +6,9 @@ transcriptions, chat completions and speech): one POST loop, so a judge and an a
   *unavailable* (:class:`EndpointUnavailable`, naming the URL and the last problem);
 - any other 4xx answer (a bad key, an unknown model, a malformed request) is raised at once
   (:class:`EndpointRefused`, with the status): retrying cannot fix it;
-- the API key is sent as a Bearer header and scrubbed from every message; retries are counted on the answer.
+- the API key is sent as a Bearer header and scrubbed from every message; retries are counted on the answer;
+- every request holds a slot of its provider's concurrency cap, and a ``Retry-After`` pauses every request of the
+  process to that provider (``limits.py``: shared by all calls of a process, configured under ``providers``).
 
 Only this module and the endpoint clients beside it import ``requests`` (the wire-library contract in
 pyproject.toml).
@@ -21,6 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import requests
+
+from evalkit.wire.openai_http import limits
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 
@@ -105,10 +109,12 @@ def post_with_retries(
     """POST ``url`` (``request``: ``json=``, or ``data=`` and ``files=``) until a 2xx answer; ``what`` names the
     endpoint in messages ("judge endpoint", "agent STT endpoint")."""
     last_problem = ""
+    waited_until = 0.0  # the end of a provider cool-down this call has slept through itself
     for attempt in range(policy.max_retries + 1):
         wait: float | None = None
         try:
-            response = requests.post(url, headers=headers, timeout=timeout_s, **request)
+            with limits.slot(url, policy.sleep, waited_until):
+                response = requests.post(url, headers=headers, timeout=timeout_s, **request)
         except requests.Timeout as exc:
             last_problem = f"timed out after {timeout_s:g} s ({type(exc).__name__})"
         except requests.ConnectionError as exc:
@@ -120,6 +126,8 @@ def post_with_retries(
             if response.status_code in RETRYABLE_STATUS or response.status_code >= 500:
                 last_problem = f"HTTP {response.status_code}: {snippet}"
                 wait = retry_after_s(response)
+                if wait is not None:  # the server's word holds for every request of the process to it
+                    waited_until = limits.cool_down(url, min(policy.backoff_max_s, wait))
             else:
                 raise EndpointRefused(
                     f"{what} {url} refused the request with HTTP {response.status_code}: {snippet}",

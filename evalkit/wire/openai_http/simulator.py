@@ -57,6 +57,7 @@ COUNTERS = ("simulator_requests", "simulator_cache_hits", "simulator_http_retrie
 
 @SIMULATORS.register("llm")
 class LlmSimulatorConfig(SimulatorConfig, EndpointSettings):
+    METERING: ClassVar[str] = "metered"  # every request goes through evalkit's clients (evalkit.usage)
     """An OpenAI-compatible chat model as the caller. ``base_url``, ``model``, ``api_key_env``, ``timeout_s`` as for
     every endpoint (``settings.py``); the call limits (``max_user_turns``, ...) as for every simulator."""
 

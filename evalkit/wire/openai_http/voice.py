@@ -59,6 +59,7 @@ class RemoteSpeakerConfig(BaseModel):
 
 @VOICES.register("openai_tts")
 class OpenAITtsVoiceConfig(VoiceConfig, EndpointSettings):
+    METERING: ClassVar[str] = "metered"  # every request goes through evalkit's clients (evalkit.usage)
     """A pool of a speech server's voices (accent x gender x persona); see the module docstring."""
 
     NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("retry", "timeout_s", "cache_dir")
@@ -178,7 +179,7 @@ class RemoteSpeech:
         if data is not None:
             usage.count("voice_cache_hits")
             return decode_speech(self.endpoint, data, self.response_format, self.pcm_sample_rate)
-        data, retries = speech_bytes(self.endpoint, body)
+        data, retries = speech_bytes(self.endpoint, body, self.pcm_sample_rate)
         usage.count("voice_requests")
         usage.count("voice_http_retries", retries)
         samples, rate = decode_speech(self.endpoint, data, self.response_format, self.pcm_sample_rate)

@@ -34,6 +34,7 @@ FRAME_MS = 20.0  # the caller's audio goes out in 20 ms appends, paced in real t
 
 @AGENTS.register("openai_realtime")
 class OpenAIRealtimeConfig(AgentConfig):
+    METERING: ClassVar[str] = "metered"  # every request goes through evalkit's clients (evalkit.usage)
     kind: Literal["openai_realtime"] = "openai_realtime"
     architecture: Literal["cascade", "hybrid", "s2s"] = "s2s"  # a Realtime-compatible server may be a cascade
     NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("connect_timeout_s", "response_timeout_s", "max_message_bytes")

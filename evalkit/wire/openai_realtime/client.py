@@ -47,6 +47,7 @@ from websockets.exceptions import (
     InvalidURI,
 )
 
+from evalkit import usage
 from evalkit.agents.base import AgentContext
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd, Frame
@@ -104,6 +105,7 @@ class RealtimeCallerSession:
         self._playback_end_ms = 0.0
         self._appended = False  # caller audio appended since the last commit
         self._hung_up = False
+        self._sent_s = 0.0  # caller audio sent, metered once at close (evalkit.usage)
         self._reset_agent_turn()
 
     def _reset_agent_turn(self) -> None:
@@ -183,6 +185,7 @@ class RealtimeCallerSession:
             return  # manual turns: the buffer holds the caller's speech only
         wire = resample(frame.samples, frame.sample_rate, self.rate)
         await self._send(protocol.append(encode(wire, self.codec)))
+        self._sent_s += wire.size / self.rate
         self._appended = True
 
     async def end_of_turn(self) -> None:
@@ -219,7 +222,15 @@ class RealtimeCallerSession:
         self._playback_end_ms = min(self._playback_end_ms, now)
         self._ready.appendleft(self._end_turn())  # a leftover chunk first, then the AgentTurnEnd it queued
 
+    def _meter(self, metered: usage.Usage) -> None:
+        usage.record("agent", self.config.url, self.config.model or "", metered)
+
     async def close(self) -> None:
+        # the audio the session carried, both ways (its tokens were metered per response.done)
+        if self._sent_s >= 0:
+            received_s = sum(self._received_ms.values()) / 1000.0
+            self._meter(usage.Usage(audio_s_in=self._sent_s, audio_s_out=received_s))
+            self._sent_s = -1.0  # metered: a second close adds nothing
         for task in (self._reader,):
             if task is not None:
                 task.cancel()
@@ -395,6 +406,7 @@ class RealtimeCallerSession:
             self._push(("audio", (response, item, samples[at : at + self._frame], arrived_ms)))
 
     async def _on_response_done(self, done: dict[str, Any]) -> None:
+        self._meter(usage.quantities(done))  # a response the caller cut off is billed too
         response = str(done.get("id") or "")
         if self._active == response:
             self._active = None

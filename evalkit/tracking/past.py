@@ -1,0 +1,54 @@
+"""Finished cells of a tracking store, as the plan (``python -m evalkit.plan``) reads them to estimate wall time: how
+long each took per conversation, by cell key, agent and domain. Read-only; a store that does not exist yet has
+none."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evalkit.tracking.store import mlflow_client
+
+
+@dataclass(frozen=True)
+class StoredCell:
+    run_id: str
+    cell_key: str
+    agent: str
+    domain: str
+    wall_s: float
+    conversations: int
+
+    @property
+    def wall_s_per_conversation(self) -> float:
+        return self.wall_s / self.conversations
+
+
+def stored_cells(tracking_uri: str, experiment: str, limit: int = 2000) -> list[StoredCell]:
+    """The store's finished cell runs (not reuse pointers) that logged their wall time, newest first."""
+    client = mlflow_client(tracking_uri)
+    found = client.get_experiment_by_name(experiment)
+    if found is None:
+        return []
+    runs = client.search_runs(
+        [found.experiment_id],
+        filter_string="tags.`evalkit.kind` = 'cell' and attributes.status = 'FINISHED'",
+        max_results=limit,
+        order_by=["attributes.start_time DESC"],
+    )
+    out = []
+    for run in runs:
+        metrics, params = run.data.metrics, run.data.params
+        conversations = int(metrics.get("conversations", 0))
+        if conversations <= 0 or "wall_s" not in metrics:
+            continue
+        out.append(
+            StoredCell(
+                run.info.run_id,
+                run.data.tags.get("cell_key", ""),
+                params.get("agent", ""),
+                params.get("domain", ""),
+                float(metrics["wall_s"]),
+                conversations,
+            )
+        )
+    return out
