@@ -6,6 +6,7 @@ import csv
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import mlflow
 import numpy as np
@@ -41,9 +42,10 @@ def test_report_csv_plots_and_a_linked_analysis_run(store, tmp_path):
     outcome = run_analysis(target, tmp_path, SETTINGS)
     assert outcome.selection.sweep_id == parent
     names = {p.name for p in tmp_path.iterdir()}
-    assert {"deltas.csv", "pass_at_k.csv", "report.md"} <= names
-    for metric in ("task_completion", "user_wer", "key_entity_accuracy"):
-        assert {f"heatmap_{metric}.png", f"forest_{metric}.png"} <= names
+    assert {"deltas.csv", "pass_at_k.csv", "report.md", "report.html"} <= names
+    # issue 30 point 6: one combined heatmap and forest plots per family, not one pair per metric
+    assert {"forest_headline.png", "heatmap_all.png", "forest_task_success.png", "forest_hearing.png"} <= names
+    assert not any(n.startswith("heatmap_") and n != "heatmap_all.png" for n in names)
     assert "pass_task_completion.png" in names
     assert all((tmp_path / n).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for n in names if n.endswith(".png"))
 
@@ -66,8 +68,19 @@ def test_report_csv_plots_and_a_linked_analysis_run(store, tmp_path):
     assert [r["significant"] for r in planted if r["metric"] == "key_entity_accuracy"] == ["True"]
 
     report = (tmp_path / "report.md").read_text()
-    assert "## key_entity_accuracy" in report and "whose |mean δ| ≥ the observed |mean δ|" in report  # p convention
-    assert "## Gaps" in report and "forest_user_wer.png" in report
+    assert "### key_entity_accuracy" in report and "whose |mean δ| ≥ the observed |mean δ|" in report  # p convention
+    assert "## Gaps" in report and "![forest_hearing.png](forest_hearing.png)" in report
+    # the answer first: headline, its forest plot, then families in the fixed order (not alphabetical)
+    order = [report.index(h) for h in ("## Headline", "forest_headline.png", "## Task success", "## Hearing")]
+    assert order == sorted(order)
+    headline = report[report.index("## Headline") : report.index("## How to read")]
+    for condition in ("noise_cafe@15.0dB", "accent_french"):
+        assert f"| {condition} | a1 · airline | task_completion |" in headline
+        assert f"| {condition} | a2 · airline | user_wer |" in headline
+        assert f"| {condition} | a1 · airline | task_completion pass^k |" in headline
+    page = (tmp_path / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == sum(n.endswith(".png") for n in names)  # self-contained
+    assert 'src="forest' not in page and "<th>p (Holm)</th>" in page
 
     client = MlflowClient(target.tracking_uri)
     run = client.get_run(outcome.analysis_run_id)
@@ -77,7 +90,11 @@ def test_report_csv_plots_and_a_linked_analysis_run(store, tmp_path):
     assert inputs[parent] == "sweep" and {inputs[run_ids[c.cell_key]] for c in cells} == {"clean", "perturbed"}
     assert set(run.data.tags["evalkit.inputs"].split(",")) == set(inputs)
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
-    assert {"inputs.json", "report.md", "deltas.csv", "forest_task_completion.png"} <= artifacts
+    assert {"inputs.json", "report.md", "report.html", "deltas.csv", "forest_headline.png"} <= artifacts
+    # MLflow's markdown preview resolves images through the server's artifact route, not relative to the page
+    logged = client.download_artifacts(run.info.run_id, "report.md", str(tmp_path / "dl"))
+    link = f"![forest_headline.png](get-artifact?path=forest_headline.png&run_uuid={run.info.run_id})"
+    assert link in Path(logged).read_text() and "](forest_" not in Path(logged).read_text()
     found = client.search_runs([run.info.experiment_id], f"tags.`evalkit.input.{parent}` = 'sweep'")
     assert [r.info.run_id for r in found] == [outcome.analysis_run_id]
 

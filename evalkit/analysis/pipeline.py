@@ -10,7 +10,9 @@ from pathlib import Path
 
 from evalkit.analysis.cells import Selection, load_selection
 from evalkit.analysis.compare import Analysis, Settings, compare
-from evalkit.analysis.report import write_report
+from evalkit.analysis.html import for_mlflow
+from evalkit.analysis.layout import by_family, is_key
+from evalkit.analysis.report import REPORT_MD, write_report
 from evalkit.tracking import TrackingTarget
 from evalkit.tracking.reading import log_analysis_run
 
@@ -53,10 +55,12 @@ def run_analysis(
     if plots and (analysis.rows or analysis.pass_rows):
         from evalkit.analysis.plots import write_plots  # matplotlib is slow to import: only when plotting
 
-        plot_paths = write_plots(out_dir, analysis.rows, analysis.pass_rows)
+        key = [m for _, ms in by_family(analysis.metrics) for m in ms if is_key(m)]
+        plot_paths = write_plots(out_dir, analysis.rows, analysis.pass_rows, key)
     files = write_report(
         out_dir, analysis, settings, selection.description, selection.input_runs, [p.name for p in plot_paths]
     )
+    report_text = files["report"].read_text()
     outcome = Outcome(analysis, selection, files, plot_paths, None, read_s, stats_s, 0.0)
     if log_run:
         outcome.analysis_run_id = log_analysis_run(
@@ -67,6 +71,7 @@ def run_analysis(
             params=_params(settings, sweep),
             metrics=_summary_metrics(analysis),
             tags={"evalkit.sweep": selection.sweep_id or "all"},
+            texts=lambda run_id: {REPORT_MD: for_mlflow(report_text, run_id)},
         )
     outcome.write_s = time.perf_counter() - started
     for warning in analysis.warnings:
