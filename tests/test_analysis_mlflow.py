@@ -169,11 +169,12 @@ def test_cli_entry_point(store, tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "evalkit.analyze", f"mlflow.tracking_uri={target.tracking_uri}",
          "mlflow.experiment=synthetic", f"sweep={parent}", "permutations=500", "bootstrap=200", "plots=false",
-         "metrics=[user_wer]",         f"output_dir={tmp_path / 'cli'}"],
+         "metrics=[user_wer]", "power.delta=0.1", f"output_dir={tmp_path / 'cli'}"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     assert "4 comparisons" in result.stdout and "MLflow analysis run" in result.stdout
+    assert "## Power plan" in result.stdout and "| user_wer |" in result.stdout  # issue 31 point 5
     rows = list(csv.DictReader((tmp_path / "cli" / "deltas.csv").open()))
     assert {r["metric"] for r in rows} == {"user_wer"} and {r["n_scenarios"] for r in rows} == {"7"}
     bad = subprocess.run(

@@ -10,8 +10,10 @@ from pathlib import Path
 
 from evalkit.analysis.cells import Selection, load_selection
 from evalkit.analysis.compare import Analysis, Settings, compare
+from evalkit.analysis.curves import CURVES_CSV, Curve, curve_lines, curves, write_curve_csv
 from evalkit.analysis.html import for_mlflow
 from evalkit.analysis.layout import by_family, is_key
+from evalkit.analysis.power import plan, plan_lines
 from evalkit.analysis.report import REPORT_MD, write_report
 from evalkit.tracking import TrackingTarget
 from evalkit.tracking.reading import log_analysis_run
@@ -26,6 +28,8 @@ class Outcome:
     files: dict[str, Path] = field(default_factory=dict)
     plots: list[Path] = field(default_factory=list)
     analysis_run_id: str | None = None
+    curves: list[Curve] = field(default_factory=list)
+    power_lines: list[str] = field(default_factory=list)
     read_s: float = 0.0
     stats_s: float = 0.0
     write_s: float = 0.0
@@ -38,8 +42,11 @@ def run_analysis(
     sweep: str = "latest",
     plots: bool = True,
     log_run: bool = True,
+    curve_fraction: float = 0.5,
+    power_delta: float | None = None,
 ) -> Outcome:
-    """The whole analysis; raises ``AnalysisError`` when there is nothing to read."""
+    """The whole analysis; raises ``AnalysisError`` when there is nothing to read. Severity sweeps in the selection
+    also get robustness curves; ``power_delta`` adds the power plan for detecting that δ."""
     settings = settings or Settings()
     started = time.perf_counter()
     selection = load_selection(target, sweep)
@@ -48,6 +55,14 @@ def run_analysis(
     started = time.perf_counter()
     analysis = compare(selection.cells, settings)
     analysis.gaps[:0] = selection.gaps
+    found, curve_gaps = curves(selection.cells, analysis.metrics, curve_fraction, settings.n_bootstrap)
+    analysis.gaps += curve_gaps
+    extra = curve_lines(found, curve_fraction)
+    power_lines: list[str] = []
+    if power_delta is not None:
+        noises, table = plan(analysis, power_delta, settings.alpha)
+        power_lines = plan_lines(noises, table, power_delta)
+        extra += power_lines
     stats_s = time.perf_counter() - started
 
     started = time.perf_counter()
@@ -57,11 +72,18 @@ def run_analysis(
 
         key = [m for _, ms in by_family(analysis.metrics) for m in ms if is_key(m)]
         plot_paths = write_plots(out_dir, analysis.rows, analysis.pass_rows, key)
+    if plots and found:
+        from evalkit.analysis.curves import write_curve_plots  # matplotlib: only when plotting
+
+        out_dir.mkdir(parents=True, exist_ok=True)
+        plot_paths += write_curve_plots(out_dir, found)
     files = write_report(
-        out_dir, analysis, settings, selection.description, selection.input_runs, [p.name for p in plot_paths]
+        out_dir, analysis, settings, selection.description, selection.input_runs, [p.name for p in plot_paths], extra
     )
+    if found:
+        files["curves_csv"] = write_curve_csv(out_dir / CURVES_CSV, found)
     report_text = files["report"].read_text()
-    outcome = Outcome(analysis, selection, files, plot_paths, None, read_s, stats_s, 0.0)
+    outcome = Outcome(analysis, selection, files, plot_paths, None, found, power_lines, read_s, stats_s, 0.0)
     if log_run:
         outcome.analysis_run_id = log_analysis_run(
             target,

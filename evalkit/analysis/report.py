@@ -217,6 +217,9 @@ def markdown(
         out += ["## pass@1 / pass@k / pass^k per cell", "", *pass_lines(analysis.pass_rows), ""]
         out += [f"![{n}]({n})" for n in plots if n.startswith("pass_")] + [""]
     out += list(extra)
+    out += [f"![{n}]({n})" for n in plots if n.startswith("curve_")] + (
+        [""] if any(n.startswith("curve_") for n in plots) else []
+    )
     if analysis.warnings:
         out += ["## Warnings", "", *[f"- {w}" for w in analysis.warnings], ""]
     out += ["## Gaps", ""]
