@@ -100,11 +100,14 @@ def test_plan_from_an_analysis_and_bad_settings_are_one_line():
     tc = {k: n for metric, k, n in table if metric == "task_completion"}
     assert tc[1] is not None and tc[3] is not None and tc[3] <= tc[1]  # more trials, fewer scenarios
     for bad in (0, -0.1, float("nan")):
-        with pytest.raises(ValueError, match="power.delta must be a positive number"):
+        with pytest.raises(ValueError, match=r"power\.delta must be a positive number"):
             plan(analysis, bad, 0.05)
     assert curve_and_power(OmegaConf.create({"curve": {"fraction": 0.5}, "power": {"delta": 0.1}})) == (0.5, 0.1)
-    for cfg, message in (({"power": {"delta": "abc"}}, "power.delta must be a positive number"),
-                         ({"power": {"delta": -1}}, "power.delta must be a positive number"),
-                         ({"curve": {"fraction": 1.5}}, "curve.fraction must be a number strictly between")):  # fmt: skip
+    bad_configs = (
+        ({"power": {"delta": "abc"}}, r"power\.delta must be a positive number"),
+        ({"power": {"delta": -1}}, r"power\.delta must be a positive number"),
+        ({"curve": {"fraction": 1.5}}, r"curve\.fraction must be a number strictly between"),
+    )
+    for cfg, message in bad_configs:
         with pytest.raises(ValueError, match=message):
             curve_and_power(OmegaConf.create(cfg))
