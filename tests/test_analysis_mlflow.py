@@ -215,3 +215,26 @@ def test_cli_refuses_bad_settings_in_one_line_and_logs_nothing(store, tmp_path):
     assert len(client.search_runs([experiment])) == before and not (tmp_path / "out").exists()
     with pytest.raises(ValueError, match="alpha must be strictly between 0 and 1"):
         Settings(alpha=1.0)
+
+
+@pytest.mark.slow
+def test_a_stored_severity_sweep_gets_its_curve_table_and_plot(store, tmp_path):
+    """Issue 31 point 4 end to end on a real store: a 3-SNR sweep logged as the runner logs cells → curves.csv,
+    the curve plot, and the breaking-point table in report.md and report.html."""
+    target = resolve_target(store[0].tracking_uri, "curve", None, tmp_path)  # the module's store: no new database
+    snrs = ["20.0", "10.0", "0.0"]
+    conditions = [Condition(f"snr{s}", perturb="noise_cafe", snr_db=s) for s in snrs]
+    effects = {
+        ("a1", f"snr{s}", "key_entity_accuracy"): shift for s, shift in zip(snrs, (0.0, -0.3, -0.6), strict=True)
+    }
+    log_experiment(target, make_experiment(["a1"], ["airline"], conditions, 8, 2, 2, effects, seed=5))
+    outcome = run_analysis(target, tmp_path / "out", SETTINGS, log_run=False)
+    ke = next(c for c in outcome.curves if c.metric == "key_entity_accuracy")
+    assert ke.severities == [20.0, 10.0, 0.0] and 0.0 < ke.breaking < 20.0
+    assert (tmp_path / "out" / "curve_noise_cafe_snr_db.png").is_file()
+    rows = list(csv.DictReader((tmp_path / "out" / "curves.csv").open()))
+    assert {r["severity"] for r in rows} == {"20.0", "10.0", "0.0"}
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "## Robustness curves" in report and "![curve_noise_cafe_snr_db.png](curve_noise_cafe_snr_db.png)" in report
+    assert "| a1 · airline | noise_cafe | snr_db | key_entity_accuracy | 8 |" in report
+    assert "<h2>Robustness curves</h2>" in (tmp_path / "out" / "report.html").read_text()
