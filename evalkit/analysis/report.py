@@ -12,7 +12,7 @@ from evalkit.analysis.compare import Analysis, DeltaRow, PassRow, Settings
 from evalkit.analysis.html import to_html
 from evalkit.analysis.layout import Headline, by_family, headline, latency_rows, lower_is_better
 
-# Plot file names (evalkit.analysis.plots imports matplotlib, slow: the names are repeated, not imported)
+# Plot file names, defined here so the report can name them without importing matplotlib (plots.py imports these)
 HEADLINE_FOREST = "forest_headline.png"
 HEATMAP = "heatmap_all.png"
 
