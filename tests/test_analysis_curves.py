@@ -111,3 +111,18 @@ def test_plan_from_an_analysis_and_bad_settings_are_one_line():
     for cfg, message in bad_configs:
         with pytest.raises(ValueError, match=message):
             curve_and_power(OmegaConf.create(cfg))
+
+
+def test_snr_curve_experiment_plans_five_snrs_and_one_clean_twin():
+    from hydra import compose, initialize_config_dir
+
+    from evalkit.cli.preflight import planned_jobs
+    from tests.conftest import CONF_DIR
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=["+experiment=snr_curve"], return_hydra_config=True)
+    jobs = planned_jobs(None, cfg) or []
+    snrs = sorted(float(o.split("=")[1]) for job in jobs for o in job if o.startswith("perturb.snr_db="))
+    assert snrs == [0.0, 5.0, 10.0, 20.0, 30.0]
+    assert len(jobs) == 6 and sum(not any(o.startswith("+perturb=") for o in job) for job in jobs) == 1  # the twin
+    assert len(cfg.domain.scenarios) == 3 and cfg.trials == 2  # small: 36 conversations

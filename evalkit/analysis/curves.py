@@ -183,7 +183,7 @@ def _severity(value: float) -> str:
         return NOT_REACHED
     if math.isinf(value):
         return NOT_REACHED
-    return f"{value:g}"
+    return f"{value + 0.0:.3g}"  # + 0.0: no "-0" for a crossing at 0 dB
 
 
 def curve_lines(found: Sequence[Curve], fraction: float) -> list[str]:
@@ -211,8 +211,9 @@ def curve_lines(found: Sequence[Curve], fraction: float) -> list[str]:
             breaking, ci = "–", c.notes[0]
         else:
             breaking, ci = _severity(c.breaking), f"[{_severity(c.breaking_mild)}, {_severity(c.breaking_severe)}]"
+        metric = f"{c.metric.removesuffix('_pass')} pass^k" if c.metric.endswith("_pass") else c.metric
         lines.append(
-            f"| {c.model} · {c.domain} | {c.family} | {c.axis} | {c.metric} | {c.n_scenarios} | {c.clean:.3f} | "
+            f"| {c.model} · {c.domain} | {c.family} | {c.axis} | {metric} | {c.n_scenarios} | {c.clean:.3f} | "
             f"{points} | {breaking} | {ci} |"
         )
     return [*lines, ""]
