@@ -38,6 +38,17 @@ def settings_from(cfg: DictConfig) -> object:
     )
 
 
+def curve_and_power(cfg: DictConfig) -> tuple[float, float | None]:
+    """(curve.fraction, power.delta or None); a value that is not a number in range raises ValueError (one line)."""
+    fraction = cfg.get("curve", {}).get("fraction", 0.5)
+    delta = cfg.get("power", {}).get("delta")
+    if isinstance(fraction, bool) or not isinstance(fraction, int | float) or not 0.0 < fraction < 1.0:
+        raise ValueError(f"curve.fraction must be a number strictly between 0 and 1, got {fraction!r}")
+    if delta is not None and (isinstance(delta, bool) or not isinstance(delta, int | float) or not delta > 0):
+        raise ValueError(f"power.delta must be a positive number (the δ to detect, e.g. 0.1), got {delta!r}")
+    return float(fraction), None if delta is None else float(delta)
+
+
 @hydra.main(version_base="1.3", config_path="../conf", config_name="analyze")
 def main(cfg: DictConfig) -> int:
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")  # one bar per cell table is noise
@@ -49,6 +60,7 @@ def main(cfg: DictConfig) -> int:
     out_dir = Path(cfg.output_dir) if cfg.output_dir else Path(HydraConfig.get().runtime.output_dir)
     try:
         settings = settings_from(cfg)
+        fraction, delta = curve_and_power(cfg)
     except ValueError as exc:
         print(f"evalkit.analyze: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -60,6 +72,8 @@ def main(cfg: DictConfig) -> int:
             str(cfg.sweep),
             bool(cfg.plots),
             bool(cfg.log_to_mlflow),  # type: ignore[arg-type]
+            fraction,
+            delta,
         )
     except AnalysisError as exc:
         print(f"evalkit.analyze: {exc}", file=sys.stderr)
@@ -70,7 +84,11 @@ def main(cfg: DictConfig) -> int:
         f"{len(a.warnings)} warnings; read {outcome.read_s:.2f} s, statistics {outcome.stats_s:.2f} s, "
         f"outputs {outcome.write_s:.2f} s"
     )
-    print(f"report: {outcome.files['report']}")
+    print(f"report: {outcome.files['report']} (and {outcome.files['html'].name})")
+    if outcome.curves:
+        print(f"robustness curves: {len(outcome.curves)} in {outcome.files['curves_csv']}")
+    for line in outcome.power_lines:
+        print(line)
     if outcome.analysis_run_id:
         print(f"MLflow analysis run: {outcome.analysis_run_id} ({target.tracking_uri}, experiment {target.experiment})")
     if not a.rows:

@@ -6,6 +6,7 @@ import csv
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import mlflow
 import numpy as np
@@ -41,9 +42,10 @@ def test_report_csv_plots_and_a_linked_analysis_run(store, tmp_path):
     outcome = run_analysis(target, tmp_path, SETTINGS)
     assert outcome.selection.sweep_id == parent
     names = {p.name for p in tmp_path.iterdir()}
-    assert {"deltas.csv", "pass_at_k.csv", "report.md"} <= names
-    for metric in ("task_completion", "user_wer", "key_entity_accuracy"):
-        assert {f"heatmap_{metric}.png", f"forest_{metric}.png"} <= names
+    assert {"deltas.csv", "pass_at_k.csv", "report.md", "report.html"} <= names
+    # issue 30 point 6: one combined heatmap and forest plots per family, not one pair per metric
+    assert {"forest_headline.png", "heatmap_all.png", "forest_task_success.png", "forest_hearing.png"} <= names
+    assert not any(n.startswith("heatmap_") and n != "heatmap_all.png" for n in names)
     assert "pass_task_completion.png" in names
     assert all((tmp_path / n).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for n in names if n.endswith(".png"))
 
@@ -66,8 +68,19 @@ def test_report_csv_plots_and_a_linked_analysis_run(store, tmp_path):
     assert [r["significant"] for r in planted if r["metric"] == "key_entity_accuracy"] == ["True"]
 
     report = (tmp_path / "report.md").read_text()
-    assert "## key_entity_accuracy" in report and "whose |mean δ| ≥ the observed |mean δ|" in report  # p convention
-    assert "## Gaps" in report and "forest_user_wer.png" in report
+    assert "### key_entity_accuracy" in report and "whose |mean δ| ≥ the observed |mean δ|" in report  # p convention
+    assert "## Gaps" in report and "![forest_hearing.png](forest_hearing.png)" in report
+    # the answer first: headline, its forest plot, then families in the fixed order (not alphabetical)
+    order = [report.index(h) for h in ("## Headline", "forest_headline.png", "## Task success", "## Hearing")]
+    assert order == sorted(order)
+    headline = report[report.index("## Headline") : report.index("## How to read")]
+    for condition in ("noise_cafe@15.0dB", "accent_french"):
+        assert f"| {condition} | a1 · airline | task_completion |" in headline
+        assert f"| {condition} | a2 · airline | user_wer |" in headline
+        assert f"| {condition} | a1 · airline | task_completion pass^k |" in headline
+    page = (tmp_path / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == sum(n.endswith(".png") for n in names)  # self-contained
+    assert 'src="forest' not in page and "<th>p (Holm)</th>" in page
 
     client = MlflowClient(target.tracking_uri)
     run = client.get_run(outcome.analysis_run_id)
@@ -77,7 +90,11 @@ def test_report_csv_plots_and_a_linked_analysis_run(store, tmp_path):
     assert inputs[parent] == "sweep" and {inputs[run_ids[c.cell_key]] for c in cells} == {"clean", "perturbed"}
     assert set(run.data.tags["evalkit.inputs"].split(",")) == set(inputs)
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
-    assert {"inputs.json", "report.md", "deltas.csv", "forest_task_completion.png"} <= artifacts
+    assert {"inputs.json", "report.md", "report.html", "deltas.csv", "forest_headline.png"} <= artifacts
+    # MLflow's markdown preview resolves images through the server's artifact route, not relative to the page
+    logged = client.download_artifacts(run.info.run_id, "report.md", str(tmp_path / "dl"))
+    link = f"![forest_headline.png](get-artifact?path=forest_headline.png&run_uuid={run.info.run_id})"
+    assert link in Path(logged).read_text() and "](forest_" not in Path(logged).read_text()
     found = client.search_runs([run.info.experiment_id], f"tags.`evalkit.input.{parent}` = 'sweep'")
     assert [r.info.run_id for r in found] == [outcome.analysis_run_id]
 
@@ -152,11 +169,12 @@ def test_cli_entry_point(store, tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "evalkit.analyze", f"mlflow.tracking_uri={target.tracking_uri}",
          "mlflow.experiment=synthetic", f"sweep={parent}", "permutations=500", "bootstrap=200", "plots=false",
-         "metrics=[user_wer]",         f"output_dir={tmp_path / 'cli'}"],
+         "metrics=[user_wer]", "power.delta=0.1", f"output_dir={tmp_path / 'cli'}"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     assert "4 comparisons" in result.stdout and "MLflow analysis run" in result.stdout
+    assert "## Power plan" in result.stdout and "| user_wer |" in result.stdout  # issue 31 point 5
     rows = list(csv.DictReader((tmp_path / "cli" / "deltas.csv").open()))
     assert {r["metric"] for r in rows} == {"user_wer"} and {r["n_scenarios"] for r in rows} == {"7"}
     bad = subprocess.run(
@@ -197,3 +215,26 @@ def test_cli_refuses_bad_settings_in_one_line_and_logs_nothing(store, tmp_path):
     assert len(client.search_runs([experiment])) == before and not (tmp_path / "out").exists()
     with pytest.raises(ValueError, match="alpha must be strictly between 0 and 1"):
         Settings(alpha=1.0)
+
+
+@pytest.mark.slow
+def test_a_stored_severity_sweep_gets_its_curve_table_and_plot(store, tmp_path):
+    """Issue 31 point 4 end to end on a real store: a 3-SNR sweep logged as the runner logs cells → curves.csv,
+    the curve plot, and the breaking-point table in report.md and report.html."""
+    target = resolve_target(store[0].tracking_uri, "curve", None, tmp_path)  # the module's store: no new database
+    snrs = ["20.0", "10.0", "0.0"]
+    conditions = [Condition(f"snr{s}", perturb="noise_cafe", snr_db=s) for s in snrs]
+    effects = {
+        ("a1", f"snr{s}", "key_entity_accuracy"): shift for s, shift in zip(snrs, (0.0, -0.3, -0.6), strict=True)
+    }
+    log_experiment(target, make_experiment(["a1"], ["airline"], conditions, 8, 2, 2, effects, seed=5))
+    outcome = run_analysis(target, tmp_path / "out", SETTINGS, log_run=False)
+    ke = next(c for c in outcome.curves if c.metric == "key_entity_accuracy")
+    assert ke.severities == [20.0, 10.0, 0.0] and 0.0 < ke.breaking < 20.0
+    assert (tmp_path / "out" / "curve_noise_cafe_snr_db.png").is_file()
+    rows = list(csv.DictReader((tmp_path / "out" / "curves.csv").open()))
+    assert {r["severity"] for r in rows} == {"20.0", "10.0", "0.0"}
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "## Robustness curves" in report and "![curve_noise_cafe_snr_db.png](curve_noise_cafe_snr_db.png)" in report
+    assert "| a1 · airline | noise_cafe | snr_db | key_entity_accuracy | 8 |" in report
+    assert "<h2>Robustness curves</h2>" in (tmp_path / "out" / "report.html").read_text()

@@ -93,8 +93,10 @@ def test_what_is_kept_for_the_close_lands_with_the_run_before_its_completion(tar
 
 def test_sweep_parent_collects_children_into_a_summary(tmp_path: Path, target):
     sweep_dir = tmp_path / "multirun" / "x"
-    parent = start_sweep(target, sweep_dir, {"domain": "airline"}, ["+perturb=noise_cafe"])
+    # "+perturb" as a sweeper param (conf/experiment/snr_curve.yaml): MLflow refused "grid.+perturb" as a key
+    parent = start_sweep(target, sweep_dir, {"domain": "airline", "+perturb": "noise_cafe"}, ["+perturb=noise_cafe"])
     assert read_parent_run(sweep_dir) == parent
+    assert MlflowClient(target.tracking_uri).get_run(parent).data.params["grid.perturb"] == "noise_cafe"
     for key in ("a", "b"):
         with CellRun.open(target, key, {"cell_key": key, "condition": key}, parent) as run:
             run.log_metrics({"user_wer_mean": 0.25})

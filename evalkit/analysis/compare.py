@@ -106,6 +106,11 @@ class Analysis:
     gaps: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     metrics: list[str] = field(default_factory=list)
+    # Per compared pair: (model, domain, condition, perturbed cell's aggregates, clean twin's) — the cell-level
+    # numbers with no per-scenario pairing (latency percentiles) that the report's headline shows beside the δ rows.
+    pair_aggregates: list[tuple[str, str, str, dict[str, float], dict[str, float]]] = field(default_factory=list)
+    # Per per-domain δ row (keyed by id(row)): its per-scenario δ and trial noise, what the power planner reads.
+    samples: dict[int, stats.PairedSample] = field(default_factory=dict)
 
 
 def condition_label(cell: CellData, twin: CellData, axes: Sequence[str]) -> str:
@@ -176,6 +181,7 @@ def compare(cells: Sequence[CellData], settings: Settings | None = None) -> Anal
         if labels_seen[(twin.cell_key, condition)] > 1:
             condition = f"{condition}[{cell.cell_key[:6]}]"
         model, domain = cell.params.get("agent", "?"), cell.params.get("domain", "?")
+        out.pair_aggregates.append((model, domain, condition, dict(cell.aggregates), dict(twin.aggregates)))
         for metric in out.metrics:
             absent = [c.describe() for c in (cell, twin) if metric not in c.scores]
             if absent:
@@ -222,6 +228,11 @@ def compare(cells: Sequence[CellData], settings: Settings | None = None) -> Anal
             )
             rows.append(row)
             row_deltas.append(([f"{domain}/{s}" for s in deltas.scenarios], deltas.values))
+            out.samples[id(row)] = stats.paired_sample(
+                deltas.values,
+                stats.within_variance(cell.scenarios, cell.scores[metric], deltas.scenarios),
+                stats.within_variance(twin.scenarios, twin.scores[metric], deltas.scenarios),
+            )
     if settings.pooled:
         rows += _pooled_rows(rows, row_deltas, settings)
     families: dict[str, list[DeltaRow]] = defaultdict(list)

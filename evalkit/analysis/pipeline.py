@@ -10,7 +10,11 @@ from pathlib import Path
 
 from evalkit.analysis.cells import Selection, load_selection
 from evalkit.analysis.compare import Analysis, Settings, compare
-from evalkit.analysis.report import write_report
+from evalkit.analysis.curves import CURVES_CSV, Curve, curve_lines, curves, write_curve_csv
+from evalkit.analysis.html import for_mlflow
+from evalkit.analysis.layout import by_family, is_key
+from evalkit.analysis.power import plan, plan_lines
+from evalkit.analysis.report import REPORT_MD, write_report
 from evalkit.tracking import TrackingTarget
 from evalkit.tracking.reading import log_analysis_run
 
@@ -24,6 +28,8 @@ class Outcome:
     files: dict[str, Path] = field(default_factory=dict)
     plots: list[Path] = field(default_factory=list)
     analysis_run_id: str | None = None
+    curves: list[Curve] = field(default_factory=list)
+    power_lines: list[str] = field(default_factory=list)
     read_s: float = 0.0
     stats_s: float = 0.0
     write_s: float = 0.0
@@ -36,8 +42,11 @@ def run_analysis(
     sweep: str = "latest",
     plots: bool = True,
     log_run: bool = True,
+    curve_fraction: float = 0.5,
+    power_delta: float | None = None,
 ) -> Outcome:
-    """The whole analysis; raises ``AnalysisError`` when there is nothing to read."""
+    """The whole analysis; raises ``AnalysisError`` when there is nothing to read. Severity sweeps in the selection
+    also get robustness curves; ``power_delta`` adds the power plan for detecting that δ."""
     settings = settings or Settings()
     started = time.perf_counter()
     selection = load_selection(target, sweep)
@@ -46,6 +55,14 @@ def run_analysis(
     started = time.perf_counter()
     analysis = compare(selection.cells, settings)
     analysis.gaps[:0] = selection.gaps
+    found, curve_gaps = curves(selection.cells, analysis.metrics, curve_fraction, settings.n_bootstrap)
+    analysis.gaps += curve_gaps
+    extra = curve_lines(found, curve_fraction)
+    power_lines: list[str] = []
+    if power_delta is not None:
+        noises, table = plan(analysis, power_delta, settings.alpha)
+        power_lines = plan_lines(noises, table, power_delta)
+        extra += power_lines
     stats_s = time.perf_counter() - started
 
     started = time.perf_counter()
@@ -53,11 +70,20 @@ def run_analysis(
     if plots and (analysis.rows or analysis.pass_rows):
         from evalkit.analysis.plots import write_plots  # matplotlib is slow to import: only when plotting
 
-        plot_paths = write_plots(out_dir, analysis.rows, analysis.pass_rows)
+        key = [m for _, ms in by_family(analysis.metrics) for m in ms if is_key(m)]
+        plot_paths = write_plots(out_dir, analysis.rows, analysis.pass_rows, key)
+    if plots and found:
+        from evalkit.analysis.curves import write_curve_plots  # matplotlib: only when plotting
+
+        out_dir.mkdir(parents=True, exist_ok=True)
+        plot_paths += write_curve_plots(out_dir, found)
     files = write_report(
-        out_dir, analysis, settings, selection.description, selection.input_runs, [p.name for p in plot_paths]
+        out_dir, analysis, settings, selection.description, selection.input_runs, [p.name for p in plot_paths], extra
     )
-    outcome = Outcome(analysis, selection, files, plot_paths, None, read_s, stats_s, 0.0)
+    if found:
+        files["curves_csv"] = write_curve_csv(out_dir / CURVES_CSV, found)
+    report_text = files["report"].read_text()
+    outcome = Outcome(analysis, selection, files, plot_paths, None, found, power_lines, read_s, stats_s, 0.0)
     if log_run:
         outcome.analysis_run_id = log_analysis_run(
             target,
@@ -67,6 +93,7 @@ def run_analysis(
             params=_params(settings, sweep),
             metrics=_summary_metrics(analysis),
             tags={"evalkit.sweep": selection.sweep_id or "all"},
+            texts=lambda run_id: {REPORT_MD: for_mlflow(report_text, run_id)},
         )
     outcome.write_s = time.perf_counter() - started
     for warning in analysis.warnings:

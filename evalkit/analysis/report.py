@@ -9,10 +9,22 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 from evalkit.analysis.compare import Analysis, DeltaRow, PassRow, Settings
+from evalkit.analysis.html import to_html
+from evalkit.analysis.layout import Headline, by_family, headline, latency_rows, lower_is_better
+
+# Plot file names, defined here so the report can name them without importing matplotlib (plots.py imports these)
+HEADLINE_FOREST = "forest_headline.png"
+HEATMAP = "heatmap_all.png"
+
+
+def family_file(family: str) -> str:
+    return "forest_" + "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in family.lower()) + ".png"
+
 
 DELTAS_CSV = "deltas.csv"
 PASS_CSV = "pass_at_k.csv"
 REPORT_MD = "report.md"
+REPORT_HTML = "report.html"
 
 
 def write_csv(path: Path, rows: Sequence[DeltaRow] | Sequence[PassRow], row_type: type) -> Path:
@@ -136,31 +148,78 @@ def modality_gap_lines(rows: Sequence[DeltaRow]) -> list[str]:
     return [*lines, ""]
 
 
+EFFECT = {"better": "🟢 better", "worse": "🔴 worse", "no significant change": "⚪ no significant change"}
+
+
+def _value(metric: str, value: float) -> str:
+    return _num(value, 0 if metric.startswith("latency_") else 3)
+
+
+def headline_lines(lines: Sequence[Headline]) -> list[str]:
+    """One screen: per condition and key metric, clean, perturbed, δ, CI, Holm p and the verdict by direction."""
+    out = [
+        "| Condition | Model · domain | Metric | clean | perturbed | δ | 95% CI | p (Holm) | effect |",
+        "|---|---|---|---:|---:|---:|---|---:|---|",
+    ]
+    for h in lines:
+        ci = "–" if math.isnan(h.ci_low) else f"[{_num(h.ci_low, signed=True)}, {_num(h.ci_high, signed=True)}]"
+        digits = 0 if h.metric.startswith("latency_") else 3
+        out.append(
+            f"| {h.condition} | {h.model} · {h.domain} | {h.metric} | {_value(h.metric, h.clean)} | "
+            f"{_value(h.metric, h.perturbed)} | {h.arrow} {_num(h.delta, digits, signed=True)} | {ci} | "
+            f"{_p(h.p_holm)} | {EFFECT.get(h.verdict, h.verdict)} |"
+        )
+    return out
+
+
 def markdown(
     analysis: Analysis,
     settings: Settings,
     source: str,
     input_runs: Mapping[str, str],
     plots: Sequence[str] = (),
+    extra: Sequence[str] = (),
 ) -> str:
-    out = ["# Robustness deltas", "", f"Source: {source}.", "", conventions(settings), ""]
-    if not analysis.rows:
+    """The report: the headline first, then the combined forest plot, then one section per metric family in the
+    fixed order of ``layout.FAMILIES``, then pass@k, curves/power (``extra``), warnings, gaps and inputs."""
+    out = ["# Robustness report", "", f"Source: {source}.", "", "## Headline", ""]
+    lines = headline(analysis.rows, analysis.pass_rows, latency_rows(analysis.pair_aggregates))
+    if lines:
+        out += [
+            "Key metrics per condition: the clean twin's value, the perturbed cell's, their difference (▲ up, ▼ down) "
+            "and whether that is better or worse by the metric's own direction (significant after Holm; pass^k and "
+            "latency p95 are cell aggregates without a paired test).",
+            "",
+            *headline_lines(lines),
+            "",
+        ]
+    elif analysis.rows:
+        out += ["No key metric (task completion, success_*, user WER, latency p95) was compared: see the sections.", ""]
+    else:
         out += ["**No comparison could be made** — see *Gaps* below.", ""]
-    for metric in analysis.metrics:
-        rows = [r for r in analysis.rows if r.metric == metric]
-        if not rows:
-            continue
-        out += [f"## {metric}", "", *delta_table(rows), ""]
-        for name in plots:
-            if name.endswith(f"_{metric}.png") and not name.startswith("pass_"):
-                out.append(f"![{name}]({name})")
-        out.append("")
+    if HEADLINE_FOREST in plots:
+        out += [f"![{HEADLINE_FOREST}]({HEADLINE_FOREST})", ""]
+    out += ["## How to read the numbers", "", conventions(settings), ""]
+    for family, metrics in by_family([m for m in analysis.metrics if any(r.metric == m for r in analysis.rows)]):
+        out += [f"## {family}", ""]
+        for metric in metrics:
+            arrow = "lower is better" if lower_is_better(metric) else "higher is better"
+            rows = [r for r in analysis.rows if r.metric == metric]
+            out += [f"### {metric} ({arrow})", "", *delta_table(rows), ""]
+        if family_file(family) in plots:
+            out += [f"![{family_file(family)}]({family_file(family)})", ""]
+    if HEATMAP in plots:
+        out += ["## Every metric at a glance", "", f"![{HEATMAP}]({HEATMAP})", ""]
     gap = modality_gap_lines(analysis.rows)
     if gap:
         out += gap
     if analysis.pass_rows:
         out += ["## pass@1 / pass@k / pass^k per cell", "", *pass_lines(analysis.pass_rows), ""]
         out += [f"![{n}]({n})" for n in plots if n.startswith("pass_")] + [""]
+    out += list(extra)
+    out += [f"![{n}]({n})" for n in plots if n.startswith("curve_")] + (
+        [""] if any(n.startswith("curve_") for n in plots) else []
+    )
     if analysis.warnings:
         out += ["## Warnings", "", *[f"- {w}" for w in analysis.warnings], ""]
     out += ["## Gaps", ""]
@@ -177,13 +236,18 @@ def write_report(
     source: str,
     input_runs: Mapping[str, str],
     plots: Sequence[str] = (),
+    extra: Sequence[str] = (),
 ) -> dict[str, Path]:
+    """deltas.csv, pass_at_k.csv, report.md and report.html (the same report, images embedded) in ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {
         "deltas_csv": write_csv(out_dir / DELTAS_CSV, analysis.rows, DeltaRow),
         "pass_csv": write_csv(out_dir / PASS_CSV, analysis.pass_rows, PassRow),
     }
     report = out_dir / REPORT_MD
-    report.write_text(markdown(analysis, settings, source, input_runs, plots))
+    text = markdown(analysis, settings, source, input_runs, plots, extra)
+    report.write_text(text)
     paths["report"] = report
+    paths["html"] = out_dir / REPORT_HTML
+    paths["html"].write_text(to_html(text, out_dir))
     return paths

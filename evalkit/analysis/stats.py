@@ -66,6 +66,39 @@ def scenario_deltas(perturbed: Mapping[str, float], clean: Mapping[str, float]) 
     return Deltas(common, values, sorted(set(perturbed) - set(clean)), sorted(set(clean) - set(perturbed)))
 
 
+@dataclass(frozen=True)
+class PairedSample:
+    """What a pilot comparison says about noise: per-scenario δ, and per side the pooled within-scenario variance
+    of single trials with the mean number of trials per scenario (NaN variance: one trial per scenario)."""
+
+    deltas: np.ndarray
+    within_perturbed: tuple[float, float]  # (variance of one trial around its scenario's mean, trials per scenario)
+    within_clean: tuple[float, float]
+
+
+def paired_sample(
+    deltas: np.ndarray, within_perturbed: tuple[float, float], within_clean: tuple[float, float]
+) -> PairedSample:
+    return PairedSample(np.asarray(deltas, dtype=float), within_perturbed, within_clean)
+
+
+def within_variance(scenarios: Sequence[str], values: Sequence[float], keep: Sequence[str]) -> tuple[float, float]:
+    """(pooled within-scenario variance of one trial, mean trials per scenario) over the scenarios in ``keep``.
+
+    Pooled: Σ_s Σ_t (x_st − x̄_s)² / Σ_s (k_s − 1), the unbiased estimate when scenarios differ in mean only."""
+    groups: dict[str, list[float]] = {}
+    wanted = set(keep)
+    for scenario, value in zip(scenarios, values, strict=True):
+        if scenario in wanted and not (isinstance(value, float) and math.isnan(value)):
+            groups.setdefault(scenario, []).append(float(value))
+    if not groups:
+        return float("nan"), 0.0
+    squares = sum(float(np.sum((np.array(v) - np.mean(v)) ** 2)) for v in groups.values())
+    dof = sum(len(v) - 1 for v in groups.values())
+    mean_k = float(np.mean([len(v) for v in groups.values()]))
+    return (squares / dof if dof else float("nan")), mean_k
+
+
 TIE_DECIMALS = 12
 
 

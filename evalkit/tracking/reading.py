@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,8 +122,12 @@ def log_analysis_run(
     params: Mapping[str, str],
     metrics: Mapping[str, float],
     tags: Mapping[str, str] | None = None,
+    texts: Callable[[str], Mapping[str, str]] | None = None,
 ) -> str:
     """An MLflow run holding an analysis: its output folder as artifacts, linked to every input run.
+
+    ``texts(run_id)``: artifact file -> text, logged over the folder's copy (the report whose image links must
+    name the run, which exists only now).
 
     ``input_runs`` maps run id -> role (e.g. ``perturbed``, ``clean``, ``sweep``). Each becomes a tag
     ``evalkit.input.<run id>`` (so ``tags.`evalkit.input.<id>` = 'clean'`` finds every analysis that used a
@@ -150,6 +154,8 @@ def log_analysis_run(
         _log_batched(client, run_id, {k: str(v)[:MAX_PARAM_CHARS] for k, v in params.items()}, dict(metrics))
         client.log_dict(run_id, {"input_runs": dict(sorted(input_runs.items()))}, "inputs.json")
         upload_folder(client, run_id, out_dir)  # no empty log files
+        for artifact_file, text in (texts(run_id) if texts else {}).items():
+            client.log_text(run_id, text, artifact_file)
     except BaseException:
         client.set_terminated(run_id, "FAILED")
         raise

@@ -311,7 +311,9 @@ def start_sweep(target: TrackingTarget, sweep_dir: Path, grid: Mapping[str, Any]
             "mlflow.note.content": note[:MAX_TAG_CHARS],
         },
     )
-    params = {f"grid.{k}": str(v)[:MAX_PARAM_CHARS] for k, v in grid.items()}
+    # "+perturb" (an experiment file's sweeper params add a group) is no valid MLflow key: MLflow refused the batch,
+    # the parent run stayed without children and `evalkit.analyze` (sweep=latest) found no cells
+    params = {f"grid.{k.lstrip('+~')}": str(v)[:MAX_PARAM_CHARS] for k, v in grid.items()}
     params["overrides"] = " ".join(overrides)[:MAX_PARAM_CHARS]
     _log_batched(client, run.info.run_id, params, {})
     sweep_dir.mkdir(parents=True, exist_ok=True)
