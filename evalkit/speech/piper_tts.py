@@ -175,6 +175,13 @@ class PiperVoice:
         self.model_sha256 = file_sha256(files.model, stat.st_size, stat.st_mtime_ns)
 
     @staticmethod
+    def model_hash(name: str) -> str:
+        """The SHA-256 of voice ``name``'s model file, without loading it."""
+        model = resolve_voice(name).model
+        stat = model.stat()
+        return file_sha256(model, stat.st_size, stat.st_mtime_ns)
+
+    @staticmethod
     @functools.cache
     def load(name: str, threads: int = 1) -> PiperVoice:
         return PiperVoice(resolve_voice(name), threads)

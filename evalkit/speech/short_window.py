@@ -97,4 +97,6 @@ def decode_short(
     eot = tokenizer.eot
     hypotheses = [[t for t in ids if t < eot] for ids in result.sequences_ids]
     texts = [tokenizer.decode(ids).strip() for ids in hypotheses]
-    return ShortDecode(hypotheses, texts, looks_looped(hypotheses[0], duration_s, limit))
+    # CTranslate2's max_length counts some of the prompt and the end token: a decode stopped by the cap comes back
+    # one or two tokens short of it (measured), so "reached the cap" is within two tokens of it
+    return ShortDecode(hypotheses, texts, looks_looped(hypotheses[0], duration_s, max(1, limit - 2)))
