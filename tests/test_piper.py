@@ -7,13 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
+import yaml
 
-from evalkit.config.schema import PersonaConfig, validate_config
+from evalkit.config.schema import PersonaConfig
 from evalkit.speech.asr import WhisperASR
 from evalkit.speech.piper import piper_synth
 from evalkit.speech.piper_tts import PiperTTS, PiperVoice, VoiceFiles, discover_voices, phoneme_ids, resolve_voice
+from evalkit.speech.registry import VOICES
 from evalkit.speech.short_window import looks_looped
 from evalkit.speech.tts_cache import TtsCache, cached
 from evalkit.textnorm import wer
@@ -134,12 +134,10 @@ def test_loop_detection_on_token_sequences() -> None:
     assert not looks_looped([1, 2, 3, 4, 5, 6, 7], 2.0, 96)
 
 
-def test_voice_piper_composes_and_builds_with_a_persona(tmp_path: Path) -> None:
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=["voice=piper", f"voice.cache_dir={tmp_path}"])
-    raw = OmegaConf.to_container(cfg, resolve=True)
-    raw.pop("hydra", None)  # type: ignore[union-attr]
-    voice = validate_config(raw).voice
+def test_conf_voice_piper_validates_and_applies_the_persona(tmp_path: Path) -> None:
+    raw = yaml.safe_load((CONF_DIR / "voice" / "piper.yaml").read_text(encoding="utf-8"))
+    voice = VOICES.get("piper").model_validate({**raw, "cache_dir": str(tmp_path)})
     assert voice.kind == "piper" and voice.random_sources() == []
+    assert voice.identity_extras()["piper_models"].startswith("en_US-joe-medium=")  # the model file is in the key
     slow = PersonaConfig(name="slow", description="slow", rate_wpm=120, pitch_shift=-8)
     assert voice.nominal_prosody(slow) == {"male": (120, 42), "female": (120, 50)}
