@@ -115,7 +115,12 @@ class CascadeLocalConfig(AgentConfig):
 
     kind: Literal["cascade_local"] = "cascade_local"
     # a cache returns what decoding returns; the thread count changes no transcript (evalkit.speech.cores)
-    NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("asr.cache_dir", "asr.cpu_threads")
+    NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = (
+        "asr.cache_dir",
+        "asr.cpu_threads",
+        "tts.cache_dir",  # a Piper TTS's cache and threads (evalkit.speech.piper): they change no sample
+        "tts.cpu_threads",
+    )
     asr: kind_of(ASR_ENGINES, AsrConfig) = FasterWhisperConfig()  # type: ignore[valid-type]
     tts: kind_of(TTS_ENGINES, TtsConfig) = EspeakTtsConfig()  # type: ignore[valid-type]
     alternatives: int = Field(

