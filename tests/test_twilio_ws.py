@@ -185,8 +185,9 @@ def test_a_call_to_a_third_party_agent_server_records_both_sides_on_the_call_clo
     spoken = [m for m in server.received[first:last] if m["event"] == "media"]
     assert len(spoken) == 15
     assert stamps[[m["media"]["chunk"] for m in media].index(spoken[0]["media"]["chunk"])] == pytest.approx(
-        user.start_ms, abs=25
-    )  # the timeline's start of the caller's turn is when its first frame went out
+        user.start_ms, abs=60
+    )  # the timeline's start of the caller's turn is when its first frame went out (the stamps keep the 20 ms grid;
+    # a loaded machine sends a frame late by up to a few frames: 41 ms measured at load average 10)
     silence = [m for m in media if m not in spoken]
     assert silence and all(set(base64.b64decode(m["media"]["payload"])) == {0xFF} for m in silence)  # G.711 zero
     assert [m["mark"]["name"] for m in server.events("mark")] == ["said", "said"]  # echoed once played
