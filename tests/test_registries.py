@@ -94,7 +94,7 @@ GROUPS = [
         ["cascade_local", "cascade_openai", "hybrid_openai", "openai_realtime", "twilio_ws"],
     ),
     ("simulator", SIMULATORS, SimulatorConfig, ["llm", "scripted"]),
-    ("voice", VOICES, VoiceConfig, ["espeak", "openai_tts"]),
+    ("voice", VOICES, VoiceConfig, ["espeak", "openai_tts", "piper"]),
     ("judge", JUDGES, BaseJudgeConfig, ["none", "openai_compatible"]),
 ]
 
@@ -153,7 +153,7 @@ BAD_KINDS = [
     (
         "voice",
         ("voice",),
-        "voice.kind: unknown voice 'foo'; registered: espeak, openai_tts  [from conf/voice/foo.yaml]",
+        "voice.kind: unknown voice 'foo'; registered: espeak, openai_tts, piper  [from conf/voice/foo.yaml]",
     ),
     (
         "judge",
@@ -168,7 +168,7 @@ BAD_KINDS = [
     (
         "agent",
         ("agent", "tts"),
-        "agent.tts.kind: unknown TTS engine 'foo'; registered: espeak  [from conf/agent/foo.yaml]",
+        "agent.tts.kind: unknown TTS engine 'foo'; registered: espeak, piper  [from conf/agent/foo.yaml]",
     ),
 ]
 

@@ -2,12 +2,13 @@
 the run ``python -m evalkit <overrides> [-m]`` would start, before anything runs (nothing is started, no request
 sent, no store created). See docs/cost.md.
 
+examples:
     python -m evalkit.plan +perturb=noise_cafe -m
     python -m evalkit.plan agent=cascade_openai domain.limit=3 trials=1
     python -m evalkit.plan agent=cascade_openai pricing.file=my_prices.yaml -m
 
-Bad input (an unknown option, a malformed override, a pricing table with a negative price) is one line on stderr
-and exit 2.
+exit status: 0 the plan was printed; 2 bad input (an unknown option, a malformed override, a pricing table with a
+negative price), one line on stderr.
 """
 
 from __future__ import annotations
