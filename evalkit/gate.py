@@ -15,7 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from xml.etree import ElementTree
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+from evalkit.commandline import EXIT_BAD_INPUT, OneLineParser
+
+EXIT_OK, EXIT_FAILED = 0, 1
+
 PROG = "evalkit.gate"
 
 EPILOG = """\
@@ -36,21 +39,12 @@ exit status: 0 all thresholds hold, 1 one or more failed (one line each on stdou
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, with a usage error as one line and exit 2 (argparse prints the whole usage first)."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        print(f"{PROG}: {message} (see --help)", file=sys.stderr)
-        raise SystemExit(EXIT_BAD_INPUT)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog=f"python -m {PROG}",
+    parser = OneLineParser(
+        PROG,
         description="Turn a sweep's cells into pass/fail for CI: absolute thresholds per cell, deltas against the "
         "clean twin, or deltas against a stored baseline sweep.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("thresholds", nargs="*", metavar="THRESHOLD", help="threshold expressions (see below)")
     parser.add_argument("--thresholds", dest="threshold_file", metavar="FILE", help="YAML file of expressions")

@@ -11,10 +11,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from evalkit.commandline import EXIT_BAD_INPUT, OneLineParser
 from evalkit.view import PAGE_FILE, CellView, ViewInputError, load_cell_dir, write_page
 
 PROG = "evalkit.view"
-EXIT_BAD_INPUT = 2
 RUN_ID = re.compile(r"^[0-9a-f]{32}$")
 
 EPILOG = """\
@@ -30,19 +30,12 @@ exit status: 0 written (its path on stdout), 2 bad input (one line on stderr).
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        print(f"{PROG}: {message} (see --help)", file=sys.stderr)
-        raise SystemExit(EXIT_BAD_INPUT)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog=f"python -m {PROG}",
+    parser = OneLineParser(
+        PROG,
         description="Write one static HTML page for a cell: per conversation the caller and agent audio lanes, the "
         "turns (said vs heard), effects, tool calls and scores, beside the clean twin's conversation.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("target", metavar="FOLDER|RUN_ID", help="a cell folder (with records/) or a cell run id")
     parser.add_argument("--twin", metavar="FOLDER|RUN_ID", help="the clean twin to show beside it")
