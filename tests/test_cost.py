@@ -223,7 +223,8 @@ def test_plan_prints_cells_conversations_time_and_cost_before_anything_runs(tmp_
     store = f"mlflow.tracking_uri=sqlite:///{tmp_path / 'none' / 'mlflow.db'}"
     assert plan_main(["+perturb=noise_cafe", "-m", "domain.limit=2", "trials=1", store]) == 0
     out = capsys.readouterr().out
-    assert "cells: 2, conversations: 4" in out and "|noise_cafe|" in out and "|clean|" in out
+    # run names lead with the condition
+    assert "cells: 2, conversations: 4" in out and "noise_cafe|airline|" in out and "clean|airline|" in out
     assert "$0 (local components only)" in out and "wall time unknown" in out
     assert not (tmp_path / "none").exists()  # nothing created
 

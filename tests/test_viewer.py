@@ -7,8 +7,10 @@ file. The browser test drives Debian's chromium through playwright and skips whe
 from __future__ import annotations
 
 import html
+import os
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -194,3 +196,20 @@ def test_the_sweep_parent_records_the_command_line_overrides(tmp_path: Path) -> 
     (parent,) = MlflowClient(uri).search_runs(["1"])
     assert parent.data.params["overrides"] == " ".join(overrides)  # hydra.* overrides are not the task's
     assert "+perturb=noise_cafe domain.limit=2" in parent.data.tags["mlflow.note.content"]
+
+
+def test_a_long_lane_encodes_without_crashing_the_process(tmp_path: Path) -> None:
+    """libsndfile's Vorbis encoder crashed the whole run (SIGSEGV) on one write of a 160 s lane: the lane is encoded
+    in blocks, in a child process here so that a crash fails this test instead of killing the suite."""
+    import numpy as np
+    import soundfile as sf
+
+    wav = tmp_path / "long.wav"
+    sf.write(wav, (np.random.default_rng(0).standard_normal(16_000 * 160) * 0.1).astype("float32"), 16_000)
+    script = (
+        "from pathlib import Path\nfrom evalkit.view.audio import encode_vorbis\n"
+        f"print(len(encode_vorbis(Path({str(wav)!r}))))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0 and int(proc.stdout) > 100_000, (proc.returncode, proc.stderr[-1000:])
