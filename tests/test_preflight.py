@@ -89,6 +89,7 @@ CLI_CASES = {
     "noise_files without folder": (["+perturb=noise_files"], ["perturb.folder"]),
     "garbage tracking uri": (["mlflow.tracking_uri=garbage"], ["garbage", "not a tracking URI"]),
     "empty experiment name": (["mlflow.experiment=''"], ["mlflow.experiment"]),
+    # (also a second line: the noise op the value feeds is refused too; one stderr line per problem)
     "snr out of range": (["+perturb=noise_cafe", "perturb.snr_db=500"], ["perturb.snr_db"]),
     "key as override": ([f"+judge.api_key={SECRET}"], ["judge.api_key", "api_key_env"]),
     "credentials in judge url": (
@@ -103,7 +104,12 @@ CLI_CASES = {
 def test_malformed_input_is_one_line_before_any_cell(tmp_path: Path, case: str) -> None:
     overrides, named = CLI_CASES[case]
     proc = evalkit_cli(tmp_path, *overrides)
-    line = assert_one_line_refusal(proc, *named)
+    if case == "snr out of range":  # the value, then the chain it feeds: two problems, a line each
+        value, chain = proc.stderr.strip().splitlines()
+        assert proc.returncode == 2 and "perturb.snr_db" in value and "perturb.chain" in chain, proc.stderr
+        line = value
+    else:
+        line = assert_one_line_refusal(proc, *named)
     assert SECRET not in line
     assert_no_cell_started(tmp_path)
 
