@@ -95,8 +95,8 @@ def test_small_sweep_logs_both_cells_and_noise_hurts_hearing(tmp_path):
     assert held.returncode == 0 and "3/3 checks held" in held.stdout, held.stdout + held.stderr[-2000:]
     failed = subprocess.run([*gate, "delta:user_wer_mean<=0"], env=env, capture_output=True, text=True,
                             timeout=300)  # fmt: skip
-    failing_cell = failed.stdout.split("FAIL delta:user_wer_mean<=0: ")[-1]  # run names lead with the condition
-    assert failed.returncode == 1 and "|airline|" in failing_cell, failed.stdout
+    failing_cell = failed.stdout.split("FAIL delta:user_wer_mean<=0: ")[-1]  # the gate names domain|agent|condition
+    assert failed.returncode == 1 and failing_cell.startswith("airline|cascade_local|noise_cafe"), failed.stdout
 
     # The same sweep again reuses both cells (same config hash): no conversation is re-run.
     again = run_evalkit(tmp_path, *SMALL_SWEEP)
