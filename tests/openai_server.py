@@ -119,14 +119,7 @@ class OpenAIStubServer:
                 self._send(reply.status, payload, reply.headers)
 
             def _send(self, status: int, payload: str, headers: dict[str, str]) -> None:
-                data = payload.encode("utf-8")
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, status, payload, headers)
 
         return Handler
 
@@ -138,3 +131,15 @@ class OpenAIStubServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
+
+
+def send_json(handler: BaseHTTPRequestHandler, status: int, payload: str, headers: dict[str, str]) -> None:
+    """One JSON answer with its status and extra headers (the test servers' shared reply)."""
+    data = payload.encode("utf-8")
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    for key, value in headers.items():
+        handler.send_header(key, value)
+    handler.end_headers()
+    handler.wfile.write(data)

@@ -17,7 +17,7 @@ from evalkit.config import preflight as pf
 from evalkit.config.schema import validate_config
 from evalkit.wire.openai_http import limits
 from evalkit.wire.openai_http.retry import RetryPolicy, post_with_retries
-from tests.openai_server import completion_body, free_port
+from tests.openai_server import completion_body, free_port, send_json
 from tests.test_config import composed
 
 KEY = "sk-test-limits"
@@ -76,14 +76,7 @@ class CountingServer:
                         server.in_flight -= 1
 
             def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, status, json.dumps(body), headers)
 
         return Handler
 
