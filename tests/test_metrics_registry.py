@@ -15,6 +15,7 @@ from evalkit.records import Conversation, MetricValue
 
 # The metric names the hand-kept module list registered before metrics registered themselves, and those added since.
 BUILTIN = [
+    "agent_interruption_rate",  # issue 31: interaction metrics from the call timeline (τ-voice)
     "agent_speech_fidelity",
     "arga",
     "authentication_success",
@@ -39,6 +40,11 @@ BUILTIN = [
     "irreversible_action_safety",
     "key_entity_accuracy",
     "response_latency",
+    "response_latency_p50",
+    "response_rate",
+    "selectivity_backchannel",
+    "selectivity_side_speech",
+    "selectivity_vocal_tic",
     "speakability",
     "speakability_proxy",
     "speech_fidelity_proxy",
@@ -53,6 +59,8 @@ BUILTIN = [
     "turn_overhead",
     "turn_taking",
     "user_wer",
+    "yield_latency",
+    "yield_rate",
 ]
 
 
@@ -89,5 +97,5 @@ def test_a_registered_metric_is_scored_and_unknown_names_list_the_registered_one
     finally:
         METRICS.pop("toy_registry_metric")
     assert "toy_registry_metric" not in METRICS
-    with pytest.raises(UnknownMetricError, match=r"unknown metric 'nope'; available: agent_speech_fidelity, arga"):
+    with pytest.raises(UnknownMetricError, match=r"unknown metric 'nope'; available: agent_interruption_rate, agent_speech_fidelity, arga"):
         get_metric("nope")

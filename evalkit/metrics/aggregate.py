@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import stats
 
+from evalkit.metrics.interaction import interaction_totals
 from evalkit.metrics.latency import latency_percentiles
 from evalkit.records import ConversationRecord
 
@@ -68,7 +69,9 @@ def aggregate_cell(records: Sequence[ConversationRecord]) -> dict[str, float]:
     """Per metric: mean score (unscored conversations left out, and counted) with a bootstrap CI over scenarios,
     the pass@ family where the metric has a pass flag (EVA-A / EVA-X composites included), the means of its
     submetrics, and how many conversations it failed on (the metric raised); and the latency percentiles over all
-    turns of the cell (``latency_*``, :func:`evalkit.metrics.latency.latency_percentiles`)."""
+    turns of the cell (``latency_*``, :func:`evalkit.metrics.latency.latency_percentiles`); and the interaction
+    metrics' event counts and pooled rates (``<name>_events``, ``<name>_pooled``,
+    :func:`evalkit.metrics.interaction.interaction_totals`)."""
     scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     passes: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     submetrics: dict[str, list[float]] = defaultdict(list)
@@ -108,6 +111,7 @@ def aggregate_cell(records: Sequence[ConversationRecord]) -> dict[str, float]:
     out["conversations"] = float(len(records))
     out["infrastructure_errors"] = float(sum(r.conversation.end_reason == "error" for r in records))
     out |= latency_percentiles(records)  # the tail of every turn's latency, beside the per-conversation means
+    out |= interaction_totals(records)  # the interaction metrics' events over the cell, and their pooled rates
     return out
 
 
