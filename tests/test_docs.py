@@ -194,3 +194,17 @@ def test_yaml_comments_beside_and_above_a_key(tmp_path: Path) -> None:
     assert comments["block"] == "above the block"
     assert comments["block.inner"] == "beside the inner key and its continuation"
     assert "block.url" not in comments
+
+
+def test_every_builtin_metric_is_in_the_metrics_page() -> None:
+    """Each registered metric has its formula row in docs/metrics.md; the interaction metrics' minimum count and
+    windows there are the code's (issue 31 point 2)."""
+    from evalkit.metrics import METRICS
+    from evalkit.metrics import interaction as im
+
+    page = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    assert not [name for name in sorted(METRICS) if f"`{name}`" not in page]
+    section = " ".join(page.split("## Interaction (τ-voice)", 1)[1].split("\n## ", 1)[0].split())
+    assert f"fewer than **{im.MIN_EVENTS}** events" in section
+    for ms in (im.YIELD_WINDOW_MS, im.SELECTIVITY_YIELD_WINDOW_MS, im.SELECTIVITY_RESPONSE_WINDOW_MS):
+        assert f"{ms / 1000:.1f} s" in section, ms

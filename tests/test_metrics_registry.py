@@ -97,5 +97,8 @@ def test_a_registered_metric_is_scored_and_unknown_names_list_the_registered_one
     finally:
         METRICS.pop("toy_registry_metric")
     assert "toy_registry_metric" not in METRICS
-    with pytest.raises(UnknownMetricError, match=r"unknown metric 'nope'; available: agent_interruption_rate, agent_speech_fidelity, arga"):
+    with pytest.raises(
+        UnknownMetricError,
+        match=r"unknown metric 'nope'; available: agent_interruption_rate, agent_speech_fidelity, arga",
+    ):
         get_metric("nope")
