@@ -259,16 +259,16 @@ class BehaviorPlanner:
     def say(self, channel: Any, text: str, index: int, start_ms: float) -> Any:
         """The caller's utterance, with a vocal tic or side speech before it when one is drawn."""
         kind = self.config.type
-        if kind == "side_speech" and self.config.during != "agent_speech" and index > 0 and self._draw():
-            if self.config.during == "gap" or self.rng.random() < 0.5:
-                phrase, clip = self.phrase("side_speech")
-                self.clips.append((start_ms, clip))
-                end = start_ms + clip.duration_s * 1000.0
-                self.live_gap = _Mixing("side_speech", phrase, clip, "gap", start_ms)  # a live line says it
-                speech = channel.say(text, index, end + GAP_PAUSE_MS)
-                speech.effects.append(self.effect("side_speech", start_ms, end, index, phrase=phrase, during="gap",
-                                                  yielded=None, level_db=self.config.level_db))  # fmt: skip
-                return speech
+        gap = kind == "side_speech" and self.config.during != "agent_speech" and index > 0 and self._draw()
+        if gap and (self.config.during == "gap" or self.rng.random() < 0.5):
+            phrase, clip = self.phrase("side_speech")
+            self.clips.append((start_ms, clip))
+            end = start_ms + clip.duration_s * 1000.0
+            self.live_gap = _Mixing("side_speech", phrase, clip, "gap", start_ms)  # a live line says it
+            speech = channel.say(text, index, end + GAP_PAUSE_MS)
+            speech.effects.append(self.effect("side_speech", start_ms, end, index, phrase=phrase, during="gap",
+                                              yielded=None, level_db=self.config.level_db))  # fmt: skip
+            return speech
         if kind != "vocal_tics" or not self._draw():
             return channel.say(text, index, start_ms)
         tic = with_tic(text, self.rng, self.table)
@@ -318,6 +318,7 @@ class _LiveTurn:
         self.kind: str | None = None
         self.ready: asyncio.Future[tuple[str, AudioClip]] | None = None
         self.voice_end_ms = 0.0  # the end of the agent's last voiced audio so far
+        self.said: _Mixing | None = None  # the phrase said over this turn
 
 
 class BehaviorSession:
@@ -384,7 +385,7 @@ class BehaviorSession:
             if turn.ready is not None and turn.ready.done() and not turn.ready.cancelled() and self.mixing is None:
                 text, clip = turn.ready.result()
                 turn.ready = None
-                self.mixing = _Mixing(turn.kind or "", text, clip, "agent_speech", at_ms)
+                self.mixing = turn.said = _Mixing(turn.kind or "", text, clip, "agent_speech", at_ms)
         turn.last_end_ms = max(at_ms + duration_ms, turn.last_end_ms or 0.0)
         turn.voice_end_ms = turn.last_end_ms
 
@@ -395,15 +396,12 @@ class BehaviorSession:
             return
         if turn.ready is not None:
             turn.ready.cancel()
-        mixing = self.mixing
-        if mixing is None or mixing.during != "agent_speech":
+        mixing = turn.said
+        if mixing is None:
             return
         if mixing.started_ms is None:  # due after the agent's last audio: never said
-            self.mixing = None
+            self.mixing = None if self.mixing is mixing else self.mixing
             return
-        mixing.during = "agent_speech:recorded"  # said over this turn (its tail may still be going out)
-        if mixing.done:
-            self.mixing = None
         self.planner.clips.append((mixing.started_ms, mixing.clip))
         yielded = turn.voice_end_ms <= mixing.end_ms + self.planner.config.yield_window_ms
         self.planner.pending.append(

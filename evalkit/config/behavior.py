@@ -1,4 +1,5 @@
-"""Caller behaviours as a config group (``+behavior=<type>``; absent = none, the clean value; docs/caller-behaviours.md).
+"""Caller behaviours as a config group (``+behavior=<type>``; absent = none, the clean value).
+Documented in docs/caller-behaviours.md.
 
 - ``backchannel``: a short acknowledgement ("mm-hm", "okay") spoken over the agent, inside one of its
   sentence-equivalents that is not its last; ``rate``: the chance an eligible agent turn (two sentence-equivalents or
