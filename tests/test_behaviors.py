@@ -147,7 +147,9 @@ def test_side_speech_is_quieter_by_level_db_over_the_agent_and_in_gaps() -> None
     found = events(outcome)
     assert {e.params["during"] for e in found} == {"agent_speech", "gap"}, [e.params for e in found]
     caller_power = float(np.mean((2.0 * tone(150.0, 300.0)).astype(np.float64) ** 2))
-    for (at, clip), e in zip(sorted(planner.clips, key=lambda c: c[0]), sorted(found, key=lambda e: e.start_ms)):
+    for (at, clip), e in zip(
+        sorted(planner.clips, key=lambda c: c[0]), sorted(found, key=lambda e: e.start_ms), strict=True
+    ):
         assert at == pytest.approx(e.start_ms)
         below = 10 * np.log10(caller_power / float(np.mean(clip.samples.astype(np.float64) ** 2)))
         assert below == pytest.approx(12.0, abs=0.2)

@@ -29,7 +29,7 @@ class BehaviorConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str  # the option's display name (the `behavior` param)
-    type: BehaviorType
+    type: BehaviorType = Field(description="backchannel | vocal_tics | side_speech: what the caller does")
     rate: float = Field(ge=0.0, le=1.0, description="chance an eligible turn gets the behaviour (per turn, seeded)")
     level_db: float = Field(
         default=0.0, ge=0.0, le=60.0, description="dB below the caller's own speech the phrase is spoken at"
