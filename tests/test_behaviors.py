@@ -6,6 +6,7 @@ ones (the reference agent, a cell)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -276,10 +277,10 @@ def test_the_reference_agent_keeps_talking_through_backchannels_and_yields_to_an
 
 
 @pytest.mark.slow
-def test_the_cli_composes_a_behaviour_sweep_and_refuses_a_bad_rate_in_one_line() -> None:
+def test_the_cli_refuses_a_behaviour_rate_outside_0_1_in_one_line(tmp_path: Path) -> None:
     bad = subprocess.run(
         [sys.executable, "-m", "evalkit", "+experiment=smoke", "+behavior=backchannel", "behavior.rate=2"],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        capture_output=True, text=True, cwd=tmp_path, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     assert bad.returncode != 0
     lines = [line for line in bad.stderr.splitlines() if line.strip()]
