@@ -243,6 +243,54 @@ def test_a_backchannel_reaches_a_transcript_less_wire_agent_and_is_recorded(yiel
     assert planner.clips == [(effect.start_ms, planner.clips[0][1])]
 
 
+class TwoSentenceRealtimeAgent:
+    """For the Realtime test server: every turn is two sentence-equivalents of tone at 24 kHz."""
+
+    def _reply(self, text: str) -> AgentReply:
+        rate = 24_000
+        pause = np.zeros(int(rate * PAUSE_MS / 1000), np.float32)
+        audio = np.concatenate([_tone_at(SENTENCE_MS, rate), pause, _tone_at(SENTENCE_MS, rate)])
+        return AgentReply(text=text, audio=AudioClip(samples=audio, sample_rate=rate))
+
+    def start(self, ctx: AgentContext) -> AgentReply:
+        return self._reply("Hello there. How can I help?")
+
+    def respond(self, heard: Any) -> AgentReply:
+        return self._reply("Let me check that. What else?")
+
+
+def _tone_at(ms: float, rate: int) -> np.ndarray:
+    t = np.arange(int(rate * ms / 1000.0)) / rate
+    return (0.2 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
+
+
+@pytest.mark.slow
+def test_a_backchannel_over_a_realtime_agent_that_sends_ahead_of_playback_is_placed_on_its_playback() -> None:
+    """The Realtime test server sends each reply at once (no pacing): the phrase is placed where the audio plays,
+    after the first sentence-equivalent; the server's VAD hears it and cuts the response (this agent yields)."""
+    from evalkit.wire.openai_realtime import OpenAIRealtimeConfig
+    from tests.realtime_server import MODEL, RealtimeTestServer
+    from tests.test_openai_realtime import airline_context
+
+    planner = BehaviorPlanner(config("backchannel"), np.random.default_rng(0))
+    with RealtimeTestServer(make_agent=lambda heard: TwoSentenceRealtimeAgent(), audio_pace=0.0) as server:
+        agent = OpenAIRealtimeConfig(name="realtime", url=server.url, model=MODEL, api_key_env=None).build()
+        clock = RealClock()
+        settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
+        session = BehaviorSession(agent.session(clock), planner, clock)
+        channel = BehaviorChannel(LoudToneChannel(), planner)
+        call = run_call(ScriptCaller(["one two three"]), session, channel, airline_context(), clock, settings)
+        outcome = asyncio.run(call)
+    assert outcome.end_reason == "user_end_call", outcome.error
+    found = events(outcome)
+    assert found and all(e.params["measured"] == "wire" for e in found)
+    for e in found:
+        turn = outcome.turns[e.turn]
+        second = turn.start_ms + SENTENCE_MS + PAUSE_MS  # where its second sentence-equivalent starts playing
+        assert turn.role == "assistant" and second - 60.0 <= e.start_ms <= second + 200.0
+        assert e.params["yielded"] is True and turn.end_ms < turn.start_ms + 2 * SENTENCE_MS + PAUSE_MS - 500.0
+
+
 @pytest.mark.slow
 def test_the_reference_agent_keeps_talking_through_backchannels_and_yields_to_an_interruption() -> None:
     from evalkit.agents.barge_in import active_dbfs

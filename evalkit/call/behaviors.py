@@ -78,6 +78,20 @@ def voiced_segments(samples: np.ndarray, rate: int) -> list[tuple[float, float]]
     return segments
 
 
+def voiced_spans(samples: np.ndarray, rate: int, floor_dbfs: float = -50.0) -> list[tuple[float, float]]:
+    """(start_ms, end_ms) of the runs of 20 ms frames above ``floor_dbfs`` in a piece of a live stream (a piece has
+    no loudest frame of the turn to measure against: a fixed floor, well above a line's silence)."""
+    step = max(1, int(rate * FRAME_MS / 1000.0))
+    n = -(-len(samples) // step)
+    spans: list[tuple[float, float]] = []
+    for i in range(n):
+        frame = np.asarray(samples[i * step : (i + 1) * step], dtype=np.float64)
+        if frame.size and 10.0 * np.log10(np.mean(frame**2) + 1e-12) >= floor_dbfs:
+            start, end = i * FRAME_MS, min(len(samples) / rate * 1000.0, (i + 1) * FRAME_MS)
+            spans[-1:] = [(spans[-1][0], end)] if spans and spans[-1][1] >= start else [*spans[-1:], (start, end)]
+    return spans
+
+
 def with_tic(text: str, rng: np.random.Generator, table: dict[str, list[str]]) -> tuple[str, dict[str, Any]] | None:
     """The caller's text with one vocal tic, and what it is (``phrase``, ``kind``, ``char``: where it starts in the
     spoken text). A value in the text (a spelled code, a number) is said wrong first and then right (the right value
@@ -317,7 +331,7 @@ class _LiveTurn:
         self.segments_ended = 0
         self.kind: str | None = None
         self.ready: asyncio.Future[tuple[str, AudioClip]] | None = None
-        self.voice_end_ms = 0.0  # the end of the agent's last voiced audio so far
+        self.voice_end_ms = 0.0  # the end of the agent's last voiced audio so far (playback timeline)
         self.said: _Mixing | None = None  # the phrase said over this turn
 
 
@@ -368,26 +382,31 @@ class BehaviorSession:
                 return self.planner.over_turn(event, self.clock.now_ms, self.inner)
             return event
         if isinstance(event, AgentSpeech) and event.audio is not None and event.audio.samples.size:
-            self._hear(self.clock.now_ms, event.audio.duration_s * 1000.0)
+            self._hear(self.clock.now_ms, event.audio)
         elif isinstance(event, AgentTurnEnd):
             self._turn_over()
         return event
 
-    def _hear(self, at_ms: float, duration_ms: float) -> None:
+    def _hear(self, at_ms: float, audio: AudioClip) -> None:
+        """A chunk of the agent's audio arrived at ``at_ms``: it plays from then, or after what came before it (an
+        agent that sends ahead of playback). Its voiced stretches, on the playback timeline, find the pauses."""
         turn = self.turn
         if turn is None:  # the turn's first audio: the event is drawn, its phrase synthesized while listening
             turn = self.turn = _LiveTurn()
             turn.kind = self.planner.overlap_kind()
             if turn.kind is not None:
                 turn.ready = asyncio.ensure_future(asyncio.to_thread(self.planner.phrase, turn.kind))
-        elif at_ms - (turn.last_end_ms or at_ms) >= SEGMENT_PAUSE_MS:
-            turn.segments_ended += 1
-            if turn.ready is not None and turn.ready.done() and not turn.ready.cancelled() and self.mixing is None:
-                text, clip = turn.ready.result()
-                turn.ready = None
-                self.mixing = turn.said = _Mixing(turn.kind or "", text, clip, "agent_speech", at_ms)
-        turn.last_end_ms = max(at_ms + duration_ms, turn.last_end_ms or 0.0)
-        turn.voice_end_ms = turn.last_end_ms
+        play = max(at_ms, turn.last_end_ms or at_ms)
+        for start, end in voiced_spans(audio.samples, audio.sample_rate):
+            if turn.voice_end_ms and play + start - turn.voice_end_ms >= SEGMENT_PAUSE_MS:
+                turn.segments_ended += 1  # a sentence-equivalent ended: the phrase goes in as the next one starts
+                ready = turn.ready
+                if ready is not None and ready.done() and not ready.cancelled() and self.mixing is None:
+                    text, clip = ready.result()
+                    turn.ready = None
+                    self.mixing = turn.said = _Mixing(turn.kind or "", text, clip, "agent_speech", play + start)
+            turn.voice_end_ms = play + end
+        turn.last_end_ms = play + audio.duration_s * 1000.0
 
     def _turn_over(self) -> None:
         """The agent's turn ended: a phrase said over it is recorded, with whether the agent stopped after it."""
@@ -399,14 +418,16 @@ class BehaviorSession:
         mixing = turn.said
         if mixing is None:
             return
-        if mixing.started_ms is None:  # due after the agent's last audio: never said
+        if mixing.started_ms is None and mixing.onset_ms >= turn.voice_end_ms:  # due after its last audio: never said
             self.mixing = None if self.mixing is mixing else self.mixing
             return
-        self.planner.clips.append((mixing.started_ms, mixing.clip))
+        # an agent that sent its turn ahead of playback has ended it before the phrase is said: it is, at its onset
+        start = mixing.started_ms or mixing.onset_ms
+        self.planner.clips.append((start, mixing.clip))
         yielded = turn.voice_end_ms <= mixing.end_ms + self.planner.config.yield_window_ms
         self.planner.pending.append(
             self.planner.effect(
-                mixing.kind, mixing.started_ms, mixing.end_ms, -1, phrase=mixing.phrase, during="agent_speech",
+                mixing.kind, start, mixing.end_ms, -1, phrase=mixing.phrase, during="agent_speech",
                 yielded=yielded, level_db=self.planner.config.level_db, measured="wire",
                 agent_voice_end_ms=turn.voice_end_ms,
             )
