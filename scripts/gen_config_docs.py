@@ -40,7 +40,9 @@ CONF = REPO / "conf"
 OUTPUT = REPO / "docs" / "configuration.md"
 GENERATOR = "scripts/gen_config_docs.py"
 # Groups whose option files are listed, in the order of the reference (the rest follow alphabetically).
-GROUP_ORDER = ("domain", "agent", "simulator", "persona", "voice", "perturb", "interrupt", "modality", "judge")
+GROUP_ORDER = (
+    "domain", "agent", "simulator", "persona", "voice", "perturb", "interrupt", "behavior", "modality", "judge",
+)  # fmt: skip
 # Sections of RunConfig documented on their own, in this order; the remaining (top-level) fields come first.
 SECTION_ORDER = (*GROUP_ORDER, "validation", "infra", "mlflow")
 

@@ -47,12 +47,12 @@ AMBIENT = Axis(
 
 def cell(key: str, twin_key: str, **params: str) -> CellData:
     base = {"domain": "airline", "agent": "a", "voice": "neutral", "persona": "default", "perturb": "clean"}
-    base |= {"snr_db": "none", "interrupt": "none", "modality": "voice", "ambient": "none"}
+    base |= {"snr_db": "none", "interrupt": "none", "behavior": "none", "modality": "voice", "ambient": "none"}
     return CellData(key, key, key, key, twin_key, base | params, {})
 
 
 def test_the_declaration_matches_what_cells_log():
-    assert axes.condition_axes() == ("voice", "persona", "perturb", "snr_db", "modality", "interrupt")
+    assert axes.condition_axes() == ("voice", "persona", "perturb", "snr_db", "modality", "interrupt", "behavior")
     config = composed("+perturb=noise_cafe", "voice=accent_french")
     params = axes.axis_params(config)
     assert tuple(params) == axes.param_names()
@@ -66,8 +66,20 @@ def test_the_declaration_matches_what_cells_log():
     # the agent axis logs what the agent is, so one sweep compares architectures (issue 13 point 6)
     assert (params["agent"], params["architecture"]) == (config.agent.name, "cascade")
     assert axes.axis_params(composed("agent=twilio_ws", "agent.architecture=s2s"))["architecture"] == "s2s"
-    assert {a.name for a in axes.perturbation_axes()} == {"voice", "persona", "perturb", "modality", "interrupt"}
+    assert {a.name for a in axes.perturbation_axes()} == {
+        "voice",
+        "persona",
+        "perturb",
+        "modality",
+        "interrupt",
+        "behavior",
+    }
     assert axes.axis_params(composed("+interrupt=filler"))["interrupt"] == "filler" and params["interrupt"] == "none"
+    assert (
+        axes.axis_params(composed("+behavior=backchannel"))["behavior"] == "backchannel"
+        and params["behavior"] == "none"
+    )
+    assert twin_overrides(["+behavior=side_speech", "behavior.rate=1.0", "seed=1"]) == ["seed=1"]  # the clean twin
     assert axes.axis_params(composed("modality=text"))["modality"] == "text" and params["modality"] == "voice"
     # the clean params of every perturbation axis are exactly what a clean cell logs
     clean = axes.axis_params(composed())
@@ -101,6 +113,7 @@ def test_clean_signature_resets_only_the_perturbation_axes():
         "perturb": "clean",
         "snr_db": "none",
         "interrupt": "none",  # a removable group's clean value, like perturb's
+        "behavior": "none",
     }
     assert "persona" not in axes.clean_signature({"voice": "neutral"})  # an absent param stays absent
 
@@ -129,7 +142,7 @@ def test_a_new_perturbation_axis_is_one_declaration():
         assert axes.twin_choices({"ambient": None, "modality": "voice"}) == {}
         # the params a cell logs, and the analysis: condition names and pairing of untagged runs
         assert axes.axis_params(composed())["ambient"] == "none"
-        expected = ("voice", "persona", "perturb", "snr_db", "modality", "interrupt", "ambient")
+        expected = ("voice", "persona", "perturb", "snr_db", "modality", "interrupt", "behavior", "ambient")
         assert Settings().condition_axes == expected
         twin = cell("c", "c")
         assert condition_label(cell("p", "c", ambient="birds"), twin, Settings().condition_axes) == "birds"

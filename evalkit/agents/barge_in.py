@@ -18,11 +18,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from evalkit.textnorm import last_sentence, sentence_spans
 
 FILLERS = frozenset({"mm-hm", "mhm", "mm", "hm", "uh-huh", "yeah", "yes", "right", "okay", "ok", "sure"})
 IMPATIENT_CUES = ("move on", "skip", "go on", "hurry", "i know", "get to the point")
 PUSHBACK_CUES = ("doesn't sound right", "not sure", "don't think", "that's wrong", "why")
+# Acknowledgements a listener says while someone talks (a backchannel asks for nothing: the speaker goes on).
+BACKCHANNELS = FILLERS | {"uh", "huh", "i", "see", "got", "it", "alright", "all", "mm-hmm", "uh-huh", "hmm"}
+# Speech this far below the caller's own level is not said into the phone: someone else, or the caller turned away.
+ASIDE_BELOW_CALLER_DB = 8.0
 CORRECTION_CUES = ("correct", "i meant", "i misspoke", "my mistake", "gave you the wrong")
 
 
@@ -58,3 +64,26 @@ def recovery(cut: CutOff, heard: str) -> str:
     if any(cue in low for cue in PUSHBACK_CUES):
         return f"I understand your concern, and I'm here to help. {again}"
     return f"Good question, I'll come back to that in a moment. {again}"
+
+
+def active_dbfs(samples: np.ndarray, rate: int) -> float:
+    """The level of a clip's speech (dBFS over its 20 ms frames within 30 dB of its loudest), -inf when silent."""
+    step = max(1, rate // 50)
+    n = len(samples) // step
+    if n == 0:
+        return float("-inf")
+    power = np.mean(np.asarray(samples[: n * step], dtype=np.float64).reshape(n, step) ** 2, axis=1)
+    if power.max() <= 0.0:
+        return float("-inf")
+    active = power[power >= power.max() * 1e-3]
+    return float(10.0 * np.log10(active.mean()))
+
+
+def keeps_talking(heard: str, level_dbfs: float, caller_dbfs: float | None) -> bool:
+    """Whether an agent talking keeps on through speech it hears over itself: yes for nothing intelligible, an
+    acknowledgement ("mm-hm", "okay", "I see": at most three such words), or speech well below the caller's own
+    level (an aside to someone else in the room); no for anything else said into the phone (a real interruption)."""
+    words = [w.strip("-") for w in re.findall(r"[a-z'-]+", heard.lower())]
+    if not words or (len(words) <= 3 and all(w in BACKCHANNELS for w in words)):
+        return True
+    return caller_dbfs is not None and level_dbfs < caller_dbfs - ASIDE_BELOW_CALLER_DB

@@ -91,3 +91,12 @@ class Agent(Protocol):
     def respond(self, user_audio: AudioClip) -> AgentReply:
         """Hear one whole user turn and answer it (on a text channel the turn arrives as a ``str``)."""
         ...
+
+
+class HearsOverlap(Protocol):
+    """Optional for an ``Agent``: ``hear_overlap(clip, at_ms)`` hears speech over its own utterance (a caller
+    behaviour, ``+behavior=``: a backchannel or side speech), ``at_ms`` into the utterance; True: it keeps talking,
+    False: it yields there (the loop cuts its turn where the overlapping speech ends). An agent without it keeps
+    talking (a turn-based agent cannot hear while it speaks)."""
+
+    def hear_overlap(self, clip: AudioClip, at_ms: float) -> bool: ...

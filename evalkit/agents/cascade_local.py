@@ -8,7 +8,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from evalkit.agents.barge_in import CutOff, recovery
+from evalkit.agents.barge_in import CutOff, active_dbfs, keeps_talking, recovery
 from evalkit.agents.base import AgentContext, AgentReply
 from evalkit.agents.dialogue import DialoguePolicy, make_policy
 from evalkit.agents.hearing import asr_context, choose_hypothesis, expected_form
@@ -36,6 +36,13 @@ class CascadeLocalAgent:
         self._context: AgentContext | None = None
         self._turns = 0
         self._cut: CutOff | None = None  # the caller cut into the last utterance (IHBench interruptions)
+        self._caller_dbfs: float | None = None  # how loud the caller's turns come in (its latest)
+
+    def hear_overlap(self, clip: AudioClip, at_ms: float) -> bool:
+        """Speech over this agent's own, ``at_ms`` into its utterance: keep talking (True) or yield (False), as a
+        careful person decides from what its ear heard (evalkit.agents.barge_in.keeps_talking)."""
+        heard = self.asr.transcribe(clip.samples, clip.sample_rate).text
+        return keeps_talking(heard, active_dbfs(clip.samples, clip.sample_rate), self._caller_dbfs)
 
     def interrupted(self, delivered: str, undelivered: str, full: str) -> None:
         """The call loop stopped this agent mid-utterance: what the caller heard and what it did not."""
@@ -94,6 +101,7 @@ class CascadeLocalAgent:
         if self.context and (prompt := asr_context(self._policy)):
             options["prompt"] = prompt
         transcript = self.asr.transcribe(user_audio.samples, user_audio.sample_rate, **self._asr_seed(), **options)
+        self._caller_dbfs = active_dbfs(user_audio.samples, user_audio.sample_rate)
         heard = transcript.text
         if fits is not None and getattr(transcript, "alternatives", ()):
             heard = choose_hypothesis(transcript.alternatives, fits)

@@ -12,6 +12,7 @@ import dataclasses
 from typing import Any
 
 from evalkit.agents.base import AgentContext, ToolBox
+from evalkit.call.behaviors import BehaviorChannel, BehaviorPlanner, BehaviorSession
 from evalkit.call.channel import AudioChannel, Perturb, Synthesize, TextChannel
 from evalkit.call.clock import Clock, RealClock, VirtualClock
 from evalkit.call.host import CallHost
@@ -94,6 +95,7 @@ def run_conversation(
     simulator_config: SimulatorConfig | None = None,
     host: CallHost | None = None,
     interrupt: Any = None,
+    behavior: Any = None,
 ) -> tuple[Conversation, ConversationAudio]:
     """The audio path: ``attempt`` > 0 regenerates the conversation with fresh seeds (simulation validation).
     ``simulator_config`` builds the caller (its kind's ``build``); None: the scripted simulator. ``host``: the
@@ -108,12 +110,17 @@ def run_conversation(
     voice = user_tts.for_scenario(scenario) if hasattr(user_tts, "for_scenario") else user_tts
     executor = ToolExecutor(registry, scenario.scenario_db)
     clock, session, settings = _agent_session(agent, settings or CallSettings(), scenario)
-    channel = AudioChannel(voice, perturb, cell_seed, keys)
+    channel: Channel = AudioChannel(voice, perturb, cell_seed, keys)
     agent_seed = derive_seed(cell_seed, *keys, "agent")
     interrupter = Interrupter(interrupt, rng_for(cell_seed, *keys, "interrupt")) if interrupt is not None else None
+    planner = BehaviorPlanner(behavior, rng_for(cell_seed, *keys, "behavior")) if behavior is not None else None
+    if planner is not None:  # +behavior: the caller's channel and the agent's session carry its phrases
+        channel, session = BehaviorChannel(channel, planner), BehaviorSession(session, planner, clock)
     outcome = call_scenario(
         scenario, simulator, session, channel, executor, clock, settings, agent_seed, host, interrupter
     )
+    if planner is not None:  # what the caller's line carried of them is part of what the agent heard
+        outcome.audio.line += planner.clips
     record = conversation_record(scenario, trial, derive_seed(cell_seed, *keys), outcome, executor)
     sampling_seed = getattr(simulator, "sampling_seed", None)  # an LLM simulator's per-conversation seed
     if sampling_seed is not None:

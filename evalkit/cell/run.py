@@ -146,6 +146,7 @@ class ConversationRunner:
                 simulator_config=config.simulator,
                 host=host,
                 interrupt=config.interrupt,
+                behavior=config.behavior,
             )
 
         if config.validation.enabled:

@@ -194,6 +194,16 @@ _BUILTIN: tuple[Axis, ...] = (
         perturbed=lambda option: option != "none",
         clean_params={"interrupt": "none"},
     ),
+    Axis(
+        "behavior",
+        "behavior",
+        lambda config: {"behavior": config.behavior.name if config.behavior is not None else "none"},
+        ("behavior",),
+        perturbation=True,
+        clean_option=None,  # added with +behavior=<type>; the clean twin's caller has no backchannels, tics...
+        perturbed=lambda option: option != "none",
+        clean_params={"behavior": "none"},
+    ),
     _plain("trials", _value("trials")),
     _plain("seed", _value("seed")),
     _plain("scenarios", _scenario_params),

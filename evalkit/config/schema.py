@@ -23,6 +23,7 @@ from pydantic import (
 
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.config import axes
+from evalkit.config.behavior import BehaviorConfig
 from evalkit.config.interrupt import InterruptConfig
 from evalkit.config.variation import PersonaBoundsConfig, PersonaVariationConfig, bounds_errors, random_sources
 from evalkit.judges.config import JudgeConfig
@@ -317,6 +318,7 @@ class RunConfig(_Group):
     pricing: PricingConfig = PricingConfig()
     providers: ProvidersConfig = ProvidersConfig()
     interrupt: InterruptConfig | None = None  # IHBench's interruptions (+interrupt=<type>); None: never cut in
+    behavior: BehaviorConfig | None = None  # caller behaviours (+behavior=<type>); None: none (the clean twin)
 
     @field_validator("persona")
     @classmethod
@@ -347,6 +349,8 @@ class RunConfig(_Group):
         # modality gap is text against its voice twin; accents and noise are compared on the voice side).
         if self.modality.name != "text":
             return self
+        if self.behavior is not None:  # its phrases are the caller's voice on the line: a text call has neither
+            raise ValueError(f"modality=text has no caller voice, so +behavior={self.behavior.name} cannot apply")
         if self.perturb is not None or self.voice.accent != "none":
             what = f"+perturb={self.perturb.name}" if self.perturb is not None else f"voice={self.voice.name}"
             raise ValueError(
