@@ -158,3 +158,16 @@ def test_twin_config_still_reads_the_clean_options_from_conf():
     twin = twin_config(perturbed)
     assert twin.perturb is None and twin.voice == composed().voice and twin.persona == composed().persona
     assert twin_config(composed("persona=elderly_slow")).persona == composed().persona
+
+
+def test_a_cells_run_name_leads_with_every_perturbed_axis_it_sets():
+    """MLflow's run list shows the start of a name: a cell with a caller behaviour or an interruption must not read
+    as its clean twin there."""
+    from evalkit.cell.plan import CellPlan
+
+    def lead(*overrides: str) -> str:
+        return CellPlan(composed(*overrides), "key", []).run_name.split("|")[0]
+
+    assert lead() == "clean"
+    assert lead("+behavior=backchannel") == "clean+backchannel"
+    assert lead("+perturb=noise_cafe", "+interrupt=filler", "+behavior=side_speech") == "noise_cafe+filler+side_speech"

@@ -40,6 +40,7 @@ class CellPlan:
         lead = (
             c.condition
             + (f"+{c.interrupt.name}" if c.interrupt else "")
+            + (f"+{c.behavior.name}" if c.behavior else "")
             + ("|text" if c.modality.name == "text" else "")
         )
         return f"{lead}|{c.domain.name}|{c.agent.name}|{c.persona.name}|{c.voice.name}|seed{c.seed}"
@@ -55,6 +56,8 @@ class CellPlan:
             what = f"condition {c.perturb.name} ({ops}{snr}), compared with its clean twin (tag twin_key)"
         if c.interrupt:
             what += f"; the caller interrupts ({c.interrupt.name})"
+        if c.behavior:
+            what += f"; the caller behaves: {c.behavior.name} (docs/caller-behaviours.md)"
         lines = [
             f"Cell: {what}.",
             f"Domain {c.domain.name}: {len(self.scenarios)} scenario(s) x {self.trials} trial(s); "
