@@ -18,7 +18,7 @@ from evalkit.speech.cores import decoder_threads
 from evalkit.speech.piper import piper_synth
 from evalkit.speech.piper_tts import PiperTTS, PiperVoice, VoiceFiles, discover_voices, phoneme_ids, resolve_voice
 from evalkit.speech.registry import VOICES, SpeechEngineError
-from evalkit.speech.short_window import looks_looped
+from evalkit.speech.short_window import MAX_SHORT_S, PAD_S, WINDOW_S, looks_looped
 from evalkit.speech.tts_cache import TtsCache, cached
 from evalkit.textnorm import wer
 from tests.conftest import CONF_DIR
@@ -103,7 +103,8 @@ def test_tts_cache_serves_a_rerun_without_synthesising(tmp_path: Path) -> None:
     cached(counting, {**identity, "semitones": 2.0}, cache)("Window seat, please.")  # another prosody: a miss
     cached(counting, {**identity, "model_sha256": "cd" * 32}, cache)("Window seat, please.")  # another model
     assert len(calls) == 3 and cache.hits == 0 and cache.misses == 3
-    next(tmp_path.rglob("*.f32")).write_bytes(b"\x01\x02\x03")  # a torn entry: recomputed, not returned
+    for entry in tmp_path.rglob("*.f32"):  # torn entries (every one: which file rglob gives first is the disk's order)
+        entry.write_bytes(b"\x01\x02\x03")  # recomputed, not returned
     cached(counting, identity, TtsCache(tmp_path))("Window seat, please.")
     assert len(calls) == 4
 
@@ -223,3 +224,12 @@ def test_the_agents_asr_failing_mid_call_is_an_infrastructure_failure(monkeypatc
     assert conversation.error.startswith("SpeechEngineError: ASR 'bundled:tiny.en' failed to transcribe a clip")
     assert "\n" not in conversation.error and fault_kind(conversation.error) == "speech_engine"
     assert any(t.heard_text for t in conversation.user_turns)  # a first clip was heard: it failed mid-call
+
+
+def test_the_longest_short_window_clip_fits_whispers_window(tiny: WhisperASR) -> None:
+    """The clip and its padding fit in the encoder's 3000 frames (a 19.5 s clip + 12 s once raised a shape error)."""
+    assert MAX_SHORT_S + PAD_S <= WINDOW_S
+    noise = np.random.default_rng(0).standard_normal(int(MAX_SHORT_S * 16000)).astype(np.float32) * 0.01
+    before = tiny.short_decodes
+    tiny.transcribe(noise, 16000)  # no error, on the short window
+    assert tiny.short_decodes == before + 1
