@@ -120,6 +120,8 @@ class PiperVoiceConfig(_PiperCommon, VoiceConfig):
     come from the voice itself (a voice trained on accented speech), never from phoneme rewriting: ``accent`` names
     the condition."""
 
+    METERING: ClassVar[str] = "local"  # runs in this process, sends no request: 0 USD (evalkit.pricing)
+
     NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("cache_dir", "cpu_threads")  # change no sample
 
     kind: Literal["piper"] = "piper"
