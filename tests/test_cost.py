@@ -182,7 +182,7 @@ def test_a_cells_usage_and_cost_are_what_the_server_reported(tmp_path: Path) -> 
     assert stored.data.metrics["usage_audio_s_sent"] > 0  # the caller's audio the agent was sent
     summary = json.loads((tmp_path / "cell" / "usage.json").read_text())
     assert summary["pricing"]["version"] and summary["cost_usd"] == pytest.approx(expected, rel=1e-6)
-    assert summary["local"] == ["simulator=scripted (kind scripted)", "voice=neutral (kind espeak)"]
+    assert summary["local"] == ["simulator=scripted (kind scripted)", "voice=piper (kind piper)"]
 
     # the same records priced by the shipped table: the test server's models are not in it, so no cost, never 0
     records = [ConversationRecord.model_validate(record)]

@@ -119,7 +119,10 @@ def test_hybrid_openai_cell_sends_the_callers_audio_and_completes_the_task(tmp_p
         state = server.state
     conversation = record["conversation"]
     assert conversation["end_reason"] == "user_end_call"
-    assert tool_names(record) == ["get_reservation", "search_rebooking_options", "rebook_flight", "assign_seat"]
+    # the reads may repeat (a code asked again when the server's tiny.en mishears the caller's voice); the writes not
+    tools = tool_names(record)
+    assert set(tools) == {"get_reservation", "search_rebooking_options", "rebook_flight", "assign_seat"}
+    assert [t for t in tools if t in ("rebook_flight", "assign_seat")] == ["rebook_flight", "assign_seat"]
     assert record["metrics"]["task_completion"]["score"] == 1.0
     assert "transcriptions" not in state.stats  # no STT stage: the chat model hears the audio itself
     answered = assistant_turns(record)[1:]

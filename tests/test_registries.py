@@ -130,7 +130,9 @@ def test_nested_engines_dispatch_through_their_registries() -> None:
     config = validate_config(composed())
     assert isinstance(config.agent, CascadeLocalConfig)
     assert type(config.agent.asr) is ASR_ENGINES.get("faster_whisper")
-    assert type(config.agent.tts) is TTS_ENGINES.get("espeak")
+    assert type(config.agent.tts) is TTS_ENGINES.get("piper")  # the default agent voice (issue 28)
+    espeak = validate_config(composed("agent.tts.kind=espeak")).agent.tts  # its null voice/rate/pitch: eSpeak's own
+    assert type(espeak) is TTS_ENGINES.get("espeak") and (espeak.voice, espeak.rate_wpm) == ("en-us", 175)
     dumped = config.model_dump(mode="json")
     # the chosen classes' own fields are saved and hashed, not only the base's
     assert dumped["agent"]["asr"] == {**yaml.safe_load((CONF_DIR / "agent" / "cascade_local.yaml").read_text())["asr"]}
@@ -219,7 +221,9 @@ def test_a_second_plugin_with_a_builtin_name_fails_naming_both_modules(registry:
 
 
 def test_configs_build_the_same_engines_the_cell_used_to_wire_by_hand() -> None:
-    config = validate_config(composed("+perturb=noise_cafe"))
+    # the eSpeak agent voice: its engine shows the voice, rate and pitch it was built with (Piper's is a cached
+    # synthesis function, tests/test_piper.py)
+    config = validate_config(composed("+perturb=noise_cafe", "agent.tts.kind=espeak", "agent.tts.voice=en-gb"))
     agent, user_tts, chain = build_components(config)
     assert isinstance(agent, CascadeLocalAgent) and isinstance(user_tts, UserVoice)
     asr, tts = config.agent.asr, config.agent.tts

@@ -161,6 +161,14 @@ def split_cell(tmp_path_factory: pytest.TempPathFactory) -> tuple[list, object]:
             # (issue 17.2) all three trials of this scenario pass; the test is about trials splitting, not hearing
             "agent.alternatives=1",
             "agent.asr_context=false",
+            # the stack the split was found on (eSpeak caller and agent, the 30 s window): on the Piper default all
+            # three trials pass; the test is about a split, which needs a scenario that splits
+            "voice=neutral",
+            "agent.tts.kind=espeak",
+            "agent.tts.voice=en-gb",
+            "agent.tts.rate_wpm=185",
+            "agent.tts.pitch=40",
+            "agent.asr.short_window=false",
         )
     )
     plan = plan_cell(config)

@@ -78,6 +78,9 @@ class ConversationRunner:
         hears_agent_audio = "assistant_asr" in needs and not self.text  # a text agent speaks no audio to hear
         self.listener = listener_asr(config, self.agent) if hears_agent_audio else None
         self.entity_turns_only = assistant_asr_entity_turns_only(config)
+        # the listener runs behind the next call (a thread) for an in-process agent, whose calls run one at a time
+        # on a virtual clock; a real-time agent's live calls keep their cores: its listener runs after each call
+        self.listen_behind = concurrency <= 1 and not getattr(self.agent, "realtime", False)
         self.registry = tool_registry(config.domain.name)
         # App. D.1.2/D.1.3: the LLM-judge validation gates, through the cell's judge (None: judge=none, skipped)
         self.gate_judge = None
@@ -97,12 +100,29 @@ class ConversationRunner:
         """The jobs' results in their order; ``concurrency`` of them in flight at once, their calls sharing one
         event loop (evalkit.call.host: why one loop, not one per thread)."""
         if self.concurrency <= 1 or len(jobs) <= 1:
-            for job in jobs:
-                yield self.run(*job)
+            results = (self.run(*job) for job in jobs)
+            if self.listener is None or not self.listen_behind:
+                yield from results
+                return
+            from evalkit.cell.score import heard_behind
+
+            yield from heard_behind(results, self._listen)  # overlaps the next conversation (issue 28.2)
             return
         at_once = min(self.concurrency, len(jobs))
         with CallHost(threads=2 * at_once) as host, ThreadPoolExecutor(at_once, "evalkit-conversation") as pool:
             yield from pool.map(lambda job: self.run(*job, host=host), jobs)
+
+    def _listen(self, result: ConversationResult) -> None:
+        """The listener ASR's transcript of the agent's speech in the result's turns (score-stage preparation, done
+        where the audio and the model are), its seconds in ``asr_s``."""
+        from evalkit.cell.score import transcribe_assistant_turns
+
+        with usage.job() as counts:  # its short-window fallbacks count with the conversation's, in whatever thread
+            result.asr_s = transcribe_assistant_turns(
+                result.conversation, result.audio, self.listener, entity_turns_only=self.entity_turns_only
+            )
+        for name, n in counts.items():
+            result.usage[name] = result.usage.get(name, 0.0) + float(n)
 
     def run(self, scenario: Scenario, trial: int, host: CallHost | None = None) -> ConversationResult:
         # the caller's remote requests and every provider's usage of this job alone, whatever attempts it takes
@@ -176,14 +196,10 @@ class ConversationRunner:
         conversation = conversation.model_copy(
             update={"infra_failures": tally.failures, "infra_retries": tally.retries}
         )
-        asr_s = 0.0
-        if self.listener is not None:  # score-stage preparation, done where the audio and the model are
-            from evalkit.cell.score import transcribe_assistant_turns
-
-            asr_s = transcribe_assistant_turns(
-                conversation, audio, self.listener, entity_turns_only=self.entity_turns_only
-            )
-        return ConversationResult(scenario, trial, conversation, audio, asr_s)
+        result = ConversationResult(scenario, trial, conversation, audio)
+        if self.listener is not None and not self.listen_behind:
+            self._listen(result)
+        return result
 
     def judge_gates(
         self, conversation: Conversation, scenario: Scenario, audio: Any
@@ -410,6 +426,8 @@ FAULT_KINDS = {  # exception type (as recorded in ``Conversation.error``) -> the
     # a wire agent's connection (evalkit.wire.errors) and a Realtime server's own error event or failed response
     "WireError": "wire",
     "RealtimeServerError": "realtime_server_error",
+    # a TTS or ASR engine failing on a clip mid-call (evalkit.speech.registry): the caller's voice or the agent's own
+    "SpeechEngineError": "speech_engine",
 }
 
 

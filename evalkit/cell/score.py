@@ -3,7 +3,10 @@ wire the cell's judge, and score each finished conversation. Re-scoring (evalkit
 
 from __future__ import annotations
 
-from typing import Any
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from evalkit.call import ConversationAudio
 from evalkit.config.schema import RunConfig
@@ -13,6 +16,8 @@ from evalkit.metrics import resolve, score_conversation
 from evalkit.metrics.speech_fidelity import DEFAULT_ASR_PROMPT_MODE, assistant_asr_prompt, has_entities
 from evalkit.records import Conversation, ConversationRecord, MetricValue
 from evalkit.scenarios import Scenario
+
+T = TypeVar("T")
 
 
 def transcribe_assistant_turns(
@@ -43,6 +48,25 @@ def transcribe_assistant_turns(
         turn.heard_text = transcript.text
         spent += transcript.compute_s
     return spent
+
+
+def heard_behind(results: Iterable[T], listen: Callable[[T], None]) -> Iterator[T]:
+    """Each result of ``results``, in order, once ``listen`` has run on it: ``listen`` (the listener ASR of the agent's
+    speech) runs in one background thread while the next result is produced (the next conversation is called), so it
+    is off the call's critical path; a result is yielded when its successor is done (the last one at the end). An
+    error in ``listen`` is raised here, on its own result, as it was when the listener ran in line."""
+    pending: deque[tuple[T, Future[None]]] = deque()
+    with ThreadPoolExecutor(1, "evalkit-listener") as pool:
+        for result in results:
+            pending.append((result, pool.submit(listen, result)))
+            while len(pending) > 1:
+                done, heard = pending.popleft()
+                heard.result()
+                yield done
+        while pending:
+            done, heard = pending.popleft()
+            heard.result()
+            yield done
 
 
 class CellJudge:

@@ -148,9 +148,9 @@ _BUILTIN: tuple[Axis, ...] = (
         _group_name("voice"),
         ("voice",),
         perturbation=True,
-        clean_option="neutral",
+        clean_option="piper",  # the default voice; an eSpeak accent's twin is eSpeak's neutral voice (clean_of)
         perturbed=_is_accent,  # conf/voice/accent_*.yaml (EVA-Bench App. G), or <engine>_accent_*.yaml
-        clean_params={"voice": "neutral"},
+        clean_params={"voice": "piper"},
         clean_of=_voice_twin,
         twin_keeps=_voice_twin_keeps,
     ),

@@ -34,6 +34,7 @@ import numpy as np
 
 from evalkit import usage
 from evalkit.speech import short_window
+from evalkit.speech.registry import SpeechEngineError
 from evalkit.speech.transcript_cache import TranscriptCache
 
 if TYPE_CHECKING:
@@ -405,6 +406,21 @@ class WhisperASR:
         six-character code) can take the best hypothesis of that form, as a person re-parses what they heard. Not
         with a drawn decode (that one draws among the n best already).
         """
+        try:
+            return self._transcribe(audio, sample_rate, prompt, hotwords, seed, alternatives)
+        except Exception as exc:  # CTranslate2's and faster-whisper's own errors: one line naming the engine
+            reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+            raise SpeechEngineError(f"ASR {self.model_name!r} failed to transcribe a clip: {reason}") from None
+
+    def _transcribe(
+        self,
+        audio: np.ndarray,
+        sample_rate: int,
+        prompt: str | None,
+        hotwords: str | None,
+        seed: int | None,
+        alternatives: int,
+    ) -> Transcript:
         start = time.perf_counter()
         mono = to_mono_float32(audio)
         audio_s = mono.size / float(sample_rate) if sample_rate > 0 else 0.0

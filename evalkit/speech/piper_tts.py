@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import soxr
 
+from evalkit.speech.registry import SpeechEngineError
 from evalkit.speech.tts import text_to_phonemes
 
 __all__ = ["PiperTTS", "PiperVoice", "VoiceFiles", "discover_voices", "phoneme_ids", "phonemize", "resolve_voice"]
@@ -255,7 +256,11 @@ class PiperTTS:
                 continue
             if pieces:
                 pieces.append(gap)
-            pieces.append(voice.run(ids, noise_scale, length_scale, noise_w, self.speaker))
+            try:
+                pieces.append(voice.run(ids, noise_scale, length_scale, noise_w, self.speaker))
+            except Exception as exc:  # onnxruntime's own error types (a failed allocation, a broken session)
+                reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+                raise SpeechEngineError(f"Piper voice {voice.files.name!r} failed to synthesise: {reason}") from None
         audio = np.concatenate(pieces) if pieces else np.zeros(int(0.1 * voice.sample_rate), dtype=np.float32)
         # the pitch shift: audio played f times faster (resampled from rate * f to rate), see the module docstring
         source_rate = voice.sample_rate * factor

@@ -12,11 +12,28 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
+from pydantic import model_validator
 
 from evalkit.kinds import KindConfig
 from evalkit.plugins import Registry
 
-__all__ = ["ASR_ENGINES", "TTS_ENGINES", "VOICES", "AsrConfig", "Recognizer", "Synthesizer", "TtsConfig", "VoiceConfig"]
+__all__ = [
+    "ASR_ENGINES",
+    "TTS_ENGINES",
+    "VOICES",
+    "AsrConfig",
+    "Recognizer",
+    "SpeechEngineError",
+    "Synthesizer",
+    "TtsConfig",
+    "VoiceConfig",
+]
+
+
+class SpeechEngineError(RuntimeError):
+    """A TTS or ASR engine failed on a clip mid-call (an onnxruntime or CTranslate2 error): the message names the
+    engine and the reason in one line. The call loop records it as an infrastructure failure (``speech_engine``),
+    never as an empty turn the agent is scored on."""
 
 
 class Synthesizer(Protocol):
@@ -29,8 +46,20 @@ class Recognizer(Protocol):
         ...
 
 
+ENGINE_DEFAULT_KEYS = ("voice", "rate_wpm", "pitch")
+
+
 class TtsConfig(KindConfig):
     """A TTS engine with its settings (the agent's voice)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _engine_defaults(cls, data: Any) -> Any:
+        """A null voice, rate or pitch is this engine's default: conf/agent/*.yaml lists them as null (Hydra's
+        struct mode only overrides listed keys), so ``agent.tts.kind=espeak`` alone switches to a working voice."""
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if v is not None or k not in ENGINE_DEFAULT_KEYS}
+        return data
 
     def build(self) -> Synthesizer:
         raise NotImplementedError(f"TTS kind {self.kind!r} does not implement build()")

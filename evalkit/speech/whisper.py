@@ -32,9 +32,10 @@ class FasterWhisperConfig(AsrConfig):
     # The transcript cache (evalkit.speech.transcript_cache): a per-user folder by default, null turns it off. Not
     # part of the cell key (the agent kinds list it in NON_IDENTITY_KEYS): a hit returns what decoding returns.
     cache_dir: str | None = DEFAULT_CACHE_DIR
-    # Short utterances (<= 20 s) decoded on their own length + 5 s of silence instead of the 30 s window, tokens
-    # capped by duration; a decode that loops falls back to the 30 s window (evalkit.speech.short_window).
-    short_window: bool = False
+    # Short utterances (<= 18 s) decoded on their own length + 12 s of silence instead of the 30 s window, tokens
+    # capped by duration; a decode that loops falls back to the 30 s window (evalkit.speech.short_window). The
+    # default: the listener of an agent without an ASR config of its own decodes the same way.
+    short_window: bool = True
 
     def build(self) -> WhisperASR:
         return WhisperASR(
