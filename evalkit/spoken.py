@@ -17,7 +17,7 @@ from typing import Literal
 
 import yaml
 
-from evalkit.textnorm import ORDINAL_VALUES
+from evalkit.textnorm import ORDINAL_VALUES, normalize_for_wer
 
 TABLES_FILE = Path(__file__).with_name("spoken.yaml")
 
@@ -338,15 +338,47 @@ def parse_date(text: str, today: date) -> date | None:
         return date.fromordinal(today.toordinal() + 1)
     if "today" in low:
         return today
+    year = said_year(text)
+    if year is not None:  # "September 14, 1997": the year's digits are no day
+        low = re.sub(r"\b(?:19|20)\d{2}\b", " ", low)
+        low = _without_said_year(low, year)
     tokens = re.findall(r"[a-z]+|\d+(?:st|nd|rd|th)?", low)
-    month = next((MONTHS[t] for t in tokens if t in MONTHS), today.month)
+    at = next((i for i, t in enumerate(tokens) if t in MONTHS), None)
+    month = MONTHS[tokens[at]] if at is not None else today.month
     days = [n for n in _number_words(tokens) if 1 <= n <= 31]
+    if at is not None:  # the day said with the month ("November 8th", "the 8th of November"), not a code's digits
+        after = [n for n in _number_words(tokens[at + 1 : at + 3]) if 1 <= n <= 31]
+        before = [n for n in _number_words(tokens[max(0, at - 4) : at]) if 1 <= n <= 31]
+        days = after[:1] or before[-1:] or days
     if not days:
         return None
     try:
-        return date(today.year, month, days[0])
+        return date(year or today.year, month, days[0])
     except ValueError:
         return None
+
+
+def _without_said_year(low: str, year: int) -> str:
+    """'twenty third of june twenty twenty six' -> 'twenty third of june ': the words that say ``year``, cut."""
+    starts = [m.start() for m in re.finditer(r"\b(?:nineteen|twenty|two thousand)\b", low)]
+    for start in reversed(starts):
+        if normalize_for_wer(low[start:]).split() == list(str(year)):
+            return low[:start]
+    return low
+
+
+def said_year(text: str) -> int | None:
+    """The year a date names, written ("1997") or said ("nineteen ninety-seven", "two thousand five", "twenty
+    twenty-six"), when it comes after the month or day: the last four digits from 1900 to 2099 once numbers are
+    digits; None when the date names no year."""
+    digits = normalize_for_wer(text).split()
+    years = [
+        int("".join(digits[i : i + 4]))
+        for i in range(len(digits) - 3)
+        if all(d.isdigit() for d in digits[i : i + 4]) and digits[i] + digits[i + 1] in ("19", "20")
+        and (i + 4 == len(digits) or not digits[i + 4].isdigit())
+    ]  # fmt: skip
+    return years[-1] if years else None
 
 
 def parse_flight_numbers(text: str) -> list[str]:

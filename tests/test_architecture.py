@@ -111,6 +111,7 @@ def test_strongly_connected_finds_cycles() -> None:
         ("evalkit/records.py", "import hydra", "the sweeper plug-in import hydra"),
         ("evalkit/speech/voices.py", "import requests", "websockets, mcp or an HTTP client"),
         ("evalkit/metrics/base.py", "import evalkit.speech.voices", "metrics never import agents"),
+        ("evalkit/metrics/entities.py", "import evalkit.spoken", "metrics read spoken entities with their own"),
         ("evalkit/analysis/stats.py", "import evalkit.simulator.persona", "analysis never imports"),
         ("evalkit/domains/base.py", "import evalkit.agents.base", "domains never import agents"),
         ("evalkit/simulator/persona.py", "import evalkit.agents.base", "agents and simulators never"),

@@ -148,12 +148,12 @@ def test_a_failed_call_reasks_the_value_the_words_did_not_give_first() -> None:
 def test_a_dollar_amount_is_read_back_and_a_misheard_one_corrected() -> None:
     """App. L: dollar amounts are read back before a change. HR-003's $750,000 heard as 150,000 is caught there."""
     scenario = next(s for s in load_scenarios("medical_hr") if s.id == "HR-003")
-    state, ear = _garble_once("$750,000", "Now start with 150,000.")
+    state, ear = _garble_once("750,000 dollars", "Now start with 150,000.")  # "$750,000" said as a person says it
     conversation = run_text_dialogue(scenario, ear=ear)
     lines = transcript(conversation)
     assert state["done"]
     assert ("assistant", "I have 150000. Is that right?") in lines, lines
-    assert ("user", "No, it's $750,000.") in lines, lines
+    assert ("user", "No, it's 750,000 dollars.") in lines, lines
     assert task_completion(conversation).passed, lines
 
 

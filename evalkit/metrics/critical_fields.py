@@ -48,6 +48,7 @@ METRICS = (
         source="MM-τ-p² §2 'Critical Field Accuracy' (formula reconstructed, digest §3.5)",
         inputs=("key_entities", "turns.tool_calls.arguments"),
         fn=critical_field_accuracy,
+        version=2,  # issue 28.3: the metrics' own normaliser (dates said with their year, noon, amounts in cents)
     ),
 )
 

@@ -15,20 +15,16 @@ measured on the main job's clean cell, they made "june 2 2 i" an entity no heard
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
-from contextlib import suppress
 from datetime import date
 from typing import Any
 
-from evalkit.spoken import say_date, say_time
+from evalkit.metrics.normalize import value_forms, written_as_said
 from evalkit.textnorm import normalize_for_wer
 
 Span = tuple[str, ...]
 MONTHS = {date(2000, m, 1).strftime("%B").lower() for m in range(1, 13)}
 UNITS = ("am", "pm", "dollars", "cents")  # a lone digit is an entity only with a unit or a month
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_CLOCK = re.compile(r"^\d{1,2}:\d{2}$")
 
 
 def tokens(text: str | None) -> list[str]:
@@ -92,19 +88,9 @@ def flatten_values(node: Any) -> list[Any]:
 
 
 def spoken_forms(value: Any) -> list[str]:
-    """A structured value and the ways an agent may say it ("13:00" -> "1 PM"; "2026-06-18" -> "June 18")."""
-    if isinstance(value, bool) or value is None:
-        return []
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    text = str(value)
-    forms = [text]
-    if _CLOCK.match(text):
-        forms.append(say_time(text))
-    if _ISO_DATE.match(text):
-        with suppress(ValueError):  # "2026-02-30" is not a date: keep only the literal form
-            forms.append(say_date(text))
-    return forms
+    """A structured value and the ways a person may say it ("13:00" -> "1 PM"; "2026-06-18" -> "June 18", "June 18
+    2026", ...): the metrics' own normaliser (evalkit.metrics.normalize), never the agent's or the caller's."""
+    return value_forms(value)
 
 
 def numbers_in(values: Iterable[Any]) -> set[int]:
@@ -126,10 +112,12 @@ class Grounding:
         self.numbers: set[int] = set()
 
     def add_text(self, text: str | None) -> None:
-        toks = tokens(text)
-        if toks:
-            self.texts.append(toks)
-            self.numbers |= {v for s in _runs(toks) if (v := digits_value(s)) is not None}
+        # a date the caller read out as written ("1997-09-14") also grounds the agent's "September 14, 1997"
+        for form in dict.fromkeys((text or "", written_as_said(text or ""))):
+            toks = tokens(form)
+            if toks:
+                self.texts.append(toks)
+                self.numbers |= {v for s in _runs(toks) if (v := digits_value(s)) is not None}
 
     def add_structured(self, node: Any) -> None:
         values = flatten_values(node)

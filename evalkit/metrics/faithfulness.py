@@ -14,9 +14,10 @@ the STT text, E.2):
 What the agent heard includes what a spelled answer spells: a caller's "O, K, A, F, O, R" comes back from the ASR as
 "okay AFOR", and "No, the third one is Echo" corrects one character of the read-back before it. The agent's read-back
 of such a spelling, and the corrected one, are grounded in the heard text (E.4.2 judges the cascade on the STT text
-it saw, and mishearing the caller is no faithfulness violation for a cascade), read with the shared spoken-form rules
-(``evalkit.spoken``: letter names, NATO words, ordinal corrections). Measured on the main job's clean cell, without
-this every conversation that spelled a name failed the proxy (hallucination = 1) for reading back a spelling.
+it saw, and mishearing the caller is no faithfulness violation for a cascade), read with the metrics' own
+normaliser (``evalkit.metrics.normalize``: letter names, spelling-alphabet words, ordinal corrections; never the
+agent's parsers). Measured on the main job's clean cell, without this every conversation that spelled a name
+failed the proxy (hallucination = 1) for reading back a spelling.
 
 The other three dimensions (policy violations, disambiguation) need the agent's instructions and judgement and are
 reported as ``not_rated``. Limitations: policy constants that appear in no tool result (a fee the agent knows from
@@ -31,10 +32,10 @@ from typing import Any
 
 from evalkit.metrics.base import Metric, value
 from evalkit.metrics.entities import Grounding, spoken_entities, spoken_forms, tokens
+from evalkit.metrics.normalize import parse_correction, spelled_codes
 from evalkit.metrics.registry import register_all
 from evalkit.metrics.tool_flags import is_write
 from evalkit.records import Conversation, MetricValue, Turn
-from evalkit.spoken import parse_code, parse_correction, parse_spelled_word, spelled_runs
 
 NAME = "faithfulness_proxy"
 THRESHOLD = 0.5  # App. E.4.2: rating >= 2
@@ -60,8 +61,7 @@ def heard_forms(heard: str | None, read_back: str | None) -> list[str]:
     agent's read-back before it (``read_back``) with that character replaced."""
     if not heard:
         return []
-    found = (parse_spelled_word(heard), parse_code(heard), *spelled_runs(heard))
-    spelled = {w.lower() for w in found if w and len(w) >= 2}
+    spelled = {w.lower() for w in spelled_codes(heard)}
     forms = [heard] + [" ".join(w) for w in sorted(spelled)] + sorted(spelled)
     correction = parse_correction(heard)
     if correction is not None and read_back:
@@ -146,6 +146,7 @@ METRICS = (
         source="EVA-Bench App. E.4.2 (proxy for the LLM judge)",
         inputs=("turns[user].heard_text", "turns[assistant].intended_text", "turns.tool_calls"),
         fn=faithfulness_proxy,
+        version=2,  # issue 28.3: its own normaliser (no Whisper-on-eSpeak tables; written dates ground said ones)
         threshold=THRESHOLD,
         description="every entity the agent asserted or passed to a tool is grounded in heard text or tool I/O",
     ),

@@ -179,6 +179,7 @@ METRICS = (
             "task_completion",
         ),
         fn=_turn_metric("turn_efficiency", turn_efficiency_from, None),
+        version=2,  # issue 28.3: the metrics' own normaliser (dates said with their year, noon, amounts in cents)
         requires=("task_completion",),
     ),
     Metric(
@@ -192,6 +193,7 @@ METRICS = (
             "task_completion",
         ),
         fn=_turn_metric("turn_overhead", turn_overhead_from, None),
+        version=2,  # issue 28.3: the metrics' own normaliser (dates said with their year, noon, amounts in cents)
         requires=("task_completion",),
         lower_is_better=True,  # extra turns over the reference path
     ),

@@ -26,6 +26,7 @@ import yaml
 from evalkit.domains import DomainTexts, get_domain, tool_registry
 from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios.schema import Fact, Scenario
+from evalkit.spoken_values import say_date, say_written_values
 
 Architecture = Literal["cascade", "hybrid", "s2s"]
 
@@ -116,14 +117,24 @@ def _information_line(field: str, value: str, fact: Fact | None) -> str:
     the caller says it and the other names the agent may ask for it by (issue 29 point 4), so a model caller answers
     "booking reference" with the code, spelled as the file says; without a fact the line is EVA-Bench's own."""
     line = f"- {field}: {value}"
-    if fact is None:
-        return line
+    spoken = fact.spoken if fact is not None and fact.spoken else _said(value)
     extra = []
-    if fact.spoken and fact.spoken != value:
-        extra.append(f'say it as "{fact.spoken}"')
+    if spoken and spoken != value:
+        extra.append(f'say it as "{spoken}"')
+    if fact is None:
+        return f"{line} ({extra[0]})" if extra else line
     if fact.aliases:
         extra.append("the agent may ask for it as " + ", ".join(f'"{a}"' for a in fact.aliases))
     return f"{line} ({'; '.join(extra)})" if extra else line
+
+
+def _said(value: str) -> str:
+    """How a person says a record value written for machines (issue 28 point 5): a date in words ("1997-09-14" ->
+    "September fourteenth, nineteen ninety-seven"), an unambiguous clock time or a whole amount as said; the value
+    itself when it needs no conversion."""
+    value = str(value)
+    whole_date = say_date(value.strip(), words=True)
+    return whole_date if whole_date is not None else say_written_values(value)
 
 
 def render_simulator_prompt(scenario: Scenario, persona_text: str | None = None) -> str:

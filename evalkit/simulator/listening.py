@@ -29,7 +29,7 @@ from evalkit.spoken import ORDINAL_WORDS, parse_date, say_correction
 NO_PROGRESS_LIMIT = 5  # App. D / K: end the call after 5 consecutive turns without progress
 SPELLED_KINDS = ("code", "digits", "name")
 # the agent asks for a code with the spelling alphabet ("... with the phonetic alphabet, like A as in Alpha?")
-ALPHABET_CUE = re.compile(r"\b(?:phonetic|spelling) alphabet\b|\bas in alpha\b", re.IGNORECASE)
+ALPHABET_CUE = re.compile(r"\b(?:phonetic|spelling|nato|radio) alphabet\b|\bas in alpha\b", re.IGNORECASE)
 
 
 @dataclass

@@ -47,6 +47,7 @@ VAGUE = (
 )
 PLEASANTRIES = (r",? please\b", r"\bPlease,? ", r",? thank you\b", r"\bThank you,? ", r"\bThanks,? ")
 CODE_LIKE = re.compile(r"^(?=.*\d)[A-Z\d]{4,}$|^[A-Z]{4,}$")
+WRITTEN_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,12 @@ class PersonaSpec:
 
 
 def is_code(value: str) -> bool:
-    """Values spelled character by character: confirmation codes, IDs, OTPs ('WK2EXB', '7HQ4TZ')."""
-    return bool(CODE_LIKE.match(value.replace(" ", "").upper())) and value.upper() == value
+    """Values spelled character by character: confirmation codes, IDs, OTPs ('WK2EXB', '7HQ4TZ'), also written
+    with dashes ('EJR-99V', 'FL-MD-30058838': a caller reads those out character by character too); a date
+    ('2026-08-20') is no code."""
+    if WRITTEN_DATE.fullmatch(value.strip()):
+        return False
+    return bool(CODE_LIKE.match(value.replace(" ", "").replace("-", "").upper())) and value.upper() == value
 
 
 def _wrong_version(code: str, rng: np.random.Generator) -> str:

@@ -35,6 +35,7 @@ from evalkit.simulator.understanding import (
     scenario_facts,
 )
 from evalkit.spoken import parse_flight_numbers, spell_with_alphabet
+from evalkit.spoken_values import say_written_values
 
 FIELD_CUES = (
     (
@@ -129,6 +130,7 @@ class ScriptedSimulator(Listening):
         self.style = PersonaStyle(persona, rng)
         self.pending_repeat: str | None = None
         self.stalled = False
+        self.alphabet = False
         self.goal = scenario.user_goal
         self.plan = scenario.user_goal.scripted
         self.asked: dict[str, int] = {}
@@ -186,6 +188,9 @@ class ScriptedSimulator(Listening):
         return self._say(self.style.opening(self.goal.starting_utterance))
 
     def _say(self, text: str, end_call: bool = False) -> UserUtterance:
+        # a record's written values as a person says them ("1997-09-14" -> "September 14th, 1997"); the year is
+        # always said: a date of birth this year ("a newborn's") needs it as much as any other
+        text = say_written_values(text)
         self.last = text
         return UserUtterance(text, end_call, self.style.reaction_jitter())
 
@@ -206,7 +211,7 @@ class ScriptedSimulator(Listening):
             # App. K says to fall back to the NATO alphabet on a second attempt; eSpeak's NATO words are
             # harder for the offline ASR than its letters, so a repeat is plain letters with pauses and NATO
             # is kept for single-character corrections ("the fourth one is Echo").
-            return self._say(self.style.code(field, value, self.asked[field], self.stalled))
+            return self._say(self.style.code(field, value, self.asked[field], self.stalled, alphabet=self.alphabet))
         if field == "last_name":
             text = f"{value}." if self.asked[field] == 1 else f"{value}, {' '.join(value.upper())}."
             return self._say(self.style.answer(field, text, self.stalled, rephrase="keep"))
@@ -242,6 +247,7 @@ class ScriptedSimulator(Listening):
                 self.pending_repeat = agent_text
                 return self._say(request)
         self.stalled = any(c in low for c in STALL_CUES) or self.no_progress > 0
+        self.alphabet = ALPHABET_CUE.search(low) is not None  # asked to spell with the phonetic alphabet
         if acts and (reply := self._from_acts(acts, agent_text)) is not None:  # the agent's own acts first
             return reply
         if TRANSFER_OFFER in low:  # an offer, not a transfer: the decision tree says whether to take it
