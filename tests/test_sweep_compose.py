@@ -39,8 +39,8 @@ def counting(owner, name, label):
 
 
 counting(ConfigLoaderImpl, "load_sweep_config", "compose")  # Hydra's composition of one job
-counting(preflight, "checked_config", "sweep_check")  # the preflight's check of one job, before the sweep
-counting(run, "checked_config", "job_check")  # a job checking its config again when it starts
+counting(preflight, "checked_plan", "sweep_check")  # the preflight's check of one job, before the sweep
+counting(run, "checked_plan", "job_check")  # a job checking its config again when it starts
 atexit.register(lambda: print("COUNTS " + json.dumps(counts), flush=True))
 sys.argv = ["evalkit", *sys.argv[1:]]
 runpy.run_module("evalkit", run_name="__main__", alter_sys=True)

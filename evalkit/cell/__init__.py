@@ -52,7 +52,7 @@ from evalkit.cell.score import (
     score_record,
     transcribe_assistant_turns,
 )
-from evalkit.config.schema import RunConfig, cell_key, identity_payload, twin_config
+from evalkit.config.schema import RunConfig
 from evalkit.metrics import aggregate_cell, required_preparation, version_params
 from evalkit.provenance import code_fingerprint
 from evalkit.records import CellResult, ConversationRecord
@@ -83,6 +83,7 @@ __all__ = [
     "plan_cell",
     "run_cell",
     "run_cell_conversations",
+    "run_plan",
     "run_validated",
     "score_record",
     "transcribe_assistant_turns",
@@ -228,7 +229,11 @@ def run_cell(config: RunConfig, target: TrackingTarget, out_dir: Path, parent_ru
 
     With reuse on, the new run claims the cell key: when another live run (a concurrent sweep) holds it, this job
     waits for that run and reuses it if it finished complete, or claims again if it died."""
-    plan = plan_cell(config)
+    return run_plan(plan_cell(config), target, out_dir, parent_run_id)
+
+
+def run_plan(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run_id: str | None = None) -> CellResult:
+    """:func:`run_cell` of a planned cell (the CLI plans each job once, right after its preflight)."""
     result = _run_or_reuse(plan, target, out_dir, parent_run_id)
     if parent_run_id:
         _report_progress(target, parent_run_id)
@@ -280,7 +285,7 @@ def _run_fresh(
     claim, any_code = bool(config.reuse), config.reuse == "any"
     with CellRun.open(target, plan.run_name, tags, parent_run_id, claim=claim, claim_any_code=any_code) as run:
         components = config.agent.params() | config.simulator.params() | config.voice.params()
-        params = redact(axis_params(config) | components | flatten(identity_payload(config), "cfg"))
+        params = redact(axis_params(config) | components | flatten(plan.identity, "cfg"))
         params |= judge_params(build_cell_judge(config)) | plan.trial_params()
         params |= version_params(config.metrics)  # which version of each metric scored this cell
         run.log_params(params)
@@ -352,7 +357,7 @@ def _log_traces(run: CellRun, plan: CellPlan, records: list[ConversationRecord],
     session = f"{plan.key}-{run.run_id[:8]}"  # one cell run; its readable name is the trace tag "cell"
     # twin_key: a trace's clean twin is the trace of that cell key, scenario and trial (docs/running.md)
     tags = {"cell_key": plan.key, "cell": plan.run_name, "condition": plan.config.condition,
-            "twin_key": cell_key(twin_config(plan.config))}  # fmt: skip
+            "twin_key": plan.twin_key}  # fmt: skip
     try:
         run.log_traces(conversation_traces(records, started_ms, session, tags, run.artifact_uri))
     except Exception as exc:

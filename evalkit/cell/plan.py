@@ -1,12 +1,17 @@
-"""Stage 1 of a cell — plan: the validated config, its identity (cell key) and its scenarios; the params and tags
-that name the cell in MLflow."""
+"""Stage 1 of a cell — plan: the validated config, its identity (cell key, and its clean twin's) and its scenarios;
+the params and tags that name the cell in MLflow.
+
+A job plans once (:func:`plan_cell`, called by the CLI after preflight) and every later stage reads the plan: the
+identity payload is hashed once per cell, the scenarios are read once per job (the twin shares them: a twin changes
+only perturbation axes, never the domain)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from evalkit.config.axes import axis_params
-from evalkit.config.schema import RunConfig, cell_key, twin_config
+from evalkit.config.schema import RunConfig, identity_key, identity_payload, twin_config
 from evalkit.provenance import provenance_tags
 from evalkit.scenarios import Scenario, load_scenarios
 
@@ -20,6 +25,9 @@ class CellPlan:
     config: RunConfig
     key: str
     scenarios: list[Scenario]
+    twin_key: str  # the clean twin's cell key (the analysis pairs by it); a clean cell's own key
+    identity: dict[str, Any] = field(repr=False)  # what ``key`` hashes (logged as ``cfg.*`` params)
+    twin: CellPlan | None = field(default=None, repr=False)  # the clean twin's plan, when it is another cell
 
     @property
     def trials(self) -> int:
@@ -74,16 +82,28 @@ class CellPlan:
         return "\n\n".join(lines)
 
 
-def plan_cell(config: RunConfig) -> CellPlan:
-    domain = config.domain
-    scenarios = load_scenarios(domain.name, domain.scenarios, domain.limit, domain.scenario_dir)
-    return CellPlan(config, cell_key(config), scenarios)
+def plan_cell(config: RunConfig, scenarios: list[Scenario] | None = None) -> CellPlan:
+    """The cell's plan: its key and its twin's, each hashed once, and its scenarios (``scenarios``: the ones the
+    preflight already read for this config; else read here)."""
+    if scenarios is None:
+        domain = config.domain
+        scenarios = load_scenarios(domain.name, domain.scenarios, domain.limit, domain.scenario_dir)
+    identity = identity_payload(config)
+    key = identity_key(identity)
+    clean = twin_config(config)
+    clean_identity = identity_payload(clean)
+    twin_key = identity_key(clean_identity)
+    if twin_key == key:
+        return CellPlan(config, key, scenarios, key, identity)
+    # A clean config is its own twin (twin_config's rule), so the twin's plan names itself as its twin.
+    twin = CellPlan(clean, twin_key, scenarios, twin_key, clean_identity)
+    return CellPlan(config, key, scenarios, twin_key, identity, twin)
 
 
 def cell_tags(plan: CellPlan, kind: str) -> dict[str, str]:
     return {
         "cell_key": plan.key,
-        "twin_key": cell_key(twin_config(plan.config)),  # the clean twin's cell_key: the analysis pairs by it
+        "twin_key": plan.twin_key,  # the clean twin's cell_key: the analysis pairs by it
         "condition": plan.config.condition,
         "evalkit.kind": kind,
         NOTE_TAG: plan.description(kind),

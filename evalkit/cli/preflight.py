@@ -16,7 +16,7 @@ import copy
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
@@ -26,15 +26,18 @@ from evalkit.config.preflight import preflight, scenarios_source, to_container
 from evalkit.config.schema import ConfigError, RunConfig, validate_config
 from evalkit.redaction import config_secret_problems, redact_text
 
+if TYPE_CHECKING:
+    from evalkit.cell.plan import CellPlan
+
 _PASSED: set[tuple[str, ...]] = set()  # jobs already validated in this process (callback, then sweeper guard)
-# The validated config of each job checked here, for that job's own start in this process (the basic launcher):
-# resolving the composed config is most of the check (≈ 5-10 ms a job), and the job's composition is the one
-# checked (memoize_sweep_configs), up to the hydra node, which the run config leaves out. Taken once.
-_CHECKED: dict[tuple[str, ...], RunConfig] = {}
+# The plan of each job checked here, for that job's own start in this process (the basic launcher): resolving the
+# composed config is most of the check (≈ 5-10 ms a job), and the job's composition is the one checked
+# (memoize_sweep_configs), up to the hydra node, which the run config leaves out. Taken once.
+_CHECKED: dict[tuple[str, ...], CellPlan] = {}
 
 
-def checked_job_config(overrides: Sequence[str]) -> RunConfig | None:
-    """The config the sweep's check validated for the job with these overrides (once), or None."""
+def checked_job_plan(overrides: Sequence[str]) -> CellPlan | None:
+    """The plan the sweep's check made for the job with these overrides (once), or None."""
     return _CHECKED.pop(tuple(overrides), None)
 
 
@@ -45,17 +48,25 @@ def fail(lines: Sequence[str]) -> NoReturn:
 
 
 def checked_config(cfg: DictConfig, choices: dict[str, Any], overrides: list[str], base_dir: Path) -> RunConfig:
-    """Compose-time config -> validated :class:`RunConfig` that passed preflight (else :class:`ConfigError`)."""
-    config = validate_config(to_container(cfg), choices, overrides)
-    preflight(config, base_dir, scenarios_source(overrides, choices))
-    return config
+    """Compose-time config -> validated :class:`RunConfig` (else :class:`ConfigError`), not yet preflight-checked."""
+    return validate_config(to_container(cfg), choices, overrides)
+
+
+def checked_plan(cfg: DictConfig, choices: dict[str, Any], overrides: list[str], base_dir: Path) -> CellPlan:
+    """Compose-time config -> validated, preflight-checked config -> the job's one plan (cell key, twin, scenarios
+    read once, by the preflight); else :class:`ConfigError`."""
+    from evalkit.cell.plan import plan_cell  # the cell stage's imports: only once a job is checked
+
+    config = checked_config(cfg, choices, overrides, base_dir)
+    scenarios = preflight(config, base_dir, scenarios_source(overrides, choices))
+    return plan_cell(config, scenarios)
 
 
 def job_problem(config_loader: Any, master: DictConfig, job: Sequence[str], base_dir: Path) -> tuple[str, ...] | None:
     """The job's problems, one line each (None: the job is valid)."""
     try:
         cfg = config_loader.load_sweep_config(master, list(job))
-        _CHECKED[tuple(job)] = checked_config(cfg, dict(cfg.hydra.runtime.choices), list(job), base_dir)
+        _CHECKED[tuple(job)] = checked_plan(cfg, dict(cfg.hydra.runtime.choices), list(job), base_dir)
     except ConfigError as exc:
         return tuple(problem_lines(exc))
     except Exception as exc:  # Hydra composition errors (unknown option, bad override) of one job

@@ -1,4 +1,8 @@
-"""`python -m evalkit`: compose, validate, then run one cell (and, outside a sweep, its clean twin first)."""
+"""`python -m evalkit`: compose, validate, plan once, then run one cell (and, outside a sweep, its clean twin first).
+
+The data flows one way: the composed config is validated and preflight-checked, the check's scenarios and the cell
+keys go into one :class:`~evalkit.cell.plan.CellPlan` (the twin's plan inside it), and the runner reads only the
+plan."""
 
 from __future__ import annotations
 
@@ -11,9 +15,9 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
-from evalkit.cell import run_cell
-from evalkit.cli.preflight import checked_config, checked_job_config
-from evalkit.config.schema import RunConfig, cell_key, twin_config
+from evalkit.cell import CellPlan, run_plan
+from evalkit.cli.preflight import checked_job_plan, checked_plan
+from evalkit.config.schema import RunConfig
 from evalkit.records import CellResult
 from evalkit.speech.cores import set_process_share, usable_cores
 from evalkit.tracking import TrackingTarget, mark_stale_runs, read_parent_run, resolve_target
@@ -27,15 +31,16 @@ def tracking_target(config: RunConfig, base_dir: Path) -> TrackingTarget:
     return resolve_target(m.tracking_uri, m.experiment, m.artifact_location, base_dir)
 
 
-def to_run_config(cfg: DictConfig) -> RunConfig:
-    """Validated and preflight-checked (scenario ids, model folder, judge key, tracking store) before any cell."""
+def to_plan(cfg: DictConfig) -> CellPlan:
+    """Validated and preflight-checked (scenario ids, model folder, judge key, tracking store) before any cell, and
+    planned once."""
     hydra_cfg = HydraConfig.get() if HydraConfig.initialized() else None
     choices: dict[str, Any] = dict(hydra_cfg.runtime.choices) if hydra_cfg else {}
     overrides = list(hydra_cfg.overrides.task) if hydra_cfg else []
-    if hydra_cfg is not None and hydra_cfg.mode == RunMode.MULTIRUN and (known := checked_job_config(overrides)):
+    if hydra_cfg is not None and hydra_cfg.mode == RunMode.MULTIRUN and (known := checked_job_plan(overrides)):
         return known  # a sweep job this process checked before the sweep started
     base_dir = Path(hydra_cfg.runtime.cwd) if hydra_cfg else Path.cwd()
-    return checked_config(cfg, choices, overrides, base_dir)
+    return checked_plan(cfg, choices, overrides, base_dir)
 
 
 def launcher_parallelism(launcher: Any) -> int:
@@ -53,7 +58,8 @@ def main(cfg: DictConfig, record: Callable[[CellResult], None] | None = None) ->
     """The Hydra task: one cell per job. Returns {"cell": ..., and "twin": ... when this job ran its twin};
     ``record`` is told each cell as it ends (a twin that finished still counts when the cell after it raises)."""
     record = record or (lambda _: None)
-    config = to_run_config(cfg)
+    plan = to_plan(cfg)
+    config = plan.config
     hydra_cfg = HydraConfig.get()
     base_dir = Path(hydra_cfg.runtime.cwd)
     out_dir = Path(hydra_cfg.runtime.output_dir)
@@ -65,12 +71,11 @@ def main(cfg: DictConfig, record: Callable[[CellResult], None] | None = None) ->
     elif (jobs := launcher_parallelism(hydra_cfg.launcher)) > 1:
         set_process_share(jobs)  # cells side by side (joblib): each decodes with its share of the cores
     results: dict[str, CellResult] = {}
-    twin = twin_config(config)
-    if config.twins and not multirun and cell_key(twin) != cell_key(config):
+    if config.twins and not multirun and plan.twin is not None:
         # A single run has no sweeper to schedule the twin (perturb, accent voice or behavioural persona reset),
         # so the job runs (or reuses) it itself.
-        results["twin"] = run_cell(twin, target, out_dir / "clean_twin", parent)
+        results["twin"] = run_plan(plan.twin, target, out_dir / "clean_twin", parent)
         record(results["twin"])
-    results["cell"] = run_cell(config, target, out_dir, parent)
+    results["cell"] = run_plan(plan, target, out_dir, parent)
     record(results["cell"])
     return results

@@ -19,11 +19,14 @@ import socket
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from evalkit.config.schema import ConfigError, RunConfig
 from evalkit.redaction import config_secret_problems
+
+if TYPE_CHECKING:
+    from evalkit.scenarios.schema import Scenario
 
 # Schemes MLflow's tracking store accepts; anything else (or no scheme at all) is a typo, not a store.
 DATABASE_SCHEMES = ("postgresql", "mysql", "mssql")
@@ -47,16 +50,19 @@ def scenarios_source(overrides: list[str], choices: dict[str, str | None]) -> So
     return Source(f"conf/domain/{choices['domain']}.yaml" if choices.get("domain") else "the domain config")
 
 
-def preflight(config: RunConfig, base_dir: Path, source: Source | None = None) -> None:
-    """Raise :class:`ConfigError` with one line per problem (a single bad input gives exactly one line)."""
-    problems = config_problems(config, base_dir, source or Source("the domain config"))
+def preflight(config: RunConfig, base_dir: Path, source: Source | None = None) -> list[Scenario]:
+    """The cell's scenarios, read once here for the plan (:func:`evalkit.cell.plan.plan_cell`); else raise
+    :class:`ConfigError` with one line per problem (a single bad input gives exactly one line)."""
+    scenarios, scenario_lines = scenario_check(config, source or Source("the domain config"))
+    problems = config_problems(config, base_dir, scenario_lines)
     if problems:
         raise ConfigError("\n".join(problems))
+    return scenarios
 
 
-def config_problems(config: RunConfig, base_dir: Path, source: Source) -> list[str]:
+def config_problems(config: RunConfig, base_dir: Path, scenario_lines: list[str]) -> list[str]:
     problems = config_secret_problems(config.model_dump(mode="json"))
-    problems += scenario_problems(config, source)
+    problems += scenario_lines
     problems += asr_problems(config)
     problems += config.agent.preflight_problems()
     problems += key_env_problems(config)
@@ -181,6 +187,19 @@ def _domain_scenarios(domain: str, folder: str | None = None) -> tuple[tuple[str
     return tuple(s.id for s in scenarios), ()
 
 
+def scenario_check(config: RunConfig, source: Source) -> tuple[list[Scenario], list[str]]:
+    """(the cell's scenarios, problems): the plan's one read of them (``load_scenarios``, as the cell selects them);
+    only when that read fails is the whole folder read again, for a line per problem."""
+    from evalkit.scenarios.store import ScenarioError, load_scenarios
+
+    domain = config.domain
+    try:
+        scenarios = load_scenarios(domain.name, domain.scenarios, domain.limit, domain.scenario_dir)
+    except ScenarioError as exc:
+        return [], scenario_problems(config, source) or [f"domain.scenarios: {str(exc).splitlines()[0]}"]
+    return scenarios, _repeated_ids(domain.scenarios or [], source)
+
+
 def scenario_problems(config: RunConfig, source: Source) -> list[str]:
     domain = config.domain
     ids, problems_found = _domain_scenarios(domain.name, domain.scenario_dir)
@@ -194,14 +213,18 @@ def scenario_problems(config: RunConfig, source: Source) -> list[str]:
         for i in dict.fromkeys(wanted)
         if i not in ids
     ]
+    return problems + _repeated_ids(wanted, source)
+
+
+def _repeated_ids(wanted: list[str], source: Source) -> list[str]:
     # A repeated id ran once but was reported as two conversations; a list is a set of scenarios, so say so.
     repeated = sorted({i for i in wanted if wanted.count(i) > 1})
-    if repeated:
-        problems.append(
-            f"domain.scenarios: scenario id {', '.join(map(repr, repeated))} listed more than once (list from "
-            f"{source.text}); use trials=k for repetitions"
-        )
-    return problems
+    if not repeated:
+        return []
+    return [
+        f"domain.scenarios: scenario id {', '.join(map(repr, repeated))} listed more than once (list from "
+        f"{source.text}); use trials=k for repetitions"
+    ]
 
 
 # -- speech, judge -----------------------------------------------------------------------------------------------

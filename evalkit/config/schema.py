@@ -500,8 +500,13 @@ def _judge_prompt_hashes() -> dict[str, str]:
 
 def cell_key(config: RunConfig) -> str:
     """The cell's identity: SHA-256 of its resolved config, secrets and bookkeeping settings excluded."""
-    payload = json.dumps(identity_payload(config), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+    return identity_key(identity_payload(config))
+
+
+def identity_key(payload: dict[str, Any]) -> str:
+    """The cell key of an :func:`identity_payload` (a plan computes the payload once and keeps both)."""
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def twin_config(config: RunConfig) -> RunConfig:

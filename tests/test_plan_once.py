@@ -1,0 +1,92 @@
+"""A job plans once (issue 32 point 4): the CLI validates, preflights and plans a job, and the runner reads the plan.
+Counted through the real stages (compose, validate, preflight, plan, run and log in a real MLflow store): the cell's
+identity is hashed once per cell (the cell and its clean twin: two), the scenarios are read once per job, and the
+tags and params say what they said when every stage recomputed them."""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hydra import compose, initialize_config_dir
+from mlflow.tracking import MlflowClient
+
+import evalkit.cell.plan as plan_module
+import evalkit.config.preflight as config_preflight
+import evalkit.config.schema as schema
+import evalkit.scenarios.store as store
+from evalkit.cell import cell_tags, run_plan
+from evalkit.cli.preflight import checked_plan
+from evalkit.config.schema import cell_key, identity_payload, twin_config
+from evalkit.tracking import resolve_target
+from tests.conftest import CONF_DIR
+
+# A behavioural persona in a text cell: a twin that is another cell, at the cost of a text conversation.
+CHEAP = ["progress=false", "modality=text", "domain.limit=1", "trials=1", "metrics=[task_completion]"]
+CELL = [*CHEAP, "persona=aggressive_impatient", "mlflow.log_viewer=false", "mlflow.log_traces=false"]
+CELL += ["validation.enabled=false", "simulator.max_user_turns=2"]
+
+
+def counting(monkeypatch: pytest.MonkeyPatch, counts: collections.Counter[str], label: str, owners: list[Any]) -> None:
+    """Count calls of one function under every name it is called by."""
+    name = label
+    real: Callable[..., Any] = getattr(owners[0], name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        counts[label] += 1
+        return real(*args, **kwargs)
+
+    for owner in owners:
+        monkeypatch.setattr(owner, name, counted)
+
+
+def composed(tmp_path: Path) -> Any:
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        return compose("config", overrides=[*CELL, f"mlflow.tracking_uri=sqlite:///{tmp_path / 'mlflow.db'}"])
+
+
+def counted(monkeypatch: pytest.MonkeyPatch) -> collections.Counter[str]:
+    counts: collections.Counter[str] = collections.Counter()
+    counting(monkeypatch, counts, "identity_payload", [schema, plan_module])
+    counting(monkeypatch, counts, "load_scenarios", [store])
+    counting(monkeypatch, counts, "_domain_scenarios", [config_preflight])  # the preflight's whole-folder read
+    return counts
+
+
+def test_the_check_plans_once_with_both_keys_and_the_scenarios_it_read(tmp_path: Path, monkeypatch) -> None:
+    cfg = composed(tmp_path)
+    counts = counted(monkeypatch)
+    plan = checked_plan(cfg, {"persona": "aggressive_impatient"}, CELL, tmp_path)
+    assert counts == {"identity_payload": 2, "load_scenarios": 1}
+    monkeypatch.undo()
+    assert (plan.key, plan.twin_key) == (cell_key(plan.config), cell_key(twin_config(plan.config)))
+    assert plan.twin is not None and plan.twin.key == plan.twin_key == plan.twin.twin_key
+    assert cell_tags(plan, "cell")["twin_key"] == plan.twin_key
+    assert plan.identity == identity_payload(plan.config) and plan.twin.scenarios is plan.scenarios
+
+
+@pytest.mark.slow
+def test_a_job_hashes_each_cell_once_and_reads_its_scenarios_once(tmp_path: Path, monkeypatch) -> None:
+    cfg = composed(tmp_path)
+    counts = counted(monkeypatch)
+    plan = checked_plan(cfg, {"persona": "aggressive_impatient"}, CELL, tmp_path)
+    assert plan.twin is not None and plan.twin.twin is None
+    target = resolve_target(plan.config.mlflow.tracking_uri, plan.config.mlflow.experiment, None, tmp_path)
+    twin = run_plan(plan.twin, target, tmp_path / "clean_twin")
+    cell = run_plan(plan, target, tmp_path / "cell")
+    assert counts == {"identity_payload": 2, "load_scenarios": 1}  # the cell and its twin; one read, no re-read
+    monkeypatch.undo()
+
+    # The same keys, tags and params as computed from the config itself (what every stage did before).
+    config = plan.config
+    assert (cell.cell_key, twin.cell_key) == (cell_key(config), cell_key(twin_config(config)))
+    assert plan.twin.twin_key == cell_key(twin_config(plan.twin.config)) == twin.cell_key  # a twin is its own twin
+    client = MlflowClient(target.tracking_uri)
+    for result, cfg_of in ((cell, config), (twin, twin_config(config))):
+        run = client.get_run(result.run_id)
+        assert run.data.tags["twin_key"] == twin.cell_key and run.data.tags["cell_key"] == result.cell_key
+        assert run.data.params["cfg.persona.name"] == str(identity_payload(cfg_of)["persona"]["name"])
+    assert [s.id for s in plan.twin.scenarios] == [s.id for s in plan.scenarios] and len(plan.scenarios) == 1
