@@ -165,10 +165,10 @@ def test_twin_config_still_reads_the_clean_options_from_conf():
 def test_a_cells_run_name_leads_with_every_perturbed_axis_it_sets():
     """MLflow's run list shows the start of a name: a cell with a caller behaviour or an interruption must not read
     as its clean twin there."""
-    from evalkit.cell.plan import CellPlan
+    from evalkit.cell.plan import plan_cell
 
     def lead(*overrides: str) -> str:
-        return CellPlan(composed(*overrides), "key", []).run_name.split("|")[0]
+        return plan_cell(composed(*overrides)).run_name.split("|")[0]
 
     assert lead() == "clean"
     assert lead("+behavior=backchannel") == "clean+backchannel"
