@@ -73,6 +73,7 @@ LINES = [
 # turn then times out after 5 s). So the sharp check is that no stop was forced; the latencies, measured in time,
 # get bounds that hold on a loaded machine.
 LATENCY_LIMIT_S = 1.2  # median, evalkit's records end to end: measured 0.56-0.90 s (medians of 4 turns)
+HEARING_LIMIT_S = 0.1  # median, the bot starting to speak -> evalkit stamping its first audio (placeholder)
 
 
 def _venv_python() -> Path:
@@ -204,6 +205,24 @@ def vad_stops_s(call: BotCall) -> list[float]:
     return delays
 
 
+def stages_s(call: BotCall) -> list[tuple[float, float, float]]:
+    """Each response latency in three parts, from evalkit's records and the bot's own log (same machine's wall
+    clock): (caller's end -> the bot ends the user's turn: its VAD, its turn model, and evalkit's sending of the
+    last frames; the bot ends it -> it starts speaking: its TTS and output; it starts speaking -> evalkit stamps the
+    turn's first audio: the socket and evalkit's receiving). The three add up to the latency in the records."""
+    stopped = [e["t"] for e in call.seen("user_stopped")]
+    started = [e["t"] for e in call.seen("bot_started")]
+    parts = []
+    for user, reply in itertools.pairwise(call.outcome.turns):
+        if user.role != "user" or reply.role != "assistant":
+            continue
+        end, heard = call.wall_t0 + user.end_ms / 1000.0, call.wall_t0 + reply.start_ms / 1000.0
+        stop = next((t for t in stopped if t > end - 0.2), float("inf"))
+        start = next((t for t in started if t >= stop), float("inf"))
+        parts.append((stop - end, start - stop, heard - start))
+    return parts
+
+
 def report(name: str, call: BotCall) -> str:
     rows = [f"{t.role[0]} {t.start_ms:7.0f}-{t.end_ms:7.0f} {t.intended_text[:50]!r}" for t in call.outcome.turns]
     lat = ", ".join(f"{x:.2f}" for x in latencies_s(call.outcome))
@@ -273,6 +292,11 @@ def test_a_pipecat_bot_answers_within_its_vad_stop_time(greets: BotCall, waits: 
     # the bot heard the caller stop: its VAD heard silence after the words, no stop was forced by a quiet line
     assert not greets.seen("vad_forced_stop") and not waits.seen("vad_forced_stop"), (stops, details)
     assert max(x for v in stops.values() for x in v) < 2.0, (stops, details)  # nor left to the 5 s user-turn timeout
+    parts = stages_s(greets) + stages_s(waits)
+    print("stages s (caller end -> bot ends the turn, -> bot speaks, -> evalkit hears):", [
+        tuple(round(x, 3) for x in p) for p in parts])  # fmt: skip
+    # evalkit's own part on the way back, sharp: from the bot starting to speak to evalkit's stamp of its first audio
+    assert statistics.median(p[2] for p in parts) < HEARING_LIMIT_S, (parts, details)
     assert statistics.median(lat) < LATENCY_LIMIT_S, details
     assert max(lat) < 2.0, details
     assert min(lat) > 0.2, details  # never before its VAD heard 0.2 s of silence
