@@ -70,10 +70,15 @@ LINES = [
 # machine by a plain Twilio client streaming speech then silence (no evalkit), 0.44-0.89 s in the bot's own log under
 # evalkit's calls (load average up to 9). When no audio comes after the words, pipecat forces the stop after 1 s
 # (VADProcessor's audio_idle_timeout; the bot logs ``vad_forced_stop``), or never (a VAD caught mid-stop: the user
-# turn then times out after 5 s). So the sharp check is that no stop was forced; the latencies, measured in time,
-# get bounds that hold on a loaded machine.
-LATENCY_LIMIT_S = 1.2  # median, evalkit's records end to end: measured 0.56-0.90 s (medians of 4 turns)
-HEARING_LIMIT_S = 0.1  # median, the bot starting to speak -> evalkit stamping its first audio (placeholder)
+# turn then times out after 5 s). So the sharp checks are that no stop was forced, that the bot never ended a turn
+# before its own configured stop time (it logs pipecat's default: 0.2 s in pipecat 1.14), and evalkit's own part
+# of each latency on the way back (the bot's first audio -> evalkit's stamp of it); the end-to-end latency gets a
+# bound that holds on a loaded machine. Why not the issue's 0.6 s end to end: nearly all of the latency is the bot's
+# (caller's end -> its turn end: Silero's stop after its probability decays, then Smart Turn v3 on the CPU; 0.34-0.52
+# s at load 5, up to ~0.9 s at load 9), which grows with the machine's load and is not evalkit's; the median was
+# 0.47 s at load 5 (issue 26's run: stages 0.34-0.52 / 0.014-0.045 / 0.000-0.079 s).
+LATENCY_LIMIT_S = 1.2  # median, evalkit's records end to end: measured 0.47-0.90 s (medians of 4 turns)
+HEARING_LIMIT_S = 0.15  # median, the bot starting to speak -> evalkit stamping its first audio: measured 0-79 ms
 
 
 def _venv_python() -> Path:
@@ -297,9 +302,14 @@ def test_a_pipecat_bot_answers_within_its_vad_stop_time(greets: BotCall, waits: 
         tuple(round(x, 3) for x in p) for p in parts])  # fmt: skip
     # evalkit's own part on the way back, sharp: from the bot starting to speak to evalkit's stamp of its first audio
     assert statistics.median(p[2] for p in parts) < HEARING_LIMIT_S, (parts, details)
+    assert max(p[2] for p in parts) < 2 * HEARING_LIMIT_S, (parts, details)
+    # the bot ended no turn before its own configured VAD stop time after the caller's last frame: it heard the
+    # silence on the line (pipecat's default, as the bot logs it)
+    [stop_secs] = {e["stop_secs"] for e in greets.seen("vad") + waits.seen("vad")}
+    assert min(p[0] for p in parts) > stop_secs, (stop_secs, parts, details)
     assert statistics.median(lat) < LATENCY_LIMIT_S, details
     assert max(lat) < 2.0, details
-    assert min(lat) > 0.2, details  # never before its VAD heard 0.2 s of silence
+    assert min(lat) > stop_secs, details  # never before its VAD heard its stop time of silence
 
 
 @pytest.mark.slow  # a third call (~35 s)
