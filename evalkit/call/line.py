@@ -17,13 +17,14 @@ the caller interjected) to the caller's onset, at most ``LEAD_IN_MAX_MS`` (the c
 delay: a few hundred ms), then the utterance. No trail follows it: an in-process agent is told the end of the
 caller's turn at the end of its speech (as a wire agent with speech events), so its answer, and the response latency
 (end of the caller's speech to the agent's first audio), are timed from there, as before. The stretch under the
-agent's turn and the lead-in are rendered as two pieces, each seeded by the utterance's index rather than by where it
-falls on the timeline: that timeline carries the agent's measured compute time (wall-clock, never the same twice), so
-a stretch seeded by its start would hand the agent different noise on every run, and its transcripts would move with
-the machine's load (what an earlier attempt saw between one worker process and two: tests/test_cell_workers.py). The
-lead-in's length (reaction time and line delay, both drawn from the call's seed) and its noise are then the same on
-every run. A silent line (a clean condition: digital zero) hands nothing: zeros carry nothing to hear, and a clean
-cell's agent gets exactly the utterance it got before the line existed.
+agent's turn and the lead-in are rendered as two pieces (two draws of the bed that meet where the agent's audio
+ends), each seeded by the utterance's index rather than by where it falls on the timeline: that timeline carries the
+agent's measured compute time (wall-clock, never the same twice), so a stretch seeded by its start would hand the
+agent different noise on every run, and its transcripts would move with the machine's load
+(tests/test_cell_workers.py, one worker process against two, fails that way and passes with the utterance's key).
+The lead-in's length (reaction time and line delay, both drawn from the call's seed) and its noise are then the same
+on every run. A silent line (a clean condition: digital zero) hands nothing: zeros carry nothing to hear, and a
+clean cell's agent gets exactly the utterance it got before the line existed.
 
 Either way what went out between utterances is kept (``gaps``), so ``user_heard.wav`` holds the continuous signal
 the agent heard.
