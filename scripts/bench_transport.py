@@ -17,10 +17,12 @@ existed, to measure what the line costs.
 2. Concurrent calls: N calls at once in this process; each frame's send time (handed to the socket) minus its
    scheduled time (on the line: the first frame + k × 20 ms; ``--line off``: turn start + k × 20 ms); the curve of
    p50 / p99 / max over N, and the CPU share of this process (the line's cost: ``--line both`` runs each row twice).
-   Sustained: the largest N up to which every p99 is within 10 ms (target ≥ 32). The machine is shared: a bare timer
-   loop in another process measures its own jitter meanwhile, and each row is the best of ``--repeat`` runs. Two
-   ways to host N calls are compared: ``loop`` (every call a task of one event loop, as ``concurrency=N`` runs them:
-   evalkit.call.host) and ``threads`` (a thread per call, each with its own event loop).
+   Sustained: the largest N up to which every p99 is within 10 ms (target ≥ 32). Each row also gives the CPU time
+   this process spent per second of call (``CPU/call-s``: what one call costs, whatever the machine's load), and the
+   load average when it ran; with ``--line both`` the line's cost is the on/off ratio of that figure at each N. The
+   machine is shared: a bare timer loop in another process measures its own jitter meanwhile, and each row is the
+   best of ``--repeat`` runs. Two ways to host N calls are compared: ``loop`` (every call a task of one event loop,
+   as ``concurrency=N`` runs them: evalkit.call.host) and ``threads`` (a thread per call, each with its own event loop).
 
 ``--profile N`` runs N calls in one loop under cProfile and prints the top functions instead.
 """
@@ -261,6 +263,16 @@ def run_calls(url: str, n: int, mode: str, n_lines: int) -> tuple[Pacing, list[C
     return pacing, outcomes, time.perf_counter() - wall, time.process_time() - cpu
 
 
+def call_seconds(outcomes: list[CallOutcome]) -> float:
+    """The calls' total length on their own clocks (s): what the CPU time is divided by."""
+    return sum((o.turns[-1].end_ms if o.turns else 0.0) / 1000.0 for o in outcomes)
+
+
+def load() -> str:
+    """The machine's 1-minute load average (the other processes sharing its cores)."""
+    return f"{os.getloadavg()[0]:.1f}"
+
+
 def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
@@ -285,6 +297,7 @@ def main() -> None:
             cafe.bank(rate, bank)  # type: ignore[attr-defined]
     print(f"echo agent on {url} (pid {server.pid}); caller pid {os.getpid()}, {os.cpu_count()} cores")
     print(f"take-turn silence {TAKE_TURN_MS:g} ms, reaction {REACTION_MS:g} ms, {args.lines} caller turns per call")
+    print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
     if args.profile:
         profiler = cProfile.Profile()
@@ -308,7 +321,7 @@ def main() -> None:
     print(
         f"\n1. harness overhead per turn (one call, {len(overheads)} exchanges): median "
         f"{statistics.median(overheads):.2f} ms, max {max(overheads):.2f} ms (target <= 5 ms); "
-        f"machine p99 {max(machines):.2f} ms"
+        f"machine p99 {max(machines):.2f} ms; load {load()}"
     )
 
     # 2. the pacing curve: modes interleaved at each N, each run --repeat times; the run with the lowest p99 is
@@ -318,13 +331,14 @@ def main() -> None:
     print(f" best of {args.repeat} runs per row, all runs' p99 in brackets)")
     print(
         "mode/line     N   calls ok   frames    p50 ms   p99 ms   max ms   turn overhead p50/p99 ms   CPU  machine p99"
+        "  CPU/call-s  load"
     )
     lines = ["on", "off"] if args.line == "both" else [args.line]
     modes = [f"{mode}/{line}" for mode in args.modes.split(",") for line in lines]
     sustained = dict.fromkeys(modes, 0)
     failed: set[str] = set()
     for n in (int(x) for x in args.calls.split(",")):
-        runs: dict[str, list[tuple[float, str]]] = {mode: [] for mode in modes}
+        runs: dict[str, list[tuple[float, str, float]]] = {mode: [] for mode in modes}
         for _ in range(args.repeat):
             for mode in modes:
                 host, LINE["on"] = mode.split("/")[0], mode.endswith("/on")
@@ -336,15 +350,19 @@ def main() -> None:
                     f"{mode:<11} {n:>3}   {ok:>4}/{n:<4} {len(pacing.lateness_ms):>7}"
                     f"  {pct(pacing.lateness_ms, 50):>7.2f}  {p99:>7.2f}  {max(pacing.lateness_ms):>7.1f}"
                     f"   {pct(turn, 50):>10.1f} / {pct(turn, 99):<8.1f}  {cpu / wall:>5.0%}  {machine:>8.2f}"
+                    f"  {1000.0 * cpu / call_seconds(outcomes):>7.2f} ms  {load()}"
                 )
-                runs[mode].append((p99, row))
+                runs[mode].append((p99, row, cpu / call_seconds(outcomes)))
         for mode in modes:
             best = min(runs[mode])
-            print(f"{best[1]}   [{', '.join(f'{p:.1f}' for p, _ in runs[mode])}]", flush=True)
+            print(f"{best[1]}   [{', '.join(f'{p:.1f}' for p, _, _ in runs[mode])}]", flush=True)
             if best[0] <= 10.0 and mode not in failed:
                 sustained[mode] = n
             else:
                 failed.add(mode)
+        for host in args.modes.split(",") if args.line == "both" else []:  # the line's CPU cost, same N, same run
+            on, off = (statistics.median(c for _, _, c in runs[f"{host}/{line}"]) for line in ("on", "off"))
+            print(f"   {host}: CPU per call-second line on / off = {on / off:.2f}", flush=True)
     for mode in modes:
         print(f"sustained with p99 <= 10 ms ({mode}): {sustained[mode]} calls (target >= 32)")
     server.kill()

@@ -18,10 +18,11 @@ import pytest
 from pydantic import ValidationError
 from websockets.asyncio.server import ServerConnection, serve
 
+from evalkit.agents.base import AgentReply
 from evalkit.call import CallOutcome, CallSettings, RealClock, TurnBasedSession, VirtualClock, render_tracks, run_call
 from evalkit.call.channel import AudioChannel
 from evalkit.call.conversation import opening
-from evalkit.records import Conversation
+from evalkit.records import AudioClip, Conversation
 from evalkit.scenarios import load_scenarios
 from evalkit.speech.vad import level_dbfs
 from evalkit.wire.twilio_ws import TwilioWsConfig
@@ -230,24 +231,70 @@ def _user_heard(outcome: CallOutcome) -> np.ndarray:
     return render_tracks(record, outcome.audio, RATE)["user_heard"]
 
 
-def test_an_in_process_call_records_the_bed_between_utterances() -> None:
-    agent, clock = EchoAgent(reply_ms=1000.0), VirtualClock()
-    settings = CallSettings(user_reaction_ms=400.0)
-    channel = noisy_channel(CAFE_15DB)
+class ListeningAgent(EchoAgent):
+    """An echo agent that keeps what it was handed, answering after ``compute_ms`` of (measured) compute."""
+
+    def __init__(self, compute_ms: float = 50.0) -> None:
+        super().__init__(reply_ms=1000.0)
+        self.compute_ms = compute_ms
+        self.clips: list[np.ndarray] = []
+
+    def _reply(self, text: str) -> AgentReply:
+        reply = super()._reply(text)
+        reply.compute_ms = self.compute_ms
+        return reply
+
+    def respond(self, clip: AudioClip) -> AgentReply:
+        self.clips.append(clip.samples.copy())
+        return super().respond(clip)
+
+
+def _in_process(specs: list[dict[str, Any]], compute_ms: float = 50.0) -> tuple[ListeningAgent, CallOutcome]:
+    agent, clock = ListeningAgent(compute_ms), VirtualClock()
     caller = ScriptCaller(["one two three", "four five"])
-    outcome = asyncio.run(run_call(caller, TurnBasedSession(agent, clock), channel, context(), clock, settings))
-    assert outcome.end_reason == "user_end_call"
-    # a turn-based agent is handed its caller's utterances (3 and 2 words of 100 ms), as before (evalkit.call.line)
-    assert agent.heard == [2400, 1600]
+    session = TurnBasedSession(agent, clock)
+    outcome = asyncio.run(
+        run_call(caller, session, noisy_channel(specs), context(), clock, CallSettings(user_reaction_ms=400.0))
+    )
+    assert outcome.end_reason == "user_end_call", outcome.error
+    return agent, outcome
+
+
+def test_an_in_process_agent_hears_the_bed_from_its_own_audio_to_the_callers_onset() -> None:
+    agent, outcome = _in_process(CAFE_15DB)
+    # each utterance (3 and 2 words of 100 ms) comes after the caller's 400 ms reaction to the agent's audio: the
+    # agent is handed that stretch of the line first (evalkit.call.line: the lead-in)
+    lead = int(0.4 * RATE)
+    assert agent.heard == [lead + 2400, lead + 1600]
     heard = _user_heard(outcome)
+    users = [t for t in outcome.turns if t.role == "user"]
+    for clip, turn in zip(agent.clips, users, strict=False):
+        onset = round(turn.start_ms / 1000.0 * RATE)
+        assert np.all(clip[:lead] != 0.0)  # the café bed, not digital zero
+        # what the agent got before the utterance is what the recording holds there, and the same chain made it:
+        # the bed at the condition's SNR against the caller's speech (a tone at -23 dBFS; μ-law free, ±1.5 dB)
+        assert np.allclose(clip[:lead], heard[onset - lead : onset], atol=1e-6)
+    speech, _ = signal_power(tone(300.0), RATE)
+    snr = 10.0 * np.log10(speech / float(np.mean(np.square(agent.clips[1][:lead], dtype=np.float64))))
+    assert snr == pytest.approx(15.0, abs=1.5)
+    # the response latency is still the end of the caller's speech to the agent's first audio: its compute time
+    for user, reply in zip(users, [t for t in outcome.turns if t.role == "assistant"][1:], strict=False):
+        assert reply.start_ms - user.end_ms == pytest.approx(50.0)
     frames = heard[: heard.size // 800 * 800].reshape(-1, 800)  # 100 ms frames over the whole call
     assert np.mean(np.all(frames == 0.0, axis=1)) == 0.0  # no stretch of the call is digital silence
 
 
+def test_what_an_in_process_agent_hears_does_not_move_with_its_compute_time() -> None:
+    """The timeline carries the agent's measured (wall-clock) compute time; the line it is handed is seeded by the
+    utterance, so a slower machine hands it the same audio."""
+    fast, fast_call = _in_process(CAFE_15DB, compute_ms=50.0)
+    slow, slow_call = _in_process(CAFE_15DB, compute_ms=137.3)
+    assert fast_call.turns[2].start_ms != slow_call.turns[2].start_ms
+    assert len(fast.clips) == len(slow.clips) == 2
+    assert all(np.array_equal(a, b) for a, b in zip(fast.clips, slow.clips, strict=True))
+
+
 def test_a_clean_line_is_digital_silence_between_utterances() -> None:
-    agent, clock = EchoAgent(reply_ms=1000.0), VirtualClock()
-    channel = noisy_channel([])
-    caller = ScriptCaller(["one two three"])
-    outcome = asyncio.run(run_call(caller, TurnBasedSession(agent, clock), channel, context(), clock, CallSettings()))
-    assert outcome.end_reason == "user_end_call"
+    agent, outcome = _in_process([])
     assert outcome.audio.line and all(not clip.samples.any() for _, clip in outcome.audio.line)
+    assert agent.heard == [2400, 1600]  # zeros carry nothing to hear: a clean cell's agent gets its utterances only

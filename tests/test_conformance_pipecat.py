@@ -70,9 +70,15 @@ LINES = [
 # machine by a plain Twilio client streaming speech then silence (no evalkit), 0.44-0.89 s in the bot's own log under
 # evalkit's calls (load average up to 9). When no audio comes after the words, pipecat forces the stop after 1 s
 # (VADProcessor's audio_idle_timeout; the bot logs ``vad_forced_stop``), or never (a VAD caught mid-stop: the user
-# turn then times out after 5 s). So the sharp check is that no stop was forced; the latencies, measured in time,
-# get bounds that hold on a loaded machine.
-LATENCY_LIMIT_S = 1.2  # median, evalkit's records end to end: measured 0.56-0.90 s (medians of 4 turns)
+# turn then times out after 5 s). So the sharp checks are that no stop was forced, that the bot never ended a turn
+# before its own configured stop time (it logs pipecat's default: 0.2 s in pipecat 1.14), and evalkit's own part
+# of each latency on the way back (the bot's first audio -> evalkit's stamp of it); the end-to-end latency gets a
+# bound that holds on a loaded machine. Why not the issue's 0.6 s end to end: nearly all of the latency is the bot's
+# (caller's end -> its turn end: Silero's stop after its probability decays, then Smart Turn v3 on the CPU; 0.34-0.52
+# s at load 5, up to ~0.9 s at load 9), which grows with the machine's load and is not evalkit's; the median was
+# 0.47 s at load 5 (issue 26's run: stages 0.34-0.52 / 0.014-0.045 / 0.000-0.079 s).
+LATENCY_LIMIT_S = 1.2  # median, evalkit's records end to end: measured 0.47-0.90 s (medians of 4 turns)
+HEARING_LIMIT_S = 0.15  # median, the bot starting to speak -> evalkit stamping its first audio: measured 0-79 ms
 
 
 def _venv_python() -> Path:
@@ -204,6 +210,24 @@ def vad_stops_s(call: BotCall) -> list[float]:
     return delays
 
 
+def stages_s(call: BotCall) -> list[tuple[float, float, float]]:
+    """Each response latency in three parts, from evalkit's records and the bot's own log (same machine's wall
+    clock): (caller's end -> the bot ends the user's turn: its VAD, its turn model, and evalkit's sending of the
+    last frames; the bot ends it -> it starts speaking: its TTS and output; it starts speaking -> evalkit stamps the
+    turn's first audio: the socket and evalkit's receiving). The three add up to the latency in the records."""
+    stopped = [e["t"] for e in call.seen("user_stopped")]
+    started = [e["t"] for e in call.seen("bot_started")]
+    parts = []
+    for user, reply in itertools.pairwise(call.outcome.turns):
+        if user.role != "user" or reply.role != "assistant":
+            continue
+        end, heard = call.wall_t0 + user.end_ms / 1000.0, call.wall_t0 + reply.start_ms / 1000.0
+        stop = next((t for t in stopped if t > end - 0.2), float("inf"))
+        start = next((t for t in started if t >= stop), float("inf"))
+        parts.append((stop - end, start - stop, heard - start))
+    return parts
+
+
 def report(name: str, call: BotCall) -> str:
     rows = [f"{t.role[0]} {t.start_ms:7.0f}-{t.end_ms:7.0f} {t.intended_text[:50]!r}" for t in call.outcome.turns]
     lat = ", ".join(f"{x:.2f}" for x in latencies_s(call.outcome))
@@ -273,9 +297,19 @@ def test_a_pipecat_bot_answers_within_its_vad_stop_time(greets: BotCall, waits: 
     # the bot heard the caller stop: its VAD heard silence after the words, no stop was forced by a quiet line
     assert not greets.seen("vad_forced_stop") and not waits.seen("vad_forced_stop"), (stops, details)
     assert max(x for v in stops.values() for x in v) < 2.0, (stops, details)  # nor left to the 5 s user-turn timeout
+    parts = stages_s(greets) + stages_s(waits)
+    print("stages s (caller end -> bot ends the turn, -> bot speaks, -> evalkit hears):", [
+        tuple(round(x, 3) for x in p) for p in parts])  # fmt: skip
+    # evalkit's own part on the way back, sharp: from the bot starting to speak to evalkit's stamp of its first audio
+    assert statistics.median(p[2] for p in parts) < HEARING_LIMIT_S, (parts, details)
+    assert max(p[2] for p in parts) < 2 * HEARING_LIMIT_S, (parts, details)
+    # the bot ended no turn before its own configured VAD stop time after the caller's last frame: it heard the
+    # silence on the line (pipecat's default, as the bot logs it)
+    [stop_secs] = {e["stop_secs"] for e in greets.seen("vad") + waits.seen("vad")}
+    assert min(p[0] for p in parts) > stop_secs, (stop_secs, parts, details)
     assert statistics.median(lat) < LATENCY_LIMIT_S, details
     assert max(lat) < 2.0, details
-    assert min(lat) > 0.2, details  # never before its VAD heard 0.2 s of silence
+    assert min(lat) > stop_secs, details  # never before its VAD heard its stop time of silence
 
 
 @pytest.mark.slow  # a third call (~35 s)

@@ -142,10 +142,14 @@ class AudioChannel:
         if prepare is not None and not self.silent_line:
             prepare(sample_rate)
 
-    def fill(self, start_ms: float, duration_ms: float, sample_rate: int) -> tuple[np.ndarray, list[AppliedEffect]]:
+    def fill(
+        self, start_ms: float, duration_ms: float, sample_rate: int, key: tuple[int | str, ...] | None = None
+    ) -> tuple[np.ndarray, list[AppliedEffect]]:
         """What the agent hears of the open line over ``[start_ms, start_ms + duration_ms)`` while the caller says
-        nothing: the chain applied to silence there, its beds at the caller's speech level. Seeded by the stretch's
-        start (in whole ms), so the same stretch of the same call is the same audio."""
+        nothing: the chain applied to silence there, its beds at the caller's speech level, through the same chain
+        (``perturb``) as the caller's speech. Seeded by the stretch's start (in whole ms), so the same stretch of the
+        same call is the same audio, or by ``key`` (the virtual clock's stretches before an utterance, whose start
+        moves with the agent's measured compute time: evalkit.call.line)."""
         n = max(1, round(duration_ms / 1000.0 * sample_rate))
         silence = np.zeros(n, dtype=np.float32)
         if self.silent_line:
@@ -155,7 +159,7 @@ class AudioChannel:
         context = ClipContext(
             offset_ms=start_ms, call_seed=self.call_seed, participant="user", reference_power=self.speech_power
         )
-        rng = rng_for(self.cell_seed, *self.keys, "line", int(start_ms))
+        rng = rng_for(self.cell_seed, *self.keys, "line", *(key if key is not None else (int(start_ms),)))
         heard, applied = self.perturb(silence, sample_rate, rng, context)
         if self.echo_in_fill:
             heard, _limited = self.line_effects.mix(heard, start_ms, sample_rate)

@@ -11,11 +11,20 @@ later), so the timeline the call records is the one the agent received; response
 caller's speech to the agent's first audio, with no harness gap in it.
 
 On a virtual clock (an in-process, turn-based agent) nothing runs in the background: before each utterance the
-stretch of line since the previous one is rendered in one piece for the recording, and the agent is handed the
-utterance as before. Handing it the line too (the part after its own last audio) was tried: with 400 ms of café bed
-before each utterance Whisper tiny.en's transcripts of the reference agent changed with its thread count (one worker
-process against two: tests/test_cell_workers.py), so every in-process measurement would move; that waits for the
-re-measurement of the embedded pair (the natural voice).
+stretch of line since the previous one is rendered for the recording, and the agent is handed the line it would have
+heard around the utterance. That is the *lead-in*: from the end of the agent's own previous audio (or the cut where
+the caller interjected) to the caller's onset, at most ``LEAD_IN_MAX_MS`` (the caller's reaction time and any line
+delay: a few hundred ms), then the utterance. No trail follows it: an in-process agent is told the end of the
+caller's turn at the end of its speech (as a wire agent with speech events), so its answer, and the response latency
+(end of the caller's speech to the agent's first audio), are timed from there, as before. The stretch under the
+agent's turn and the lead-in are rendered as two pieces (two draws of the bed that meet where the agent's audio
+ends), each seeded by the utterance's index rather than by where it falls on the timeline: that timeline carries the
+agent's measured compute time (wall-clock, never the same twice), so a stretch seeded by its start would hand the
+agent different noise on every run, and its transcripts would move with the machine's load
+(tests/test_cell_workers.py, one worker process against two, fails that way and passes with the utterance's key).
+The lead-in's length (reaction time and line delay, both drawn from the call's seed) and its noise are then the same
+on every run. A silent line (a clean condition: digital zero) hands nothing: zeros carry nothing to hear, and a
+clean cell's agent gets exactly the utterance it got before the line existed.
 
 Either way what went out between utterances is kept (``gaps``), so ``user_heard.wav`` holds the continuous signal
 the agent heard.
@@ -25,14 +34,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from evalkit.call.channel import UserSpeech
+from evalkit.call.channel import UserSpeech, audio_frames
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, Frame
 from evalkit.records import AudioClip
@@ -40,8 +50,12 @@ from evalkit.records import AudioClip
 FILL_RATE = 16_000  # the open line is rendered at 16 kHz on a real clock (each session resamples to its wire rate)
 FILL_BLOCK_MS = 1_000.0  # rendered a second at a time, off the event loop, one block ahead
 SLACK_MS = 1.0  # float rounding on the frame grid
+# virtual clock: the most of the open line handed to an in-process agent before an utterance (module docstring); the
+# caller's reaction time and line delay are well under it, a caller-first opening's wait is cut to it
+LEAD_IN_MAX_MS = 2_000.0
 
-Fill = Callable[[float, float, int], tuple[np.ndarray, list[Any]]]  # (start_ms, duration_ms, rate) -> audio, effects
+# (start_ms, duration_ms, rate[, seed key]) -> audio, effects; the key (virtual clock) replaces the start as the seed
+Fill = Callable[..., tuple[np.ndarray, list[Any]]]
 
 
 @dataclass
@@ -175,13 +189,45 @@ class CallerLine:
                 receiving.cancel()
         return early
 
-    def record_gap(self, until_ms: float, rate: int) -> None:
-        """Virtual clock: the line from where it was left to ``until_ms`` (the next utterance's start), rendered for
-        the recording."""
-        if self.fill is not None and until_ms > self._line_ms:
-            audio, _effects = self.fill(self._line_ms, until_ms - self._line_ms, rate)
-            self.gaps.append(_Gap(self._line_ms, rate, [audio]))
-            self._line_ms = until_ms
+    def record_gap(self, speech: UserSpeech, turns: Sequence[Any]) -> AudioClip | None:
+        """Virtual clock: the line from where it was left to ``speech``'s start, rendered for the recording; returns
+        the lead-in the agent hears before ``speech`` (module docstring; None: nothing to hand). ``turns``: the call
+        so far, ``speech``'s own turn last."""
+        until_ms = speech.start_ms
+        if self.fill is None or not speech.clips or until_ms <= self._line_ms:
+            return None
+        rate, index = rate_of(speech), len(turns) - 1
+        agent_end = next((t.end_ms for t in reversed(turns[:-1]) if t.role == "assistant"), 0.0)
+        lead_ms = lead_in_ms(self._line_ms, agent_end, until_ms)
+        lead = None
+        if until_ms - lead_ms > self._line_ms:  # under the agent's turn (and its latency): heard by nobody but kept
+            self._render_gap(self._line_ms, until_ms - lead_ms, rate, (index, "under"))
+        if lead_ms > 0.0:
+            lead = self._render_gap(until_ms - lead_ms, until_ms, rate, (index, "lead_in"))
+        self._line_ms = until_ms
+        return None if self.silent else lead
+
+    def _render_gap(self, start_ms: float, end_ms: float, rate: int, key: tuple[int | str, ...]) -> AudioClip:
+        assert self.fill is not None
+        audio, _effects = self.fill(start_ms, end_ms - start_ms, rate, key)
+        gap = _Gap(start_ms, rate, [np.asarray(audio, dtype=np.float32)])
+        self.gaps.append(gap)
+        return gap.clip()  # type: ignore[return-value]
+
+    def heard_frames(
+        self, speech: UserSpeech, turns: Sequence[Any], frame_ms: float | None
+    ) -> tuple[float, list[Frame]]:
+        """Virtual clock (and a real one without a continuous line): the line up to ``speech`` recorded; what the
+        agent is sent for it, from when: the lead-in (in-process agents on a noisy line), then the utterance."""
+        lead = self.record_gap(speech, turns) if not self.clock.realtime else None
+        self.sent_until(speech.end_ms)
+        frames = speech.frames(frame_ms)
+        if lead is None:
+            return speech.start_ms, frames
+        lead_frames = [
+            dataclasses.replace(f, fill=True) for f in audio_frames(lead.samples, lead.sample_rate, frame_ms)
+        ]
+        return speech.start_ms - lead.duration_s * 1000.0, lead_frames + frames
 
     def sent_until(self, end_ms: float) -> None:
         """Virtual clock: the line has carried an utterance up to ``end_ms``."""
@@ -289,8 +335,16 @@ class CallerLine:
         return [(gap.start_ms, clip) for gap in self.gaps if (clip := gap.clip()) is not None]
 
 
-def _silence(start_ms: float, duration_ms: float, rate: int) -> tuple[np.ndarray, list[Any]]:
+def _silence(start_ms: float, duration_ms: float, rate: int, key: Any = None) -> tuple[np.ndarray, list[Any]]:
     return np.zeros(max(1, round(duration_ms / 1000.0 * rate)), dtype=np.float32), []
+
+
+def lead_in_ms(line_ms: float, agent_end_ms: float, onset_ms: float) -> float:
+    """How much of the open line before an utterance starting at ``onset_ms`` an in-process agent hears: from the end
+    of its own audio (``agent_end_ms``), never before the caller's previous utterance ended (``line_ms``), at most
+    ``LEAD_IN_MAX_MS``; none when the caller starts while the agent is still talking (an interjection)."""
+    start = max(line_ms, agent_end_ms, onset_ms - LEAD_IN_MAX_MS)
+    return max(0.0, onset_ms - start)
 
 
 def rate_of(speech: UserSpeech) -> int:

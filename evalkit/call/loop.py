@@ -25,7 +25,7 @@ from evalkit.call.channel import UserSpeech, agent_played, play_agent
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, AgentSpeech, AgentTurnEnd
 from evalkit.call.interrupt import Cut, Interrupter
-from evalkit.call.line import CallerLine, rate_of
+from evalkit.call.line import CallerLine
 from evalkit.call.live import ONSET, AudioCutPlanner, PlannedCut, WireCutter, cut_live
 from evalkit.call.session import AgentSession, AgentTimeout, CallOver, at_max_duration, never_spoke
 from evalkit.domains.base import ToolRegistry
@@ -308,15 +308,12 @@ class Call:
 
     async def _speak_frames(self, speech: UserSpeech) -> None:
         """No continuous line (a virtual clock, or a text channel): the line since the caller's last utterance is
-        recorded, then its frames are sent paced by the clock; agent events arriving meanwhile are kept with their
-        time."""
-        if speech.clips and not self.clock.realtime:
-            self.line.record_gap(speech.start_ms, rate_of(speech))
-        self.line.sent_until(speech.end_ms)
+        recorded, then its frames (an in-process agent's lead-in first: evalkit.call.line) are sent paced by the
+        clock; agent events arriving meanwhile are kept with their time."""
+        offset, frames = self.line.heard_frames(speech, self.turns, self.settings.frame_ms)  # lead-in, utterance
         receiving = asyncio.ensure_future(self.session.receive())
         try:
-            offset = speech.start_ms
-            for frame in speech.frames(self.settings.frame_ms):
+            for frame in frames:
                 await self.clock.advance_to(offset)
                 await self.session.send(frame)
                 offset += frame.duration_ms
@@ -460,8 +457,8 @@ async def run_call(
             if utterance.end_call:
                 # The goodbye is recorded but the call is over: the agent never hears it (heard_text stays None,
                 # so hearing metrics skip it). The line up to it is kept for the recording.
-                if not call.line.continuous and speech.clips:
-                    call.line.record_gap(speech.start_ms, rate_of(speech))
+                if not call.line.continuous:
+                    call.line.record_gap(speech, call.turns)
                 end_reason = "user_end_call"
                 break
             if call.cutter is not None:

@@ -186,7 +186,9 @@ async def run_bot(websocket: WebSocket, kind: str, log: EventLog, stop: str = "s
     )
     # pipecat's defaults (Silero: confidence 0.7, start 0.2 s, stop 0.2 s); the responder answers as soon as the
     # turn stop strategy ends the user's turn.
-    vad = VADProcessor(vad_analyzer=SileroVADAnalyzer())
+    analyzer = SileroVADAnalyzer()
+    log.write("vad", stop_secs=analyzer.params.stop_secs, start_secs=analyzer.params.start_secs)  # pipecat's defaults
+    vad = VADProcessor(vad_analyzer=analyzer)
     turns = UserTurnProcessor(
         user_turn_strategies=UserTurnStrategies(
             start=[VADUserTurnStartStrategy(enable_interruptions=kind == "yields")],
