@@ -170,7 +170,7 @@ def test_the_caller_answers_identity_and_entity_questions_from_the_records_field
     assert caller.respond("What is your last name?").text == "Quarrie."
     assert "Wilhelmina Quarrie" in caller.respond("May I have your full name?").text
     both = caller.respond("Please give me your NPI and your facility code.").text
-    assert both.startswith("It's 1 2 3 4") and "KQF-22B" in both  # a dashed code is said as written
+    assert both.startswith("It's 1 2 3 4") and "K Q F - 2 2 B" in both  # a dashed code is spelled, dash and all
     assert (
         caller.respond("Is there anything else I can help with?").text
         == "I also need to swap a shift with a colleague."
@@ -197,9 +197,9 @@ def test_a_records_fmla_dates_answer_the_leave_questions_not_its_pto_dates(tmp_p
     root = write_checkout(tmp_path / "eva", {"medical_hr": [(record, HR_DB)]})
     assert scenarios_cli(["import-eva", str(root), "--out", str(tmp_path / "imported")]) == 0
     caller = ScriptedSimulator(load_scenario(tmp_path / "imported" / "medical_hr" / "9.1.json"))
-    assert caller.respond("Thank you. What is the leave start date?").text == "2031-03-09."
-    assert caller.respond("And the leave end date?").text == "2031-04-20."
-    assert caller.respond("What is the start date of your time off?").text == "2031-03-03."
+    assert caller.respond("Thank you. What is the leave start date?").text == "March 9th, 2031."  # spoken form
+    assert caller.respond("And the leave end date?").text == "April 20th, 2031."
+    assert caller.respond("What is the start date of your time off?").text == "March 3rd, 2031."
 
 
 def test_an_imported_record_runs_in_text_mode_without_crashing(imported: Path) -> None:
