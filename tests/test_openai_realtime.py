@@ -392,10 +392,11 @@ def test_a_realtime_cell_completes_the_task_with_tool_calls_run_in_the_harness(t
         f"mean {np.mean(first_audio[1:]):.0f} ms; call {turns[-1]['end_ms'] / 1000:.0f} s"
     )
     # server VAD waits for 500 ms of the line's silence first; it counts from the last frame above its -30 dBFS speech
-    # threshold, which can be ~150 ms before the turn's end (eSpeak's trailing silence and soft word endings vary with
-    # the utterance; measured min 358 ms over 18 turns). An agent answering on the caller's speech itself, without the
-    # VAD's wait, would sit near 0-150 ms.
-    assert all(w > 300.0 for w in waits) and np.mean(waits) > 450.0
+    # threshold, which can be ~250 ms before the turn's end (the voice's trailing silence and soft word endings vary
+    # with the utterance; measured min 358 ms over 18 turns with eSpeak, min 254 / mean 385 ms over 10 with the Piper
+    # default, whose clips end in more silence). An agent answering on the caller's speech itself, without the VAD's
+    # wait, would sit near 0-150 ms.
+    assert all(w > 200.0 for w in waits) and np.mean(waits) > 300.0
 
 
 PLANTED = "sk-planted-Realtime-Key-5b27c0"
