@@ -1,6 +1,7 @@
 """The short-window decode against Whisper's 30 s window (issue 28.2), on caller sentences from the scenarios.
 
-Usage: python scripts/bench_asr_window.py [--sentences 40] [--models bundled:tiny.en] [--threads 2]
+Usage: python scripts/bench_asr_window.py [--sentences 40] [--models bundled:tiny.en] [--threads 2] [--line]
+       [--padding silence,features] [--alternatives 1]
 
 Sentences: each scenario's opening line and its scripted answers said as a caller says them ("My confirmation number
 is W K 2 E X B."), taken round-robin over the domains (deterministic). Each is spoken by the neutral eSpeak caller
@@ -9,6 +10,12 @@ clips. Each ASR (greedy, int8, uncached) decodes every clip on the 30 s window a
 (model, window, voice): corpus WER (evalkit.textnorm.normalize_for_wer), entity accuracy (the answer's value found in
 the transcript, spaces ignored), audio seconds per compute second ("x rt"), and for the short window the loops caught
 (decodes thrown away and redone on the 30 s window).
+
+``--line``: every clip is also sent down a phone line (conf/perturb/phone_line.yaml: 300-3400 Hz band, an 8 kHz
+leg, G.711 mu-law) and handed to the ASR at 8 kHz, as a telephony agent receives it (the ASR resamples to 16 kHz):
+rows with voice ``<voice>@8k``. ``--padding``: the short window's padding variants to compare
+(evalkit.speech.short_window.window_features). ``--alternatives N``: decode the n best, as the reference agent does
+for an answer of a known form (beam N; the best is scored).
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ from pathlib import Path
 
 import jiwer
 import numpy as np
+import soxr
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -32,6 +41,9 @@ from evalkit.speech.asr import WhisperASR  # noqa: E402
 from evalkit.speech.piper_tts import PiperTTS  # noqa: E402
 from evalkit.speech.tts import EspeakTTS  # noqa: E402
 from evalkit.textnorm import normalize_for_wer  # noqa: E402
+from perturbations.chain import Chain  # noqa: E402
+
+LINE_RATE = 8_000
 
 CODE = re.compile(r"^(?=.*\d)[A-Z0-9-]{4,}$|^[A-Z]{5,}\d*$")
 
@@ -94,6 +106,17 @@ def synthesise(sentences: list[Sentence]) -> tuple[dict[str, list[tuple[np.ndarr
     return clips, speed
 
 
+def on_the_line(clips: list[tuple[np.ndarray, int]]) -> list[tuple[np.ndarray, int]]:
+    """Each clip through the phone_line condition, delivered at 8 kHz (the chain keeps the clip's rate; its band
+    ends at 3.4 kHz, so taking it to 8 kHz loses nothing). Seeded per clip: the same clips on every run."""
+    chain = Chain.from_specs(yaml.safe_load((ROOT / "conf/perturb/phone_line.yaml").read_text())["chain"])
+    out = []
+    for i, (audio, rate) in enumerate(clips):
+        degraded, _ = chain(audio, rate, np.random.default_rng(i))
+        out.append((soxr.resample(degraded, rate, LINE_RATE).astype(np.float32), LINE_RATE))
+    return out
+
+
 @dataclass
 class Score:
     wer: float
@@ -104,11 +127,13 @@ class Score:
     short: int
 
 
-def score(asr: WhisperASR, sentences: list[Sentence], clips: list[tuple[np.ndarray, int]]) -> Score:
+def score(
+    asr: WhisperASR, sentences: list[Sentence], clips: list[tuple[np.ndarray, int]], alternatives: int = 1
+) -> Score:
     refs, hyps, hits, ents, compute, audio = [], [], 0, 0, 0.0, 0.0
     before = (asr.short_fallbacks, asr.short_decodes)
     for sentence, (audio_clip, rate) in zip(sentences, clips, strict=True):
-        result = asr.transcribe(audio_clip, rate)
+        result = asr.transcribe(audio_clip, rate, alternatives=alternatives)
         compute += result.compute_s
         audio += result.audio_s
         refs.append(normalize_for_wer(sentence.text))
@@ -126,21 +151,31 @@ def score(asr: WhisperASR, sentences: list[Sentence], clips: list[tuple[np.ndarr
     )
 
 
-def run(sentences: list[Sentence], models: list[str], threads: int) -> None:
+def run(
+    sentences: list[Sentence],
+    models: list[str],
+    threads: int,
+    line: bool = False,
+    paddings: tuple[str, ...] = ("silence",),
+    alternatives: int = 1,
+) -> None:
     clips, speed = synthesise(sentences)
+    if line:
+        clips |= {f"{name}@8k": on_the_line(voice_clips) for name, voice_clips in list(clips.items())}
     print(f"{len(sentences)} sentences x {len(clips)} voices = {len(sentences) * len(clips)} clips")
     for name, value in speed.items():
         print(f"synthesis {name}: {value:.1f}x real time")
-    print(f"{'ASR':<16} {'window':<7} {'voice':<7} {'WER':>6} {'entities':>9} {'x rt':>6} {'loops':>6}")
+    print(f"{'ASR':<16} {'window':<16} {'voice':<10} {'WER':>6} {'entities':>9} {'x rt':>6} {'loops':>6}")
+    windows = [("30s", False, "silence")] + [(f"short/{p}", True, p) for p in paddings]
     for model in models:
-        for short in (False, True):
+        for window, short, padding in windows:
             asr = WhisperASR(model, cpu_threads=threads, short_window=short)
+            asr.short_padding = padding  # type: ignore[assignment]
             for name, voice_clips in clips.items():
-                s = score(asr, sentences, voice_clips)
+                s = score(asr, sentences, voice_clips, alternatives)
                 loops = f"{s.loops}/{s.short}" if short else "-"
-                window = "short" if short else "30s"
                 print(
-                    f"{model.removeprefix('bundled:'):<16} {window:<7} {name:<7} {s.wer:6.1%} "
+                    f"{model.removeprefix('bundled:'):<16} {window:<16} {name:<10} {s.wer:6.1%} "
                     f"{s.entities:8.0%}  {s.xrt:6.1f} {loops:>6}",
                     flush=True,
                 )
@@ -151,8 +186,15 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=40)
     parser.add_argument("--models", default="bundled:tiny.en")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--line", action="store_true", help="also the clips over a phone line, at 8 kHz")
+    parser.add_argument("--padding", default="silence", help="short-window paddings: silence,features")
+    parser.add_argument("--alternatives", type=int, default=1, help="n-best decode (beam n), the best scored")
     args = parser.parse_args()
-    run(scenario_sentences(args.sentences), args.models.split(","), args.threads)
+    paddings = tuple(args.padding.split(","))
+    if not set(paddings) <= {"features", "silence"}:
+        sys.exit(f"bench_asr_window: --padding takes features and/or silence, got {args.padding!r}")
+    sentences = scenario_sentences(args.sentences)
+    run(sentences, args.models.split(","), args.threads, args.line, paddings, args.alternatives)
 
 
 if __name__ == "__main__":

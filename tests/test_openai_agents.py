@@ -32,6 +32,7 @@ from tests.test_config import composed
 from tests.test_preflight import assert_no_cell_started, evalkit_cli
 
 QUICK = ("simulator.max_user_turns=2",)  # two caller turns: enough for a tool call, a retry or a failure
+MALFORMED = ("unknown_tool", "invalid_arguments")  # the harness's verdicts on a call it could not run
 
 
 def cell_config(tmp_path: Path, server: VoiceAgentServer, agent: str, scenario: str, *extra: str) -> RunConfig:
@@ -78,14 +79,6 @@ def timings_line(agent: str, record: dict[str, Any], server: VoiceAgentServer) -
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=False,
-    reason=(
-        "regression found 2026-11-28 by CI after the natural-voice default (Piper voice, short-window ear): "
-        "this call repeated a read and a tool call failed, task completion 0; cause not yet found (closing "
-        "note, issue 28)"
-    ),
-)
 def test_cascade_openai_cell_completes_with_real_tool_calls_stage_timings_and_params(tmp_path: Path) -> None:
     with VoiceAgentServer() as server:
         result, record, stored = run(tmp_path, cell_config(tmp_path, server, "cascade_openai", "AL-002"))
@@ -93,12 +86,21 @@ def test_cascade_openai_cell_completes_with_real_tool_calls_stage_timings_and_pa
         stats = server.state.stats
     conversation = record["conversation"]
     assert conversation["end_reason"] == "user_end_call" and conversation["error"] is None
-    # the policy's calls came back as OpenAI tool_calls, ran through the harness's executor and changed its DB
-    assert tool_names(record) == ["get_reservation", "search_rebooking_options", "rebook_flight", "assign_seat"]
-    assert all(c["ok"] for t in conversation["turns"] for c in t["tool_calls"])
+    # the policy's calls came back as OpenAI tool_calls, ran through the harness's executor and changed its DB. The
+    # reads may fail and repeat: the server's ear (Whisper tiny.en, 30 s window) hears what it hears (the Piper
+    # caller's "Raman." is "Ramen." to it, in the 30 s and the short window alike), the lookup then fails
+    # authentication and the policy asks for the spelling, as a person would; the writes happen once, in order
+    tools = tool_names(record)
+    assert set(tools) == {"get_reservation", "search_rebooking_options", "rebook_flight", "assign_seat"}
+    assert [t for t in tools if t in ("rebook_flight", "assign_seat")] == ["rebook_flight", "assign_seat"]
+    calls = [c for t in conversation["turns"] for c in t["tool_calls"]]
+    for failed in (c for c in calls if not c["ok"]):  # the domain's own refusal, sent back to the model
+        assert failed["name"] not in ("rebook_flight", "assign_seat")
+        assert failed["result"]["status"] == "error" and failed["result"]["error_type"] not in MALFORMED
+        assert any(c["ok"] and c["name"] == failed["name"] for c in calls[calls.index(failed) :])  # tried again
     assert record["metrics"]["task_completion"]["score"] == 1.0 and result.aggregates["task_completion_mean"] == 1.0
     answered = assistant_turns(record)[1:]
-    assert stats["chat"].requests == len(answered) + 4  # one extra round per tool call
+    assert stats["chat"].requests == len(answered) + len(calls)  # one extra round per tool call
     assert stats["transcriptions"].requests == len(answered)
     assert stats["speech"].requests == len(answered) + 1  # the greeting is spoken too (no model call)
     greeting = assistant_turns(record)[0]

@@ -13,12 +13,12 @@ from evalkit.cell import plan_cell
 from evalkit.cell.run import ConversationRunner, fault_kind
 from evalkit.config.schema import PersonaConfig, validate_config
 from evalkit.scenarios import Scenario
-from evalkit.speech.asr import WhisperASR
+from evalkit.speech.asr import WhisperASR, resample_to_16k
 from evalkit.speech.cores import decoder_threads
 from evalkit.speech.piper import piper_synth
 from evalkit.speech.piper_tts import PiperTTS, PiperVoice, VoiceFiles, discover_voices, phoneme_ids, resolve_voice
 from evalkit.speech.registry import VOICES, SpeechEngineError
-from evalkit.speech.short_window import MAX_SHORT_S, PAD_S, WINDOW_S, looks_looped
+from evalkit.speech.short_window import MAX_SHORT_S, PAD_S, WINDOW_S, looks_looped, window_features
 from evalkit.speech.tts_cache import TtsCache, cached
 from evalkit.textnorm import wer
 from tests.conftest import CONF_DIR
@@ -138,6 +138,43 @@ def test_loop_detection_on_token_sequences() -> None:
     assert looks_looped(list(range(40)), 2.0, 96)  # 20 tokens a second
     assert looks_looped(list(range(20)), 10.0, 20)  # reached its cap
     assert not looks_looped([1, 2, 3, 4, 5, 6, 7], 2.0, 96)
+
+
+def line_clip(seconds: float, rate: int = 8_000) -> np.ndarray:
+    """Speech-like 8 kHz line audio: a 300-3400 Hz band of noise, mu-law-sized steps, at a line's level."""
+    rng = np.random.default_rng(1)
+    t = np.arange(int(seconds * rate)) / rate
+    tones = sum(np.sin(2 * np.pi * f * t + rng.uniform(0, 6)) for f in (310.0, 720.0, 1400.0, 2900.0, 3350.0))
+    return (0.05 * tones * (1 + np.sin(2 * np.pi * 3 * t))).astype(np.float32)
+
+
+@pytest.mark.parametrize("seconds", [1.3, 4.0])
+def test_the_short_window_of_an_8khz_clip_is_its_frames_then_pad_s_of_silence(seconds: float) -> None:
+    """An 8 kHz line clip resampled for Whisper gets its own 10 ms frames (the same as the 30 s window's) then
+    exactly PAD_S of padding at the spectrogram's floor: the padding is counted at 16 kHz, not the input's rate."""
+    from faster_whisper.feature_extractor import FeatureExtractor
+
+    extractor = FeatureExtractor()
+    pcm = resample_to_16k(line_clip(seconds), 8_000)
+    assert pcm.size == round(seconds * 16_000)
+    clip_frames = pcm.size // 160
+    for padding in ("silence", "features"):
+        window = window_features(extractor, pcm, padding)  # type: ignore[arg-type]
+        assert window.shape == (80, clip_frames + int(PAD_S * 100)), padding
+        thirty = extractor(pcm)[:, :-1]  # the clip's frames as faster-whisper's 30 s window has them
+        edge = clip_frames - 2  # the last frames' STFT reaches into the padding
+        assert np.allclose(window[:, :edge], thirty[:, :edge], atol=1e-5), padding
+        tail = window[:, clip_frames + 2 :]
+        # flat: silence is the spectrogram's floor (loudest bin - 8 in log10), features faster-whisper's 0.0 frames
+        assert np.ptp(tail) == 0.0 and tail[0, 0] == (window.min() if padding == "silence" else 0.0), padding
+
+
+def test_the_short_window_never_exceeds_whispers_3000_frames() -> None:
+    from faster_whisper.feature_extractor import FeatureExtractor
+
+    pcm = resample_to_16k(line_clip(MAX_SHORT_S + 2.0), 8_000)  # longer than the transcriber sends here
+    for padding in ("silence", "features"):
+        assert window_features(FeatureExtractor(), pcm, padding).shape == (80, int(WINDOW_S * 100))  # type: ignore[arg-type]
 
 
 def test_conf_voice_piper_validates_and_applies_the_persona(tmp_path: Path) -> None:

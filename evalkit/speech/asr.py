@@ -35,6 +35,8 @@ import numpy as np
 from evalkit import usage
 from evalkit.speech import short_window
 from evalkit.speech.registry import SpeechEngineError
+from evalkit.speech.short_window import PADDING as SHORT_PADDING
+from evalkit.speech.short_window import Padding
 from evalkit.speech.transcript_cache import TranscriptCache
 
 if TYPE_CHECKING:
@@ -361,6 +363,7 @@ class WhisperASR:
         self.candidates = int(candidates)
         self.short_window = bool(short_window)
         self.short_decodes = self.short_fallbacks = 0  # short-window decodes made, and those that looped
+        self.short_padding: Padding = SHORT_PADDING  # scripts/bench_asr_window.py compares both
         self._model = load_whisper_model(model, compute_type, self.cpu_threads)
         self.cache: TranscriptCache | None = None
         if cache_dir is not None:
@@ -437,7 +440,7 @@ class WhisperASR:
             options["n_best"] = n_best  # a cache-key entry only: removed before faster-whisper sees the options
         short = self.short_window and not drawn and audio_s <= short_window.MAX_SHORT_S
         if short:
-            options["short_window"] = short_window.PAD_S  # a cache-key entry only, like n_best
+            options["short_window"] = [short_window.PAD_S, self.short_padding]  # a cache-key entry only, like n_best
         cache = self.cache if self.cache is not None and self.cache.enabled else None
         key = ""
         if cache is not None:
@@ -494,6 +497,7 @@ class WhisperASR:
             hotwords=hotwords,
             language=self.language,
             cap=cap,
+            padding=self.short_padding,
         )
         self.short_decodes += 1
         usage.count("asr_short_window_fallbacks", int(decoded.looped))
