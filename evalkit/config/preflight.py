@@ -154,14 +154,8 @@ def endpoint_problems(config: RunConfig) -> list[str]:
 def _domain_scenarios(domain: str, folder: str | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(ids, problems) of a domain's scenario files (``folder``: ``domain.scenario_dir``): one unreadable file is
     named, not a crash in every cell; every problem of a scenario file (YAML, JSONL) is one line."""
-    from evalkit.scenarios.store import (
-        ScenarioError,
-        folder_scenarios,
-        read_paths,
-        scenario_dir,
-        scenario_paths,
-        unique_ids,
-    )
+    from evalkit.domains.scenarios import folder_scenarios, scenario_dir
+    from evalkit.scenarios.store import ScenarioError, read_paths, scenario_paths, unique_ids
 
     if folder is not None:
         try:
