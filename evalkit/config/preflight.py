@@ -184,7 +184,8 @@ def _domain_scenarios(domain: str, folder: str | None = None) -> tuple[tuple[str
 def scenario_check(config: RunConfig, source: Source) -> tuple[list[Scenario], list[str]]:
     """(the cell's scenarios, problems): the plan's one read of them (``load_scenarios``, as the cell selects them);
     only when that read fails is the whole folder read again, for a line per problem."""
-    from evalkit.scenarios.store import ScenarioError, load_scenarios
+    from evalkit.domains.scenarios import load_scenarios
+    from evalkit.scenarios.store import ScenarioError
 
     domain = config.domain
     try:
