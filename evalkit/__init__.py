@@ -19,10 +19,10 @@ OmegaConf.register_new_resolver("evalkit.unique", _unique, use_cache=True, repla
 
 
 def _subset(domain: str, size: int | None = None) -> list[str]:
-    from evalkit.scenarios.subset import SUBSET_SIZE, seeded_subset  # lazy: `import evalkit` stays light
+    from evalkit.domains.subset import SUBSET_SIZE, seeded_subset  # lazy: `import evalkit` stays light
 
     return list(seeded_subset(domain, SUBSET_SIZE if size is None else int(size)))
 
 
-# `${evalkit.subset:${domain.name}}` -> the domain's 30 ids (evalkit.scenarios.subset: seed and rule documented there)
+# `${evalkit.subset:${domain.name}}` -> the domain's 30 ids (evalkit.domains.subset: seed and rule documented there)
 OmegaConf.register_new_resolver("evalkit.subset", _subset, replace=True)

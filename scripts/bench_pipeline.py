@@ -27,7 +27,7 @@ from omegaconf import OmegaConf
 
 from evalkit.cell.run import ConversationRunner
 from evalkit.config.schema import RunConfig, validate_config
-from evalkit.scenarios import load_scenarios
+from evalkit.domains.scenarios import load_scenarios
 from perturbations import generate
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"

@@ -21,7 +21,7 @@ from mcp import Client
 from evalkit.agents.base import ToolBox
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolExecutor
-from evalkit.scenarios.store import load_scenarios
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.wire.tools.remote import RemoteExecutor
 from evalkit.wire.tools.server import tool_server
 from evalkit.wire.tools.session import ToolSession

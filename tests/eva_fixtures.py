@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evalkit.scenarios.eva_record import DB_LAYOUTS
+from evalkit.scenario_tools.eva_record import DB_LAYOUTS
 
 NPI, FACILITY, PIN, EMPLOYEE = "1234567893", "KQF-22B", "8080", "EMP700001"
 

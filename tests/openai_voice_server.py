@@ -62,7 +62,8 @@ import yaml
 
 from evalkit.agents.dialogue import make_policy
 from evalkit.domains import tool_registry
-from evalkit.scenarios import Scenario, load_scenarios
+from evalkit.domains.scenarios import load_scenarios
+from evalkit.scenarios import Scenario
 from evalkit.simulator.scripted import ScriptedSimulator
 from evalkit.speech import EspeakTTS, WhisperASR
 

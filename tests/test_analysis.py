@@ -332,9 +332,9 @@ def test_scenario_file_cells_get_deltas_per_success_kind_and_overall():
     airline scenarios written as scenario files with all three offline success kinds) is compared like any other
     pair: a delta per success_* kind and overall. The noisy cell's ear turns every digit into a 7."""
     from evalkit.analysis.cells import CellData
+    from evalkit.domains.scenarios import load_scenarios
     from evalkit.metrics.registry import score_conversation
     from evalkit.scenarios.file import ScenarioFile, from_scenario, to_scenario
-    from evalkit.scenarios.store import load_scenarios
     from evalkit.text_dialogue import run_text_dialogue
 
     scenarios = []

@@ -116,6 +116,10 @@ def test_strongly_connected_finds_cycles() -> None:
         ("evalkit/domains/base.py", "import evalkit.agents.base", "domains never import agents"),
         ("evalkit/simulator/persona.py", "import evalkit.agents.base", "agents and simulators never"),
         ("evalkit/textnorm.py", "import evalkit.spoken", "no import cycles"),
+        # issue 32 point 3: the backward arrow the scenario split removed (the store finding a domain's folder)
+        ("evalkit/scenarios/store.py", "import evalkit.domains.domain", "scenarios on two layers"),
+        # ... and the other way: a domain reaching up into the scenario tools (check, replay, text-run)
+        ("evalkit/domains/scenarios.py", "import evalkit.scenario_tools.check", "scenarios on two layers"),
     ],
 )
 def test_contracts_catch_violations(tmp_path: Path, module: str, line: str, broken: str) -> None:

@@ -18,11 +18,11 @@ from evalkit.arena.judging import Rubric
 from evalkit.arena.pairs import ArenaError
 from evalkit.arena.run import ArenaSettings, run_arena
 from evalkit.cell.log import write_conversation
+from evalkit.domains.scenarios import scenario_dir
 from evalkit.judges.config import JudgeConfig
 from evalkit.judges.judge import Judge
 from evalkit.records import ConversationRecord
 from evalkit.scenarios import load_scenario
-from evalkit.scenarios.store import scenario_dir
 from evalkit.text_dialogue import run_text_dialogue
 from evalkit.tracking import CellRun, TrackingTarget, end_sweep, resolve_target, start_sweep
 from tests.conftest import REPO

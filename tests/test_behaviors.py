@@ -299,8 +299,8 @@ def test_the_reference_agent_keeps_talking_through_backchannels_and_yields_to_an
     from evalkit.call.tracks import render_tracks
     from evalkit.cell.build import build_components
     from evalkit.domains import tool_registry
+    from evalkit.domains.scenarios import scenario_dir
     from evalkit.scenarios import load_scenario
-    from evalkit.scenarios.store import scenario_dir
 
     config_ = composed("persona.variation.enabled=false", "+behavior=backchannel", "behavior.rate=1.0")
     agent, voice, chain = build_components(config_)

@@ -22,8 +22,8 @@ from evalkit.agents.base import AgentReply
 from evalkit.call import CallOutcome, CallSettings, RealClock, TurnBasedSession, VirtualClock, render_tracks, run_call
 from evalkit.call.channel import AudioChannel
 from evalkit.call.conversation import opening
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.records import AudioClip, Conversation
-from evalkit.scenarios import load_scenarios
 from evalkit.speech.vad import level_dbfs
 from evalkit.wire.twilio_ws import TwilioWsConfig
 from evalkit.wire.twilio_ws.codec import decode, encode

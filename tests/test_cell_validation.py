@@ -13,8 +13,8 @@ import pytest
 from evalkit.cell import plan_cell, run_cell_conversations, run_validated, validation_stats
 from evalkit.config.schema import ConfigError, RunConfig, cell_key, validate_config
 from evalkit.domains.airline import REGISTRY
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.records import Conversation
-from evalkit.scenarios import load_scenarios
 from evalkit.seeds import derive_seed
 from evalkit.text_dialogue import run_text_dialogue
 from evalkit.validation import validate

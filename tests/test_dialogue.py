@@ -11,9 +11,10 @@ from evalkit.agents.base import ToolBox
 from evalkit.agents.dialogue import make_policy
 from evalkit.domains.airline import REGISTRY
 from evalkit.domains.base import ToolExecutor
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.task_completion import task_completion
 from evalkit.records import Conversation
-from evalkit.scenarios import Scenario, load_scenarios
+from evalkit.scenarios import Scenario
 from evalkit.text_dialogue import run_text_dialogue, transcript
 
 SCENARIOS = load_scenarios("airline")

@@ -10,7 +10,8 @@ from evalkit.domains.airline import REGISTRY
 from evalkit.domains.airline.generate import BUILDERS, build
 from evalkit.domains.airline.policy import change_fee, elite_waives, meal_voucher_for_delay
 from evalkit.domains.base import ToolExecutor
-from evalkit.scenarios import load_scenario, load_scenarios, scenario_dir
+from evalkit.domains.scenarios import load_scenarios, scenario_dir
+from evalkit.scenarios import load_scenario
 from evalkit.scenarios.store import ScenarioError
 
 

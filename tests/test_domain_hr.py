@@ -30,11 +30,11 @@ from evalkit.domains.hr.generate import (
     write,
 )
 from evalkit.domains.hr.workflows import WORKFLOWS
+from evalkit.domains.scenarios import load_scenarios, scenario_dir
 from evalkit.domains.workflow import Refuse, applies, parse_slot, run_reference
 from evalkit.prompts.render import render_agent_prompt, render_simulator_prompt
-from evalkit.scenarios import load_scenarios, scenario_dir
-from evalkit.scenarios.check import check_file
-from evalkit.scenarios.eva_record import check_layout
+from evalkit.scenario_tools.check import check_file
+from evalkit.scenario_tools.eva_record import check_layout
 
 ALL = tuple(WORKFLOWS)
 SCENARIOS = load_scenarios("hr")

@@ -17,10 +17,10 @@ from evalkit.domains.itsm import REGISTRY, WORKFLOWS
 from evalkit.domains.itsm.api import FIELD_ERROR_TYPES
 from evalkit.domains.itsm.generate import SLOTS, TODAY, typed_answers, write
 from evalkit.domains.itsm.workflows import AUTH_TIER, CATEGORIES
+from evalkit.domains.scenarios import load_scenarios, scenario_dir
 from evalkit.domains.workflow import parse_slot, run_reference
 from evalkit.prompts.render import render_agent_prompt, render_simulator_prompt
-from evalkit.scenarios import load_scenarios, scenario_dir
-from evalkit.scenarios.__main__ import main as scenarios_cli
+from evalkit.scenario_tools.__main__ import main as scenarios_cli
 
 TABLE_44_TOOLS = [
     "verify_employee_auth",

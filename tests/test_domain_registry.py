@@ -17,9 +17,10 @@ from evalkit.agents.policy import POLICIES
 from evalkit.agents.workflow_policy import WorkflowPolicy
 from evalkit.domains import DOMAINS, Domain, DomainTexts, get_domain, register_domain, tool_registry
 from evalkit.domains.base import ToolArgs, ToolExecutor, ToolRegistry
+from evalkit.domains.scenarios import load_scenarios, scenario_dir
 from evalkit.plugins import PluginError, UnknownPluginError
 from evalkit.prompts import domain_texts, render_agent_prompt
-from evalkit.scenarios import ScenarioError, load_scenarios, scenario_dir
+from evalkit.scenarios import ScenarioError
 from evalkit.simulator.scripted import domain_workflows
 
 NOW = "2026-03-02T09:00"

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from evalkit.scenarios.__main__ import main
-from evalkit.scenarios.eva_choices import airline_choices
+from evalkit.domains.airline.eva_choices import airline_choices
+from evalkit.scenario_tools.__main__ import main
 from tests.eva_fixtures import TREE, write_checkout
 
 CODE = "QX7PLN"

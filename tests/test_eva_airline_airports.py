@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from evalkit.agents.airline_policy.rules import parse_airport, route_change
-from evalkit.scenarios.__main__ import main
-from evalkit.scenarios.eva_choices import airline_choices
+from evalkit.domains.airline.eva_choices import airline_choices
+from evalkit.scenario_tools.__main__ import main
 from tests.eva_fixtures import write_checkout
 from tests.test_eva_airline import expected_db, initial_db, record
 

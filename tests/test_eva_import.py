@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
+from evalkit.domains.scenarios import scenario_dir
+from evalkit.scenario_tools.__main__ import main
+from evalkit.scenario_tools.check import check_file
+from evalkit.scenario_tools.eva_import import ImportOptions, find_datasets, import_eva, map_answers
 from evalkit.scenarios import load_scenario
-from evalkit.scenarios.__main__ import main
-from evalkit.scenarios.check import check_file
-from evalkit.scenarios.eva_import import ImportOptions, find_datasets, import_eva, map_answers
-from evalkit.scenarios.store import scenario_dir
 from tests.eva_fixtures import AIRLINE_DB, EMPLOYEE, HR_DB, NPI, airline_record, hr_record, itsm_record, write_checkout
 
 OURS = json.loads((scenario_dir("airline") / "AL-001.json").read_text())

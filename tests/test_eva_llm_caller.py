@@ -11,8 +11,8 @@ from pathlib import Path
 from evalkit.cell import run_cell
 from evalkit.config import preflight as pf
 from evalkit.config.schema import validate_config
+from evalkit.scenario_tools.__main__ import main as scenarios_cli
 from evalkit.scenarios import load_scenario
-from evalkit.scenarios.__main__ import main as scenarios_cli
 from evalkit.tracking.store import resolve_target
 from tests.eva_fixtures import AIRLINE_DB, airline_record, write_checkout
 from tests.openai_voice_server import VoiceAgentServer

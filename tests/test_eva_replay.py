@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.scenarios.__main__ import main
-from evalkit.scenarios.replay import first_db_difference
+from evalkit.scenario_tools.__main__ import main
+from evalkit.scenario_tools.replay import first_db_difference
 from tests.eva_fixtures import EMPLOYEE, HR_DB, hr_record, write_checkout
 
 

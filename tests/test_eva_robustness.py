@@ -17,8 +17,8 @@ from omegaconf import OmegaConf
 from evalkit.cli.preflight import planned_jobs
 from evalkit.cli.sweeper import is_perturbed, twin_overrides, with_conditions
 from evalkit.config.schema import RunConfig, cell_key, twin_config, validate_config
-from evalkit.scenarios.store import load_scenarios
-from evalkit.scenarios.subset import SUBSET_SEED, seeded_subset
+from evalkit.domains.scenarios import load_scenarios
+from evalkit.domains.subset import SUBSET_SEED, seeded_subset
 from tests.conftest import CONF_DIR
 
 DOMAINS = ("airline", "hr", "itsm")

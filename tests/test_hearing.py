@@ -16,8 +16,8 @@ from evalkit.agents.hearing import choose_hypothesis, expected_form
 from evalkit.agents.workflow_policy import WorkflowPolicy
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolExecutor
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.records import AudioClip
-from evalkit.scenarios import load_scenarios
 from evalkit.speech import EspeakTTS, WhisperASR
 from evalkit.spoken import parse_code
 from tests.test_workflow_policy import DB, REGISTRY, WORKFLOWS

@@ -43,8 +43,9 @@ from evalkit.config.secrets import (
     redact_text,
     secret_override_problem,
 )
+from evalkit.domains.scenarios import folder_scenarios, load_scenarios
 from evalkit.safe_paths import UnsafePathError, inside
-from evalkit.scenarios.store import ScenarioError, folder_scenarios, load_scenarios
+from evalkit.scenarios.store import ScenarioError
 from evalkit.wire.twilio_ws.codec import encode
 from perturbations import Chain, PerturbationError
 from tests.conftest import CONF_DIR, REPO

@@ -16,8 +16,9 @@ from evalkit.agents.workflow_hearing import _slot_form
 from evalkit.domains.hr.workflows import WORKFLOWS
 from evalkit.domains.hr.workflows.checklist import SPELLED_GAPS
 from evalkit.domains.hr.workflows.steps import CLEARANCE_FORM, EMPLOYEE_ID, EMPLOYEE_ID_FORM, NPI, POLICY_FORM
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.task_completion import task_completion
-from evalkit.scenarios import Scenario, load_scenarios
+from evalkit.scenarios import Scenario
 from evalkit.simulator.read_back import same_amount as _same_amount
 from evalkit.spoken import parse_clock_times
 from evalkit.text_dialogue import run_text_dialogue, transcript

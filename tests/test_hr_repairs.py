@@ -22,9 +22,10 @@ from evalkit.domains.base import ToolExecutor
 from evalkit.domains.hr.workflows import WORKFLOWS
 from evalkit.domains.hr.workflows.checklist import finished_on_checklist
 from evalkit.domains.hr.workflows.steps import PRIVILEGE_FORM, birth_date, codes_on_record, dates_or_none
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.domains.workflow import Ask, Slot, parse_slot
 from evalkit.metrics.task_completion import task_completion
-from evalkit.scenarios import Scenario, load_scenarios
+from evalkit.scenarios import Scenario
 from evalkit.simulator.read_back import restated_number, same_date
 from evalkit.text_dialogue import run_text_dialogue, transcript
 

@@ -206,8 +206,8 @@ def test_a_real_in_process_text_call_has_response_metrics_with_counts():
     from evalkit.agents.local_text import LocalTextAgent
     from evalkit.call import run_text_call
     from evalkit.domains import tool_registry
+    from evalkit.domains.scenarios import scenario_dir
     from evalkit.scenarios import load_scenario
-    from evalkit.scenarios.store import scenario_dir
 
     scenario = load_scenario(scenario_dir("airline") / "AL-001.json")
     conversation, _ = run_text_call(scenario, 0, 0, LocalTextAgent(), tool_registry("airline"))

@@ -12,10 +12,10 @@ from evalkit.call.interrupt import delivered_at, plan_cut
 from evalkit.config.interrupt import IHBENCH_OVERLAP_S, InterruptConfig
 from evalkit.config.schema import ConfigError
 from evalkit.domains import tool_registry
+from evalkit.domains.scenarios import scenario_dir
 from evalkit.metrics.registry import METRICS
 from evalkit.records import AppliedEffect, Conversation, ToolCall, Turn
 from evalkit.scenarios import load_scenario
-from evalkit.scenarios.store import scenario_dir
 from evalkit.simulator.corrections import wrong_value
 from evalkit.textnorm import sentence_spans
 from tests.test_axes import composed

@@ -13,9 +13,9 @@ from typing import Any
 from evalkit.domains.itsm import DOMAIN, REGISTRY
 from evalkit.domains.itsm.api import content_id
 from evalkit.domains.itsm.records import record_plan, workflow_of
-from evalkit.scenarios.eva_import import DEFAULT_OPTIONS, find_datasets, iter_dataset
-from evalkit.scenarios.replay import replay
-from evalkit.scenarios.text_run import text_run
+from evalkit.scenario_tools.eva_import import DEFAULT_OPTIONS, find_datasets, iter_dataset
+from evalkit.scenario_tools.replay import replay
+from evalkit.scenario_tools.text_run import text_run
 from evalkit.simulator.scripted import task_requests
 from tests.eva_fixtures import ITSM_TABLES, TREE, write_checkout
 
@@ -143,7 +143,7 @@ def test_an_eva_format_itsm_record_replays_to_its_expected_db(tmp_path: Path, ca
 
 
 def test_an_imported_itsm_file_keeps_the_recorded_responses_and_replays_equal(tmp_path: Path, capsys) -> None:
-    from evalkit.scenarios.__main__ import main
+    from evalkit.scenario_tools.__main__ import main
 
     checkout = write_checkout(tmp_path / "eva", {"itsm": [network_record()]})
     assert main(["import-eva", str(checkout), "--out", str(tmp_path / "out")]) == 0

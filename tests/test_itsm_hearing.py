@@ -18,9 +18,9 @@ from evalkit.agents.workflow_policy import Run, WorkflowPolicy, hear_slot, liste
 from evalkit.domains import get_domain, tool_registry
 from evalkit.domains.base import ToolExecutor
 from evalkit.domains.itsm.workflows.steps import EMPLOYEE_ID, PHONE
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.domains.workflow import Ask
 from evalkit.metrics.task_completion import task_completion
-from evalkit.scenarios import load_scenarios
 from evalkit.simulator.scripted import ScriptedSimulator
 from evalkit.speech import EspeakTTS, WhisperASR
 from evalkit.text_dialogue import run_text_dialogue, transcript

@@ -24,9 +24,9 @@ from evalkit.call.host import CallHost
 from evalkit.cell import run_cell
 from evalkit.cell.run import NO_JUDGE, fault_kind
 from evalkit.config.schema import RunConfig, cell_key, validate_config
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.prompts import simulator_prompt_id
 from evalkit.records import CellResult
-from evalkit.scenarios import load_scenarios
 from evalkit.simulator.persona import PersonaSpec
 from evalkit.tracking.store import FAILURE_TAG, resolve_target
 from evalkit.validation import JUDGE_GATES

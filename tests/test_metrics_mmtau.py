@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics import score_conversation
 from evalkit.metrics.aggregate import aggregate_cell
 from evalkit.metrics.mmtau import (
@@ -13,7 +14,6 @@ from evalkit.metrics.mmtau import (
     turn_overhead_from,
 )
 from evalkit.records import Conversation, ConversationRecord, ToolCall, Turn
-from evalkit.scenarios import load_scenarios
 
 MMTAU = ["turn_efficiency", "turn_overhead", "arga", "irreversible_action_safety"]
 

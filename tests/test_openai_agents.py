@@ -19,8 +19,8 @@ from evalkit.cell import run_cell
 from evalkit.config.schema import RunConfig, cell_key, validate_config
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolExecutor
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.records import CellResult
-from evalkit.scenarios import load_scenarios
 from evalkit.tracking.store import FAILURE_TAG, resolve_target
 from evalkit.wire.openai_http.agent import tool_schemas
 from evalkit.wire.openai_http.client import PCM_SAMPLE_RATE, Endpoint, speech

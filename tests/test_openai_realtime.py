@@ -25,8 +25,8 @@ from evalkit.cell.run import fault_kind
 from evalkit.config.schema import cell_key, validate_config
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolExecutor
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.records import AudioClip
-from evalkit.scenarios import load_scenarios
 from evalkit.tracking.store import FAILURE_TAG, resolve_target
 from evalkit.wire.openai_realtime import OpenAIRealtimeConfig, protocol
 from evalkit.wire.openai_realtime.client import RealtimeServerError

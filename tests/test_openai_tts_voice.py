@@ -14,7 +14,7 @@ import yaml
 
 from evalkit.config.schema import ConfigError, RunConfig, cell_key, validate_config
 from evalkit.config.variation import jittered_rate
-from evalkit.scenarios import load_scenarios
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.textnorm import wer
 from evalkit.wire.openai_http.voice import OpenAITtsVoiceConfig
 from tests.openai_voice_server import TTS_MODEL, VoiceAgentServer

@@ -12,9 +12,10 @@ import yaml
 
 from evalkit.config.schema import ConfigError, PersonaConfig, validate_config
 from evalkit.config.variation import PersonaVariationConfig
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.task_completion import task_completion
 from evalkit.records import Conversation
-from evalkit.scenarios import Scenario, load_scenarios
+from evalkit.scenarios import Scenario
 from evalkit.simulator.persona import PersonaSpec, PersonaStyle
 from evalkit.spoken import parse_code, parse_correction, parse_yes_no
 from evalkit.text_dialogue import run_text_dialogue, transcript

@@ -18,7 +18,7 @@ from hydra import compose, initialize_config_dir
 from evalkit.config import preflight as pf
 from evalkit.config.schema import ConfigError, cell_key, validate_config
 from evalkit.config.secrets import redact, redact_text, secret_override_problem
-from evalkit.scenarios.__main__ import main as scenarios_cli
+from evalkit.scenario_tools.__main__ import main as scenarios_cli
 from tests.conftest import CONF_DIR, REPO
 
 SECRET = "s3cr3t-Key-4242"

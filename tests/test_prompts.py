@@ -6,8 +6,9 @@ import pytest
 
 from evalkit.domains import tool_registry
 from evalkit.domains.airline.policy import SAME_DAY_FEE
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.prompts import render_agent_prompt, render_simulator_prompt
-from evalkit.scenarios import Scenario, load_scenarios
+from evalkit.scenarios import Scenario
 
 
 def test_agent_prompt_has_context_policy_numbers_and_every_tool() -> None:

@@ -19,8 +19,8 @@ from evalkit.config import preflight as pf
 from evalkit.config.schema import ConfigError, identity_payload, validate_config
 from evalkit.plugins import Registry
 from evalkit.records import AudioClip
+from evalkit.scenario_tools.__main__ import main as scenarios_cli
 from evalkit.scenarios import load_scenario
-from evalkit.scenarios.__main__ import main as scenarios_cli
 from evalkit.simulator.field_answers import FieldAnswers
 from evalkit.simulator.scripted import ScriptedSimulator
 from evalkit.speech import EspeakTTS
@@ -210,7 +210,7 @@ def test_an_imported_record_runs_in_text_mode_without_crashing(imported: Path) -
 
 
 def test_evalkits_own_scenarios_keep_their_script() -> None:
-    from evalkit.scenarios.store import scenario_dir
+    from evalkit.domains.scenarios import scenario_dir
 
     for domain, name in (("hr", "HR-001.json"), ("airline", "AL-001.json")):
         scenario = load_scenario(scenario_dir(domain) / name)
@@ -221,7 +221,8 @@ def test_evalkits_own_scenarios_keep_their_script() -> None:
 def test_selected_scenarios_are_read_fresh_and_a_changed_folder_is_seen(tmp_path: Path) -> None:
     """Every cell plans its scenarios: with ids, only their files are read (which file holds which id is read once
     per folder state), each call returns new objects, and an edited, added or removed file is seen at once."""
-    from evalkit.scenarios.store import ScenarioError, load_scenarios, scenario_dir
+    from evalkit.domains.scenarios import load_scenarios, scenario_dir
+    from evalkit.scenarios.store import ScenarioError
 
     folder = tmp_path / "scenarios"
     folder.mkdir()

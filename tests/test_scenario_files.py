@@ -19,6 +19,7 @@ from mlflow.tracking import MlflowClient
 from evalkit.cell import run_cell
 from evalkit.config import preflight as pf
 from evalkit.config.schema import validate_config
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.judges import JudgeConfig
 from evalkit.judges.judge import Judge
 from evalkit.judges.prompts import PROMPTS
@@ -31,7 +32,7 @@ from evalkit.scenarios.file import (
     schema_json,
     to_scenario,
 )
-from evalkit.scenarios.store import load_path, load_scenarios
+from evalkit.scenarios.store import load_path
 from evalkit.text_dialogue import run_text_dialogue
 from evalkit.tracking.store import resolve_target
 from tests.openai_server import OpenAIStubServer, RecordedRequest, Reply
@@ -328,8 +329,8 @@ def test_several_schema_problems_are_one_stderr_line_each() -> None:
 
 def test_eva_bench_records_read_as_they_are_and_convert_to_files(tmp_path: Path) -> None:
     """An EVA-Bench import (runtime JSON) and scenario files share one folder; each import also converts."""
-    from evalkit.scenarios.__main__ import main as cli
-    from evalkit.scenarios.store import folder_scenarios
+    from evalkit.domains.scenarios import folder_scenarios
+    from evalkit.scenario_tools.__main__ import main as cli
     from tests.eva_fixtures import HR_DB, hr_record, write_checkout
 
     root = write_checkout(tmp_path / "eva", {"medical_hr": [(hr_record(), HR_DB)]})

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from evalkit.scenarios.__main__ import main
-from evalkit.scenarios.check import check_file
-from evalkit.scenarios.store import scenario_dir
+from evalkit.domains.scenarios import scenario_dir
+from evalkit.scenario_tools.__main__ import main
+from evalkit.scenario_tools.check import check_file
 from tests.conftest import REPO
 
 SOURCE = scenario_dir("airline") / "AL-002.json"

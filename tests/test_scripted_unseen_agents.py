@@ -445,7 +445,7 @@ def test_the_caller_prefers_the_agents_acts_to_its_words():
 def test_the_reference_agent_states_its_acts():
     from evalkit.agents.local_text import LocalTextAgent
     from evalkit.domains import tool_registry
-    from evalkit.scenarios import load_scenarios
+    from evalkit.domains.scenarios import load_scenarios
 
     scenario = next(s for s in load_scenarios("airline") if s.id == "AL-001")
     tools = ToolBox(ToolExecutor(tool_registry("airline"), scenario.scenario_db))

@@ -17,9 +17,10 @@ from evalkit.agents.workflow_hearing import alphabet_example, spells_letters
 from evalkit.agents.workflow_policy import ALPHABET_ASK
 from evalkit.config.schema import PersonaConfig
 from evalkit.domains.hr.workflows.steps import EMPLOYEE_ID, FACILITY, FACILITY_FORM
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.domains.workflow import Slot, fit_pattern
 from evalkit.metrics.task_completion import task_completion
-from evalkit.scenarios import Scenario, load_scenarios
+from evalkit.scenarios import Scenario
 from evalkit.simulator.persona import PersonaSpec
 from evalkit.spoken import spell_with_alphabet
 from evalkit.text_dialogue import run_text_dialogue, transcript

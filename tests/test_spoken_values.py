@@ -8,8 +8,9 @@ from datetime import date
 import numpy as np
 import pytest
 
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.prompts.render import render_simulator_prompt
-from evalkit.scenarios import Scenario, load_scenarios
+from evalkit.scenarios import Scenario
 from evalkit.simulator.persona import is_code
 from evalkit.simulator.scripted import ScriptedSimulator
 from evalkit.spoken import parse_date

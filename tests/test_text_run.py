@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.scenarios.__main__ import main as scenarios_cli
-from evalkit.scenarios.store import scenario_dir
-from evalkit.scenarios.text_run import text_run
+from evalkit.domains.scenarios import scenario_dir
+from evalkit.scenario_tools.__main__ import main as scenarios_cli
+from evalkit.scenario_tools.text_run import text_run
 
 
 def test_own_scenarios_complete_and_are_counted(capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from evalkit.call import tool_call_records
 from evalkit.domains import tool_registry
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics import score_conversation
 from evalkit.metrics.faithfulness import faithfulness_proxy
 from evalkit.metrics.tool_flags import is_irreversible, is_write
 from evalkit.records import Conversation, ToolCall, Turn
-from evalkit.scenarios import load_scenarios
 from evalkit.text_dialogue import run_text_dialogue
 
 SUCCESS = {"status": "success"}

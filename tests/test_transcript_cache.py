@@ -158,8 +158,8 @@ def test_a_cached_turn_keeps_the_simulated_timeline(tmp_path: Path, clip) -> Non
     from evalkit.agents.cascade_local import CascadeLocalAgent
     from evalkit.domains import tool_registry
     from evalkit.domains.base import ToolExecutor
+    from evalkit.domains.scenarios import load_scenarios
     from evalkit.records import AudioClip
-    from evalkit.scenarios import load_scenarios
 
     scenario = load_scenarios("airline", ["AL-001"])[0]
     agents = []

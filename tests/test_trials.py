@@ -20,9 +20,9 @@ from evalkit.cell.run import ConversationRunner
 from evalkit.config.schema import ConfigError, PersonaConfig, validate_config
 from evalkit.config.variation import PersonaVariationConfig, jittered_rate
 from evalkit.domains import DOMAINS
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics import aggregate_cell
 from evalkit.metrics.task_completion import task_completion
-from evalkit.scenarios import load_scenarios
 from evalkit.simulator import paraphrase
 from evalkit.simulator.persona import PersonaSpec, PersonaStyle
 from evalkit.speech.voices import Prosody

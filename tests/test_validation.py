@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from evalkit.domains.airline import REGISTRY
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.records import Conversation, ToolCall, Turn
-from evalkit.scenarios import Scenario, load_scenarios
+from evalkit.scenarios import Scenario
 from evalkit.validation import validate
 from tests.test_dialogue import talk as talk_text
 

@@ -24,11 +24,11 @@ from evalkit.call import CallOutcome, CallSettings, RealClock, run_call
 from evalkit.call.conversation import conversation_record
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolArgs, ToolExecutor, ToolRegistry
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.authentication import authentication_success
 from evalkit.metrics.success import success_tool_calls
 from evalkit.metrics.task_completion import task_completion
 from evalkit.records import Conversation
-from evalkit.scenarios.store import load_scenarios
 from evalkit.wire.tools.remote import RemoteExecutor, ToolEndpointError
 from evalkit.wire.tools.server import ToolServer, tool_server
 from evalkit.wire.tools.session import ToolCrash, ToolSession, openai_tools

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from evalkit.domains.airline import REGISTRY
 from evalkit.domains.base import ToolArgs, ToolError, ToolExecutor, ToolRegistry
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.domains.workflow import (
     Ask,
     Call,
@@ -24,7 +25,6 @@ from evalkit.domains.workflow import (
     run_reference,
 )
 from evalkit.metrics.task_completion import canonical_hash
-from evalkit.scenarios import load_scenarios
 
 AL_003 = next(s for s in load_scenarios("airline") if s.id == "AL-003")
 CODE = Slot("confirmation_number", "code", "What is your confirmation number?", length=6, read_back=True)

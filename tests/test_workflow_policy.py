@@ -19,19 +19,12 @@ from evalkit.agents.dialogue import make_policy
 from evalkit.agents.workflow_policy import WorkflowPolicy, clean_text, hear_slot, match_workflows, say_value
 from evalkit.config.schema import PersonaConfig
 from evalkit.domains.base import ToolArgs, ToolError, ToolExecutor, ToolRegistry
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.domains.workflow import TODAY as TODAY_REF
 from evalkit.domains.workflow import Ask, Call, Confirm, Derived, Refuse, Say, Slot, Workflow, parse_slot, run_reference
 from evalkit.metrics.task_completion import task_completion
 from evalkit.records import Conversation
-from evalkit.scenarios import (
-    DecisionRule,
-    Persona,
-    ReferenceCall,
-    Scenario,
-    ScriptedPlan,
-    UserGoal,
-    load_scenarios,
-)
+from evalkit.scenarios import DecisionRule, Persona, ReferenceCall, Scenario, ScriptedPlan, UserGoal
 from evalkit.simulator.persona import PersonaSpec
 from evalkit.spoken import DIGIT_NAMES
 from evalkit.text_dialogue import run_text_dialogue, transcript
@@ -710,8 +703,8 @@ def test_make_policy_picks_the_engine_for_workflow_domains_and_names_unknown_one
 
 
 def test_a_misheard_request_is_restated_in_plain_words_and_the_task_completes() -> None:
+    from evalkit.domains.scenarios import load_scenarios
     from evalkit.metrics.task_completion import task_completion
-    from evalkit.scenarios import load_scenarios
     from evalkit.text_dialogue import run_text_dialogue, transcript
 
     scenario = next(s for s in load_scenarios("hr") if s.id == "HR-003")

@@ -22,8 +22,9 @@ import yaml
 
 from evalkit.arena.pairs import Call, Pairing
 from evalkit.arena.stats import Comparison
+from evalkit.domains.scenarios import folder_scenarios
 from evalkit.judges.judge import Judge
-from evalkit.scenarios.store import ScenarioError, folder_scenarios
+from evalkit.scenarios.store import ScenarioError
 
 PROMPTS_FILE = Path(__file__).with_name("prompts.yaml")
 

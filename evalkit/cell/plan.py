@@ -12,8 +12,9 @@ from typing import Any
 
 from evalkit.config.axes import axis_params
 from evalkit.config.schema import RunConfig, identity_key, identity_payload, twin_config
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.provenance import provenance_tags
-from evalkit.scenarios import Scenario, load_scenarios
+from evalkit.scenarios import Scenario
 
 NOTE_TAG = "mlflow.note.content"  # MLflow's run description
 

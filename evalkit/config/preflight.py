@@ -154,14 +154,8 @@ def endpoint_problems(config: RunConfig) -> list[str]:
 def _domain_scenarios(domain: str, folder: str | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(ids, problems) of a domain's scenario files (``folder``: ``domain.scenario_dir``): one unreadable file is
     named, not a crash in every cell; every problem of a scenario file (YAML, JSONL) is one line."""
-    from evalkit.scenarios.store import (
-        ScenarioError,
-        folder_scenarios,
-        read_paths,
-        scenario_dir,
-        scenario_paths,
-        unique_ids,
-    )
+    from evalkit.domains.scenarios import folder_scenarios, scenario_dir
+    from evalkit.scenarios.store import ScenarioError, read_paths, scenario_paths, unique_ids
 
     if folder is not None:
         try:
@@ -190,7 +184,8 @@ def _domain_scenarios(domain: str, folder: str | None = None) -> tuple[tuple[str
 def scenario_check(config: RunConfig, source: Source) -> tuple[list[Scenario], list[str]]:
     """(the cell's scenarios, problems): the plan's one read of them (``load_scenarios``, as the cell selects them);
     only when that read fails is the whole folder read again, for a line per problem."""
-    from evalkit.scenarios.store import ScenarioError, load_scenarios
+    from evalkit.domains.scenarios import load_scenarios
+    from evalkit.scenarios.store import ScenarioError
 
     domain = config.domain
     try:

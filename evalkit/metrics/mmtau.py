@@ -35,12 +35,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.base import Metric, unscored, value
 from evalkit.metrics.entities import contains, spoken_forms, tokens
 from evalkit.metrics.registry import register_all
 from evalkit.metrics.tool_flags import declared_irreversible, is_irreversible
 from evalkit.records import Conversation, MetricValue, Turn
-from evalkit.scenarios import Scenario, load_scenarios
+from evalkit.scenarios import Scenario
 
 _YES = re.compile(r"\b(yes|yeah|yep|sure|correct|right|please do|go ahead|ok|okay|that works|sounds good)\b")
 _NO = re.compile(r"\b(no|nope|don't|do not|not|cancel that|wait)\b")

@@ -1,4 +1,4 @@
-"""The base ITSM DB every scenario starts from, in EVA-Bench's ITSM layout (``evalkit.scenarios.eva_record
+"""The base ITSM DB every scenario starts from, in EVA-Bench's ITSM layout (``evalkit.scenario_tools.eva_record
 .DB_LAYOUTS["itsm"]``): the caller, their manager and skip-level manager, their assets, the facilities, the
 software catalog, access groups and the rest. Values are invented; the layout is EVA-Bench's.
 """

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.metrics.task_completion import task_completion
-from evalkit.scenarios.eva_import import DEFAULT_OPTIONS, ImportOptions
-from evalkit.scenarios.replay import first_db_difference
+from evalkit.scenario_tools.eva_import import DEFAULT_OPTIONS, ImportOptions
+from evalkit.scenario_tools.replay import first_db_difference
+from evalkit.scenario_tools.walk import walk
 from evalkit.scenarios.schema import Scenario
-from evalkit.scenarios.walk import walk
 from evalkit.text_dialogue import run_text_dialogue
 
 

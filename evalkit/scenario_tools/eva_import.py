@@ -71,12 +71,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from evalkit.domains.airline.eva_choices import airline_choices
+from evalkit.domains.scenarios import same_domain
 from evalkit.safe_paths import SAFE_NAME_RULE, is_safe_name
-from evalkit.scenarios.eva_choices import airline_choices
-from evalkit.scenarios.eva_culture import Culture, CultureError, Names, culture_for, load_aliases
-from evalkit.scenarios.eva_record import GENDERS, check_layout, check_shape, get, ground_truth_calls
+from evalkit.scenario_tools.eva_culture import Culture, CultureError, Names, culture_for, load_aliases
+from evalkit.scenario_tools.eva_record import GENDERS, check_layout, check_shape, get, ground_truth_calls
 from evalkit.scenarios.schema import Scenario
-from evalkit.scenarios.store import ScenarioError, same_domain
+from evalkit.scenarios.store import ScenarioError
 
 EVA_DOMAINS = {"airline": "airline", "itsm": "itsm", "medical_hr": "medical_hr"}  # EVA-Bench's name -> evalkit's
 FIELD_ALIASES = {  # snake-case EVA label -> the scripted caller's field (exact keys only)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import random
 
-from evalkit.scenarios.store import load_scenarios
+from evalkit.domains.scenarios import load_scenarios
 
 SUBSET_SEED = 20260416  # documented in docs/analysis.md ("The paper's protocol"); change it and the subset changes
 SUBSET_SIZE = 30  # per domain (EVA-Bench §4.1)

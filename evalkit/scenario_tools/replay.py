@@ -25,10 +25,10 @@ from typing import Any
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolExecutor, ToolRegistry
 from evalkit.metrics.task_completion import canonical_hash, db_diff, session_superset
-from evalkit.scenarios.eva_import import DEFAULT_OPTIONS, ImportOptions
-from evalkit.scenarios.eva_record import ground_truth_calls
+from evalkit.scenario_tools.eva_import import DEFAULT_OPTIONS, ImportOptions
+from evalkit.scenario_tools.eva_record import ground_truth_calls
+from evalkit.scenario_tools.walk import walk
 from evalkit.scenarios.schema import Scenario
-from evalkit.scenarios.walk import walk
 
 OUTCOMES = ("equal", "differ", "error")
 
@@ -129,9 +129,9 @@ def replay_scenario(
 
 
 def replay(path: Path, options: ImportOptions = DEFAULT_OPTIONS) -> list[DomainReplay]:
-    """An EVA-Bench checkout / data folder / dataset file, or a folder of scenario files (``evalkit.scenarios.walk``).
-    A record is replayed along its recorded trace (with the outcomes EVA-Bench recorded), a scenario file along its
-    reference path."""
+    """An EVA-Bench checkout / data folder / dataset file, or a folder of scenario files
+    (``evalkit.scenario_tools.walk``). A record is replayed along its recorded trace (with the outcomes EVA-Bench
+    recorded), a scenario file along its reference path."""
     by_domain: dict[str, DomainReplay] = {}
     for entry in walk(path, options):
         report = by_domain.setdefault(entry.domain, DomainReplay(entry.domain))

@@ -21,18 +21,12 @@ from typing import Any
 
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolExecutor, ToolRegistry
+from evalkit.domains.scenarios import same_domain
 from evalkit.metrics.task_completion import canonical_hash, db_diff
 from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios.file import FILE_SUFFIXES, file_problems
 from evalkit.scenarios.schema import Scenario
-from evalkit.scenarios.store import (
-    ScenarioError,
-    duplicate_ids,
-    load_path,
-    load_scenario,
-    same_domain,
-    scenario_paths,
-)
+from evalkit.scenarios.store import ScenarioError, duplicate_ids, load_path, load_scenario, scenario_paths
 
 
 @dataclass(frozen=True)

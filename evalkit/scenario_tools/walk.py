@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalkit.scenarios.eva_import import DEFAULT_OPTIONS, ImportOptions, find_datasets, iter_dataset
+from evalkit.scenario_tools.eva_import import DEFAULT_OPTIONS, ImportOptions, find_datasets, iter_dataset
 from evalkit.scenarios.schema import Scenario
 from evalkit.scenarios.store import ScenarioError, load_scenario
 
