@@ -17,7 +17,7 @@ from mlflow.tracking import MlflowClient
 import evalkit.cell.plan as plan_module
 import evalkit.config.preflight as config_preflight
 import evalkit.config.schema as schema
-import evalkit.scenarios.store as store
+import evalkit.domains.scenarios as domain_scenarios
 from evalkit.cell import cell_tags, run_plan
 from evalkit.cli.preflight import checked_plan
 from evalkit.config.schema import cell_key, identity_payload, twin_config
@@ -51,7 +51,7 @@ def composed(tmp_path: Path) -> Any:
 def counted(monkeypatch: pytest.MonkeyPatch) -> collections.Counter[str]:
     counts: collections.Counter[str] = collections.Counter()
     counting(monkeypatch, counts, "identity_payload", [schema, plan_module])
-    counting(monkeypatch, counts, "load_scenarios", [store])
+    counting(monkeypatch, counts, "load_scenarios", [domain_scenarios, plan_module])
     counting(monkeypatch, counts, "_domain_scenarios", [config_preflight])  # the preflight's whole-folder read
     return counts
 
