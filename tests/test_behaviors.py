@@ -205,6 +205,61 @@ def test_voiced_segments_split_at_pauses_of_a_quarter_second() -> None:
     assert len(segments) == 2 and segments[0][1] == pytest.approx(1100, abs=20)
 
 
+# -- the reference agent's overlap policy (evalkit.agents.overlap): duration and content of what it heard --------
+
+
+@pytest.mark.parametrize(
+    ("heard", "voiced", "keeps"),
+    [
+        ("", 900.0, True),  # nothing intelligible
+        ("Okay.", 400.0, True),  # acknowledgements
+        ("I see.", 500.0, True),
+        ("Okay, okay, yeah, sure, right.", 1600.0, True),  # long, but only acknowledgement words
+        ("your", 260.0, True),  # brief and asks for nothing: a sound it cannot place is talked through
+        ("and the MHCM.", 760.0, True),
+        ("Wait.", 200.0, False),  # a stop or hold request, however short
+        ("Stop!", 400.0, False),
+        ("Hold on.", 500.0, False),
+        ("No.", 300.0, False),  # a negation or repair
+        ("Sorry?", 380.0, False),
+        ("What?", 240.0, False),  # a question: an opening question word or a question mark
+        ("Is it refundable", 900.0, False),
+        ("Right?", 300.0, False),
+        ("I know, let's move on.", 1800.0, False),  # as long as a turn: a turn, whatever it says
+        ("and the MHCM.", 1200.0, False),
+        ("Noted, thanks.", 700.0, True),  # "no" is a whole word: "noted", "I know" are not negations
+        ("I know.", 400.0, True),
+    ],
+)
+def test_the_reference_agent_yields_to_a_request_or_a_turn_and_talks_through_brief_overlaps(
+    heard: str, voiced: float, keeps: bool
+) -> None:
+    from evalkit.agents.overlap import Overlap, keeps_talking
+
+    assert keeps_talking(Overlap(heard, voiced, -20.0, -20.0)) is keeps
+
+
+def test_an_aside_well_below_the_callers_level_is_talked_through_whatever_it_says() -> None:
+    from evalkit.agents.overlap import ASIDE_BELOW_CALLER_DB, Overlap, keeps_talking
+
+    aside = "Hang on, I'm on the phone."
+    assert keeps_talking(Overlap(aside, 1500.0, -32.0, -20.0)) is True  # 12 dB down: to someone in the room
+    assert keeps_talking(Overlap(aside, 1500.0, -20.0 - ASIDE_BELOW_CALLER_DB + 1.0, -20.0)) is False
+    assert keeps_talking(Overlap(aside, 1500.0, -32.0, None)) is False  # no caller turn heard yet: no reference
+
+
+def test_voiced_ms_spans_the_speech_not_its_silence_or_the_bed_under_it() -> None:
+    from evalkit.agents.overlap import voiced_ms
+
+    silence = np.zeros(int(RATE * 0.3), np.float32)
+    assert voiced_ms(np.concatenate([silence, tone(400), silence]), RATE) == pytest.approx(400.0, abs=40.0)
+    # a pause inside counts (one utterance), a noise bed 17 dB under the speech does not
+    speech = np.concatenate([silence, tone(300), silence, tone(300), silence])
+    bed = 0.01 * np.random.default_rng(0).standard_normal(len(speech)).astype(np.float32)
+    assert voiced_ms(speech + bed, RATE) == pytest.approx(900.0, abs=60.0)
+    assert voiced_ms(np.zeros(RATE, np.float32), RATE) == 0.0
+
+
 # -- over the wire: a phone bot that sends no transcript --------------------------------------------------------
 
 
