@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from websockets.asyncio.server import serve
 
-from evalkit.agents.base import AgentContext, AgentReply
+from evalkit.agents.base import AgentContext, AgentReply, ToolBox
 from evalkit.call import CallOutcome, CallSettings, RealClock, TurnBasedSession, VirtualClock, run_call
 from evalkit.call.behaviors import BehaviorChannel, BehaviorPlanner, BehaviorSession, voiced_segments, with_tic
 from evalkit.call.channel import UserSpeech, audio_frames
@@ -365,12 +365,10 @@ def test_the_reference_agent_keeps_talking_through_backchannels_and_yields_to_an
     )
     found = [e for t in conversation.turns for e in t.effects if e.type == "backchannel"]
     assert conversation.error is None and len(found) >= 3
-    # It talks through what its ear hears as an acknowledgement. Whisper tiny.en mishears some one-word clips of the
-    # default voice ("sure" as "your", "mm-hm" as "and the MHCM"), and the agent yields to words it cannot place
-    # (measured with Piper: 9 of 12 talked through): its selectivity is a measurement, bounded here, not assumed.
+    # It talks through brief overlaps that ask for nothing (evalkit.agents.overlap), including the one-word clips
+    # its ear mishears ("sure" as "your", "mm-hm" as "and the MHCM": brief, no request in them).
     kept = [e for e in found if e.params["yielded"] is False]
-    assert len(kept) >= 0.6 * len(found), [(e.params["phrase"], e.params["yielded"]) for e in found]
-    assert any(e.params["phrase"] in ("okay", "yeah", "right", "I see") for e in kept)
+    assert kept == found, [(e.params["phrase"], e.params["yielded"]) for e in found]
     tracks = render_tracks(conversation, audio, 16_000)
     for e in found:  # each backchannel is on what the agent's line carried, at its time
         window = tracks["user_heard"][int(e.start_ms * 16) : int(e.end_ms * 16)]
@@ -386,6 +384,52 @@ def test_the_reference_agent_keeps_talking_through_backchannels_and_yields_to_an
     aside = said["hang on, I'm on the phone"]
     assert agent.hear_overlap(aside, 800.0) is False  # at the caller's level it is said to the agent
     assert agent.hear_overlap(attenuated(aside, 12.0), 800.0) is True  # 12 dB down: to someone in the room
+
+
+def reference_call(phrase: str) -> tuple[CallOutcome, list[Any]]:
+    """One in-process call of the reference agent (its own ASR and TTS), the caller's Piper voice saying ``phrase``
+    over each agent turn of two sentence-equivalents or more (rate 1; the phrase table narrowed to it)."""
+    from evalkit.call.channel import AudioChannel
+    from evalkit.call.session import TurnBasedSession
+    from evalkit.cell.build import build_components
+    from evalkit.domains import tool_registry
+    from evalkit.domains.base import ToolExecutor
+    from evalkit.scenarios import load_scenario
+    from evalkit.scenarios.store import scenario_dir
+
+    built = composed("persona.variation.enabled=false", "+behavior=backchannel", "behavior.rate=1.0")
+    agent, voice, chain = build_components(built)
+    scenario = load_scenario(scenario_dir("airline") / "AL-001.json")
+    planner = BehaviorPlanner(built.behavior, np.random.default_rng(0))
+    planner.table = {"backchannel": [phrase]}
+    clock = VirtualClock()
+    channel = BehaviorChannel(AudioChannel(voice.for_scenario(scenario), chain, 0, (scenario.id, 0)), planner)
+    session = BehaviorSession(TurnBasedSession(agent, clock), planner, clock)
+    tools = ToolBox(ToolExecutor(tool_registry("airline"), scenario.scenario_db))
+    ctx = AgentContext(scenario.domain, scenario.current_date_time, tools, scenario_id=scenario.id, seed=0)
+    caller = ScriptCaller(["Hi, I need to change my flight, please."])
+    outcome = asyncio.run(run_call(caller, session, channel, ctx, clock, CallSettings()))
+    assert outcome.error is None, outcome.error
+    return outcome, events(outcome)
+
+
+@pytest.mark.slow
+def test_in_a_call_the_reference_agent_talks_through_a_backchannel_and_yields_to_an_interruption() -> None:
+    """The same call twice, through the harness: "mm-hm" (which Whisper tiny.en hears as a few words it cannot
+    place) is talked through; the caller's interjection of a real interruption (+interrupt=normal's) cuts the turn
+    where it ends."""
+    from evalkit.simulator.interjections import phrases as interjections
+
+    outcome, found = reference_call("mm-hm")
+    assert found and all(e.params["yielded"] is False and e.params["measured"] == "in_process" for e in found)
+    for e in found:  # its turn went on to its end, past the phrase
+        assert outcome.turns[e.turn].end_ms > e.end_ms + 500.0
+    question = interjections()["normal"][1]  # "Wait, one second, will I get an email about this?"
+    outcome, found = reference_call(question)
+    assert found and all(e.params["yielded"] is True for e in found)
+    for e in found:  # cut where the interjection ended: the rest of its turn never said
+        turn = outcome.turns[e.turn]
+        assert turn.end_ms == pytest.approx(e.end_ms, abs=1.0) == pytest.approx(e.params["agent_stop_ms"], abs=1.0)
 
 
 @pytest.mark.slow
