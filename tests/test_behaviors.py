@@ -298,6 +298,94 @@ def test_a_backchannel_reaches_a_transcript_less_wire_agent_and_is_recorded(yiel
     assert planner.clips == [(effect.start_ms, planner.clips[0][1])]
 
 
+def stretches(levels: list[float], floor_dbfs: float = -45.0) -> list[tuple[int, int, float]]:
+    """(first frame, frames, median level) of each run of 20 ms frames at or above ``floor_dbfs``."""
+    runs: list[tuple[int, int, float]] = []
+    start = None
+    for i, level in enumerate([*levels, -120.0]):
+        if level >= floor_dbfs and start is None:
+            start = i
+        elif level < floor_dbfs and start is not None:
+            runs.append((start, i - start, float(np.median(levels[start:i]))))
+            start = None
+    return runs
+
+
+@pytest.mark.slow
+def test_side_speech_in_a_gap_reaches_a_wire_agent_before_the_callers_turn_and_is_recorded() -> None:
+    """Side speech said in the gap before a caller turn goes out on the line to a real WebSocket agent: the bot
+    receives it (12 dB under the caller's turns, as long as the phrase), then the 300 ms pause, then the turn; the
+    effect timeline has it on that turn."""
+    import base64
+    import json
+
+    from evalkit.speech.vad import level_dbfs
+    from evalkit.wire.twilio_ws.codec import decode
+    from tests.test_wire_interrupt import SentenceBot
+
+    class ListeningBot(SentenceBot):
+        """Keeps the level of every frame it receives (20 ms each, in order); a caller's turn ends after 600 ms
+        below the level, so an aside, its pause and the turn are one stretch of input to it."""
+
+        def __init__(self) -> None:
+            super().__init__(sentences=1)
+            self.levels: list[float] = []
+
+        async def handler(self, ws: Any) -> None:
+            sid, voiced, quiet, speaking = "", False, 0, None
+            async for raw in ws:
+                message = json.loads(raw)
+                if message["event"] == "start":
+                    sid = message["start"]["streamSid"]
+                elif message["event"] == "media":
+                    level = level_dbfs(decode(base64.b64decode(message["media"]["payload"]), "mulaw"))
+                    self.levels.append(level)
+                    if level >= -45.0:
+                        voiced, quiet = True, 0
+                    elif voiced and (quiet := quiet + 1) >= 30:
+                        voiced, quiet = False, 0
+                        speaking = asyncio.create_task(self.answer(ws, sid, speaking))
+
+    bot = ListeningBot()
+    behavior = config("side_speech", during="gap", level_db=12.0, max_per_call=1)
+    planner = BehaviorPlanner(behavior, np.random.default_rng(0))
+
+    async def main() -> CallOutcome:
+        async with serve(bot.handler, "127.0.0.1", 0) as server:
+            agent = TwilioWsConfig(
+                name="bot", url=url_of(server), take_turn_after_silence_ms=600.0, transcribe_agent="never",
+                speech_events=False, first_speaker="caller", tools="none",
+            ).build()  # fmt: skip
+            clock = RealClock()
+            settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
+            session = BehaviorSession(agent.session(clock), planner, clock)
+            channel = BehaviorChannel(LoudToneChannel(), planner)
+            caller = ScriptCaller(["one two three", "four five six"])
+            return await run_call(caller, session, channel, context(), clock, settings)
+
+    outcome = asyncio.run(main())
+    assert outcome.end_reason == "user_end_call", outcome.error
+    [effect] = events(outcome)
+    turn = outcome.turns[effect.turn]
+    assert effect.type == "side_speech" and effect.params["during"] == "gap" and effect.params["yielded"] is None
+    assert turn.role == "user" and turn.intended_text == "four five six"
+    assert turn.start_ms - effect.end_ms == pytest.approx(300.0, abs=1.0)  # the caller pauses, then speaks
+    phrase_ms = 150.0 * len(effect.params["phrase"].split())
+    assert effect.end_ms - effect.start_ms == pytest.approx(phrase_ms, abs=1.0)
+    # what the bot received, on its stream's timeline: the caller's first turn, the aside, the pause, the turn
+    heard = stretches(bot.levels)
+    caller_level = heard[0][2]
+    asides = [i for i, (_, _, level) in enumerate(heard) if level < caller_level - 6.0]
+    assert len(asides) == 1, heard
+    start, frames, level = heard[asides[0]]
+    assert level == pytest.approx(caller_level - 12.0, abs=2.0)
+    assert frames * 20.0 == pytest.approx(phrase_ms, abs=60.0)
+    after, after_frames, after_level = heard[asides[0] + 1]  # the caller's turn, at its own level
+    assert (after - start - frames) * 20.0 == pytest.approx(300.0, abs=60.0)
+    assert after_level == pytest.approx(caller_level, abs=1.0)
+    assert after_frames * 20.0 == pytest.approx(turn.end_ms - turn.start_ms, abs=60.0)
+
+
 class TwoSentenceRealtimeAgent:
     """For the Realtime test server: every turn is two sentence-equivalents of tone at 24 kHz."""
 
