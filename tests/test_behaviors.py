@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from websockets.asyncio.server import serve
 
-from evalkit.agents.base import AgentContext, AgentReply
+from evalkit.agents.base import AgentContext, AgentReply, ToolBox
 from evalkit.call import CallOutcome, CallSettings, RealClock, TurnBasedSession, VirtualClock, run_call
 from evalkit.call.behaviors import BehaviorChannel, BehaviorPlanner, BehaviorSession, voiced_segments, with_tic
 from evalkit.call.channel import UserSpeech, audio_frames
@@ -205,6 +205,61 @@ def test_voiced_segments_split_at_pauses_of_a_quarter_second() -> None:
     assert len(segments) == 2 and segments[0][1] == pytest.approx(1100, abs=20)
 
 
+# -- the reference agent's overlap policy (evalkit.agents.overlap): duration and content of what it heard --------
+
+
+@pytest.mark.parametrize(
+    ("heard", "voiced", "keeps"),
+    [
+        ("", 900.0, True),  # nothing intelligible
+        ("Okay.", 400.0, True),  # acknowledgements
+        ("I see.", 500.0, True),
+        ("Okay, okay, yeah, sure, right.", 1600.0, True),  # long, but only acknowledgement words
+        ("your", 260.0, True),  # brief and asks for nothing: a sound it cannot place is talked through
+        ("and the MHCM.", 760.0, True),
+        ("Wait.", 200.0, False),  # a stop or hold request, however short
+        ("Stop!", 400.0, False),
+        ("Hold on.", 500.0, False),
+        ("No.", 300.0, False),  # a negation or repair
+        ("Sorry?", 380.0, False),
+        ("What?", 240.0, False),  # a question: an opening question word or a question mark
+        ("Is it refundable", 900.0, False),
+        ("Right?", 300.0, False),
+        ("I know, let's move on.", 1800.0, False),  # as long as a turn: a turn, whatever it says
+        ("and the MHCM.", 1200.0, False),
+        ("Noted, thanks.", 700.0, True),  # "no" is a whole word: "noted", "I know" are not negations
+        ("I know.", 400.0, True),
+    ],
+)
+def test_the_reference_agent_yields_to_a_request_or_a_turn_and_talks_through_brief_overlaps(
+    heard: str, voiced: float, keeps: bool
+) -> None:
+    from evalkit.agents.overlap import Overlap, keeps_talking
+
+    assert keeps_talking(Overlap(heard, voiced, -20.0, -20.0)) is keeps
+
+
+def test_an_aside_well_below_the_callers_level_is_talked_through_whatever_it_says() -> None:
+    from evalkit.agents.overlap import ASIDE_BELOW_CALLER_DB, Overlap, keeps_talking
+
+    aside = "Hang on, I'm on the phone."
+    assert keeps_talking(Overlap(aside, 1500.0, -32.0, -20.0)) is True  # 12 dB down: to someone in the room
+    assert keeps_talking(Overlap(aside, 1500.0, -20.0 - ASIDE_BELOW_CALLER_DB + 1.0, -20.0)) is False
+    assert keeps_talking(Overlap(aside, 1500.0, -32.0, None)) is False  # no caller turn heard yet: no reference
+
+
+def test_voiced_ms_spans_the_speech_not_its_silence_or_the_bed_under_it() -> None:
+    from evalkit.agents.overlap import voiced_ms
+
+    silence = np.zeros(int(RATE * 0.3), np.float32)
+    assert voiced_ms(np.concatenate([silence, tone(400), silence]), RATE) == pytest.approx(400.0, abs=40.0)
+    # a pause inside counts (one utterance), a noise bed 17 dB under the speech does not
+    speech = np.concatenate([silence, tone(300), silence, tone(300), silence])
+    bed = 0.01 * np.random.default_rng(0).standard_normal(len(speech)).astype(np.float32)
+    assert voiced_ms(speech + bed, RATE) == pytest.approx(900.0, abs=60.0)
+    assert voiced_ms(np.zeros(RATE, np.float32), RATE) == 0.0
+
+
 # -- over the wire: a phone bot that sends no transcript --------------------------------------------------------
 
 
@@ -241,6 +296,94 @@ def test_a_backchannel_reaches_a_transcript_less_wire_agent_and_is_recorded(yiel
     voice_end = effect.params["agent_voice_end_ms"]
     assert voice_end < effect.end_ms + 500.0 if yields else voice_end > agent.start_ms + reply_ms(3) - 100.0
     assert planner.clips == [(effect.start_ms, planner.clips[0][1])]
+
+
+def stretches(levels: list[float], floor_dbfs: float = -45.0) -> list[tuple[int, int, float]]:
+    """(first frame, frames, median level) of each run of 20 ms frames at or above ``floor_dbfs``."""
+    runs: list[tuple[int, int, float]] = []
+    start = None
+    for i, level in enumerate([*levels, -120.0]):
+        if level >= floor_dbfs and start is None:
+            start = i
+        elif level < floor_dbfs and start is not None:
+            runs.append((start, i - start, float(np.median(levels[start:i]))))
+            start = None
+    return runs
+
+
+@pytest.mark.slow
+def test_side_speech_in_a_gap_reaches_a_wire_agent_before_the_callers_turn_and_is_recorded() -> None:
+    """Side speech said in the gap before a caller turn goes out on the line to a real WebSocket agent: the bot
+    receives it (12 dB under the caller's turns, as long as the phrase), then the 300 ms pause, then the turn; the
+    effect timeline has it on that turn."""
+    import base64
+    import json
+
+    from evalkit.speech.vad import level_dbfs
+    from evalkit.wire.twilio_ws.codec import decode
+    from tests.test_wire_interrupt import SentenceBot
+
+    class ListeningBot(SentenceBot):
+        """Keeps the level of every frame it receives (20 ms each, in order); a caller's turn ends after 600 ms
+        below the level, so an aside, its pause and the turn are one stretch of input to it."""
+
+        def __init__(self) -> None:
+            super().__init__(sentences=1)
+            self.levels: list[float] = []
+
+        async def handler(self, ws: Any) -> None:
+            sid, voiced, quiet, speaking = "", False, 0, None
+            async for raw in ws:
+                message = json.loads(raw)
+                if message["event"] == "start":
+                    sid = message["start"]["streamSid"]
+                elif message["event"] == "media":
+                    level = level_dbfs(decode(base64.b64decode(message["media"]["payload"]), "mulaw"))
+                    self.levels.append(level)
+                    if level >= -45.0:
+                        voiced, quiet = True, 0
+                    elif voiced and (quiet := quiet + 1) >= 30:
+                        voiced, quiet = False, 0
+                        speaking = asyncio.create_task(self.answer(ws, sid, speaking))
+
+    bot = ListeningBot()
+    behavior = config("side_speech", during="gap", level_db=12.0, max_per_call=1)
+    planner = BehaviorPlanner(behavior, np.random.default_rng(0))
+
+    async def main() -> CallOutcome:
+        async with serve(bot.handler, "127.0.0.1", 0) as server:
+            agent = TwilioWsConfig(
+                name="bot", url=url_of(server), take_turn_after_silence_ms=600.0, transcribe_agent="never",
+                speech_events=False, first_speaker="caller", tools="none",
+            ).build()  # fmt: skip
+            clock = RealClock()
+            settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
+            session = BehaviorSession(agent.session(clock), planner, clock)
+            channel = BehaviorChannel(LoudToneChannel(), planner)
+            caller = ScriptCaller(["one two three", "four five six"])
+            return await run_call(caller, session, channel, context(), clock, settings)
+
+    outcome = asyncio.run(main())
+    assert outcome.end_reason == "user_end_call", outcome.error
+    [effect] = events(outcome)
+    turn = outcome.turns[effect.turn]
+    assert effect.type == "side_speech" and effect.params["during"] == "gap" and effect.params["yielded"] is None
+    assert turn.role == "user" and turn.intended_text == "four five six"
+    assert turn.start_ms - effect.end_ms == pytest.approx(300.0, abs=1.0)  # the caller pauses, then speaks
+    phrase_ms = 150.0 * len(effect.params["phrase"].split())
+    assert effect.end_ms - effect.start_ms == pytest.approx(phrase_ms, abs=1.0)
+    # what the bot received, on its stream's timeline: the caller's first turn, the aside, the pause, the turn
+    heard = stretches(bot.levels)
+    caller_level = heard[0][2]
+    asides = [i for i, (_, _, level) in enumerate(heard) if level < caller_level - 6.0]
+    assert len(asides) == 1, heard
+    start, frames, level = heard[asides[0]]
+    assert level == pytest.approx(caller_level - 12.0, abs=2.0)
+    assert frames * 20.0 == pytest.approx(phrase_ms, abs=60.0)
+    after, after_frames, after_level = heard[asides[0] + 1]  # the caller's turn, at its own level
+    assert (after - start - frames) * 20.0 == pytest.approx(300.0, abs=60.0)
+    assert after_level == pytest.approx(caller_level, abs=1.0)
+    assert after_frames * 20.0 == pytest.approx(turn.end_ms - turn.start_ms, abs=60.0)
 
 
 class TwoSentenceRealtimeAgent:
@@ -310,12 +453,10 @@ def test_the_reference_agent_keeps_talking_through_backchannels_and_yields_to_an
     )
     found = [e for t in conversation.turns for e in t.effects if e.type == "backchannel"]
     assert conversation.error is None and len(found) >= 3
-    # It talks through what its ear hears as an acknowledgement. Whisper tiny.en mishears some one-word clips of the
-    # default voice ("sure" as "your", "mm-hm" as "and the MHCM"), and the agent yields to words it cannot place
-    # (measured with Piper: 9 of 12 talked through): its selectivity is a measurement, bounded here, not assumed.
+    # It talks through brief overlaps that ask for nothing (evalkit.agents.overlap), including the one-word clips
+    # its ear mishears ("sure" as "your", "mm-hm" as "and the MHCM": brief, no request in them).
     kept = [e for e in found if e.params["yielded"] is False]
-    assert len(kept) >= 0.6 * len(found), [(e.params["phrase"], e.params["yielded"]) for e in found]
-    assert any(e.params["phrase"] in ("okay", "yeah", "right", "I see") for e in kept)
+    assert kept == found, [(e.params["phrase"], e.params["yielded"]) for e in found]
     tracks = render_tracks(conversation, audio, 16_000)
     for e in found:  # each backchannel is on what the agent's line carried, at its time
         window = tracks["user_heard"][int(e.start_ms * 16) : int(e.end_ms * 16)]
@@ -331,6 +472,52 @@ def test_the_reference_agent_keeps_talking_through_backchannels_and_yields_to_an
     aside = said["hang on, I'm on the phone"]
     assert agent.hear_overlap(aside, 800.0) is False  # at the caller's level it is said to the agent
     assert agent.hear_overlap(attenuated(aside, 12.0), 800.0) is True  # 12 dB down: to someone in the room
+
+
+def reference_call(phrase: str) -> tuple[CallOutcome, list[Any]]:
+    """One in-process call of the reference agent (its own ASR and TTS), the caller's Piper voice saying ``phrase``
+    over each agent turn of two sentence-equivalents or more (rate 1; the phrase table narrowed to it)."""
+    from evalkit.call.channel import AudioChannel
+    from evalkit.call.session import TurnBasedSession
+    from evalkit.cell.build import build_components
+    from evalkit.domains import tool_registry
+    from evalkit.domains.base import ToolExecutor
+    from evalkit.scenarios import load_scenario
+    from evalkit.scenarios.store import scenario_dir
+
+    built = composed("persona.variation.enabled=false", "+behavior=backchannel", "behavior.rate=1.0")
+    agent, voice, chain = build_components(built)
+    scenario = load_scenario(scenario_dir("airline") / "AL-001.json")
+    planner = BehaviorPlanner(built.behavior, np.random.default_rng(0))
+    planner.table = {"backchannel": [phrase]}
+    clock = VirtualClock()
+    channel = BehaviorChannel(AudioChannel(voice.for_scenario(scenario), chain, 0, (scenario.id, 0)), planner)
+    session = BehaviorSession(TurnBasedSession(agent, clock), planner, clock)
+    tools = ToolBox(ToolExecutor(tool_registry("airline"), scenario.scenario_db))
+    ctx = AgentContext(scenario.domain, scenario.current_date_time, tools, scenario_id=scenario.id, seed=0)
+    caller = ScriptCaller(["Hi, I need to change my flight, please."])
+    outcome = asyncio.run(run_call(caller, session, channel, ctx, clock, CallSettings()))
+    assert outcome.error is None, outcome.error
+    return outcome, events(outcome)
+
+
+@pytest.mark.slow
+def test_in_a_call_the_reference_agent_talks_through_a_backchannel_and_yields_to_an_interruption() -> None:
+    """The same call twice, through the harness: "mm-hm" (which Whisper tiny.en hears as a few words it cannot
+    place) is talked through; the caller's interjection of a real interruption (+interrupt=normal's) cuts the turn
+    where it ends."""
+    from evalkit.simulator.interjections import phrases as interjections
+
+    outcome, found = reference_call("mm-hm")
+    assert found and all(e.params["yielded"] is False and e.params["measured"] == "in_process" for e in found)
+    for e in found:  # its turn went on to its end, past the phrase
+        assert outcome.turns[e.turn].end_ms > e.end_ms + 500.0
+    question = interjections()["normal"][1]  # "Wait, one second, will I get an email about this?"
+    outcome, found = reference_call(question)
+    assert found and all(e.params["yielded"] is True for e in found)
+    for e in found:  # cut where the interjection ended: the rest of its turn never said
+        turn = outcome.turns[e.turn]
+        assert turn.end_ms == pytest.approx(e.end_ms, abs=1.0) == pytest.approx(e.params["agent_stop_ms"], abs=1.0)
 
 
 @pytest.mark.slow

@@ -25,10 +25,6 @@ from evalkit.textnorm import last_sentence, sentence_spans
 FILLERS = frozenset({"mm-hm", "mhm", "mm", "hm", "uh-huh", "yeah", "yes", "right", "okay", "ok", "sure"})
 IMPATIENT_CUES = ("move on", "skip", "go on", "hurry", "i know", "get to the point")
 PUSHBACK_CUES = ("doesn't sound right", "not sure", "don't think", "that's wrong", "why")
-# Acknowledgements a listener says while someone talks (a backchannel asks for nothing: the speaker goes on).
-BACKCHANNELS = FILLERS | {"uh", "huh", "i", "see", "got", "it", "alright", "all", "mm-hmm", "uh-huh", "hmm"}
-# Speech this far below the caller's own level is not said into the phone: someone else, or the caller turned away.
-ASIDE_BELOW_CALLER_DB = 8.0
 CORRECTION_CUES = ("correct", "i meant", "i misspoke", "my mistake", "gave you the wrong")
 
 
@@ -77,13 +73,3 @@ def active_dbfs(samples: np.ndarray, rate: int) -> float:
         return float("-inf")
     active = power[power >= power.max() * 1e-3]
     return float(10.0 * np.log10(active.mean()))
-
-
-def keeps_talking(heard: str, level_dbfs: float, caller_dbfs: float | None) -> bool:
-    """Whether an agent talking keeps on through speech it hears over itself: yes for nothing intelligible, an
-    acknowledgement ("mm-hm", "okay", "I see": at most three such words), or speech well below the caller's own
-    level (an aside to someone else in the room); no for anything else said into the phone (a real interruption)."""
-    words = [w.strip("-") for w in re.findall(r"[a-z'-]+", heard.lower())]
-    if not words or (len(words) <= 3 and all(w in BACKCHANNELS for w in words)):
-        return True
-    return caller_dbfs is not None and level_dbfs < caller_dbfs - ASIDE_BELOW_CALLER_DB

@@ -8,11 +8,12 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from evalkit.agents.barge_in import CutOff, active_dbfs, keeps_talking, recovery
+from evalkit.agents.barge_in import CutOff, active_dbfs, recovery
 from evalkit.agents.base import AgentContext, AgentReply
 from evalkit.agents.dialogue import DialoguePolicy, make_policy
 from evalkit.agents.hearing import asr_context, choose_hypothesis, expected_form
 from evalkit.agents.local_text import LocalTextAgent
+from evalkit.agents.overlap import Overlap, keeps_talking, voiced_ms
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.dialogue_acts import DialogueAct
 from evalkit.kinds import kind_of
@@ -40,9 +41,10 @@ class CascadeLocalAgent:
 
     def hear_overlap(self, clip: AudioClip, at_ms: float) -> bool:
         """Speech over this agent's own, ``at_ms`` into its utterance: keep talking (True) or yield (False), as a
-        careful person decides from what its ear heard (evalkit.agents.barge_in.keeps_talking)."""
+        careful person decides from how long it lasted and what its ear clearly heard (evalkit.agents.overlap)."""
         heard = self.asr.transcribe(clip.samples, clip.sample_rate).text
-        return keeps_talking(heard, active_dbfs(clip.samples, clip.sample_rate), self._caller_dbfs)
+        samples, rate = clip.samples, clip.sample_rate
+        return keeps_talking(Overlap(heard, voiced_ms(samples, rate), active_dbfs(samples, rate), self._caller_dbfs))
 
     def interrupted(self, delivered: str, undelivered: str, full: str) -> None:
         """The call loop stopped this agent mid-utterance: what the caller heard and what it did not."""
