@@ -483,7 +483,7 @@ def reference_call(phrase: str) -> tuple[CallOutcome, list[Any]]:
     from evalkit.domains import tool_registry
     from evalkit.domains.base import ToolExecutor
     from evalkit.scenarios import load_scenario
-    from evalkit.scenarios.store import scenario_dir
+    from evalkit.domains.scenarios import scenario_dir
 
     built = composed("persona.variation.enabled=false", "+behavior=backchannel", "behavior.rate=1.0")
     agent, voice, chain = build_components(built)
