@@ -15,6 +15,7 @@ import logging
 import shutil
 import time
 from pathlib import Path
+from types import EllipsisType
 
 import yaml
 from tqdm import tqdm
@@ -22,7 +23,7 @@ from tqdm import tqdm
 from evalkit import usage
 from evalkit.call import render_tracks
 from evalkit.cell.build import build_components
-from evalkit.cell.cost import USAGE_FILE, cell_usage, pricing_table, with_usage, write_usage
+from evalkit.cell.cost import USAGE_FILE, cell_usage, with_usage, write_usage
 from evalkit.cell.log import (
     ARTIFACT_SAMPLE_RATE,
     conversation_traces,
@@ -32,7 +33,7 @@ from evalkit.cell.log import (
     write_conversation,
     write_viewer,
 )
-from evalkit.cell.plan import CellPlan, axis_params, cell_tags, plan_cell
+from evalkit.cell.plan import CellPlan, CellSettings, axis_params, cell_tags, plan_cell, plan_checked
 from evalkit.cell.run import (
     agent_stage_stats,
     configure_limits,
@@ -73,6 +74,7 @@ __all__ = [
     "ARTIFACT_SAMPLE_RATE",
     "CellJudge",
     "CellPlan",
+    "CellSettings",
     "axis_params",
     "build_cell_judge",
     "build_components",
@@ -81,6 +83,7 @@ __all__ = [
     "judge_params",
     "per_conversation_table",
     "plan_cell",
+    "plan_checked",
     "run_cell",
     "run_cell_conversations",
     "run_plan",
@@ -94,11 +97,17 @@ log = logging.getLogger("evalkit")
 
 
 def run_cell_conversations(
-    plan: CellPlan, out_dir: Path, log_audio: bool = True, stats: dict[str, float] | None = None
+    plan: CellPlan,
+    out_dir: Path,
+    log_audio: bool = True,
+    stats: dict[str, float] | None = None,
+    judge: CellJudge | EllipsisType | None = ...,
 ) -> list[ConversationRecord]:
-    """Run -> score -> write each conversation as it finishes (in plan order, whatever ``workers`` is)."""
-    config = plan.config
-    judge = build_cell_judge(config, plan.scenarios)
+    """Run -> score -> write each conversation as it finishes (in plan order, whatever ``workers`` is). ``judge``:
+    the cell's judge when the caller built it already (``...``: built here)."""
+    config, settings = plan.config, plan.settings
+    if judge is ...:
+        judge = build_cell_judge(config, plan.scenarios)
     # said once per cell, and only to a cell with a generative caller: the gates judge an LLM caller's fidelity (App.
     # D.1), which a scripted caller cannot lose; each record and the stats say it either way
     if config.validation.enabled and judge is None and config.simulator.kind != "scripted":
@@ -107,8 +116,7 @@ def run_cell_conversations(
             "is configured (judge=none); recorded as skipped (sim_gate_skipped_<gate>), never as passed"
         )
     stats = stats if stats is not None else {}
-    table = pricing_table(config)
-    configure_limits(config)  # the judge's requests share the caps with the conversations'
+    configure_limits(settings.max_concurrency, settings.caps)  # the judge's requests share the conversations' caps
     needs_asr = "assistant_asr" in required_preparation(config.metrics, judge=config.judge.enabled)
     records: list[ConversationRecord] = []
     total = len(plan.scenarios) * plan.trials
@@ -121,7 +129,7 @@ def run_cell_conversations(
                 stats[name] = stats.get(name, 0.0) + value
             with usage.metered() as judged:  # the judge's requests for this conversation
                 record = score_record(conversation, config.metrics, judge)
-            record = with_usage(record, done.metered + judged.rows(), table, config)
+            record = with_usage(record, done.metered + judged.rows(), settings)
             has_audio = log_audio and config.modality.name != "text"  # a text call has no audio to render
             tracks = render_tracks(conversation, done.audio, ARTIFACT_SAMPLE_RATE) if has_audio else {}
             write_conversation(out_dir, record, tracks)
@@ -136,7 +144,7 @@ def run_cell_conversations(
     stats.update(infra_stats([r.conversation for r in records]))
     stats.update(agent_stage_stats([r.conversation for r in records]))
     stats.update(interruption_stats([r.conversation for r in records]))
-    stats.update(write_usage(out_dir, cell_usage(records, table, config), plan.run_name))
+    stats.update(write_usage(out_dir, cell_usage(records, settings), plan.run_name))
     silent = no_interruption_warning([r.conversation for r in records])
     if silent is not None:  # said once per cell: every conversation's interruption metrics say why, unscored
         log.warning("cell %s: %s", plan.key, silent)
@@ -286,13 +294,14 @@ def _run_fresh(
     with CellRun.open(target, plan.run_name, tags, parent_run_id, claim=claim, claim_any_code=any_code) as run:
         components = config.agent.params() | config.simulator.params() | config.voice.params()
         params = redact(axis_params(config) | components | flatten(plan.identity, "cfg"))
-        params |= judge_params(build_cell_judge(config)) | plan.trial_params()
+        judge = build_cell_judge(config, plan.scenarios)  # once: named in the params, then scoring every record
+        params |= judge_params(judge) | plan.trial_params()
         params |= version_params(config.metrics)  # which version of each metric scored this cell
         run.log_params(params)
         started = time.perf_counter()
         started_ms = time.time() * 1000.0
         stats: dict[str, float] = {}
-        records = run_cell_conversations(plan, out_dir, config.mlflow.log_audio, stats)
+        records = run_cell_conversations(plan, out_dir, config.mlflow.log_audio, stats, judge)
         wall = time.perf_counter() - started
         aggregates = aggregate_cell(records) | stats
         audio_s = sum((t.end_ms - t.start_ms) / 1000.0 for r in records for t in r.conversation.turns)

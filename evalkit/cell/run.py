@@ -64,7 +64,8 @@ class ConversationRunner:
 
         self.config = config
         self.concurrency = concurrency
-        configure_limits(config)  # this process's provider caps (a worker process builds its own runner)
+        # this process's provider caps (a worker process builds its own runner, from the config it was sent)
+        configure_limits(config.providers.max_concurrency, config.providers.caps())
         self.text = config.modality.name == "text"  # MM-τ-p²'s text modality: no voice, channel or ears
         if self.text:
             self.agent, self.user_tts, self.chain = config.agent.text_agent(), None, None
@@ -320,11 +321,12 @@ def run_conversations(plan: CellPlan, workers: int = 1, concurrency: int = 1) ->
         raise
 
 
-def configure_limits(config: RunConfig) -> None:
-    """The provider caps of ``providers`` for every OpenAI-compatible request of this process."""
+def configure_limits(max_concurrency: int | None, caps: dict[str, int | None]) -> None:
+    """The provider caps of ``providers`` (``max_concurrency`` for any provider, ``caps`` by base URL) for every
+    OpenAI-compatible request of this process."""
     from evalkit.wire.openai_http import limits
 
-    limits.configure(config.providers.max_concurrency, config.providers.caps())
+    limits.configure(max_concurrency, caps)
 
 
 @dataclass
