@@ -64,8 +64,8 @@ from evalkit.tracking import (
     FinishedCell,
     TrackingTarget,
     flatten,
-    latest_finished_cell,
     log_sweep_progress,
+    reuse_candidates,
     wait_for_run,
 )
 from evalkit.tracking.store import copy_reference
@@ -197,12 +197,14 @@ def _reuse(plan: CellPlan, target: TrackingTarget, found: FinishedCell, parent_r
     log.info(
         "cell %s (%s) already finished in run %s (%s): reusing it", plan.key, plan.run_name, found.run_id, decision
     )
+    # what names the pointer, made before the store is touched: then the store's writes, in one pass
+    tags = cell_tags(plan, "reuse") | {"reused_from": found.run_id, REUSE_TAG: decision}
+    tags["reused_fingerprint"] = found.fingerprint or "none"
+    params = axis_params(plan.config)
     metrics = copy_reference(target, found.run_id)
     if parent_run_id:  # a pointer in this sweep, so the sweep's summary lists every cell it covers
-        tags = cell_tags(plan, "reuse") | {"reused_from": found.run_id, REUSE_TAG: decision}
-        tags["reused_fingerprint"] = found.fingerprint or "none"
         with CellRun.open(target, plan.run_name, tags, parent_run_id) as run:
-            run.log_params(axis_params(plan.config))
+            run.log_params(params)
             run.log_at_close(metrics)
     return CellResult(
         cell_key=plan.key,
@@ -256,10 +258,10 @@ def _run_or_reuse(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_
     while True:
         reason = "off: reuse=false"
         if reuse:
-            found = latest_finished_cell(target, plan.key, None if reuse == "any" else fingerprint)
+            found, other = reuse_candidates(target, plan.key, None if reuse == "any" else fingerprint)
             if found is not None:
                 return _reuse(plan, target, found, parent_run_id)
-            reason = recompute_reason(latest_finished_cell(target, plan.key), fingerprint)
+            reason = recompute_reason(other, fingerprint)
             log.info("cell %s (%s): %s", plan.key, plan.run_name, reason)
         try:
             return _run_fresh(plan, target, out_dir, parent_run_id, reason)
@@ -283,17 +285,20 @@ def _run_fresh(
     config = plan.config
     out_dir.mkdir(parents=True, exist_ok=True)
     clear_cell_outputs(out_dir)
-    # Redacted by value (URL user-info, secret env values): the key-name filter alone misses keys pasted elsewhere.
-    (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
     tags = cell_tags(plan, "cell") | {"evalkit.deterministic": str(plan.trials < config.trials).lower()}
     tags[REUSE_TAG] = reuse_reason
     if plan.trials < config.trials:
         log.info("cell %s (%s): nothing in it is random (%s): running 1 trial per scenario instead of k=%d identical "
                  "copies", plan.key, plan.run_name, NO_RANDOMNESS, config.trials)  # fmt: skip
+    components = config.agent.params() | config.simulator.params() | config.voice.params()
+    params = axis_params(config) | components | flatten(plan.identity, "cfg")
     claim, any_code = bool(config.reuse), config.reuse == "any"
     with CellRun.open(target, plan.run_name, tags, parent_run_id, claim=claim, claim_any_code=any_code) as run:
-        components = config.agent.params() | config.simulator.params() | config.voice.params()
-        params = redact(axis_params(config) | components | flatten(plan.identity, "cfg"))
+        # Redacted by value (URL user-info, secret env values): the key-name filter alone misses keys pasted
+        # elsewhere. Written once the cell is this run's (a cell another run holds is not this job's folder).
+        params = redact(params)
+        (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
+        # inside the run: a judge that cannot be built fails the run, as any error of the cell does
         judge = build_cell_judge(config, plan.scenarios)  # once: named in the params, then scoring every record
         params |= judge_params(judge) | plan.trial_params()
         params |= version_params(config.metrics)  # which version of each metric scored this cell
@@ -368,7 +373,8 @@ def _log_traces(run: CellRun, plan: CellPlan, records: list[ConversationRecord],
     tags = {"cell_key": plan.key, "cell": plan.run_name, "condition": plan.config.condition,
             "twin_key": plan.twin_key}  # fmt: skip
     try:
-        run.log_traces(conversation_traces(records, started_ms, session, tags, run.artifact_uri))
+        specs = conversation_traces(records, started_ms, session, tags, run.artifact_uri)
+        run.log_traces(specs)
     except Exception as exc:
         log.warning("cell %s: conversation traces not logged: %s: %s", plan.key, type(exc).__name__, exc)
         return

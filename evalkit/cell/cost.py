@@ -35,10 +35,10 @@ def conversation_usage(
     rows: list[dict[str, Any]], conversation: Conversation, table: PricingTable, external: list[str], voice: bool
 ) -> ConversationUsage:
     """One conversation's usage, priced: its total is None when a row is unpriced or a component is external."""
+    sent, received = call_audio(conversation) if voice else (0.0, 0.0)
     merged = Ledger()  # one row per (component, base URL, model): the call's and its judgments' requests together
     merged.merge(rows)
     cost, priced = price_rows(merged.rows(), table)
-    sent, received = call_audio(conversation) if voice else (0.0, 0.0)
     unpriced = cost.unpriced + external
     return ConversationUsage(
         providers=priced,

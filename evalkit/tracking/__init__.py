@@ -17,6 +17,7 @@ from evalkit.tracking.store import (
     parent_run_file,
     read_parent_run,
     resolve_target,
+    reuse_candidates,
     start_sweep,
     wait_for_run,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "parent_run_file",
     "read_parent_run",
     "resolve_target",
+    "reuse_candidates",
     "set_sweep_total",
     "start_sweep",
     "sweep_progress",
