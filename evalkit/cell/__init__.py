@@ -326,6 +326,7 @@ def _run_fresh(
             incomplete.append(infra)
         if incomplete:  # infrastructure failures, not scores: never reuse this cell as complete
             run.mark_incomplete("; ".join(incomplete))
+        headline = _headline(aggregates)  # what the log says of the cell: its aggregates are complete here
         write_cell_files(out_dir, config.seed, records, aggregates)
         if config.mlflow.log_viewer and records:
             _write_viewer(plan, target, out_dir, tags, run)
@@ -335,9 +336,9 @@ def _run_fresh(
         run_id = run.run_id
     failure = f"{plan.run_name}: {'; '.join(incomplete)}" if incomplete else None
     if failure is None:
-        log.info("cell %s (%s) finished: %s", plan.key, plan.run_name, _headline(aggregates))
+        log.info("cell %s (%s) finished: %s", plan.key, plan.run_name, headline)
     else:  # not "finished": the cell is not done, its run is FAILED and the command exits 1 (evalkit.cli.outcome)
-        log.info("cell %s (%s) ended FAILED: %s", plan.key, plan.run_name, _headline(aggregates))
+        log.info("cell %s (%s) ended FAILED: %s", plan.key, plan.run_name, headline)
     return CellResult(
         cell_key=plan.key,
         run_id=run_id,

@@ -186,7 +186,7 @@ def conversation_traces(
         conv = record.conversation
         stem = f"{conv.scenario_id}_t{conv.trial}"
         length = max((t.end_ms for t in conv.turns), default=0.0)
-        usage = usage_spans(record, base_ms, base_ms + length)
+        usage, usage_meta = usage_spans(record, base_ms, base_ms + length), usage_metadata(record)
         turns = [_turn_span(t, base_ms, conv.turns[i - 1] if i else None, secrets) for i, t in enumerate(conv.turns)]
         scores = {name: m.score for name, m in record.metrics.items() if m.score is not None}
         root = SpanSpec(
@@ -219,7 +219,7 @@ def conversation_traces(
                 root=root,
                 session=session,
                 tags=tags | {"scenario": conv.scenario_id, "trial": str(conv.trial)},
-                metadata={"evalkit.audio": f"{artifact_uri}/audio/{stem}"} | usage_metadata(record),
+                metadata={"evalkit.audio": f"{artifact_uri}/audio/{stem}"} | usage_meta,
                 scores=scores,
             )
         )

@@ -228,17 +228,6 @@ def latest_finished_cell(target: TrackingTarget, cell_key: str, fingerprint: str
     return FinishedCell(runs[0].info.run_id, runs[0].data.tags.get(FINGERPRINT_TAG))
 
 
-def reuse_candidates(
-    target: TrackingTarget, cell_key: str, fingerprint: str | None
-) -> tuple[FinishedCell | None, FinishedCell | None]:
-    """(the newest finished run of the cell by code of ``fingerprint`` (None: any code), else None; when there is
-    none, the newest finished run of the cell by any code, else None): what reuse decides from, in one pass."""
-    found = latest_finished_cell(target, cell_key, fingerprint)
-    if found is not None or fingerprint is None:
-        return found, None
-    return None, latest_finished_cell(target, cell_key)
-
-
 def find_finished_cell(target: TrackingTarget, cell_key: str, fingerprint: str | None = None) -> str | None:
     """The run id of :func:`latest_finished_cell`."""
     found = latest_finished_cell(target, cell_key, fingerprint)
