@@ -65,9 +65,9 @@ from evalkit.tracking import (
     TrackingTarget,
     flatten,
     log_sweep_progress,
-    reuse_candidates,
     wait_for_run,
 )
+from evalkit.tracking.past import reuse_candidates
 from evalkit.tracking.store import copy_reference
 
 __all__ = [
