@@ -215,3 +215,13 @@ def external_components(config: Any) -> list[str]:
         if getattr(type(node), "METERING", "external") == "external":
             out.append(f"{group}={node.name} (kind {node.kind}) is external: its provider usage is not visible here")
     return out
+
+
+def local_components(config: Any) -> list[str]:
+    """Components declared local (``METERING = "local"``): they cost 0 USD, their work is in audio seconds."""
+    out = []
+    for group in ("agent", "simulator", "voice"):
+        node = getattr(config, group)
+        if getattr(type(node), "METERING", "external") == "local":
+            out.append(f"{group}={node.name} (kind {node.kind})")
+    return out

@@ -13,6 +13,7 @@ import pytest
 from evalkit import usage
 from evalkit.cell.cost import cell_usage
 from evalkit.config.schema import validate_config
+from evalkit.config.settings import resolve_settings
 from evalkit.judges.client import ChatClient
 from evalkit.plan import PROFILE, cell_estimate, wall_estimate
 from evalkit.plan.__main__ import main as plan_main
@@ -186,7 +187,7 @@ def test_a_cells_usage_and_cost_are_what_the_server_reported(tmp_path: Path) -> 
 
     # the same records priced by the shipped table: the test server's models are not in it, so no cost, never 0
     records = [ConversationRecord.model_validate(record)]
-    unpriced = cell_usage(records, load_table(), config)
+    unpriced = cell_usage(records, resolve_settings(config, load_table()))
     assert unpriced["cost_usd"] is None and any(CHAT_MODEL in reason for reason in unpriced["unpriced"])
 
     # MLflow's token-usage panels: the trace's usage spans and its token usage

@@ -17,10 +17,14 @@ from mlflow.tracking import MlflowClient
 import evalkit.cell.plan as plan_module
 import evalkit.config.preflight as config_preflight
 import evalkit.config.schema as schema
+import evalkit.config.settings as settings_module
 import evalkit.domains.scenarios as domain_scenarios
+import evalkit.pricing as pricing
 from evalkit.cell import cell_tags, run_plan
 from evalkit.cli.preflight import checked_plan
 from evalkit.config.schema import cell_key, identity_payload, twin_config
+from evalkit.config.settings import resolve_settings
+from evalkit.pricing import external_components, load_table
 from evalkit.tracking import resolve_target
 from tests.conftest import CONF_DIR
 
@@ -53,6 +57,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> collections.Counter[str]:
     counting(monkeypatch, counts, "identity_payload", [schema, plan_module])
     counting(monkeypatch, counts, "load_scenarios", [domain_scenarios, plan_module])
     counting(monkeypatch, counts, "_domain_scenarios", [config_preflight])  # the preflight's whole-folder read
+    counting(monkeypatch, counts, "load_table", [pricing, settings_module])  # the pricing table
     return counts
 
 
@@ -60,12 +65,31 @@ def test_the_check_plans_once_with_both_keys_and_the_scenarios_it_read(tmp_path:
     cfg = composed(tmp_path)
     counts = counted(monkeypatch)
     plan = checked_plan(cfg, {"persona": "aggressive_impatient"}, CELL, tmp_path)
-    assert counts == {"identity_payload": 2, "load_scenarios": 1}
+    assert counts == {"identity_payload": 2, "load_scenarios": 1, "load_table": 1}
     monkeypatch.undo()
     assert (plan.key, plan.twin_key) == (cell_key(plan.config), cell_key(twin_config(plan.config)))
     assert plan.twin is not None and plan.twin.key == plan.twin_key == plan.twin.twin_key
     assert cell_tags(plan, "cell")["twin_key"] == plan.twin_key
     assert plan.identity == identity_payload(plan.config) and plan.twin.scenarios is plan.scenarios
+
+
+def test_the_plan_carries_the_settings_the_check_resolved(tmp_path: Path) -> None:
+    """The stages below the plan read resolved values (prices, metering, caps, store), not the config: each is what
+    the config says, resolved once; the twin has its own (its voice may be another), sharing the table and store."""
+    cfg = composed(tmp_path)
+    overrides = [*CELL, "providers.max_concurrency=3"]
+    cfg.providers.max_concurrency = 3
+    plan = checked_plan(cfg, {"persona": "aggressive_impatient"}, overrides, tmp_path)
+    settings, config = plan.settings, plan.config
+    m = config.mlflow
+    assert settings.target == resolve_target(m.tracking_uri, m.experiment, m.artifact_location, tmp_path)
+    assert settings.pricing == load_table(config.pricing.file, config.pricing.overrides)
+    assert settings.voice is False  # modality=text: no audio seconds are counted
+    assert (settings.max_concurrency, settings.caps) == (3, config.providers.caps())
+    assert settings.external == tuple(external_components(config)) and "simulator=" in " ".join(settings.local)
+    assert plan.twin is not None and plan.twin.settings == resolve_settings(plan.twin.config, settings.pricing,
+                                                                            settings.target)  # fmt: skip
+    assert plan.twin.settings.pricing is settings.pricing
 
 
 @pytest.mark.slow
@@ -77,7 +101,8 @@ def test_a_job_hashes_each_cell_once_and_reads_its_scenarios_once(tmp_path: Path
     target = resolve_target(plan.config.mlflow.tracking_uri, plan.config.mlflow.experiment, None, tmp_path)
     twin = run_plan(plan.twin, target, tmp_path / "clean_twin")
     cell = run_plan(plan, target, tmp_path / "cell")
-    assert counts == {"identity_payload": 2, "load_scenarios": 1}  # the cell and its twin; one read, no re-read
+    # the cell and its twin; one read of the scenarios and of the pricing table, no re-read
+    assert counts == {"identity_payload": 2, "load_scenarios": 1, "load_table": 1}
     monkeypatch.undo()
 
     # The same keys, tags and params as computed from the config itself (what every stage did before).

@@ -15,6 +15,7 @@ import logging
 import shutil
 import time
 from pathlib import Path
+from types import EllipsisType
 
 import yaml
 from tqdm import tqdm
@@ -22,7 +23,7 @@ from tqdm import tqdm
 from evalkit import usage
 from evalkit.call import render_tracks
 from evalkit.cell.build import build_components
-from evalkit.cell.cost import USAGE_FILE, cell_usage, pricing_table, with_usage, write_usage
+from evalkit.cell.cost import USAGE_FILE, cell_usage, with_usage, write_usage
 from evalkit.cell.log import (
     ARTIFACT_SAMPLE_RATE,
     conversation_traces,
@@ -32,7 +33,7 @@ from evalkit.cell.log import (
     write_conversation,
     write_viewer,
 )
-from evalkit.cell.plan import CellPlan, axis_params, cell_tags, plan_cell
+from evalkit.cell.plan import CellPlan, CellSettings, axis_params, cell_tags, plan_cell, plan_checked
 from evalkit.cell.run import (
     agent_stage_stats,
     configure_limits,
@@ -63,16 +64,17 @@ from evalkit.tracking import (
     FinishedCell,
     TrackingTarget,
     flatten,
-    latest_finished_cell,
     log_sweep_progress,
     wait_for_run,
 )
+from evalkit.tracking.past import reuse_candidates
 from evalkit.tracking.store import copy_reference
 
 __all__ = [
     "ARTIFACT_SAMPLE_RATE",
     "CellJudge",
     "CellPlan",
+    "CellSettings",
     "axis_params",
     "build_cell_judge",
     "build_components",
@@ -81,6 +83,7 @@ __all__ = [
     "judge_params",
     "per_conversation_table",
     "plan_cell",
+    "plan_checked",
     "run_cell",
     "run_cell_conversations",
     "run_plan",
@@ -94,11 +97,17 @@ log = logging.getLogger("evalkit")
 
 
 def run_cell_conversations(
-    plan: CellPlan, out_dir: Path, log_audio: bool = True, stats: dict[str, float] | None = None
+    plan: CellPlan,
+    out_dir: Path,
+    log_audio: bool = True,
+    stats: dict[str, float] | None = None,
+    judge: CellJudge | EllipsisType | None = ...,
 ) -> list[ConversationRecord]:
-    """Run -> score -> write each conversation as it finishes (in plan order, whatever ``workers`` is)."""
-    config = plan.config
-    judge = build_cell_judge(config, plan.scenarios)
+    """Run -> score -> write each conversation as it finishes (in plan order, whatever ``workers`` is). ``judge``:
+    the cell's judge when the caller built it already (``...``: built here)."""
+    config, settings = plan.config, plan.settings
+    if judge is ...:
+        judge = build_cell_judge(config, plan.scenarios)
     # said once per cell, and only to a cell with a generative caller: the gates judge an LLM caller's fidelity (App.
     # D.1), which a scripted caller cannot lose; each record and the stats say it either way
     if config.validation.enabled and judge is None and config.simulator.kind != "scripted":
@@ -107,8 +116,7 @@ def run_cell_conversations(
             "is configured (judge=none); recorded as skipped (sim_gate_skipped_<gate>), never as passed"
         )
     stats = stats if stats is not None else {}
-    table = pricing_table(config)
-    configure_limits(config)  # the judge's requests share the caps with the conversations'
+    configure_limits(settings.max_concurrency, settings.caps)  # the judge's requests share the conversations' caps
     needs_asr = "assistant_asr" in required_preparation(config.metrics, judge=config.judge.enabled)
     records: list[ConversationRecord] = []
     total = len(plan.scenarios) * plan.trials
@@ -121,7 +129,7 @@ def run_cell_conversations(
                 stats[name] = stats.get(name, 0.0) + value
             with usage.metered() as judged:  # the judge's requests for this conversation
                 record = score_record(conversation, config.metrics, judge)
-            record = with_usage(record, done.metered + judged.rows(), table, config)
+            record = with_usage(record, done.metered + judged.rows(), settings)
             has_audio = log_audio and config.modality.name != "text"  # a text call has no audio to render
             tracks = render_tracks(conversation, done.audio, ARTIFACT_SAMPLE_RATE) if has_audio else {}
             write_conversation(out_dir, record, tracks)
@@ -136,7 +144,7 @@ def run_cell_conversations(
     stats.update(infra_stats([r.conversation for r in records]))
     stats.update(agent_stage_stats([r.conversation for r in records]))
     stats.update(interruption_stats([r.conversation for r in records]))
-    stats.update(write_usage(out_dir, cell_usage(records, table, config), plan.run_name))
+    stats.update(write_usage(out_dir, cell_usage(records, settings), plan.run_name))
     silent = no_interruption_warning([r.conversation for r in records])
     if silent is not None:  # said once per cell: every conversation's interruption metrics say why, unscored
         log.warning("cell %s: %s", plan.key, silent)
@@ -189,12 +197,14 @@ def _reuse(plan: CellPlan, target: TrackingTarget, found: FinishedCell, parent_r
     log.info(
         "cell %s (%s) already finished in run %s (%s): reusing it", plan.key, plan.run_name, found.run_id, decision
     )
+    # what names the pointer, made before the store is touched: then the store's writes, in one pass
+    tags = cell_tags(plan, "reuse") | {"reused_from": found.run_id, REUSE_TAG: decision}
+    tags["reused_fingerprint"] = found.fingerprint or "none"
+    params = axis_params(plan.config)
     metrics = copy_reference(target, found.run_id)
     if parent_run_id:  # a pointer in this sweep, so the sweep's summary lists every cell it covers
-        tags = cell_tags(plan, "reuse") | {"reused_from": found.run_id, REUSE_TAG: decision}
-        tags["reused_fingerprint"] = found.fingerprint or "none"
         with CellRun.open(target, plan.run_name, tags, parent_run_id) as run:
-            run.log_params(axis_params(plan.config))
+            run.log_params(params)
             run.log_at_close(metrics)
     return CellResult(
         cell_key=plan.key,
@@ -248,10 +258,10 @@ def _run_or_reuse(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_
     while True:
         reason = "off: reuse=false"
         if reuse:
-            found = latest_finished_cell(target, plan.key, None if reuse == "any" else fingerprint)
+            found, other = reuse_candidates(target, plan.key, None if reuse == "any" else fingerprint)
             if found is not None:
                 return _reuse(plan, target, found, parent_run_id)
-            reason = recompute_reason(latest_finished_cell(target, plan.key), fingerprint)
+            reason = recompute_reason(other, fingerprint)
             log.info("cell %s (%s): %s", plan.key, plan.run_name, reason)
         try:
             return _run_fresh(plan, target, out_dir, parent_run_id, reason)
@@ -275,24 +285,28 @@ def _run_fresh(
     config = plan.config
     out_dir.mkdir(parents=True, exist_ok=True)
     clear_cell_outputs(out_dir)
-    # Redacted by value (URL user-info, secret env values): the key-name filter alone misses keys pasted elsewhere.
-    (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
     tags = cell_tags(plan, "cell") | {"evalkit.deterministic": str(plan.trials < config.trials).lower()}
     tags[REUSE_TAG] = reuse_reason
     if plan.trials < config.trials:
         log.info("cell %s (%s): nothing in it is random (%s): running 1 trial per scenario instead of k=%d identical "
                  "copies", plan.key, plan.run_name, NO_RANDOMNESS, config.trials)  # fmt: skip
+    components = config.agent.params() | config.simulator.params() | config.voice.params()
+    params = axis_params(config) | components | flatten(plan.identity, "cfg")
     claim, any_code = bool(config.reuse), config.reuse == "any"
     with CellRun.open(target, plan.run_name, tags, parent_run_id, claim=claim, claim_any_code=any_code) as run:
-        components = config.agent.params() | config.simulator.params() | config.voice.params()
-        params = redact(axis_params(config) | components | flatten(plan.identity, "cfg"))
-        params |= judge_params(build_cell_judge(config)) | plan.trial_params()
+        # Redacted by value (URL user-info, secret env values): the key-name filter alone misses keys pasted
+        # elsewhere. Written once the cell is this run's (a cell another run holds is not this job's folder).
+        params = redact(params)
+        (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
+        # inside the run: a judge that cannot be built fails the run, as any error of the cell does
+        judge = build_cell_judge(config, plan.scenarios)  # once: named in the params, then scoring every record
+        params |= judge_params(judge) | plan.trial_params()
         params |= version_params(config.metrics)  # which version of each metric scored this cell
         run.log_params(params)
         started = time.perf_counter()
         started_ms = time.time() * 1000.0
         stats: dict[str, float] = {}
-        records = run_cell_conversations(plan, out_dir, config.mlflow.log_audio, stats)
+        records = run_cell_conversations(plan, out_dir, config.mlflow.log_audio, stats, judge)
         wall = time.perf_counter() - started
         aggregates = aggregate_cell(records) | stats
         audio_s = sum((t.end_ms - t.start_ms) / 1000.0 for r in records for t in r.conversation.turns)
@@ -312,6 +326,7 @@ def _run_fresh(
             incomplete.append(infra)
         if incomplete:  # infrastructure failures, not scores: never reuse this cell as complete
             run.mark_incomplete("; ".join(incomplete))
+        headline = _headline(aggregates)  # what the log says of the cell: its aggregates are complete here
         write_cell_files(out_dir, config.seed, records, aggregates)
         if config.mlflow.log_viewer and records:
             _write_viewer(plan, target, out_dir, tags, run)
@@ -321,9 +336,9 @@ def _run_fresh(
         run_id = run.run_id
     failure = f"{plan.run_name}: {'; '.join(incomplete)}" if incomplete else None
     if failure is None:
-        log.info("cell %s (%s) finished: %s", plan.key, plan.run_name, _headline(aggregates))
+        log.info("cell %s (%s) finished: %s", plan.key, plan.run_name, headline)
     else:  # not "finished": the cell is not done, its run is FAILED and the command exits 1 (evalkit.cli.outcome)
-        log.info("cell %s (%s) ended FAILED: %s", plan.key, plan.run_name, _headline(aggregates))
+        log.info("cell %s (%s) ended FAILED: %s", plan.key, plan.run_name, headline)
     return CellResult(
         cell_key=plan.key,
         run_id=run_id,
@@ -359,7 +374,8 @@ def _log_traces(run: CellRun, plan: CellPlan, records: list[ConversationRecord],
     tags = {"cell_key": plan.key, "cell": plan.run_name, "condition": plan.config.condition,
             "twin_key": plan.twin_key}  # fmt: skip
     try:
-        run.log_traces(conversation_traces(records, started_ms, session, tags, run.artifact_uri))
+        specs = conversation_traces(records, started_ms, session, tags, run.artifact_uri)
+        run.log_traces(specs)
     except Exception as exc:
         log.warning("cell %s: conversation traces not logged: %s: %s", plan.key, type(exc).__name__, exc)
         return

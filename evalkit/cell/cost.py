@@ -1,8 +1,9 @@
 """Usage and cost of a cell (docs/cost.md): each conversation's metered usage priced into its record, the cell's
 sums as metrics (``usage_*``, ``cost_usd``), and the per-provider breakdown as ``usage.json`` beside the records.
 
-Pure functions over the ledger rows (``evalkit.usage.Ledger.rows``) and the pricing table (``evalkit.pricing``);
-the cell calls them as each conversation is scored and once at its end.
+Pure functions over the ledger rows (``evalkit.usage.Ledger.rows``) and the plan's resolved settings (the pricing
+table, what is metered where: ``evalkit.config.settings.CellSettings``); the cell calls them as each conversation is
+scored and once at its end.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from evalkit.config.schema import RunConfig
-from evalkit.pricing import PricingTable, external_components, load_table, price_rows
+from evalkit.config.settings import CellSettings
+from evalkit.pricing import PricingTable, price_rows
 from evalkit.records import Conversation, ConversationRecord, ConversationUsage
 from evalkit.usage import Ledger, Usage
 
@@ -21,12 +22,6 @@ log = logging.getLogger("evalkit")
 
 USAGE_FILE = "usage.json"
 COUNTS = tuple(f for f in Usage.__dataclass_fields__ if f != "requests_without_usage")
-
-
-def pricing_table(config: RunConfig) -> PricingTable:
-    """The cell's table: the shipped one (or ``pricing.file``) with ``pricing.overrides``; a PricingError (one
-    line) was already raised by preflight for a bad one."""
-    return load_table(config.pricing.file, config.pricing.overrides)
 
 
 def call_audio(conversation: Conversation) -> tuple[float, float]:
@@ -40,10 +35,10 @@ def conversation_usage(
     rows: list[dict[str, Any]], conversation: Conversation, table: PricingTable, external: list[str], voice: bool
 ) -> ConversationUsage:
     """One conversation's usage, priced: its total is None when a row is unpriced or a component is external."""
+    sent, received = call_audio(conversation) if voice else (0.0, 0.0)
     merged = Ledger()  # one row per (component, base URL, model): the call's and its judgments' requests together
     merged.merge(rows)
     cost, priced = price_rows(merged.rows(), table)
-    sent, received = call_audio(conversation) if voice else (0.0, 0.0)
     unpriced = cost.unpriced + external
     return ConversationUsage(
         providers=priced,
@@ -54,24 +49,23 @@ def conversation_usage(
     )
 
 
-def with_usage(
-    record: ConversationRecord, rows: list[dict[str, Any]], table: PricingTable, config: RunConfig
-) -> ConversationRecord:
+def with_usage(record: ConversationRecord, rows: list[dict[str, Any]], settings: CellSettings) -> ConversationRecord:
     """The record with its usage (``rows``: the conversation's and its judgments' ledger rows)."""
-    voice = config.modality.name != "text"
-    usage = conversation_usage(rows, record.conversation, table, external_components(config), voice)
+    external = list(settings.external)
+    usage = conversation_usage(rows, record.conversation, settings.pricing, external, settings.voice)
     return record.model_copy(update={"usage": usage})
 
 
-def cell_usage(records: list[ConversationRecord], table: PricingTable, config: RunConfig) -> dict[str, Any]:
+def cell_usage(records: list[ConversationRecord], settings: CellSettings) -> dict[str, Any]:
     """The cell's ``usage.json``: the table's version, per (component, base URL, model) the summed counts and
     cost, the total (null when unpriced, with every reason) and what is declared local or external."""
     ledger = Ledger()
     for record in records:
         if record.usage is not None:
             ledger.merge(record.usage.providers)
+    table = settings.pricing
     cost, priced = price_rows(ledger.rows(), table)
-    external = external_components(config)
+    external = list(settings.external)
     unpriced = list(dict.fromkeys(cost.unpriced + external))
     return {
         "pricing": {"version": table.version, "date": table.date, "currency": table.currency, "source": table.source},
@@ -81,19 +75,9 @@ def cell_usage(records: list[ConversationRecord], table: PricingTable, config: R
         "audio_s_received": sum(r.usage.audio_s_received for r in records if r.usage),
         "cost_usd": None if unpriced else cost.input_usd + cost.output_usd,
         "unpriced": unpriced,
-        "local": local_components(config),
+        "local": list(settings.local),
         "external": external,
     }
-
-
-def local_components(config: RunConfig) -> list[str]:
-    """Components declared local (``METERING = "local"``): they cost 0 USD, their work is in audio seconds."""
-    out = []
-    for group in ("agent", "simulator", "voice"):
-        node = getattr(config, group)
-        if getattr(type(node), "METERING", "external") == "local":
-            out.append(f"{group}={node.name} (kind {node.kind})")
-    return out
 
 
 def usage_metrics(summary: dict[str, Any]) -> dict[str, float]:

@@ -73,7 +73,8 @@ def log_scored_cell(run: Any, records: list[ConversationRecord], aggregates: dic
     write."""
     tables: tuple[str, ...] = ()
     if records:
-        write_table(per_conversation_table(records), out_dir / TABLE_FILE)
+        table = per_conversation_table(records)
+        write_table(table, out_dir / TABLE_FILE)
         tables = (TABLE_FILE,)
     run.log_dir(out_dir, tables=tables)
     run.log_at_close(aggregates)
@@ -184,8 +185,9 @@ def conversation_traces(
     for record in records:
         conv = record.conversation
         stem = f"{conv.scenario_id}_t{conv.trial}"
-        turns = [_turn_span(t, base_ms, conv.turns[i - 1] if i else None, secrets) for i, t in enumerate(conv.turns)]
         length = max((t.end_ms for t in conv.turns), default=0.0)
+        usage, usage_meta = usage_spans(record, base_ms, base_ms + length), usage_metadata(record)
+        turns = [_turn_span(t, base_ms, conv.turns[i - 1] if i else None, secrets) for i, t in enumerate(conv.turns)]
         scores = {name: m.score for name, m in record.metrics.items() if m.score is not None}
         root = SpanSpec(
             name=f"{conv.scenario_id} t{conv.trial}",
@@ -209,7 +211,7 @@ def conversation_traces(
                 "error": conv.error,
             },
             ok=conv.end_reason != "error",
-            children=turns + usage_spans(record, base_ms, base_ms + length),
+            children=turns + usage,
         )
         specs.append(
             TraceSpec(
@@ -217,7 +219,7 @@ def conversation_traces(
                 root=root,
                 session=session,
                 tags=tags | {"scenario": conv.scenario_id, "trial": str(conv.trial)},
-                metadata={"evalkit.audio": f"{artifact_uri}/audio/{stem}"} | usage_metadata(record),
+                metadata={"evalkit.audio": f"{artifact_uri}/audio/{stem}"} | usage_meta,
                 scores=scores,
             )
         )

@@ -2,23 +2,31 @@
 the params and tags that name the cell in MLflow.
 
 A job plans once (:func:`plan_cell`, called by the CLI after preflight) and every later stage reads the plan: the
-identity payload is hashed once per cell, the scenarios are read once per job (the twin shares them: a twin changes
-only perturbation axes, never the domain)."""
+identity payload is hashed once per cell, the scenarios and the pricing table are read once per job (the twin shares
+them: a twin changes only perturbation axes, never the domain), and the settings the stages below need (prices,
+provider caps, the tracking store) are resolved once into :class:`CellSettings`: those stages take these values, not
+the config."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalkit.config.axes import axis_params
 from evalkit.config.schema import RunConfig, identity_key, identity_payload, twin_config
+from evalkit.config.settings import CellSettings, resolve_settings
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.provenance import provenance_tags
 from evalkit.scenarios import Scenario
 
+if TYPE_CHECKING:
+    from evalkit.pricing import PricingTable
+    from evalkit.tracking import TrackingTarget
+
 NOTE_TAG = "mlflow.note.content"  # MLflow's run description
 
-__all__ = ["CellPlan", "axis_params", "cell_tags", "plan_cell"]  # axis_params: declared in evalkit.config.axes
+# axis_params, CellSettings, resolve_settings: declared in evalkit.config
+__all__ = ["CellPlan", "CellSettings", "axis_params", "cell_tags", "plan_cell", "plan_checked", "resolve_settings"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +36,7 @@ class CellPlan:
     scenarios: list[Scenario]
     twin_key: str  # the clean twin's cell key (the analysis pairs by it); a clean cell's own key
     identity: dict[str, Any] = field(repr=False)  # what ``key`` hashes (logged as ``cfg.*`` params)
+    settings: CellSettings = field(repr=False)  # what the stages below read of the config, resolved once
     twin: CellPlan | None = field(default=None, repr=False)  # the clean twin's plan, when it is another cell
 
     @property
@@ -83,22 +92,34 @@ class CellPlan:
         return "\n\n".join(lines)
 
 
-def plan_cell(config: RunConfig, scenarios: list[Scenario] | None = None) -> CellPlan:
-    """The cell's plan: its key and its twin's, each hashed once, and its scenarios (``scenarios``: the ones the
-    preflight already read for this config; else read here)."""
-    if scenarios is None:
-        domain = config.domain
-        scenarios = load_scenarios(domain.name, domain.scenarios, domain.limit, domain.scenario_dir)
+def plan_cell(config: RunConfig) -> CellPlan:
+    """The plan of a config that no preflight read (tests, scripts): its scenarios and pricing table read here,
+    its tracking store left unknown."""
+    domain = config.domain
+    scenarios = load_scenarios(domain.name, domain.scenarios, domain.limit, domain.scenario_dir)
+    return plan_checked(config, scenarios)
+
+
+def plan_checked(
+    config: RunConfig,
+    scenarios: list[Scenario],
+    pricing: PricingTable | None = None,
+    target: TrackingTarget | None = None,
+) -> CellPlan:
+    """The cell's plan: its key and its twin's, each hashed once, its scenarios and the settings of the cell and
+    its twin resolved once (``scenarios``, ``pricing``, ``target``: what the preflight read for this config)."""
     identity = identity_payload(config)
     key = identity_key(identity)
     clean = twin_config(config)
     clean_identity = identity_payload(clean)
     twin_key = identity_key(clean_identity)
+    # the twin's own settings: an accent's twin has another voice (what is metered locally differs)
+    settings, twin_settings = (resolve_settings(c, pricing, target) for c in (config, clean))
     if twin_key == key:
-        return CellPlan(config, key, scenarios, key, identity)
+        return CellPlan(config, key, scenarios, key, identity, settings)
     # A clean config is its own twin (twin_config's rule), so the twin's plan names itself as its twin.
-    twin = CellPlan(clean, twin_key, scenarios, twin_key, clean_identity)
-    return CellPlan(config, key, scenarios, twin_key, identity, twin)
+    twin = CellPlan(clean, twin_key, scenarios, twin_key, clean_identity, twin_settings)
+    return CellPlan(config, key, scenarios, twin_key, identity, settings, twin)
 
 
 def cell_tags(plan: CellPlan, kind: str) -> dict[str, str]:

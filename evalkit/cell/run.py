@@ -25,6 +25,7 @@ from evalkit.call import CallSettings, ConversationAudio, run_conversation, run_
 from evalkit.call.host import CallHost
 from evalkit.cell.plan import CellPlan
 from evalkit.config.schema import InfraConfig, RunConfig
+from evalkit.config.settings import CellSettings
 from evalkit.records import Conversation, SimulationValidation
 from evalkit.scenarios import Scenario
 from evalkit.speech.cores import process_share, set_process_share
@@ -64,7 +65,6 @@ class ConversationRunner:
 
         self.config = config
         self.concurrency = concurrency
-        configure_limits(config)  # this process's provider caps (a worker process builds its own runner)
         self.text = config.modality.name == "text"  # MM-τ-p²'s text modality: no voice, channel or ears
         if self.text:
             self.agent, self.user_tts, self.chain = config.agent.text_agent(), None, None
@@ -257,11 +257,12 @@ def _exit_with_parent(parent: int, poll_s: float = 1.0) -> None:
 
 
 def _run_batch(
-    cell: str, config: RunConfig, concurrency: int, jobs: list[tuple[Scenario, int]]
+    cell: str, config: RunConfig, settings: CellSettings, concurrency: int, jobs: list[tuple[Scenario, int]]
 ) -> list[ConversationResult]:
     global _RUNNER
     if _RUNNER is None or _RUNNER[0] != cell:
         _RUNNER = (cell, ConversationRunner(config, concurrency))
+        configure_limits(settings.max_concurrency, settings.caps)  # this worker process's provider caps
     return list(_RUNNER[1].run_all(jobs))
 
 
@@ -306,12 +307,14 @@ def run_conversations(plan: CellPlan, workers: int = 1, concurrency: int = 1) ->
                  concurrency, plan.config.agent.kind)  # fmt: skip
         concurrency = 1
     if workers <= 1 or len(jobs) <= 1:
-        yield from ConversationRunner(plan.config, concurrency).run_all(jobs)
+        runner = ConversationRunner(plan.config, concurrency)
+        configure_limits(plan.settings.max_concurrency, plan.settings.caps)  # this process's provider caps
+        yield from runner.run_all(jobs)
         return
     batches = [jobs[i : i + concurrency] for i in range(0, len(jobs), concurrency)]
     share = process_share() * workers
     pool = worker_pool(workers, share)  # processes start on demand: a cell with fewer batches starts fewer
-    serve = functools.partial(_run_batch, uuid.uuid4().hex, plan.config, concurrency)
+    serve = functools.partial(_run_batch, uuid.uuid4().hex, plan.config, plan.settings, concurrency)
     try:
         for batch in pool.map(serve, batches):
             yield from batch
@@ -320,11 +323,12 @@ def run_conversations(plan: CellPlan, workers: int = 1, concurrency: int = 1) ->
         raise
 
 
-def configure_limits(config: RunConfig) -> None:
-    """The provider caps of ``providers`` for every OpenAI-compatible request of this process."""
+def configure_limits(max_concurrency: int | None, caps: dict[str, int | None]) -> None:
+    """The provider caps of ``providers`` (``max_concurrency`` for any provider, ``caps`` by base URL) for every
+    OpenAI-compatible request of this process."""
     from evalkit.wire.openai_http import limits
 
-    limits.configure(config.providers.max_concurrency, config.providers.caps())
+    limits.configure(max_concurrency, caps)
 
 
 @dataclass

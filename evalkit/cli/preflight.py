@@ -53,13 +53,13 @@ def checked_config(cfg: DictConfig, choices: dict[str, Any], overrides: list[str
 
 
 def checked_plan(cfg: DictConfig, choices: dict[str, Any], overrides: list[str], base_dir: Path) -> CellPlan:
-    """Compose-time config -> validated, preflight-checked config -> the job's one plan (cell key, twin, scenarios
-    read once, by the preflight); else :class:`ConfigError`."""
-    from evalkit.cell.plan import plan_cell  # the cell stage's imports: only once a job is checked
+    """Compose-time config -> validated, preflight-checked config -> the job's one plan (cell key, twin, and what
+    the preflight read once: scenarios, pricing table, tracking store); else :class:`ConfigError`."""
+    from evalkit.cell.plan import plan_checked  # the cell stage's imports: only once a job is checked
 
     config = checked_config(cfg, choices, overrides, base_dir)
-    scenarios = preflight(config, base_dir, scenarios_source(overrides, choices))
-    return plan_cell(config, scenarios)
+    checked = preflight(config, base_dir, scenarios_source(overrides, choices))
+    return plan_checked(config, checked.scenarios, checked.pricing, checked.target)
 
 
 def job_problem(config_loader: Any, master: DictConfig, job: Sequence[str], base_dir: Path) -> tuple[str, ...] | None:

@@ -1,8 +1,8 @@
 """`python -m evalkit`: compose, validate, plan once, then run one cell (and, outside a sweep, its clean twin first).
 
-The data flows one way: the composed config is validated and preflight-checked, the check's scenarios and the cell
-keys go into one :class:`~evalkit.cell.plan.CellPlan` (the twin's plan inside it), and the runner reads only the
-plan."""
+The data flows one way: the composed config is validated and preflight-checked, what the check read (scenarios,
+pricing table, tracking store) and the cell keys go into one :class:`~evalkit.cell.plan.CellPlan` (the twin's plan
+inside it), and the runner reads only the plan."""
 
 from __future__ import annotations
 
@@ -17,18 +17,12 @@ from omegaconf import DictConfig
 
 from evalkit.cell import CellPlan, run_plan
 from evalkit.cli.preflight import checked_job_plan, checked_plan
-from evalkit.config.schema import RunConfig
 from evalkit.records import CellResult
 from evalkit.speech.cores import set_process_share, usable_cores
-from evalkit.tracking import TrackingTarget, mark_stale_runs, read_parent_run, resolve_target
+from evalkit.tracking import mark_stale_runs, read_parent_run
 
 log = logging.getLogger("evalkit")
 logging.getLogger("faster_whisper").setLevel(logging.WARNING)  # one INFO line per clip drowns the progress bar
-
-
-def tracking_target(config: RunConfig, base_dir: Path) -> TrackingTarget:
-    m = config.mlflow
-    return resolve_target(m.tracking_uri, m.experiment, m.artifact_location, base_dir)
 
 
 def to_plan(cfg: DictConfig) -> CellPlan:
@@ -61,9 +55,9 @@ def main(cfg: DictConfig, record: Callable[[CellResult], None] | None = None) ->
     plan = to_plan(cfg)
     config = plan.config
     hydra_cfg = HydraConfig.get()
-    base_dir = Path(hydra_cfg.runtime.cwd)
     out_dir = Path(hydra_cfg.runtime.output_dir)
-    target = tracking_target(config, base_dir)
+    target = plan.settings.target
+    assert target is not None  # the preflight found the store (checked_plan)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
     parent = read_parent_run(Path(hydra_cfg.sweep.dir).resolve()) if multirun else None
     if not multirun:  # a sweep's callback already did this once for all its jobs

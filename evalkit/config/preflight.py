@@ -26,7 +26,9 @@ from evalkit.config.schema import ConfigError, RunConfig
 from evalkit.redaction import config_secret_problems
 
 if TYPE_CHECKING:
+    from evalkit.pricing import PricingTable
     from evalkit.scenarios.schema import Scenario
+    from evalkit.tracking import TrackingTarget
 
 # Schemes MLflow's tracking store accepts; anything else (or no scheme at all) is a typo, not a store.
 DATABASE_SCHEMES = ("postgresql", "mysql", "mssql")
@@ -50,41 +52,45 @@ def scenarios_source(overrides: list[str], choices: dict[str, str | None]) -> So
     return Source(f"conf/domain/{choices['domain']}.yaml" if choices.get("domain") else "the domain config")
 
 
-def preflight(config: RunConfig, base_dir: Path, source: Source | None = None) -> list[Scenario]:
-    """The cell's scenarios, read once here for the plan (:func:`evalkit.cell.plan.plan_cell`); else raise
-    :class:`ConfigError` with one line per problem (a single bad input gives exactly one line)."""
+@dataclass(frozen=True)
+class Checked:
+    """What the preflight read while checking a config, handed to the plan so no later stage reads it again: the
+    cell's scenarios, its pricing table and its tracking store."""
+
+    scenarios: list[Scenario]
+    pricing: PricingTable
+    target: TrackingTarget
+
+
+def preflight(config: RunConfig, base_dir: Path, source: Source | None = None) -> Checked:
+    """The cell's scenarios, pricing table and tracking store, read once here for the plan
+    (:func:`evalkit.cell.plan.plan_checked`); else raise :class:`ConfigError` with one line per problem (a single
+    bad input gives exactly one line).
+
+    The config's own checks run first, then those that read through the layers below (the scenario files, the
+    agent's own check, the pricing table, the secrets scan); the lines are reported in one fixed order."""
+    from evalkit.pricing import PricingError, load_table
+
+    target, tracking_lines = tracking_check(config, base_dir)
+    own_lines = {"asr": asr_problems(config), "key_env": key_env_problems(config), "judge": judge_problems(config)}
     scenarios, scenario_lines = scenario_check(config, source or Source("the domain config"))
-    problems = config_problems(config, base_dir, scenario_lines)
+    agent_lines = config.agent.preflight_problems()
+    table, pricing_lines = None, []
+    try:
+        table = load_table(config.pricing.file, config.pricing.overrides)
+    except PricingError as exc:  # a table that cannot price (unreadable, malformed, a negative price)
+        pricing_lines = [str(exc)]
+    problems = config_secret_problems(config.model_dump(mode="json")) + scenario_lines + own_lines["asr"]
+    problems += agent_lines + own_lines["key_env"] + own_lines["judge"] + tracking_lines + pricing_lines
+    # last, and only for an otherwise good config: it sends requests, and a bad config is one line already
+    problems = problems or endpoint_problems(config)
     if problems:
         raise ConfigError("\n".join(problems))
-    return scenarios
-
-
-def config_problems(config: RunConfig, base_dir: Path, scenario_lines: list[str]) -> list[str]:
-    problems = config_secret_problems(config.model_dump(mode="json"))
-    problems += scenario_lines
-    problems += asr_problems(config)
-    problems += config.agent.preflight_problems()
-    problems += key_env_problems(config)
-    problems += judge_problems(config)
-    problems += tracking_problems(config, base_dir)
-    problems += pricing_problems(config)
-    # last, and only for an otherwise good config: it sends requests, and a bad config is one line already
-    return problems or endpoint_problems(config)
+    assert table is not None and target is not None  # no problem: both were read
+    return Checked(scenarios, table, target)
 
 
 # -- pricing, provider credentials -------------------------------------------------------------------------------
-
-
-def pricing_problems(config: RunConfig) -> list[str]:
-    """A pricing table that cannot price (unreadable, malformed, a negative price) is one line before any cell."""
-    from evalkit.pricing import PricingError, load_table
-
-    try:
-        load_table(config.pricing.file, config.pricing.overrides)
-    except PricingError as exc:
-        return [str(exc)]
-    return []
 
 
 ENDPOINT_GROUPS = ("agent", "simulator", "voice", "judge")
@@ -188,19 +194,21 @@ def scenario_check(config: RunConfig, source: Source) -> tuple[list[Scenario], l
     from evalkit.scenarios.store import ScenarioError
 
     domain = config.domain
+    repeated = _repeated_ids(domain.scenarios or [], source)
     try:
         scenarios = load_scenarios(domain.name, domain.scenarios, domain.limit, domain.scenario_dir)
     except ScenarioError as exc:
         return [], scenario_problems(config, source) or [f"domain.scenarios: {str(exc).splitlines()[0]}"]
-    return scenarios, _repeated_ids(domain.scenarios or [], source)
+    return scenarios, repeated
 
 
 def scenario_problems(config: RunConfig, source: Source) -> list[str]:
     domain = config.domain
+    wanted = domain.scenarios or []
+    repeated = _repeated_ids(wanted, source)
     ids, problems_found = _domain_scenarios(domain.name, domain.scenario_dir)
     if problems_found:
         return list(problems_found)
-    wanted = domain.scenarios or []
     where = f"domain {domain.name!r}" + (f" folder {domain.scenario_dir}" if domain.scenario_dir else "")
     problems = [
         f"domain.scenarios: unknown scenario id {i!r} in {where} (list from {source.text}); "
@@ -208,7 +216,7 @@ def scenario_problems(config: RunConfig, source: Source) -> list[str]:
         for i in dict.fromkeys(wanted)
         if i not in ids
     ]
-    return problems + _repeated_ids(wanted, source)
+    return problems + repeated
 
 
 def _repeated_ids(wanted: list[str], source: Source) -> list[str]:
@@ -288,24 +296,30 @@ def judge_problems(config: RunConfig) -> list[str]:
 # -- tracking ----------------------------------------------------------------------------------------------------
 
 
-def tracking_problems(config: RunConfig, base_dir: Path) -> list[str]:
+def tracking_check(config: RunConfig, base_dir: Path) -> tuple[TrackingTarget | None, list[str]]:
+    """(the tracking store the cells log to, problems): its name, the launch folder, the store and its artifact
+    folder, each one line."""
     from evalkit.tracking import resolve_target
 
     m = config.mlflow
     if not m.experiment.strip():
-        return ["mlflow.experiment: the experiment name is empty; set mlflow.experiment=NAME"]
+        return None, ["mlflow.experiment: the experiment name is empty; set mlflow.experiment=NAME"]
     launch = _writable_problem(base_dir)
     if launch:
-        return [f"launch directory {base_dir}: {launch}; run from a writable folder"]
+        return None, [f"launch directory {base_dir}: {launch}; run from a writable folder"]
     try:
         target = resolve_target(m.tracking_uri, m.experiment, m.artifact_location, base_dir)
         problem = store_problem(target.tracking_uri) or artifact_problem(target.artifact_location)
     except (OSError, RuntimeError, ValueError) as exc:  # a name too long, a NUL byte, an unknown ~user in a path
-        return [
+        return None, [
             f"mlflow.tracking_uri / mlflow.artifact_location: not a usable location ({type(exc).__name__}: "
             f"{_shown(str(exc))[:160]})"
         ]
-    return [problem] if problem else []
+    return target, [problem] if problem else []
+
+
+def tracking_problems(config: RunConfig, base_dir: Path) -> list[str]:
+    return tracking_check(config, base_dir)[1]
 
 
 @functools.cache

@@ -1,5 +1,6 @@
 """MLflow tracking: the only package that imports mlflow (docs/architecture.md, dependency rules)."""
 
+from evalkit.tracking.past import reuse_candidates
 from evalkit.tracking.progress import SweepProgress, log_sweep_progress, set_sweep_total, sweep_progress
 from evalkit.tracking.store import (
     PARENT_RUN_ENV,
@@ -39,6 +40,7 @@ __all__ = [
     "parent_run_file",
     "read_parent_run",
     "resolve_target",
+    "reuse_candidates",
     "set_sweep_total",
     "start_sweep",
     "sweep_progress",

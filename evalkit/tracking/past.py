@@ -1,12 +1,12 @@
 """Finished cells of a tracking store, as the plan (``python -m evalkit.plan``) reads them to estimate wall time: how
-long each took per conversation, by cell key, agent and domain. Read-only; a store that does not exist yet has
-none."""
+long each took per conversation, by cell key, agent and domain; and as reuse reads them (:func:`reuse_candidates`).
+Read-only; a store that does not exist yet has none."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalkit.tracking.store import mlflow_client
+from evalkit.tracking.store import FinishedCell, TrackingTarget, latest_finished_cell, mlflow_client
 
 
 @dataclass(frozen=True)
@@ -52,3 +52,14 @@ def stored_cells(tracking_uri: str, experiment: str, limit: int = 2000) -> list[
             )
         )
     return out
+
+
+def reuse_candidates(
+    target: TrackingTarget, cell_key: str, fingerprint: str | None
+) -> tuple[FinishedCell | None, FinishedCell | None]:
+    """(the newest finished run of the cell by code of ``fingerprint`` (None: any code), else None; when there is
+    none, the newest finished run of the cell by any code, else None): what reuse decides from, in one pass."""
+    found = latest_finished_cell(target, cell_key, fingerprint)
+    if found is not None or fingerprint is None:
+        return found, None
+    return None, latest_finished_cell(target, cell_key)
