@@ -381,7 +381,8 @@ def flight_digits(text: str) -> set[str]:
 def parse_clock_times(text: str) -> list[str]:
     """'1 PM', '1:00 p.m.', 'one o'clock', '13:00' -> ['13:00'] (24 h). Bare 'one o'clock' is taken as afternoon
     when it is before 7, the way a caller means it."""
-    low = text.lower().replace(".", "")
+    # "7A. M.", "7 a m": the meridiem's letters written apart (tiny.en on Piper's "7 a.m.", issue 28.3)
+    low = re.sub(r"(?<![a-z])([ap])[\s,]+m\b", r"\1m", text.lower().replace(".", ""))
     times: list[str] = []
     for hour, minute, meridiem in re.findall(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b", low):
         if 1 <= int(hour) <= 12:  # "30 AM" (tiny.en's "8:30 a.m." without the 8) is no time

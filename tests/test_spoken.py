@@ -106,6 +106,7 @@ def test_dates_times_and_flight_numbers():
     assert parse_clock_times("8:15 AM") == ["08:15"]
     assert parse_clock_times("SK-2801 at 420 pm works") == ["16:20"]  # the colon not written
     assert parse_clock_times("sure, 10, 30 AM.") == ["10:30"]  # tiny.en on Piper's "10:30 AM"
+    assert parse_clock_times("7A. M.") == ["07:00"]  # and its "7 a.m."
     assert parse_clock_times("flight 1730 pm") == []  # not a clock time
     # a written 24-hour time (a record's own "07:00", midnight's "00:00") is taken as it stands
     assert parse_clock_times("07:00.") == ["07:00"] and parse_clock_times("00:00") == ["00:00"]
