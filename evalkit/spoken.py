@@ -68,16 +68,14 @@ def spell_with_alphabet(code: str, spelling: Spelling) -> str:
 
 
 ORDINAL_WORDS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
-ORDINAL_HEARD_AS = {"forest": 4, "forth": 4, "fort": 4, "fist": 1, "sixths": 6, "fits": 5, "fix": 6}  # Whisper's
-# How Whisper hears the "is" of "the fourth one is Delta" ("the first while his whiskey", "the forest while he's"):
-# the character is said after it, so the words before it ("one", heard "while") are no candidates.
-IS_HEARD_AS = re.compile(r"\b(?:is|his|he's|it's|as)\b", re.IGNORECASE)
+# The "is" of "the fourth one is Delta": the character is said after it, so the words before it are no candidates.
+IS_WORD = re.compile(r"is", re.IGNORECASE)
 NATO_WORDS = sorted(NATO)
 
 
-# "C as in Charlie": the word says which letter was meant (Whisper writes the "as in" "and in", "is in"; the letter
-# before it is often lost or misheard, "M&M Mike"): the letter is dropped and the word stands for it
-AS_IN = re.compile(r"(?:\b[A-Za-z]\b[\s,&]*)?\b(?:as|and|is|has)\s+in\s+(?=[A-Za-z])", re.IGNORECASE)
+# "C as in Charlie": the word says which letter was meant, so the letter before it is dropped and the word stands for
+# it. The unstressed "as" is often written "is" ("T is in Tango": tiny.en on Piper's voice, issue 28.3)
+AS_IN = re.compile(r"(?:\b[A-Za-z]\b[\s,&]*)?\b(?:as|is)\s+in\s+(?=[A-Za-z])", re.IGNORECASE)
 
 
 def _tokens(text: str) -> list[str]:
@@ -165,18 +163,11 @@ def spelled_runs(text: str) -> list[str]:
     return piece_runs(_merge_split_nato(_tokens(text)), _code_piece)
 
 
-N_HEARD_AS = re.compile(r"\b(?:and|an)\b(?=[\s,]+[A-Z0-9])")
-
-
 def parse_code(text: str, length: int = 6) -> str | None:
     """The run of code-like tokens with ``length`` characters (the last one), else the longest run if it is
     within two characters of it; None when nothing code-like was heard, so the agent asks again."""
     runs = spelled_runs(text)
     exact = [r for r in runs if len(r) == length]
-    if not exact:
-        # Whisper writes a spelled N as "and" / "an" ("and V3G4C"), words otherwise never part of a code: read as
-        # N only where that makes a run of the asked length
-        exact = [r for r in spelled_runs(N_HEARD_AS.sub("N ", text)) if len(r) == length]
     if exact:
         return exact[-1]
     if not runs:
@@ -187,7 +178,6 @@ def parse_code(text: str, length: int = 6) -> str | None:
 
 def parse_spelled_word(text: str) -> str | None:
     """A word spelled letter by letter ('R, A, M, A, N.') -> 'RAMAN' (letters only)."""
-    text = re.sub(r"\bokay\b", "O K", text, flags=re.IGNORECASE)  # 'O, K' comes back as 'okay'
     runs = [re.sub(r"\d", "", r) for r in spelled_runs(text)]
     # a letter three times in a row is Whisper looping ("Okay, hey, hey, hey, ..."), not a name: not heard
     runs = [r for r in runs if len(r) >= 2 and not re.search(r"(.)\1\1", r)]
@@ -195,13 +185,11 @@ def parse_spelled_word(text: str) -> str | None:
 
 
 def parse_ordinal(text: str) -> int | None:
-    """'the third one', 'the 3rd character', 'the forest one' (fourth, as ASR hears it) -> 3 / 3 / 4."""
+    """'the third one', 'the 3rd character', 'the forth one' (a near spelling of fourth) -> 3 / 3 / 4."""
     for token in re.findall(r"[a-z]+|\d+(?:st|nd|rd|th)", text.lower()):
         digits = re.fullmatch(r"(\d+)(st|nd|rd|th)", token)
         if digits:
             return int(digits.group(1))
-        if token in ORDINAL_HEARD_AS:
-            return ORDINAL_HEARD_AS[token]
         match = difflib.get_close_matches(token, ORDINAL_WORDS, n=1, cutoff=0.7)
         if match:
             return ORDINAL_WORDS.index(match[0]) + 1
@@ -224,9 +212,9 @@ def parse_correction(text: str) -> tuple[int, str] | None:
     words = _tokens(text)
     ordinal_at = next((i for i, w in enumerate(words) if parse_ordinal(w) == position), -1)
     after = words[ordinal_at + 1 :]
-    # "the fourth one is Delta": only the words after the "is" (as heard) name the character, so "while" (the
-    # "one") is neither a candidate nor merged with the "is" into a NATO word ("while is" -> Whiskey)
-    is_at = next((i for i, w in enumerate(after) if IS_HEARD_AS.fullmatch(w)), None)
+    # "the fourth one is Delta": only the words after the "is" name the character, so the "one" is neither a
+    # candidate nor merged with the "is" into a NATO word
+    is_at = next((i for i, w in enumerate(after) if IS_WORD.fullmatch(w)), None)
     if is_at is not None and is_at + 1 < len(after):
         after = after[is_at + 1 :]
     best: tuple[float, str] | None = None
@@ -234,7 +222,7 @@ def parse_correction(text: str) -> tuple[int, str] | None:
         low = token.lower()
         if len(token) == 1 and token.isupper():
             return position, token
-        if low in LETTER_NAMES:  # the plain letter, as Whisper writes its name ("the third one is jay")
+        if low in LETTER_NAMES:  # the plain letter, written as its name ("the third one is jay")
             return position, LETTER_NAMES[low]
         if len(low) < 3 or low in NOT_CODE:
             continue
@@ -288,10 +276,8 @@ def parse_seat_preference(text: str) -> str | None:
     named = [(low.find(kind), kind) for kind in ("window", "aisle", "middle") if kind in low]
     if named:
         return min(named)[1]
-    if re.search(r"\b(isle|i'll|i owe|i'll sit|all)\b", low):  # how ASR hears a lone 'aisle'
+    if re.search(r"\b(isle|i'll)\b", low):  # homophones of 'aisle' ("I'll, please.": tiny.en on Piper's voice)
         return "aisle"
-    if re.search(r"\bwind\b", low):  # how tiny.en hears eSpeak's 'window' ("Wind off, please.")
-        return "window"
     if "no preference" in low or "don't care" in low or "any seat" in low:
         return "no_preference"
     return None
@@ -395,7 +381,8 @@ def flight_digits(text: str) -> set[str]:
 def parse_clock_times(text: str) -> list[str]:
     """'1 PM', '1:00 p.m.', 'one o'clock', '13:00' -> ['13:00'] (24 h). Bare 'one o'clock' is taken as afternoon
     when it is before 7, the way a caller means it."""
-    low = text.lower().replace(".", "")
+    # "7A. M.", "7 a m": the meridiem's letters written apart (tiny.en on Piper's "7 a.m.", issue 28.3)
+    low = re.sub(r"(?<![a-z])([ap])[\s,]+m\b", r"\1m", text.lower().replace(".", ""))
     times: list[str] = []
     for hour, minute, meridiem in re.findall(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b", low):
         if 1 <= int(hour) <= 12:  # "30 AM" (tiny.en's "8:30 a.m." without the 8) is no time
@@ -405,10 +392,15 @@ def parse_clock_times(text: str) -> list[str]:
     for hour, minute in re.findall(r"\b(\d{2}):(\d{2})\b(?!\s*(?:am|pm)\b)", low):
         if int(hour) < 24 and int(minute) < 60:
             times.append(f"{int(hour):02d}:{minute}")
-    for digits, meridiem in re.findall(r"\b(\d{3,4})\s*(am|pm)\b", low):  # ASR drops the colon: "420 pm"
+    # a time written without its colon ("420 pm") or with a comma or space for it ("10, 30 AM": tiny.en on Piper's
+    # "10:30 AM", issue 28.3): the hour and minutes that were said
+    for digits, meridiem in re.findall(r"\b(\d{3,4})\s*(am|pm)\b", low):
         hour, minute = int(digits[:-2]), int(digits[-2:])
         if 1 <= hour <= 12 and minute < 60:
             times.append(_to_24h(hour, minute, meridiem))
+    for hour, minute, meridiem in re.findall(r"\b(\d{1,2}),?\s+(\d{2})\s*(am|pm)\b", low):
+        if 1 <= int(hour) <= 12 and int(minute) < 60:
+            times.append(_to_24h(int(hour), int(minute), meridiem))
     words = {
         v: int(k)
         for k, v in enumerate(

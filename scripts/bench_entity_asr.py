@@ -52,13 +52,13 @@ def hr_ids(count: int, seed: int) -> None:
     """``--hr``: medical_hr's long IDs (employee ID ``EMP`` + 6 digits, ten-digit NPI, facility code ``ABC-12D``),
     random (seeded) in the tools' formats, spelled by the caller without pauses ("E M P 4 1 7 ...", its first
     attempt before issue 17.2) or with a pause after each character ("E, M, P, 4, ..."), and a code with letters of
-    its own also in each ``persona.spelling`` with the agent's alphabet prompt (its re-ask); heard as the agent hears
+    its own also in each ``persona.spelling`` (its re-ask); heard as the agent hears
     the slot (``hear_slot``: the format's fixed letters put back, digit homophones) from the best transcript and
     from the n best (the first of the slot's form)."""
     from datetime import date
 
     from evalkit.agents.slot_hearing import hear_slot
-    from evalkit.agents.workflow_hearing import _slot_form, alphabet_example, spells_letters
+    from evalkit.agents.workflow_hearing import _slot_form, spells_letters
     from evalkit.domains.hr.workflows.steps import EMPLOYEE_ID, FACILITY, NPI
 
     rng = np.random.default_rng(seed)
@@ -83,9 +83,8 @@ def hr_ids(count: int, seed: int) -> None:
             ("no pauses", spell_code, None),
             ("pauses", partial(spell_with_alphabet, spelling="letters"), None),
         ]
-        if spells_letters(slot):  # asked again with the phonetic alphabet, the prompt a made-up code spelled so
-            prompt = alphabet_example(slot)
-            styles += [(f"{way} + prompt", partial(spell_with_alphabet, spelling=way), prompt) for way in ALPHABETS]
+        if spells_letters(slot):  # asked again with the phonetic alphabet (the agent gives its ASR no prompt)
+            styles += [(way, partial(spell_with_alphabet, spelling=way), None) for way in ALPHABETS]
         for style, say, prompt in styles:
             best = nbest = 0
             audio_s, started = 0.0, time.perf_counter()

@@ -93,26 +93,24 @@ def test_the_workflow_policy_asks_for_the_form_of_each_pending_answer() -> None:
     assert expected_form(policy) is None
 
 
-def test_the_task_names_prime_the_asr_while_the_caller_says_what_they_need(tmp_path: Path) -> None:
-    """medical_hr's fixed vocabulary: eSpeak's "DEA" is "DNA" to tiny.en unless the agent primes it with its tasks."""
-    from evalkit.agents.hearing import asr_context
+@pytest.mark.slow
+def test_the_task_names_are_heard_without_a_recogniser_prompt(tmp_path: Path) -> None:
+    """medical_hr's fixed vocabulary with the natural voice: "DEA" is heard as said, with no prompt (issue 28.3: the
+    task-name prompt that tiny.en needed for eSpeak's "DEA", heard "DNA", is retired)."""
     from evalkit.agents.workflow_policy import match_workflows
     from evalkit.domains import get_domain
+    from evalkit.speech.piper_tts import PiperTTS
 
     workflows = get_domain("medical_hr").workflows
     assert workflows is not None
-    policy = WorkflowPolicy(ToolBox(ToolExecutor(tool_registry("medical_hr"), {})), date(2026, 6, 20), workflows)
-    prompt = asr_context(policy)
-    assert prompt is not None and "dea transfer" in prompt and "fmla leave" in prompt
-    samples, rate = EspeakTTS("en-us", rate_wpm=165, pitch=50).synthesize(
+    samples, rate = PiperTTS("en_US-joe-medium").synthesize(
         "Hi. I need to transfer my DEA registration to a new facility."
     )
-    asr = WhisperASR(cache_dir=tmp_path)
-    assert match_workflows(asr.transcribe(samples, rate).text, workflows) == []  # "my DNA registration"
-    primed = asr.transcribe(samples, rate, prompt=prompt).text
-    assert match_workflows(primed, workflows) == ["dea_transfer"], primed
-    policy.step(primed)  # -> the NPI number (digits): primed with the format of ten digits, never the caller's
-    assert asr_context(policy) == "The digits are 7 4 2 1 9 0 6 3 3 8." and expected_form(policy) is not None
+    heard = WhisperASR(cache_dir=tmp_path).transcribe(samples, rate).text
+    assert match_workflows(heard, workflows) == ["dea_transfer"], heard
+    policy = WorkflowPolicy(ToolBox(ToolExecutor(tool_registry("medical_hr"), {})), date(2026, 6, 20), workflows)
+    policy.step(heard)  # -> the NPI number: an answer of a known form (ten digits)
+    assert expected_form(policy) is not None and not hasattr(policy, "asr_context")
 
 
 def test_the_airline_read_back_prefers_a_re_spelling_other_than_the_one_read_back(tmp_path: Path) -> None:

@@ -13,15 +13,14 @@ from datetime import date
 import pytest
 
 from evalkit.agents.base import ToolBox
-from evalkit.agents.hearing import asr_context, expected_form
+from evalkit.agents.hearing import expected_form
 from evalkit.agents.slot_hearing import hear_slot, read_back_text
-from evalkit.agents.workflow_hearing import slot_context
 from evalkit.agents.workflow_policy import Run, WorkflowPolicy
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolExecutor
 from evalkit.domains.hr.workflows import WORKFLOWS
 from evalkit.domains.hr.workflows.checklist import finished_on_checklist
-from evalkit.domains.hr.workflows.steps import PRIVILEGE_FORM, birth_date, codes_on_record, dates_or_none
+from evalkit.domains.hr.workflows.steps import PRIVILEGE_FORM, codes_on_record, dates_or_none, full_date
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.domains.workflow import Ask, Slot, parse_slot
 from evalkit.metrics.task_completion import task_completion
@@ -77,8 +76,6 @@ def test_an_answer_from_the_domain_vocabulary_is_heard_as_its_nearest_name(
     workflow: str, slot: str, heard: str, value: str
 ) -> None:
     policy = _policy_at(workflow, slot)
-    prompt = asr_context(policy)
-    assert prompt is not None and value in prompt  # the recogniser is primed with the names
     fits = expected_form(policy)
     assert fits is not None and fits(heard) and not fits("Thank you very much.")
     assert policy.run is not None
@@ -91,13 +88,6 @@ def test_words_near_no_name_of_the_vocabulary_are_asked_again() -> None:
     policy = _policy_at("visa_dependent", "dependent_country_of_birth")
     policy.step("Me at home.")  # "Vietnam", as tiny.en wrote it once: near no country
     assert policy.last_text.startswith("Sorry, I didn't catch that."), policy.last_text
-
-
-def test_a_date_and_a_dated_free_text_answer_are_primed_with_their_form() -> None:
-    shift_date, _ = _slot("shift_swap", "shift_date")
-    assert slot_context(shift_date) == "The date, for example March 3."
-    policy = _policy_at("oncall_registration", "blackout_dates")
-    assert asr_context(policy) == policy.slot.question  # the words said just before the answer
 
 
 # -- numbers ------------------------------------------------------------------------------------------------------
@@ -137,16 +127,15 @@ def test_a_teen_read_back_wrong_is_said_again_with_its_digits() -> None:
 @pytest.mark.parametrize(
     ("heard", "value"),
     [
-        ("June 27, 1997, 1990.", "1990-06-27"),  # the year tiny.en settles on last
-        ("May 7, 1900, 1990.", "1990-05-07"),
         ("June 4, 1989", "1989-06-04"),
         ("1989-06-04", "1989-06-04"),
-        ("June 27, 2013, 2019.", None),  # no year an employee can have been born in: asked again
-        ("Thank you very much.", None),
+        ("Thank you very much.", None),  # no date: asked again
     ],
 )
-def test_a_date_of_birth_takes_the_last_year_an_employee_can_have(heard: str, value: str | None) -> None:
-    assert birth_date(heard) == value
+def test_a_date_of_birth_is_the_date_said(heard: str, value: str | None) -> None:
+    # issue 28.3: the "last year an employee can have" rule for tiny.en's doubled years is retired (12 of 12 dates
+    # of birth heard exactly with the Piper voice); a date heard wrong is caught by the read-back and the tools
+    assert full_date(heard) == value
 
 
 def test_an_expiry_is_read_back_with_its_year_and_a_restated_one_is_taken() -> None:

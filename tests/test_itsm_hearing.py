@@ -6,23 +6,21 @@ the measured runs (the records' heard text)."""
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from evalkit.agents.base import ToolBox
-from evalkit.agents.hearing import asr_context, expected_form
-from evalkit.agents.workflow_hearing import closest_name, echoes, option_words, slot_context
+from evalkit.agents.hearing import expected_form
+from evalkit.agents.workflow_hearing import closest_name, echoes
 from evalkit.agents.workflow_policy import Run, WorkflowPolicy, hear_slot, listed_names, named_in
 from evalkit.domains import get_domain, tool_registry
 from evalkit.domains.base import ToolExecutor
-from evalkit.domains.itsm.workflows.steps import EMPLOYEE_ID, PHONE
+from evalkit.domains.itsm.workflows.steps import EMPLOYEE_ID
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.domains.workflow import Ask
 from evalkit.metrics.task_completion import task_completion
 from evalkit.simulator.scripted import ScriptedSimulator
-from evalkit.speech import EspeakTTS, WhisperASR
 from evalkit.text_dialogue import run_text_dialogue, transcript
 
 TODAY = date(2026, 6, 20)
@@ -49,26 +47,8 @@ def test_the_id_form_check_wants_six_digits() -> None:
     policy.step("I need a new laptop, a laptop replacement.")  # -> the employee ID
     fits = expected_form(policy)
     assert fits is not None and fits("It's C M B 7 4 4 4 1 9.") and not fits("C-M-B-7, 4, 4, 1, 9.")
-    assert asr_context(policy) == "The digits are 7 4 2 1 9 0."  # a format, not the caller's digits
     policy.step("It's C M B 7 4 4 4 1 9.")
     assert policy.last_text == "I have E M P 7 4 4 4 1 9. Is that right?"  # the read-back says the whole ID
-
-
-def test_digit_and_choice_slots_prime_the_asr_with_their_format_and_options() -> None:
-    workflows = get_domain("itsm").workflows
-    assert workflows is not None
-    outage = workflows["service_outage"]
-    policy = WorkflowPolicy(ToolBox(ToolExecutor(tool_registry("itsm"), {})), TODAY, workflows)
-    policy.pending = "slot"
-    asks = {step.slot.kind: i for i, step in enumerate(outage.steps) if isinstance(step, Ask)}
-    policy.run = Run(outage, index=asks["digits"])  # the phone's last four
-    assert PHONE in outage.slots and asr_context(policy) == "The digits are 7 4 2 1."
-    policy.run = Run(outage, index=asks["choice"])  # which service is down
-    prompt = asr_context(policy)
-    assert prompt is not None and "VPN gateway" in prompt and "CRM platform" in prompt
-    assert option_words("ci_cd_pipeline") == "CI CD pipeline" and option_words("drop_off") == "drop off"
-    attendees = next(s for w in workflows.values() for s in w.slots if s.kind == "number")
-    assert slot_context(attendees) == "The number is 12."  # a format, not the caller's number
 
 
 @pytest.mark.parametrize(
@@ -109,23 +89,17 @@ def test_a_misheard_building_is_asked_again_against_the_tools_list_and_the_task_
     assert task_completion(conversation).passed
 
 
-def test_a_free_text_answer_is_heard_in_the_light_of_the_callers_request(tmp_path: Path) -> None:
-    """IT-008: "Visio." alone is "We see." to tiny.en; after the caller's request as the prompt (what the agent heard
-    them ask for, Whisper's "previous text") it is "Visio". Real eSpeak audio, real Whisper."""
+def test_a_free_text_answer_is_heard_in_the_light_of_the_callers_request() -> None:
+    """IT-008: among the n best, the hypothesis that repeats a word of the caller's request ("Visio") is taken over
+    one that does not ("We see."): a listener who heard what the call is about."""
     workflows = get_domain("itsm").workflows
     assert workflows is not None
     policy = WorkflowPolicy(ToolBox(ToolExecutor(tool_registry("itsm"), {})), TODAY, workflows)
     policy.step("Hi, I need a license for Visio.")  # the request as heard; -> the employee ID
     policy.pending = "slot"
     policy.run = Run(workflows["software_license"], index=_ask_index(workflows["software_license"], "text"))
-    prompt = asr_context(policy)
-    assert prompt == "Hi, I need a license for Visio."
     fits = expected_form(policy)
     assert fits is not None and fits("Visio.") and not fits("We see.")
-    samples, rate = EspeakTTS("en-us", rate_wpm=165, pitch=50).synthesize("Visio.")
-    asr = WhisperASR(cache_dir=tmp_path)
-    assert "visio" not in asr.transcribe(samples, rate).text.lower()
-    assert "visio" in asr.transcribe(samples, rate, prompt=prompt).text.lower()
 
 
 def test_a_caller_says_a_repeated_digit_double_and_pauses_when_asked_to_go_slowly() -> None:
@@ -163,10 +137,9 @@ def test_a_product_is_heard_against_the_callers_own_licenses() -> None:
     assert task_completion(conversation).passed
 
 
-def test_the_prompt_holds_the_calls_requests_and_an_echo_of_one_is_not_an_answer() -> None:
-    """IT-043 as measured: the product was named in the opening, not in the request that followed, and for
-    "Mathematica." Whisper wrote out its prompt, "I need help with software license.", which was taken as the
-    product. The prompt keeps the call's requests; a transcript that is one of them is not heard (asked again)."""
+def test_a_request_said_again_is_not_an_answer() -> None:
+    """IT-043: the product was named in the opening, not in the request that followed; a transcript that is one of
+    the call's requests said again is no answer (asked again)."""
     workflows = get_domain("itsm").workflows
     assert workflows is not None
     policy = WorkflowPolicy(ToolBox(ToolExecutor(tool_registry("itsm"), {})), TODAY, workflows)
@@ -175,7 +148,6 @@ def test_the_prompt_holds_the_calls_requests_and_an_echo_of_one_is_not_an_answer
     policy.step("I need help with software license.")  # -> the employee ID
     policy.pending = "slot"
     policy.run = Run(workflows["software_license"], index=_ask_index(workflows["software_license"], "text"))
-    assert asr_context(policy) == f"{opening} I need help with software license."
     fits = expected_form(policy)
     assert fits is not None and fits("Mathematica.") and not fits("I need help with software license.")
     question = policy.slot.question
@@ -196,7 +168,6 @@ def test_a_group_code_is_spelled_with_the_formats_prefix(heard: str, value: str 
     assert workflows is not None
     slot = next(s for s in workflows["group_membership"].slots if s.name == "group_code")
     assert hear_slot(slot, heard, TODAY) == value
-    assert slot_context(slot) == "G R P dash A B C D E F."  # a made-up code of the format
 
 
 def test_a_group_code_is_read_back_and_corrected_a_character_at_a_time() -> None:

@@ -13,12 +13,11 @@ import pytest
 from pydantic import ValidationError
 
 from evalkit.agents.slot_hearing import hear_slot
-from evalkit.agents.workflow_hearing import alphabet_example, spells_letters
+from evalkit.agents.workflow_hearing import spells_letters
 from evalkit.agents.workflow_policy import ALPHABET_ASK
 from evalkit.config.schema import PersonaConfig
 from evalkit.domains.hr.workflows.steps import EMPLOYEE_ID, FACILITY, FACILITY_FORM
 from evalkit.domains.scenarios import load_scenarios
-from evalkit.domains.workflow import Slot, fit_pattern
 from evalkit.metrics.task_completion import task_completion
 from evalkit.scenarios import Scenario
 from evalkit.simulator.persona import PersonaSpec
@@ -41,8 +40,8 @@ def test_the_three_spellings_of_a_code() -> None:
     [
         "It's Alpha, Whiskey, Echo, 4, 6, Romeo.",
         "It's A as in Alpha, W as in Whiskey, E as in Echo, 4, 6, R as in Romeo.",
-        # how tiny.en writes eSpeak's "as in" (measured): "and in", the letter before it lost or garbled
-        "It's Alpha, W and in Whiskey, and in Echo, 4, 6, R as in Romeo.",
+        # the unstressed "as" written "is" (tiny.en on Piper's voice, measured: "T is in Tango")
+        "It's Alpha, W is in Whiskey, E is in Echo, 4, 6, R as in Romeo.",
         "It's A, W, E, 4, 6, R.",
     ],
 )
@@ -53,18 +52,6 @@ def test_every_spelling_is_heard_as_the_code(heard: str) -> None:
 def test_the_word_after_as_in_names_the_letter_not_the_letter_before_it() -> None:
     # the letter was heard wrong ("M" for "N"), the alphabet word says which it was
     assert hear_slot(FACILITY, "M as in November, Papa, Kilo, 1, 2, Zulu.", TODAY) == "NPK-12Z"
-
-
-@pytest.mark.parametrize("slot", [FACILITY, Slot("code", "code", "Your code?", label="code", length=6)])
-def test_the_alphabet_prompt_is_a_made_up_code_of_the_slot_format(slot: Slot) -> None:
-    example = alphabet_example(slot)
-    heard = hear_slot(slot, example, TODAY)
-    assert heard is not None and example.startswith("It's ")
-    if slot.pattern:
-        assert fit_pattern(str(heard).replace("-", ""), slot.pattern) == heard
-    else:
-        assert len(str(heard)) == slot.length
-    assert "Quebec" in example  # spelled with the alphabet's words, not letters
 
 
 def test_only_codes_with_letters_of_their_own_are_asked_for_with_the_alphabet() -> None:
@@ -113,12 +100,12 @@ def test_a_facility_code_not_caught_is_asked_for_with_the_alphabet(spelling: str
     assert task_completion(conversation).passed, lines
 
 
-def test_the_recogniser_is_primed_with_the_alphabet_once_it_was_asked_for() -> None:
-    """HR-017's facility code: the first question has no alphabet prompt; after the answer was not caught, the
-    agent asks for the alphabet and primes with a made-up code of the format in its words; the n-best's form check
-    takes the alphabet spelling; the answer is read back as letters."""
+def test_the_agent_asks_for_the_alphabet_once_a_code_was_not_caught() -> None:
+    """HR-017's facility code: after the answer was not caught, the agent asks for the phonetic alphabet (a careful
+    human's repair; its recogniser gets no prompt); the n-best's form check takes the alphabet spelling; the answer is
+    read back as letters."""
     from evalkit.agents.base import ToolBox
-    from evalkit.agents.hearing import asr_context, expected_form
+    from evalkit.agents.hearing import expected_form
     from evalkit.agents.workflow_policy import WorkflowPolicy
     from evalkit.domains import tool_registry
     from evalkit.domains.base import ToolExecutor
@@ -129,9 +116,9 @@ def test_the_recogniser_is_primed_with_the_alphabet_once_it_was_asked_for() -> N
     policy.step("I need to transfer my DEA registration to a new facility.")
     policy.step(f"It's {', '.join(scenario.user_goal.scripted.answers['npi'])}.")
     policy.step("Yes, that's right.")
-    assert policy.last_text.endswith(FACILITY.question) and asr_context(policy) != alphabet_example(FACILITY)
+    assert policy.last_text.endswith(FACILITY.question)
     policy.step("If such, I will leave for six hours.")
-    assert policy.last_text.endswith(ALPHABET_ASK) and asr_context(policy) == alphabet_example(FACILITY)
+    assert policy.last_text.endswith(ALPHABET_ASK)
     fits = expected_form(policy)
     assert fits is not None and fits("It's Alpha, Whiskey, Echo, 4, 6, Romeo.") and not fits("It's Alpha, 4.")
     policy.step("It's Alpha, Whiskey, Echo, 4, 6, Romeo.")
@@ -182,7 +169,8 @@ def test_a_correction_that_lands_neither_way_is_followed_by_the_whole_code_with_
     assert task_completion(conversation).passed, said
 
 
-def test_alpha_as_tiny_en_writes_it_in_a_spelled_list_is_an_a() -> None:
-    # eSpeak's "Alpha" in "Victor, Alpha, November, ..." came back "Elvis", "Elva": the list read as letters
-    assert hear_slot(FACILITY, "It's Kilo, Charlie, Golf, 2, 8, Elvis.", TODAY) == "KCG-28A"
-    assert hear_slot(FACILITY, "It's Victor, Elva, November, 2, 8, Mike.", TODAY) == "VAN-28M"
+def test_a_recognisers_mishearing_of_alpha_is_not_read_as_a_letter() -> None:
+    # issue 28.3: "Elvis" for eSpeak's "Alpha" was tiny.en lore; a word that is no alphabet word is no character, so
+    # the code is not caught and the agent asks again (a careful human's repair), rather than guessing an A
+    assert hear_slot(FACILITY, "It's Kilo, Charlie, Golf, 2, 8, Elvis.", TODAY) is None
+    assert hear_slot(FACILITY, "It's Kilo, Charlie, Golf, 2, 8, Alpha.", TODAY) == "KCG-28A"

@@ -157,10 +157,9 @@ def split_cell(tmp_path_factory: pytest.TempPathFactory) -> tuple[list, object]:
             "trials=3",
             "progress=false",
             "metrics=[task_completion,user_wer]",
-            # the agent's plain hearing (one best transcript, no primed vocabulary): with format-aware hearing
-            # (issue 17.2) all three trials of this scenario pass; the test is about trials splitting, not hearing
+            # the agent's plain hearing (one best transcript): with format-aware hearing (issue 17.2) all three
+            # trials of this scenario pass; the test is about trials splitting, not hearing
             "agent.alternatives=1",
-            "agent.asr_context=false",
             # the stack the split was found on (eSpeak caller and agent, the 30 s window): on the Piper default all
             # three trials pass; the test is about a split, which needs a scenario that splits
             "voice=neutral",

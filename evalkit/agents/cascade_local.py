@@ -11,7 +11,7 @@ from pydantic import Field
 from evalkit.agents.barge_in import CutOff, active_dbfs, recovery
 from evalkit.agents.base import AgentContext, AgentReply
 from evalkit.agents.dialogue import DialoguePolicy, make_policy
-from evalkit.agents.hearing import asr_context, choose_hypothesis, expected_form
+from evalkit.agents.hearing import choose_hypothesis, expected_form
 from evalkit.agents.local_text import LocalTextAgent
 from evalkit.agents.overlap import Overlap, keeps_talking, voiced_ms
 from evalkit.agents.registry import AGENTS, AgentConfig
@@ -26,13 +26,12 @@ from evalkit.spoken import speakable
 
 
 class CascadeLocalAgent:
-    def __init__(self, asr: Recognizer, tts: Synthesizer, alternatives: int = 1, context: bool = False) -> None:
+    def __init__(self, asr: Recognizer, tts: Synthesizer, alternatives: int = 1) -> None:
         self.asr = asr
         self.tts = tts
         # Options another ASR kind may not take (a plug-in's transcribe(audio, rate)): used only where it does.
         takes = inspect.signature(asr.transcribe).parameters
         self.alternatives = alternatives if "alternatives" in takes else 1  # n-best size (evalkit.agents.hearing)
-        self.context = context and "prompt" in takes  # prime the ASR with the pending answer's domain vocabulary
         self._policy: DialoguePolicy | None = None
         self._context: AgentContext | None = None
         self._turns = 0
@@ -100,8 +99,6 @@ class CascadeLocalAgent:
         started = time.perf_counter()
         fits = expected_form(self._policy) if self.alternatives > 1 else None
         options: dict[str, object] = {"alternatives": self.alternatives} if fits is not None else {}
-        if self.context and (prompt := asr_context(self._policy)):
-            options["prompt"] = prompt
         transcript = self.asr.transcribe(user_audio.samples, user_audio.sample_rate, **self._asr_seed(), **options)
         self._caller_dbfs = active_dbfs(user_audio.samples, user_audio.sample_rate)
         heard = transcript.text
@@ -139,14 +136,11 @@ class CascadeLocalConfig(AgentConfig):
         le=10,
         description="n-best hypotheses for an answer of a known form (a six-character code); 1: the best only",
     )
-    asr_context: bool = Field(
-        default=True, description="prime the ASR with the domain's vocabulary for the pending answer (task names)"
-    )
 
     TEXT_MODALITY: ClassVar[bool] = True
 
     def build(self) -> CascadeLocalAgent:
-        return CascadeLocalAgent(self.asr.build(), self.tts.build(), self.alternatives, self.asr_context)
+        return CascadeLocalAgent(self.asr.build(), self.tts.build(), self.alternatives)
 
     def text_agent(self) -> LocalTextAgent:
         return LocalTextAgent()  # the same dialogue policy and tools, without ASR and TTS

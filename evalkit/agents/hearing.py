@@ -1,5 +1,6 @@
 """Format-aware hearing (issue 17.2): the agent knows the *form* of the answer it asked for, so it takes the best
-ASR hypothesis of that form, and the vocabulary it can come in, so it primes its recogniser with it.
+ASR hypothesis of that form. (It no longer primes its recogniser with a prompt: issue 28.3 measured no gain with the
+natural voice, and a made-up format example turned a caller's "double 6" into "7 6".)
 
 A person who asked for "your six-character confirmation code" and half-heard five characters re-parses what they
 heard until it makes a six-character code; an agent does the same with the recogniser's n best transcripts. The
@@ -21,19 +22,6 @@ class ExpectsForm(Protocol):
     """A dialogue policy that can say which form its pending question's answer has (None: any form)."""
 
     def expected_form(self) -> FormCheck | None: ...
-
-
-@runtime_checkable
-class HasAsrContext(Protocol):
-    """A dialogue policy that can give its ASR the vocabulary of the answer it waits for (None: none)."""
-
-    def asr_context(self) -> str | None: ...
-
-
-def asr_context(policy: object) -> str | None:
-    """Text for the recogniser's prompt (Whisper ``initial_prompt``: words "said before" the clip) built from the
-    domain's fixed vocabulary — its task names, a format example — never from a scenario's values."""
-    return policy.asr_context() if isinstance(policy, HasAsrContext) else None
 
 
 def expected_form(policy: object) -> FormCheck | None:

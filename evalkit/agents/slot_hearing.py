@@ -126,7 +126,7 @@ def clean_text(slot: Slot, heard: str) -> str | None:
 
 PREFIX = re.compile(r"^([A-Z]{2,})(-?)")  # a format's fixed leading letters ("EMP", "POL-")
 DIGIT_TOKENS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
-DIGIT_TOKENS |= {"seven": "7", "eight": "8", "nine": "9", "far": "4"}  # "too far zero": tiny.en's "2, 4, 0"
+DIGIT_TOKENS |= {"seven": "7", "eight": "8", "nine": "9"}
 
 
 def fit_known_prefix(text: str, pattern: str) -> str | None:

@@ -1,7 +1,8 @@
 """The workflow engine's side of format-aware hearing (issue 17.2, ``evalkit.agents.hearing``): which task the
-caller's words name, what vocabulary primes the ASR and which hypothesis can be the answer to the pending question.
-A mixin of ``WorkflowPolicy`` (it implements the ``ExpectsForm`` / ``HasAsrContext`` protocols through it), in its
-own module so the engine stays small."""
+caller's words name and which hypothesis can be the answer to the pending question. A mixin of ``WorkflowPolicy``
+(it implements the ``ExpectsForm`` protocol through it), in its own module so the engine stays small. It gives the
+recogniser no prompt: the task-name, format-example and alphabet prompts tuned on tiny.en hearing eSpeak were
+re-measured with the natural voice and removed (issue 28.3, docs/measurements.md "Lore retired")."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.slot_hearing import CLOCK, hear_slot
 from evalkit.domains.workflow import WorkflowError, resolve
-from evalkit.spoken import DIGIT_NAMES, NATO, parse_correction, parse_yes_no, spell_with_alphabet
+from evalkit.spoken import DIGIT_NAMES, NATO, parse_correction, parse_yes_no
 
 if TYPE_CHECKING:
     from evalkit.domains.workflow import Slot, Workflow
@@ -63,31 +64,8 @@ class WorkflowHearing:
 
     @property
     def request_heard(self) -> str:
-        """The caller's requests in this call as heard, as one text (the recogniser's prompt for free text)."""
+        """The caller's requests in this call as heard, as one text (what a free-text answer may repeat)."""
         return " ".join(self.requests)
-
-    def asr_context(self) -> str | None:
-        """While the caller says what they need: the domain's task names (its fixed vocabulary, "DEA transfer, FMLA
-        leave"), which tiny.en otherwise writes as "DNA" or "family leave"; a format example on time slots."""
-        if self.pending in ("intent", "choose", "anything_else"):
-            return f"I can help with {self._menu()}."
-        if self.pending != "slot" or self.run is None:
-            return None
-        slot = self.slot
-        if names := self.known_names(slot):
-            return f"{', '.join(names)}."  # names a tool listed earlier in the call (a building after a miss)
-        if self.reasks and spells_letters(slot):  # asked again with the spelling alphabet: its words, in the format
-            return alphabet_example(slot)
-        if slot.kind == "text" and slot.normalize is not None and not slot.example:
-            # an answer with a form but no example (dates or "none"): the question itself, the words said just
-            # before it (eSpeak's "No blackout dates." heard exactly 4/4 after the question, 0/4 after the request)
-            return slot.question
-        if slot.kind in ("text", "name") and self.request_heard and not slot.example:
-            # What the caller said the task was about, as the agent heard it: Whisper's prompt is "the text before
-            # the clip", and a product or place named in the request ("I need access to GitHub") is then heard
-            # when it comes back alone ("Good job" otherwise). Measured on 8 such answers x 2 voices: 3/16 -> 15/16.
-            return self.request_heard
-        return slot_context(slot)
 
     def expected_form(self) -> Callable[[str], bool] | None:
         """Which ASR hypothesis can be the answer to what was asked: one that names exactly one task, a slot value
@@ -152,59 +130,10 @@ def offered_times(scope: Mapping[str, Any]) -> set[str]:
     }
 
 
-DIGIT_EXAMPLE = "7421906338"  # a format example, no scenario's value: digits said one by one, in figures
-LETTER_EXAMPLE = "QTPZKVXG"
-FORMAT_PIECE = re.compile(r"(\[[^\]]+\]|\\d|.)(?:\{(\d+)(?:,(\d+))?\})?")
-
-
 def spells_letters(slot: Slot) -> bool:
     """A code whose caller-specific part has letters (a facility code ``[A-Z]{2,4}-\\d{2}[A-Z]``; not ``EMP\\d{6}``,
     whose only letters are the format's own)."""
     return slot.kind == "code" and (slot.pattern is None or "A-Z" in slot.pattern)
-
-
-def alphabet_example(slot: Slot) -> str:
-    """A made-up code of the slot's format spelled with the alphabet ("It's Quebec, Tango, Papa, 4, 7, Zulu."),
-    the recogniser's prompt once the agent asked for the alphabet: 7-8/20 facility codes heard exactly with it
-    against 5/20 without (eSpeak, tiny.en, n-best). Hand-written: the formats are a small regex subset
-    (``[A-Z]{2,4}``, ``\\d{6}``, literal letters and dashes), and no library spells a regex's example."""
-    chars: list[str] = []
-    for piece, low, high in FORMAT_PIECE.findall(slot.pattern or f"[A-Z0-9]{{{slot.length or 6}}}"):
-        count = min(int(high), int(low) + 1) if high else int(low or 1)
-        for _ in range(count):
-            k = len(chars)
-            letter = piece.startswith("[") and "A-Z" in piece and ("0-9" not in piece or k % 2 == 0)
-            if piece == "\\d" or (piece.startswith("[") and not letter):
-                chars.append(DIGIT_EXAMPLE[k % len(DIGIT_EXAMPLE)])
-            elif letter:
-                chars.append(LETTER_EXAMPLE[k % len(LETTER_EXAMPLE)])
-            elif piece.isalnum():
-                chars.append(piece)
-    return f"It's {spell_with_alphabet(''.join(chars), 'nato')}."
-
-
-def slot_context(slot: Slot) -> str | None:
-    """The recogniser's prompt for a slot's answer: its format, or its fixed options. Measured on tiny.en with the
-    neutral voices (issue 17.2, 16 clips per row): four spelled digits exact 12-13/16 with the n-best alone,
-    15-16/16 with "The digits are 7 4 2 1." before them; a time's "7 a.m." was heard "Sam and Em" without one."""
-    if slot.example:
-        return f"{slot.example}."
-    if slot.kind == "time":
-        return "The time, for example 2:30 PM or 7 AM."
-    if slot.kind == "date":  # "Sure. July 20." was heard "Sure, Dwight Wendy": 40/56 -> 45/56 with it (n-best on)
-        return "The date, for example March 3."
-    if slot.kind == "digits" and slot.length:
-        return f"The digits are {' '.join((DIGIT_EXAMPLE * 2)[: slot.length])}."
-    if slot.kind == "number":
-        return "The number is 12."  # "It's 11." was heard "It's in Amman": 6/12 -> 10/12 with it (n-best on)
-    if slot.kind == "choice":
-        return ", ".join(option_words(c) for c in slot.choices) + "."  # "VPN gateway, email exchange, ..."
-    return None
-
-
-def option_words(choice: str) -> str:
-    """A choice as said: "vpn_gateway" -> "VPN gateway" (two letters, or none of them a vowel: an initialism)."""
-    return " ".join(w.upper() if len(w) <= 2 or not re.search(r"[aeiouy]", w, re.I) else w for w in choice.split("_"))
 
 
 def _slot_form(slot: Slot, today: date) -> Callable[[str], bool]:

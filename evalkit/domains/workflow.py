@@ -97,10 +97,8 @@ class Slot:
     # caller's licensed products. The agent hears the answer against those names (issue 17.2: values it has from
     # its tools), and the caller's words are kept as said when none is close.
     among: tuple[str, str] | None = None
-    # A made-up value in the slot's spoken format (never a caller's), for the recogniser's prompt: "G R P dash A B C".
-    example: str | None = None
     # The domain's fixed vocabulary the answer comes from (US states, the document types a tool takes): heard as the
-    # closest of these names, and the recogniser primed with them (issue 17.2: a listener who knows the options).
+    # closest of these names (issue 17.2: a listener who knows the options).
     vocabulary: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:

@@ -50,8 +50,6 @@ ONBOARDING = Workflow(
                 "text",
                 "Which onboarding tasks did you finish, and what are their completion codes?",
                 label="completion codes",
-                # the domain's task names and the form of an answer (made-up codes): "HIPAA" was heard "Hip-hop"
-                example="HIPAA training with code 4, K, 7, Q, and BLS card upload with code 9, T, 2, P",
             )
         ),
         Call(

@@ -40,41 +40,18 @@ EMPLOYEE_ID = Slot(
 
 def full_date(text: str) -> str | None:
     """A date in another year than the call's (a birth, a document's expiry), in ISO, when the words give one:
-    month, day and year ("February 9, 1974") or ISO; None for "family ride in 1974" (tiny.en), so the agent asks
+    month, day and year ("February 9, 1974") or ISO; None for "family ride in 1974" (a mishearing), so the agent asks
     again instead of failing the verification with it. ISO, so a read-back compares as a date, not as words."""
     iso = str(normalize_date(text))
     return iso if ISO_DATE.fullmatch(iso) else None
 
 
-# The medical HR calls (evalkit's and EVA-Bench's records) take place in 2025-2026 and the callers are employees:
-# none was born after 2012 (a slot's normalizer sees only the words, not the call's date).
-LATEST_BIRTH_YEAR = 2012
-
-
-def birth_date(text: str) -> str | None:
-    """A date of birth heard as a listener hears it: the month and day said first, and of the years heard the last
-    one an employee can have been born in (``LATEST_BIRTH_YEAR``). tiny.en writes eSpeak's "June 27,
-    1990" as "June 27, 1997, 1990" or "June 27, 2013, 2019": the year it settles on last, or none (asked again).
-    In ISO, as ``full_date``."""
-    said = MONTH_DAY.search(text)
-    if said is None or said.group(1).lower() not in MONTHS:
-        return full_date(text)  # ISO, or nothing of the form
-    years = [int(y) for y in re.findall(r"\b(19\d\d|20\d\d)\b", text[said.end() :]) if int(y) <= LATEST_BIRTH_YEAR]
-    if not years:
-        return None
-    when = f"{said.group(1).capitalize()} {int(said.group(2))}, {years[-1]}"
-    return full_date(when)
-
-
-# the example primes the recogniser with the date's format (a made-up date): "June 13, 1985" alone was heard
-# "2013, 1985" and, after the request as prompt, "Family 20 1988" (15/20 -> 18/20 with it, eSpeak, tiny.en)
 DATE_OF_BIRTH = Slot(
     "date_of_birth",
     "text",
     "And your date of birth?",
     label="date of birth",
-    normalize=birth_date,
-    example="The date of birth, for example July 14, 1968",
+    normalize=full_date,
 )
 NPI = Slot("npi", "digits", "What is your NPI number?", label="NPI", length=10, read_back=True)
 FACILITY = Slot(

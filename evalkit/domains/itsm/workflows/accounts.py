@@ -83,7 +83,6 @@ GROUP_MEMBERSHIP = Workflow(
                 pattern=r"[A-Z]{3}-[A-Z]{2,8}",
                 normalize=group_prefix,
                 read_back=True,
-                example="G R P dash A B C D E F",
             )
         ),
         Ask(
