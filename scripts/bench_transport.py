@@ -13,7 +13,10 @@ existed, to measure what the line costs.
 1. Overhead per turn (one call): for each exchange, the time from the caller's first frame to the moment it takes
    the turn back, minus the two audio durations (its turn and the echo), the configured take-turn silence and the
    shift of the caller's next turn onto the line's frame grid (``line_align_ms``, part of the caller's reaction):
-   what the harness adds (scheduling, encoding, the socket, the silence timer). Target ≤ 5 ms.
+   what the harness adds (scheduling, encoding, the socket, the silence timer). Target ≤ 5 ms. Its parts are
+   printed beneath (medians): speech end → ``user_speech_stop`` sent, stop → the echo's first frame (both sockets and
+   the echo process: on a loaded machine mostly the agent's side), the take-turn timer's lateness, and the caller
+   taking the turn → its next utterance (the loop's own work).
 2. Concurrent calls: N calls at once in this process; each frame's send time (handed to the socket) minus its
    scheduled time (on the line: the first frame + k × 20 ms; ``--line off``: turn start + k × 20 ms); the curve of
    p50 / p99 / max over N, and the CPU share of this process (the line's cost: ``--line both`` runs each row twice).
@@ -24,7 +27,8 @@ existed, to measure what the line costs.
    best of ``--repeat`` runs. Two ways to host N calls are compared: ``loop`` (every call a task of one event loop,
    as ``concurrency=N`` runs them: evalkit.call.host) and ``threads`` (a thread per call, each with its own event loop).
 
-``--profile N`` runs N calls in one loop under cProfile and prints the top functions instead.
+``--profile N`` runs N calls on one event loop in this thread under cProfile (``--line`` on or off) and prints the
+top functions instead.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ import numpy as np
 
 from evalkit.agents.base import AgentContext, ToolBox
 from evalkit.call import AudioChannel, CallOutcome, CallSettings, RealClock, run_call
+from evalkit.call.events import AgentSpeech, AgentTurnEnd
 from evalkit.call.host import CallHost, quiet_collector
 from evalkit.call.line import FILL_RATE, CallerLine
 from evalkit.call.loop import Call
@@ -110,6 +115,13 @@ def serve_echo(port_out: Any) -> None:
 @dataclass
 class Pacing:
     lateness_ms: list[float] = field(default_factory=list)
+    # the parts of each turn's overhead (one call): see TimedSession and turn_parts
+    parts: dict[str, list[float]] = field(default_factory=dict)
+    taken_ms: list[float] = field(default_factory=list)  # when the caller took each turn back (call clock)
+    stops_ms: list[float] = field(default_factory=list)  # when each user_speech_stop went out (call clock)
+
+    def part(self, name: str, ms: float) -> None:
+        self.parts.setdefault(name, []).append(ms)
 
 
 class Said:
@@ -138,12 +150,17 @@ class TimedSession:
         self.k = 0
         self.line_ms: list[float] = []  # on the line: each frame's send time minus its time on the line's schedule
         self.scheduled_ms = 0.0
+        self.stop_ms: float | None = None  # when the caller's user_speech_stop went out, until the echo answers
+        self.voice_end_ms: float | None = None  # when the agent's last voiced audio plays out
 
     async def open(self, context: AgentContext) -> None:
         await self.session.open(context)
 
     async def send(self, frame: Any) -> None:
+        stops = frame.fill and getattr(self.session, "_speaking", False)  # this frame carries user_speech_stop
         await self.session.send(frame)
+        if stops:
+            self.stopped()
         if self.start_ms is None:  # on the line: one schedule all call long, anchored when the call closes
             self.line_ms.append(self.clock.now_ms - self.scheduled_ms)
             self.scheduled_ms += frame.duration_ms  # a frame at an utterance's end may be short
@@ -152,13 +169,33 @@ class TimedSession:
         self.k += 1
 
     async def end_of_turn(self) -> None:
+        stops = getattr(self.session, "_speaking", False)
         await self.session.end_of_turn()
+        if stops:
+            self.stopped()
+
+    def stopped(self) -> None:
+        """The caller's user_speech_stop has gone out (with a fill frame or from the loop, whichever came first)."""
+        self.stop_ms = self.clock.now_ms
+        self.pacing.stops_ms.append(self.stop_ms)
 
     async def interrupt(self) -> None:
         await self.session.interrupt()
 
     async def receive(self) -> Any:
-        return await self.session.receive()
+        event = await self.session.receive()
+        now = self.clock.now_ms
+        if isinstance(event, AgentSpeech) and event.audio is not None:
+            if self.stop_ms is not None:  # the echo's first frame: the socket both ways and the echo process
+                self.pacing.part("stop -> first echo frame (sockets, echo process)", now - self.stop_ms)
+                self.stop_ms = None
+            self.voice_end_ms = getattr(self.session, "_voice_end_ms", now)
+        elif isinstance(event, AgentTurnEnd) and self.voice_end_ms is not None:
+            late = now - self.voice_end_ms - TAKE_TURN_MS
+            self.pacing.part("take-turn silence timer late", late)
+            self.pacing.taken_ms.append(now)
+            self.voice_end_ms = None
+        return event
 
     async def close(self) -> None:
         await self.session.close()
@@ -216,6 +253,17 @@ def turn_overheads(outcome: CallOutcome) -> list[float]:
         taken_ms = after.start_ms - REACTION_MS - after.variation.get("line_align_ms", 0.0)
         out.append(taken_ms - said.start_ms - 2 * audio_ms - TAKE_TURN_MS)
     return out
+
+
+def turn_parts(outcome: CallOutcome, pacing: Pacing) -> None:
+    """Parts of each turn's overhead: the caller taking the turn to its next utterance's start, minus
+    its reaction time and the grid shift (the loop's own work: the caller's next line, its voice, the channel)."""
+    users = [t for t in outcome.turns if t.role == "user"]
+    for taken, turn in zip(pacing.taken_ms, users, strict=False):  # the greeting's end, then each echo's
+        align = turn.variation.get("line_align_ms", 0.0)
+        pacing.part("turn taken -> next utterance (loop)", turn.start_ms - taken - REACTION_MS - align)
+    for stop, turn in zip(pacing.stops_ms, users, strict=False):
+        pacing.part("speech end -> user_speech_stop sent", stop - turn.end_ms)
 
 
 def probe_machine(stop: Any, out: Any) -> None:
@@ -300,12 +348,26 @@ def main() -> None:
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
     if args.profile:
+        LINE["on"] = args.line != "off"
+        pacing = Pacing()
+        calls = [one_call(url, i, args.lines, pacing, i / args.profile) for i in range(args.profile)]
+
+        async def all_calls() -> list[Any]:
+            return await asyncio.gather(*calls)
+
+        # the calls run on this thread's event loop (as a CallHost's one loop runs them): cProfile sees only the
+        # thread it was enabled on, so a host thread's work would be invisible
         profiler = cProfile.Profile()
+        wall, cpu = time.perf_counter(), time.process_time()
         profiler.enable()
-        pacing, outcomes, wall, cpu = run_calls(url, args.profile, "loop", args.lines)
+        outcomes = asyncio.run(all_calls())
         profiler.disable()
-        print(f"{args.profile} calls: p99 lateness {pct(pacing.lateness_ms, 99):.1f} ms, CPU {cpu / wall:.0%}")
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        print(
+            f"{args.profile} calls (line {args.line}): p99 lateness {pct(pacing.lateness_ms, 99):.1f} ms, "
+            f"CPU {cpu / wall:.0%}, CPU/call-s {1000.0 * cpu / call_seconds(outcomes):.2f} ms (under the profiler)"
+        )
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
         server.kill()
         return
 
@@ -313,16 +375,22 @@ def main() -> None:
     LINE["on"] = args.line != "off"
     overheads: list[float] = []
     machines: list[float] = []
+    parts: dict[str, list[float]] = {}
     for _i in range(3):
-        (_, [outcome], _, _), machine = with_probe(lambda: run_calls(url, 1, "loop", args.lines))
+        (pacing, [outcome], _, _), machine = with_probe(lambda: run_calls(url, 1, "loop", args.lines))
         assert outcome.end_reason == "user_end_call", outcome.error
         overheads += turn_overheads(outcome)
+        turn_parts(outcome, pacing)
+        for name, values in pacing.parts.items():
+            parts.setdefault(name, []).extend(values)
         machines.append(machine)
     print(
         f"\n1. harness overhead per turn (one call, {len(overheads)} exchanges): median "
         f"{statistics.median(overheads):.2f} ms, max {max(overheads):.2f} ms (target <= 5 ms); "
         f"machine p99 {max(machines):.2f} ms; load {load()}"
     )
+    for name, values in parts.items():  # where it goes (medians; the parts need not add up to the median above)
+        print(f"   {name}: median {statistics.median(values):.2f} ms, max {max(values):.2f} ms")
 
     # 2. the pacing curve: modes interleaved at each N, each run --repeat times; the run with the lowest p99 is
     # shown (the machine's other load only ever adds lateness), with every run's p99 after it

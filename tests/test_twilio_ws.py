@@ -55,6 +55,43 @@ def test_mulaw_is_bit_exact_with_the_g711_reference() -> None:
     assert np.array_equal(mulaw_decode(codes), expected.astype(np.float32))
 
 
+def test_mulaw_of_float32_frames_is_the_float64_code() -> None:
+    # the per-frame path works in float32: every 16-bit value, the half-steps between them (rounding to even) and
+    # values beyond full scale (clipped) give the codes the float64 path gives
+    pcm = np.arange(-32768 * 2, 32768 * 2 + 1) / 2.0
+    x = np.concatenate([pcm / 32768.0, [1.5, -1.5, 3.0, -3.0]])
+    assert mulaw_encode(x.astype(np.float32)) == mulaw_encode(x.astype(np.float32).astype(np.float64))
+    assert mulaw_encode(x[:1000].tolist()) == mulaw_encode(x[:1000])  # a plain list is still taken
+
+
+def test_a_callers_media_text_is_what_the_json_encoder_writes() -> None:
+    from evalkit.wire.twilio_ws import protocol
+
+    payload = encode(np.linspace(-0.5, 0.5, FRAME, dtype=np.float32), "mulaw")
+    b64 = base64.b64encode(payload).decode("ascii")
+    for seq, chunk, ts in ((3, 1, 0), (1234567, 99999, 86_400_000)):
+        expected = protocol.dumps(protocol.media("MZ" + "0f" * 16, payload, seq, chunk, ts))
+        assert protocol.caller_media_json("MZ" + "0f" * 16, b64, seq, chunk, ts) == expected
+        assert json.loads(expected)["media"]["payload"] == b64
+
+
+def test_a_read_only_silence_frame_is_encoded_once_and_a_writable_frame_every_time() -> None:
+    from evalkit.call.events import Frame
+    from evalkit.wire.twilio_ws.client import TwilioCallerSession
+
+    session = TwilioCallerSession(TwilioWsConfig(name="t", url="ws://127.0.0.1:1"), RealClock())
+    silence = np.zeros(320, dtype=np.float32)
+    silence.flags.writeable = False
+    first = session._payload(Frame(samples=silence, sample_rate=16_000, fill=True))
+    assert session._payload(Frame(samples=silence, sample_rate=16_000, fill=True)) is first  # not re-encoded
+    assert base64.b64decode(first) == b"\xff" * FRAME  # G.711 silence at the wire rate
+    loud = np.full(320, 0.5, dtype=np.float32)  # writable: may change between frames, never cached
+    before = session._payload(Frame(samples=loud, sample_rate=16_000))
+    loud[:] = -0.5
+    assert session._payload(Frame(samples=loud, sample_rate=16_000)) != before
+    assert session._payload(Frame(samples=silence, sample_rate=16_000, fill=True)) is first
+
+
 def test_mulaw_round_trip_keeps_speech_within_its_quantisation_step() -> None:
     t = np.arange(RATE) / RATE
     x = (0.3 * np.sin(2 * np.pi * 300 * t)).astype(np.float32)

@@ -328,6 +328,8 @@ class CallerLine:
         silence = self._silence.get(n)
         if silence is None:
             silence = self._silence[n] = np.zeros(n, dtype=np.float32)
+            # read-only: the same array goes out every silent frame, so a session may encode it once (twilio_ws)
+            silence.flags.writeable = False
         return silence
 
     def gap_clips(self) -> list[tuple[float, AudioClip]]:

@@ -20,6 +20,7 @@ may post its final DB until ``final_db_timeout_s`` after the ``stop``).
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import time
 import uuid
@@ -78,6 +79,7 @@ class TwilioCallerSession:
         self._call_sid = f"CA{uuid.uuid4().hex}"
         self._seq = 0
         self._chunk = 0
+        self._fill_payload: tuple[np.ndarray, str] | None = None  # (read-only samples, their payload): _payload
         self._t0 = 0.0
         self._speaking = False  # the caller is mid-turn
         self._hung_up = False
@@ -158,16 +160,26 @@ class TwilioCallerSession:
             self._speaking = True
             if self.config.speech_events:
                 await self._send(protocol.speech_event("user_speech_start"))
-        wire = resample(frame.samples, frame.sample_rate, self.config.sample_rate)
         self._chunk += 1
-        message = protocol.media(
-            self._stream_sid,
-            encode(wire, self.config.encoding),
-            self._next_seq(),
-            self._chunk,
-            int(self.clock.now_ms - self._t0),
+        payload = self._payload(frame)
+        timestamp = int(self.clock.now_ms - self._t0)
+        await self._send_text(
+            protocol.caller_media_json(self._stream_sid, payload, self._next_seq(), self._chunk, timestamp)
         )
-        await self._send(message)
+
+    def _payload(self, frame: Frame) -> str:
+        """The frame's audio on the wire (resampled, encoded, base64). A read-only frame (the line's silence: the
+        same array every frame) is encoded once: its payload is kept while that very array comes back."""
+        assert frame.samples is not None
+        samples = frame.samples
+        cached = self._fill_payload
+        if cached is not None and cached[0] is samples:
+            return cached[1]
+        wire = resample(samples, frame.sample_rate, self.config.sample_rate)
+        payload = base64.b64encode(encode(wire, self.config.encoding)).decode("ascii")
+        if isinstance(samples, np.ndarray) and not samples.flags.writeable:  # it cannot change under the cache
+            self._fill_payload = (samples, payload)
+        return payload
 
     async def end_of_turn(self) -> None:
         """The caller has stopped (said once: at its first fill frame or when the loop says so, whichever is first)."""
@@ -430,9 +442,12 @@ class TwilioCallerSession:
         self._wake.set()
 
     async def _send(self, message: dict[str, Any]) -> None:
+        await self._send_text(protocol.dumps(message))
+
+    async def _send_text(self, text: str) -> None:
         assert self._ws is not None
         try:
-            await self._ws.send(protocol.dumps(message))
+            await self._ws.send(text)
         except ConnectionClosed as exc:
             raise WireError(f"the agent disconnected mid-call: {exc}") from None
 

@@ -3,6 +3,7 @@ resampling between the call's audio and the wire's rate. numpy only: ``audioop``
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -40,8 +41,14 @@ _DECODE = _mulaw_to_float(np.arange(256))
 
 def mulaw_encode(samples: np.ndarray) -> bytes:
     """Float samples in [-1, 1] -> G.711 μ-law bytes (one per sample); bit-exact with ``audioop.lin2ulaw``."""
-    pcm = np.clip(np.round(np.asarray(samples, dtype=np.float64) * 32768.0), -32768, 32767).astype(np.int32)
-    return _ENCODE[pcm + 32768].tobytes()
+    audio = np.asarray(samples)
+    # float32 (every frame of a call): scaling by 2**15 is exact in float32 and the rounding then gives the same
+    # integers as in float64, in half the memory traffic and one buffer reused by every step
+    scaled = audio * np.float32(32768.0) if audio.dtype == np.float32 else audio.astype(np.float64) * 32768.0
+    np.rint(scaled, out=scaled)
+    np.clip(scaled, -32768, 32767, out=scaled)
+    scaled += 32768
+    return _ENCODE[scaled.astype(np.int32)].tobytes()
 
 
 def mulaw_decode(data: bytes) -> np.ndarray:
@@ -67,6 +74,15 @@ def resample(samples: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:
     samples = np.asarray(samples, dtype=np.float32)
     if from_rate == to_rate or samples.size == 0:
         return samples
-    n_out = max(1, round(samples.size * to_rate / from_rate))
-    positions = np.arange(n_out) * (from_rate / to_rate)
-    return np.interp(positions, np.arange(samples.size), samples).astype(np.float32)
+    positions, grid = _resample_grid(samples.size, from_rate, to_rate)
+    return np.interp(positions, grid, samples).astype(np.float32)
+
+
+@lru_cache(maxsize=64)
+def _resample_grid(size: int, from_rate: int, to_rate: int) -> tuple[np.ndarray, np.ndarray]:
+    """The output positions and the input grid of ``resample``: the same few frame sizes come 50 times a second per
+    call, so they are built once (read-only: shared by every call)."""
+    n_out = max(1, round(size * to_rate / from_rate))
+    positions, grid = np.arange(n_out) * (from_rate / to_rate), np.arange(size)
+    positions.flags.writeable = grid.flags.writeable = False
+    return positions, grid

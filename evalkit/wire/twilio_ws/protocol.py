@@ -75,6 +75,16 @@ def media(stream_sid: str, payload: bytes, seq: int | None = None, chunk: int = 
     return message
 
 
+def caller_media_json(stream_sid: str, payload_b64: str, seq: int, chunk: int, timestamp_ms: int) -> str:
+    """``dumps(media(...))`` of a caller's frame, built as text: 50 a second per call, so no dict and no JSON
+    encoder per frame. Every field is ASCII with nothing to escape (a ``MZ``+hex sid, base64, decimal numbers), so
+    the text is byte for byte what ``dumps`` gives (tests/test_twilio_ws.py checks it)."""
+    return (
+        f'{{"event":"media","streamSid":"{stream_sid}","sequenceNumber":"{seq}","media":{{"payload":"{payload_b64}",'
+        f'"track":"inbound","chunk":"{chunk}","timestamp":"{timestamp_ms}"}}}}'
+    )
+
+
 def mark(stream_sid: str, name: str, seq: int | None = None) -> dict[str, Any]:
     message: dict[str, Any] = {"event": "mark", "streamSid": stream_sid, "mark": {"name": name}}
     if seq is not None:
