@@ -412,13 +412,16 @@ def burst_then(after_s: float, then: str | None) -> Handler:
 
 
 def test_audio_sent_in_a_burst_plays_in_real_time_and_clear_drops_the_unplayed_rest() -> None:
+    # Bounds on the real clock hold on a loaded 2-core machine: a late timer only lengthens a span, so each lower
+    # bound is tight (a burst is never played faster than real time) and each upper bound generous.
     whole = call_through(burst_then(0.0, None), ["hi"])
-    assert whole.turns[2].end_ms - whole.turns[2].start_ms == pytest.approx(2000.0, abs=60.0)
+    assert 1990.0 <= whole.turns[2].end_ms - whole.turns[2].start_ms <= 2600.0
+    assert len(whole.audio.clips[(2, "assistant")].samples) == pytest.approx(2.0 * RATE, abs=0.03 * RATE)
     cleared = call_through(burst_then(0.5, "clear"), ["hi"])
     assert cleared.end_reason == "user_end_call", cleared.error
     reply = cleared.turns[2]
-    assert reply.end_ms - reply.start_ms == pytest.approx(500.0, abs=100.0)  # only what played before the clear
-    assert len(cleared.audio.clips[(2, "assistant")].samples) < 0.7 * RATE
+    assert 450.0 <= reply.end_ms - reply.start_ms <= 1100.0  # only what played before the clear, not the 2 s sent
+    assert len(cleared.audio.clips[(2, "assistant")].samples) < 1.2 * RATE
 
 
 def test_the_caller_barges_in_on_a_wire_agent() -> None:
@@ -434,7 +437,7 @@ def test_the_caller_barges_in_on_a_wire_agent() -> None:
     outcome = asyncio.run(main())
     assert outcome.end_reason == "user_end_call", outcome.error
     reply = outcome.turns[2]
-    assert reply.end_ms - reply.start_ms == pytest.approx(400.0, abs=40.0)
+    assert 390.0 <= reply.end_ms - reply.start_ms <= 900.0  # cut at 400 ms; a loaded machine's timer is only late
     assert [e.type for e in reply.effects] == ["barge_in"]
 
 
