@@ -109,6 +109,10 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     try:
         return asyncio.run(serve_agent(agent_config, args.host, args.port, args.silence_ms))
+    except (FileNotFoundError, ValueError) as exc:  # the agent is built before the server listens (its models
+        # load then): a voice or model that is not installed is bad input, in one line
+        print(f"evalkit.serve: the agent cannot be built: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except OSError as exc:  # bind: address in use, not this host's address, a port below 1024 without the right
         print(f"evalkit.serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_FAILED

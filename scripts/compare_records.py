@@ -26,9 +26,15 @@ from mlflow.tracking import MlflowClient
 
 TIMING_KEYS = frozenset(
     {"start_ms", "end_ms", "compute_ms", "t_ms", "wall_s", "asr_ms", "stt_ms", "llm_ms", "tts_ms", "line_align_ms"}
+    # the interaction metrics' per-event latencies in their details (evalkit.metrics.interaction): the response_rate
+    # a call scores is compared, the agent's measured latency behind each event is not
+    | {"latency_ms", "latencies_ms", "yield_ms"}
 )  # line_align_ms: a real-time turn moved onto the line's frame grid (evalkit.call.line)
-# computed from the measured compute time (so from the machine's load), and EVA-X, whose pass needs turn_taking's
-TIMING_METRICS = frozenset({"response_latency", "turn_taking", "eva_x", "eva_x_proxy"})
+# computed from the measured compute time (so from the machine's load), and EVA-X, whose pass needs turn_taking's;
+# response_latency_p50 and yield_latency are the interaction metrics' medians and means of measured latencies
+TIMING_METRICS = frozenset(
+    {"response_latency", "turn_taking", "eva_x", "eva_x_proxy", "response_latency_p50", "yield_latency"}
+)
 
 
 # what a conversation (or a judgment) used depends on the caches, not on its behaviour: a cached answer sends no request

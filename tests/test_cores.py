@@ -124,3 +124,24 @@ def test_a_sweep_composes_each_job_once_and_every_caller_gets_its_own_copy() -> 
     assert probe.sweep_dir == folder
     loader.load_sweep_config(master, ["seed=2"])
     assert loader.composed == [("seed=1",), ("seed=2",)]
+
+
+@pytest.mark.slow
+def test_one_ear_hears_a_clip_the_same_from_concurrent_calls() -> None:
+    """A served agent's calls share one Whisper model from several threads (evalkit.serve, concurrency=N): the
+    short-window decode with its n best gives each of them what a call alone gets (the served cascade's records must
+    not depend on how many calls are under way)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    audio, rate = EspeakTTS("en-gb").synthesize("My confirmation code is W K 2 E X B.")
+    noisy = audio + np.random.default_rng(3).normal(0, 0.3 * float(np.std(audio)), audio.size).astype(np.float32)
+    ear = WhisperASR(cpu_threads=2, short_window=True, cache_dir=None)
+
+    def heard(_: int) -> tuple[str, tuple[str, ...]]:
+        transcript = ear.transcribe(noisy, rate, alternatives=5)
+        return transcript.text, transcript.alternatives
+
+    alone = heard(0)
+    with ThreadPoolExecutor(3) as pool:
+        together = set(pool.map(heard, range(3)))
+    assert together == {alone} and ear.short_decodes == 4 and alone[0]

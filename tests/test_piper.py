@@ -14,9 +14,16 @@ from evalkit.cell.run import ConversationRunner, fault_kind
 from evalkit.config.schema import PersonaConfig, validate_config
 from evalkit.scenarios import Scenario
 from evalkit.speech.asr import WhisperASR, resample_to_16k
-from evalkit.speech.cores import decoder_threads
 from evalkit.speech.piper import piper_synth
-from evalkit.speech.piper_tts import PiperTTS, PiperVoice, VoiceFiles, discover_voices, phoneme_ids, resolve_voice
+from evalkit.speech.piper_tts import (
+    PiperTTS,
+    PiperVoice,
+    VoiceFiles,
+    discover_voices,
+    phoneme_ids,
+    phonemize,
+    resolve_voice,
+)
 from evalkit.speech.registry import VOICES, SpeechEngineError
 from evalkit.speech.short_window import MAX_SHORT_S, PAD_S, WINDOW_S, looks_looped, window_features
 from evalkit.speech.tts_cache import TtsCache, cached
@@ -241,7 +248,7 @@ def fault_runner(*overrides: str) -> tuple[ConversationRunner, Scenario]:
 @pytest.mark.slow
 def test_the_caller_voice_failing_mid_call_is_an_infrastructure_failure(monkeypatch: pytest.MonkeyPatch) -> None:
     runner, scenario = fault_runner("voice=piper", "voice.cache_dir=null")
-    voice = PiperVoice.load("en_US-joe-medium", decoder_threads("auto"))
+    voice = PiperVoice.load("en_US-joe-medium")
     flaky = FlakyEngine(voice.session, 2, ("run",))  # the caller's 2nd sentence: mid-call
     monkeypatch.setattr(voice, "session", flaky)
     conversation = runner.run(scenario, 0).conversation
@@ -270,3 +277,31 @@ def test_the_longest_short_window_clip_fits_whispers_window(tiny: WhisperASR) ->
     before = tiny.short_decodes
     tiny.transcribe(noise, 16000)  # no error, on the short window
     assert tiny.short_decodes == before + 1
+
+
+def test_a_voice_speaks_the_same_samples_in_any_launch_and_from_concurrent_calls(joe: PiperTTS) -> None:
+    """onnxruntime's samples change with its intra-op thread count (this sentence differs at 2 threads), so a voice
+    runs on one thread whatever the process's share of the cores: a sequential sweep, a joblib launch (1 core each)
+    and concurrent calls speak the same audio (evalkit.speech.piper_tts, "Determinism")."""
+    import hashlib
+    from concurrent.futures import ThreadPoolExecutor
+
+    import onnxruntime
+
+    text = "Yes, that's right."
+    assert joe.voice.session.get_session_options().intra_op_num_threads == 1
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads, options.inter_op_num_threads, options.log_severity_level = 1, 1, 3
+    reference = onnxruntime.InferenceSession(str(joe.voice.files.model), options, providers=["CPUExecutionProvider"])
+    ids = phoneme_ids(phonemize(text, joe.voice.espeak_voice)[0], joe.voice.id_map)
+    feeds = {
+        "input": np.array([ids], dtype=np.int64),
+        "input_lengths": np.array([len(ids)], dtype=np.int64),
+        "scales": np.array([0.0, joe.voice.length_scale, 0.0], dtype=np.float32),
+    }
+    expected = np.asarray(reference.run(None, feeds)[0], dtype=np.float32).reshape(-1)
+    assert np.array_equal(joe.voice.run(ids, 0.0, joe.voice.length_scale, 0.0, 0), expected)
+    serial = hashlib.sha256(joe.synthesize(text)[0].tobytes()).hexdigest()
+    with ThreadPoolExecutor(3) as pool:
+        concurrent = set(pool.map(lambda _: hashlib.sha256(joe.synthesize(text)[0].tobytes()).hexdigest(), range(3)))
+    assert concurrent == {serial}

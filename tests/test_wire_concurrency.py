@@ -120,12 +120,6 @@ def test_workers_and_concurrency_compose(
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=False,
-    reason="defect found 2026-11-28 after the natural-voice default: three concurrent calls to the served reference "
-    "cascade once gave records that differ from one at a time (the agent heard a caller line differently: "
-    "authentication failed in one); the cause is not yet found (closing note, issue 28)",
-)
 def test_three_concurrent_calls_to_the_served_cascade_give_the_records_of_one_at_a_time(
     served_cascade: str, tmp_path: Path
 ) -> None:

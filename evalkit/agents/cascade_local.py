@@ -125,8 +125,7 @@ class CascadeLocalConfig(AgentConfig):
     NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = (
         "asr.cache_dir",
         "asr.cpu_threads",
-        "tts.cache_dir",  # a Piper TTS's cache and threads (evalkit.speech.piper): they change no sample
-        "tts.cpu_threads",
+        "tts.cache_dir",  # a Piper TTS's cache (evalkit.speech.piper): it changes no sample
     )
     asr: kind_of(ASR_ENGINES, AsrConfig) = FasterWhisperConfig()  # type: ignore[valid-type]
     tts: kind_of(TTS_ENGINES, TtsConfig) = EspeakTtsConfig()  # type: ignore[valid-type]

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalkit.speech.cores import AUTO, decoder_threads
 from evalkit.speech.piper_tts import PiperTTS, PiperVoice
 from evalkit.speech.registry import TTS_ENGINES, VOICES, TtsConfig, VoiceConfig
 from evalkit.speech.tts_cache import DEFAULT_TTS_CACHE_DIR, TtsCache, cached
@@ -50,7 +49,6 @@ def piper_synth(
         noise=common["noise"],
         speaker=common.get("speaker", 0),
         sample_rate=common["sample_rate"],
-        threads=decoder_threads(common.get("cpu_threads", 1)),
     )
     # noise on: not a function of the text, so not cached (a hit would replay one draw forever)
     cache = None if common["noise"] else _cache(common["cache_dir"])
@@ -62,12 +60,11 @@ class _PiperCommon(BaseModel):
     noise: bool = Field(default=False, description="the model's sampling noise: natural variety, not reproducible")
     sample_rate: int | None = Field(default=None, ge=8000, le=48000, description="null: the voice's own rate")
     cache_dir: str | None = DEFAULT_TTS_CACHE_DIR  # TTS cache (evalkit.speech.tts_cache); null: off
-    # onnxruntime's threads: "auto" is this process's share of the usable cores (evalkit.speech.cores), as the ASR's
-    cpu_threads: Annotated[int, Field(ge=1, le=64)] | Literal["auto"] = AUTO
+    # no thread option: onnxruntime runs a voice on one thread, because its samples change with the thread count
+    # (evalkit.speech.piper_tts, "Determinism")
 
     def common(self) -> dict[str, Any]:
         return {
-            "cpu_threads": self.cpu_threads,
             "reference_wpm": self.reference_wpm,
             "noise": self.noise,
             "sample_rate": self.sample_rate,
@@ -122,7 +119,7 @@ class PiperVoiceConfig(_PiperCommon, VoiceConfig):
 
     METERING: ClassVar[str] = "local"  # runs in this process, sends no request: 0 USD (evalkit.pricing)
 
-    NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("cache_dir", "cpu_threads")  # change no sample
+    NON_IDENTITY_KEYS: ClassVar[tuple[str, ...]] = ("cache_dir",)  # changes no sample
 
     kind: Literal["piper"] = "piper"
     rate_wpm: int = Field(default=175, ge=80, le=450)  # the speakers' speaking rate, words per minute

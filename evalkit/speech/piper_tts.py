@@ -20,11 +20,19 @@ the same voice, which is what a persona's pitch and its per-trial jitter are for
 Determinism: the model draws Gaussian noise (ONNX ``RandomNormalLike``) scaled by ``noise_scale`` (timbre) and
 ``noise_w`` (durations); onnxruntime seeds those ops once per session, so with noise on the same text sounds
 different on each call. ``noise: false`` (the default) sets both scales to 0: every utterance is then a pure
-function of (voice, text, rate, pitch), which the cell's reuse and the TTS cache rely on.
+function of (voice, text, rate, pitch), which the cell's reuse and the TTS cache rely on. And one thread: onnxruntime's
+CPU kernels split their sums by thread count, so the samples change with it (measured on en_US-joe-medium, 22
+sentence renderings: 7 differ at 2 threads, 16 at 3, 18 at 4 from 1 thread, by up to 3e-5, also with
+``use_deterministic_compute``; each count is the same from run to run). With "auto" threads a sequential sweep (2
+threads) and a joblib launch (1 thread each) spoke different audio, and the TTS cache, keyed without the count,
+replayed whichever was written first. One intra-op thread makes the audio the same in any launch (it also spent 37 %
+less CPU per utterance than two threads, measured on the loaded 2-core machine); sweeps get their parallelism from
+workers and launchers.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -46,6 +54,7 @@ __all__ = ["PiperTTS", "PiperVoice", "VoiceFiles", "discover_voices", "phoneme_i
 BOS, EOS, PAD = "^", "$", "_"
 _CLAUSE = re.compile(r"([^.,;:!?]+)([.,;:!?]*)")  # a clause and the punctuation that ends it
 _LANGUAGE_SWITCH = re.compile(r"\([a-z]{2,3}(?:-[a-z0-9]+)?\)")  # eSpeak's "(fr)" marks around a foreign word
+INTRA_OP_THREADS = 1  # onnxruntime's threads for a voice: one, whatever the cores (module docstring, "Determinism")
 SENTENCE_SILENCE_S = 0.2  # between sentences: Piper voices end a sentence without a pause
 
 
@@ -143,7 +152,7 @@ def file_sha256(path: Path, size: int, mtime_ns: int) -> str:
 class PiperVoice:
     """One loaded voice: its config and an onnxruntime session (``load`` shares them per process)."""
 
-    def __init__(self, files: VoiceFiles, threads: int = 1) -> None:
+    def __init__(self, files: VoiceFiles) -> None:
         self.files = files
         try:
             config = json.loads(files.config.read_text(encoding="utf-8"))
@@ -163,7 +172,7 @@ class PiperVoice:
         import onnxruntime
 
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
+        options.intra_op_num_threads = INTRA_OP_THREADS  # fixed: the samples depend on it (module docstring)
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # its warnings are about the export, not about this run
         try:
@@ -172,6 +181,10 @@ class PiperVoice:
             raise ValueError(f"Piper voice model {str(files.model)!r} cannot be loaded: {str(exc)[:160]}") from None
         self.input_names = {i.name for i in self.session.get_inputs()}
         self.lock = threading.Lock()
+        # onnxruntime's first run sets up its arenas (~0.5 s): paid at load, not inside a call's first utterance
+        # (a voice that cannot run says so, in one line, at its first utterance)
+        with contextlib.suppress(Exception):
+            self.run(phoneme_ids("ə", self.id_map), 0.0, self.length_scale, 0.0, 0)
         stat = files.model.stat()
         self.model_sha256 = file_sha256(files.model, stat.st_size, stat.st_mtime_ns)
 
@@ -184,8 +197,8 @@ class PiperVoice:
 
     @staticmethod
     @functools.cache
-    def load(name: str, threads: int = 1) -> PiperVoice:
-        return PiperVoice(resolve_voice(name), threads)
+    def load(name: str) -> PiperVoice:
+        return PiperVoice(resolve_voice(name))
 
     def run(self, ids: list[int], noise_scale: float, length_scale: float, noise_w: float, speaker: int) -> np.ndarray:
         feeds: dict[str, Any] = {
@@ -215,9 +228,8 @@ class PiperTTS:
         noise: bool = False,
         speaker: int = 0,
         sample_rate: int | None = None,
-        threads: int = 1,
     ) -> None:
-        self.voice = PiperVoice.load(voice, threads)
+        self.voice = PiperVoice.load(voice)
         self.rate_wpm = float(rate_wpm) if rate_wpm else float(reference_wpm)
         self.semitones = float(semitones)
         self.reference_wpm = float(reference_wpm)

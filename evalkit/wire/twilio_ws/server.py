@@ -272,7 +272,8 @@ class ReferenceServer:
 
     async def _handle(self, ws: ServerConnection) -> None:
         self.calls += 1
-        call = ServedCall(ws, self.make_agent(), self.take_turn_after_silence_ms)
+        agent = await asyncio.to_thread(self.make_agent)  # off the loop: the other calls keep their pace meanwhile
+        call = ServedCall(ws, agent, self.take_turn_after_silence_ms)
         try:
             await call.run()
         except ConnectionClosed:
@@ -283,7 +284,11 @@ class ReferenceServer:
             await call.close()
 
     async def serve_until(self, stop: asyncio.Event, on_ready: Callable[[str], None] | None = None) -> None:
-        """Serve until ``stop`` is set, then close every call and return."""
+        """Serve until ``stop`` is set, then close every call and return. One agent is built (and dropped) before
+        the server listens: the models it loads stay cached in the process, so the first call's greeting is not late
+        by their loading (a caller that waits ``greeting_wait_s`` would open the call itself, and that call's record
+        would differ from every later one's)."""
+        await asyncio.to_thread(self.make_agent)
         async with serve(self._handle, self.host, self.port, max_size=self.max_message_bytes) as server:
             if on_ready is not None:
                 on_ready(url_of(server))
