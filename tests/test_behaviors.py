@@ -482,8 +482,8 @@ def reference_call(phrase: str) -> tuple[CallOutcome, list[Any]]:
     from evalkit.cell.build import build_components
     from evalkit.domains import tool_registry
     from evalkit.domains.base import ToolExecutor
-    from evalkit.scenarios import load_scenario
     from evalkit.domains.scenarios import scenario_dir
+    from evalkit.scenarios import load_scenario
 
     built = composed("persona.variation.enabled=false", "+behavior=backchannel", "behavior.rate=1.0")
     agent, voice, chain = build_components(built)
