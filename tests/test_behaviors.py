@@ -263,6 +263,21 @@ def test_voiced_ms_spans_the_speech_not_its_silence_or_the_bed_under_it() -> Non
 # -- over the wire: a phone bot that sends no transcript --------------------------------------------------------
 
 
+async def behavior_call_to_wire_bot(handler: Any, planner: BehaviorPlanner, lines: list[str]) -> CallOutcome:
+    """A scripted caller saying ``lines`` with ``planner``'s behaviour, on a real clock, to a transcript-less Twilio
+    bot (``handler``) served on 127.0.0.1 that waits for the caller to speak first."""
+    async with serve(handler, "127.0.0.1", 0) as server:
+        agent = TwilioWsConfig(
+            name="bot", url=url_of(server), take_turn_after_silence_ms=600.0, transcribe_agent="never",
+            speech_events=False, first_speaker="caller", tools="none",
+        ).build()  # fmt: skip
+        clock = RealClock()
+        settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
+        session = BehaviorSession(agent.session(clock), planner, clock)
+        channel = BehaviorChannel(LoudToneChannel(), planner)
+        return await run_call(ScriptCaller(lines), session, channel, context(), clock, settings)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("yields", [True, False])
 def test_a_backchannel_reaches_a_transcript_less_wire_agent_and_is_recorded(yields: bool) -> None:
@@ -271,19 +286,7 @@ def test_a_backchannel_reaches_a_transcript_less_wire_agent_and_is_recorded(yiel
     bot = SentenceBot(sentences=3, yields=yields)
     planner = BehaviorPlanner(config("backchannel"), np.random.default_rng(0))
 
-    async def main() -> CallOutcome:
-        async with serve(bot.handler, "127.0.0.1", 0) as server:
-            agent = TwilioWsConfig(
-                name="bot", url=url_of(server), take_turn_after_silence_ms=600.0, transcribe_agent="never",
-                speech_events=False, first_speaker="caller", tools="none",
-            ).build()  # fmt: skip
-            clock = RealClock()
-            settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
-            session = BehaviorSession(agent.session(clock), planner, clock)
-            channel = BehaviorChannel(LoudToneChannel(), planner)
-            return await run_call(ScriptCaller(["one two three"]), session, channel, context(), clock, settings)
-
-    outcome = asyncio.run(main())
+    outcome = asyncio.run(behavior_call_to_wire_bot(bot.handler, planner, ["one two three"]))
     assert outcome.end_reason == "user_end_call", outcome.error
     [effect] = events(outcome)
     agent = outcome.turns[effect.turn]
@@ -350,20 +353,7 @@ def test_side_speech_in_a_gap_reaches_a_wire_agent_before_the_callers_turn_and_i
     behavior = config("side_speech", during="gap", level_db=12.0, max_per_call=1)
     planner = BehaviorPlanner(behavior, np.random.default_rng(0))
 
-    async def main() -> CallOutcome:
-        async with serve(bot.handler, "127.0.0.1", 0) as server:
-            agent = TwilioWsConfig(
-                name="bot", url=url_of(server), take_turn_after_silence_ms=600.0, transcribe_agent="never",
-                speech_events=False, first_speaker="caller", tools="none",
-            ).build()  # fmt: skip
-            clock = RealClock()
-            settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
-            session = BehaviorSession(agent.session(clock), planner, clock)
-            channel = BehaviorChannel(LoudToneChannel(), planner)
-            caller = ScriptCaller(["one two three", "four five six"])
-            return await run_call(caller, session, channel, context(), clock, settings)
-
-    outcome = asyncio.run(main())
+    outcome = asyncio.run(behavior_call_to_wire_bot(bot.handler, planner, ["one two three", "four five six"]))
     assert outcome.end_reason == "user_end_call", outcome.error
     [effect] = events(outcome)
     turn = outcome.turns[effect.turn]
