@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evalkit.speech.vad import frame_levels_db
+
 TURN_MS = 1000.0  # voiced speech this long or longer is a turn, not a backchannel
 ASIDE_BELOW_CALLER_DB = 8.0  # this far below the caller's own level: not said into the phone
 # Listener acknowledgements (a speaker goes on after them); a long string of only these is still a backchannel.
@@ -88,12 +90,9 @@ def keeps_talking(overlap: Overlap) -> bool:
 def voiced_ms(samples: np.ndarray, rate: int) -> float:
     """How long a clip's speech lasts: first to last 20 ms frame within 30 dB of its loudest, 10 dB over its
     quietest tenth (a bed under the speech is not speech) and above -60 dBFS; 0 when silent."""
-    step = max(1, int(rate * FRAME_MS / 1000.0))
-    n = len(samples) // step
-    if n == 0:
+    level = frame_levels_db(samples, rate, FRAME_MS)
+    if level.size == 0:
         return 0.0
-    frames = np.asarray(samples[: n * step], dtype=np.float64).reshape(n, step)
-    level = 10.0 * np.log10(np.mean(frames**2, axis=1) + 1e-12)
     floor = float(np.percentile(level, 10))
     voiced = np.flatnonzero(level >= max(level.max() - VOICED_BELOW_PEAK_DB, floor + VOICED_ABOVE_FLOOR_DB, -60.0))
     return 0.0 if voiced.size == 0 else float((voiced[-1] - voiced[0] + 1) * FRAME_MS)

@@ -40,6 +40,7 @@ from evalkit.call.interrupt import delivered_at
 from evalkit.call.live import SEGMENT_PAUSE_MS
 from evalkit.records import AppliedEffect, AudioClip
 from evalkit.simulator.corrections import wrong_value
+from evalkit.speech.vad import frame_levels_db
 
 PHRASES_FILE = Path(__file__).resolve().parent.parent / "simulator" / "behaviors.yaml"
 VOICE_KEY = 100_000  # phrase n is said as caller utterance VOICE_KEY + n: its own seeds, never a turn's
@@ -61,12 +62,9 @@ def phrases(language: str) -> dict[str, list[str]]:
 
 def voiced_segments(samples: np.ndarray, rate: int) -> list[tuple[float, float]]:
     """(start_ms, end_ms) of the sentence-equivalents of a clip: voiced stretches split by pauses >= 250 ms."""
-    step = max(1, int(rate * FRAME_MS / 1000.0))
-    n = len(samples) // step
-    if n == 0:
+    level = frame_levels_db(samples, rate, FRAME_MS)
+    if level.size == 0:
         return []
-    frames = np.asarray(samples[: n * step], dtype=np.float64).reshape(n, step)
-    level = 10.0 * np.log10(np.mean(frames**2, axis=1) + 1e-12)
     voiced = level >= max(level.max() - VOICED_BELOW_PEAK_DB, -60.0)
     segments: list[tuple[float, float]] = []
     for i in np.flatnonzero(voiced):

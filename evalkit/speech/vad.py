@@ -37,6 +37,15 @@ def level_dbfs(samples: np.ndarray) -> float:
     return 20.0 * np.log10(rms) if rms > 0 else float("-inf")
 
 
+def frame_levels_db(samples: np.ndarray, rate: int, frame_ms: float = 20.0) -> np.ndarray:
+    """Each whole ``frame_ms`` frame's mean power in dB (-120 for digital silence); a trailing part frame is left
+    out. The one framing of a clip that the caller's behaviours and the reference agent's overlap rule both read."""
+    step = max(1, int(rate * frame_ms / 1000.0))
+    n = len(samples) // step
+    frames = np.asarray(samples[: n * step], dtype=np.float64).reshape(n, step)
+    return 10.0 * np.log10(np.mean(frames**2, axis=1) + 1e-12)
+
+
 def _linear_resample(samples: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:
     if from_rate == to_rate or samples.size == 0:
         return np.asarray(samples, dtype=np.float32)
