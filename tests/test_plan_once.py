@@ -90,6 +90,8 @@ def test_the_plan_carries_the_settings_the_check_resolved(tmp_path: Path) -> Non
     assert plan.twin is not None and plan.twin.settings == resolve_settings(plan.twin.config, settings.pricing,
                                                                             settings.target)  # fmt: skip
     assert plan.twin.settings.pricing is settings.pricing
+    unchecked = plan_module.plan_cell(config)  # a plan no preflight fed (tests, scripts): its twin shares the table
+    assert unchecked.twin is not None and unchecked.twin.settings.pricing is unchecked.settings.pricing
 
 
 @pytest.mark.slow

@@ -16,6 +16,7 @@ from evalkit.config.axes import axis_params
 from evalkit.config.schema import RunConfig, identity_key, identity_payload, twin_config
 from evalkit.config.settings import CellSettings, resolve_settings
 from evalkit.domains.scenarios import load_scenarios
+from evalkit.pricing import load_table
 from evalkit.provenance import provenance_tags
 from evalkit.scenarios import Scenario
 
@@ -113,6 +114,8 @@ def plan_checked(
     clean = twin_config(config)
     clean_identity = identity_payload(clean)
     twin_key = identity_key(clean_identity)
+    if pricing is None:  # read once here, so the twin shares the cell's table as it does after a preflight
+        pricing = load_table(config.pricing.file, config.pricing.overrides)
     # the twin's own settings: an accent's twin has another voice (what is metered locally differs)
     settings, twin_settings = (resolve_settings(c, pricing, target) for c in (config, clean))
     if twin_key == key:
