@@ -103,3 +103,27 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state not in ("Z", "X")
+
+
+def test_auto_workers_start_a_process_per_core_only_where_a_voice_cell_pays_for_their_start(monkeypatch) -> None:
+    from evalkit.speech import cores
+
+    monkeypatch.setattr(cores, "usable_cores", lambda: 4)  # the count os.sched_getaffinity would give on 4 cores
+    monkeypatch.setenv("EVALKIT_PROCESS_SHARE", "1")  # restored after the test, with what set_process_share writes
+    pick = cores.conversation_workers
+    assert pick(3, 100, voice=True, realtime=False) == 3  # a number is taken as given
+    assert pick("auto", 14, voice=True, realtime=False) == 4  # the README main job's cell: 7 scenarios x 2 trials
+    assert pick("auto", 5, voice=True, realtime=False) == 2  # two conversations or more per worker
+    assert pick("auto", 1, voice=True, realtime=False) == 1
+    assert pick("auto", 100, voice=False, realtime=False) == 1  # text: a worker's start costs more than its calls
+    assert pick("auto", 100, voice=True, realtime=True) == 1  # real time: concurrency overlaps the calls
+    cores.set_process_share(2)  # two launcher jobs share the cores: each cell gets half
+    assert pick("auto", 14, voice=True, realtime=False) == 2
+
+
+def test_workers_accepts_auto_or_a_count_and_refuses_anything_else() -> None:
+    assert validate_config(composed()).workers == "auto"
+    assert validate_config(composed("workers=3")).workers == 3
+    for bad in ("workers=0", "workers=257", "workers=many"):
+        with pytest.raises(Exception, match="workers"):
+            validate_config(composed(bad))

@@ -303,13 +303,18 @@ class RunConfig(_Group):
     )
     twins: bool = True
     progress: bool = True
-    workers: int = Field(default=1, ge=1, le=256, description="processes running a cell's conversations")
+    workers: int | Literal["auto"] = Field(
+        default="auto",
+        description="processes running a cell's conversations (1-256); auto: one per core for an in-process voice "
+        "agent when each gets two conversations or more, else 1",
+    )
     concurrency: int = Field(
         default=1,
         ge=1,
         le=256,
         description="real-time calls each process runs at once (wire agents; in-process agents run one at a time)",
     )
+
     mlflow: MlflowConfig = MlflowConfig()
     validation: ValidationConfig = ValidationConfig()
     infra: InfraConfig = InfraConfig()
@@ -319,6 +324,14 @@ class RunConfig(_Group):
     providers: ProvidersConfig = ProvidersConfig()
     interrupt: InterruptConfig | None = None  # IHBench's interruptions (+interrupt=<type>); None: never cut in
     behavior: BehaviorConfig | None = None  # caller behaviours (+behavior=<type>); None: none (the clean twin)
+
+    @field_validator("workers", mode="before")
+    @classmethod
+    def _workers_auto_or_count(cls, value: Any) -> Any:
+        # one message for both forms (the union's own errors would be two lines, one per member)
+        if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 256):
+            return value
+        raise ValueError(f"workers is auto or a whole number from 1 to 256, got {value!r}")
 
     @field_validator("persona")
     @classmethod

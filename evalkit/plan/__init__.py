@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.pricing import PricingTable, external_components, price_rows
+from evalkit.speech.cores import conversation_workers
 from evalkit.usage import Ledger, Usage
 
 __all__ = ["PROFILE", "CellEstimate", "WallEstimate", "cell_estimate", "profile_usage", "wall_estimate"]
@@ -175,9 +176,11 @@ def cell_estimate(
     unpriced = cost.unpriced + external_components(config)
     total = None if unpriced else (cost.input_usd + cost.output_usd) * conversations
     wall = wall_estimate(key, config.agent.name, config.domain.name, stored)
-    if wall.seconds_per_conversation is not None and config.workers > 1:  # conversations side by side
-        per = wall.seconds_per_conversation / config.workers
-        wall = WallEstimate(per, f"{wall.source} / workers={config.workers}")
+    realtime = getattr(config.agent, "realtime", False)
+    workers = conversation_workers(config.workers, conversations, config.modality.name != "text", realtime)
+    if wall.seconds_per_conversation is not None and workers > 1:  # conversations side by side
+        per = wall.seconds_per_conversation / workers
+        wall = WallEstimate(per, f"{wall.source} / workers={workers}")
     return CellEstimate(name, key, conversations, wall, total, unpriced)
 
 

@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["AUTO", "decoder_threads", "process_share", "set_process_share", "usable_cores"]
+__all__ = ["AUTO", "conversation_workers", "decoder_threads", "process_share", "set_process_share", "usable_cores"]
 
 AUTO = "auto"
+# ``workers: auto`` starts a worker process only for a cell that gives each at least this many conversations: a
+# worker pays for its start (spawn, import, Whisper and Piper loaded: ~2-4 s measured on the 2-core machine) once, and
+# one voice conversation costs ~5-8 s of compute, so with two per worker the start is paid back.
+MIN_CONVERSATIONS_PER_WORKER = 2
 _SHARE_ENV = "EVALKIT_PROCESS_SHARE"  # inherited by spawned workers and launcher jobs
 
 
@@ -47,3 +51,16 @@ def decoder_threads(configured: int | str) -> int:
     if configured != AUTO:
         return int(configured)
     return max(1, usable_cores() // process_share())
+
+
+def conversation_workers(configured: int | str, conversations: int, voice: bool, realtime: bool) -> int:
+    """The worker processes a cell runs its ``conversations`` on. A number is taken as given. ``"auto"``: one per
+    fair share of a core (``usable_cores() // process_share()``) for an in-process voice agent, at most one per
+    ``MIN_CONVERSATIONS_PER_WORKER`` conversations; 1 for text (a text call takes milliseconds, a worker's start
+    seconds) and for real-time agents (their calls wait on the line; ``concurrency`` overlaps them in one process)."""
+    if configured != AUTO:
+        return int(configured)
+    if not voice or realtime:
+        return 1
+    cores = max(1, usable_cores() // process_share())
+    return max(1, min(cores, conversations // MIN_CONVERSATIONS_PER_WORKER))
