@@ -21,7 +21,7 @@ from hydra import compose, initialize_config_dir
 from mlflow.tracking import MlflowClient
 from omegaconf import OmegaConf
 
-from evalkit.agents.cascade_local import CascadeLocalAgent, CascadeLocalConfig
+from evalkit.agents.reference.cascade_local import CascadeLocalAgent, CascadeLocalConfig
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.cell import build_components, run_cell
 from evalkit.cell.build import listener_asr

@@ -70,7 +70,7 @@ AGENTS: Registry[type[AgentConfig]] = Registry(
     "evalkit.agents",
     # evalkit.wire.twilio_ws: a wire agent kind, outside this package (it is a call-loop session, see evalkit.wire)
     builtin_modules=(
-        "evalkit.agents.cascade_local",
+        "evalkit.agents.reference.cascade_local",
         "evalkit.wire.twilio_ws",
         "evalkit.wire.openai_http.config",
         "evalkit.wire.openai_realtime",

@@ -25,7 +25,7 @@ from evalkit.scenarios import Scenario
 from evalkit.seeds import derive_seed, rng_for
 from evalkit.simulator.persona import PersonaSpec
 from evalkit.simulator.registry import SimulatorConfig
-from evalkit.simulator.scripted import ScriptedSimulator
+from evalkit.simulator.scripted.caller import ScriptedSimulator
 from evalkit.tool_log import tool_call_records
 
 

@@ -56,5 +56,5 @@ SIMULATORS: Registry[type[SimulatorConfig]] = Registry(
     "simulator",
     "evalkit.simulators",
     # evalkit.wire.openai_http.simulator: the LLM caller (simulator=llm) lives with its OpenAI-compatible wire adapter
-    builtin_modules=("evalkit.simulator.scripted_config", "evalkit.wire.openai_http.simulator"),
+    builtin_modules=("evalkit.simulator.scripted.config", "evalkit.wire.openai_http.simulator"),
 )
