@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from evalkit.agents.local_text import LocalTextAgent
+from evalkit.agents.reference.local_text import LocalTextAgent
 from evalkit.call import CallSettings, TextChannel, run_text_conversation
 from evalkit.call.channel import Ear
 from evalkit.domains import tool_registry
@@ -21,7 +21,7 @@ from evalkit.domains.workflow import Workflow
 from evalkit.records import Conversation
 from evalkit.scenarios import Scenario
 from evalkit.simulator.persona import PersonaSpec
-from evalkit.simulator.scripted import ScriptedSimulator
+from evalkit.simulator.scripted.caller import ScriptedSimulator
 
 MAX_USER_TURNS = 60  # a four-task call with a hard persona runs past 40 user turns
 

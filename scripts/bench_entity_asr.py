@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evalkit.agents.hearing import choose_hypothesis
+from evalkit.agents.reference.hearing import choose_hypothesis
 from evalkit.speech import EspeakTTS, WhisperASR
 from evalkit.spoken import LETTER_TO_NATO, nato_code, parse_code, parse_spelled_word, spell_code, spell_with_alphabet
 
@@ -57,8 +57,8 @@ def hr_ids(count: int, seed: int) -> None:
     from the n best (the first of the slot's form)."""
     from datetime import date
 
-    from evalkit.agents.slot_hearing import hear_slot
-    from evalkit.agents.workflow_hearing import _slot_form, spells_letters
+    from evalkit.agents.reference.slot_hearing import hear_slot
+    from evalkit.agents.reference.workflow_hearing import _slot_form, spells_letters
     from evalkit.domains.hr.workflows.steps import EMPLOYEE_ID, FACILITY, NPI
 
     rng = np.random.default_rng(seed)

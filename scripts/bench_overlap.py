@@ -59,7 +59,7 @@ def main(argv: list[str]) -> int:
     from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
 
-    from evalkit.agents.barge_in import active_dbfs
+    from evalkit.agents.reference.barge_in import active_dbfs
     from evalkit.call.behaviors import attenuated
     from evalkit.config.schema import validate_config
     from evalkit.records import AudioClip

@@ -8,8 +8,8 @@
   the judge model (``judge_overrides()``), the verdicts of the validation gates (App. D.1, M.6/M.7): clean, unless
   told to fail the next ``judge_fail[gate]`` judgments of a gate.
 
-The chat policy is evalkit's own local dialogue policy (``evalkit.agents.dialogue.make_policy``) driven from the
-request's history: every request rebuilds a fresh policy, greets, and replays each user message (text, or an
+The chat policy is evalkit's own local dialogue policy (``evalkit.agents.reference.dialogue.make_policy``) driven from
+the request's history: every request rebuilds a fresh policy, greets, and replays each user message (text, or an
 ``input_audio`` part transcribed by Whisper) with a tool box that answers the policy's tool calls from the history's
 ``tool`` results, in order. When the policy asks for a tool the history has no result for yet, the server answers
 that call as an OpenAI ``tool_calls`` message; when the last user turn completes, the policy's reply is the
@@ -60,11 +60,11 @@ import soundfile as sf
 import soxr
 import yaml
 
-from evalkit.agents.dialogue import make_policy
+from evalkit.agents.reference.dialogue import make_policy
 from evalkit.domains import tool_registry
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.scenarios import Scenario
-from evalkit.simulator.scripted import ScriptedSimulator
+from evalkit.simulator.scripted.caller import ScriptedSimulator
 from evalkit.speech import EspeakTTS, WhisperASR
 
 ROUTES = {

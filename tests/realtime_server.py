@@ -1,5 +1,5 @@
 """A real OpenAI-Realtime-protocol WebSocket server on 127.0.0.1 for tests, offline, driving evalkit's embedded
-cascade agent (``evalkit.agents.cascade_local``: Whisper tiny.en -> the local dialogue policy -> eSpeak NG).
+cascade agent (``evalkit.agents.reference.cascade_local``: Whisper tiny.en -> the local dialogue policy -> eSpeak NG).
 
     with RealtimeTestServer() as server:
         ... agent=openai_realtime agent.url=server.url ... (server.overrides())
@@ -59,7 +59,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
 from evalkit.agents.base import AgentContext, AgentReply, ToolBox
-from evalkit.agents.cascade_local import CascadeLocalAgent, CascadeLocalConfig
+from evalkit.agents.reference.cascade_local import CascadeLocalAgent, CascadeLocalConfig
 from evalkit.call.interrupt import delivered_at
 from evalkit.domains import DOMAINS, tool_registry
 from evalkit.domains.base import ToolRegistry

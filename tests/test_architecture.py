@@ -115,6 +115,9 @@ def test_strongly_connected_finds_cycles() -> None:
         ("evalkit/analysis/stats.py", "import evalkit.simulator.persona", "analysis never imports"),
         ("evalkit/domains/base.py", "import evalkit.agents.base", "domains never import agents"),
         ("evalkit/simulator/persona.py", "import evalkit.agents.base", "agents and simulators never"),
+        # issue 28 point 4: the call loop building the scripted caller itself, the scorer using the agent's ear
+        ("evalkit/call/conversation.py", "import evalkit.simulator.scripted.caller", "the harness never imports"),
+        ("evalkit/cell/score.py", "import evalkit.agents.reference.hearing", "the harness never imports"),
         ("evalkit/textnorm.py", "import evalkit.spoken", "no import cycles"),
         # issue 32 point 3: the backward arrow the scenario split removed (the store finding a domain's folder)
         ("evalkit/scenarios/store.py", "import evalkit.domains.domain", "scenarios on two layers"),

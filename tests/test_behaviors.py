@@ -205,7 +205,7 @@ def test_voiced_segments_split_at_pauses_of_a_quarter_second() -> None:
     assert len(segments) == 2 and segments[0][1] == pytest.approx(1100, abs=20)
 
 
-# -- the reference agent's overlap policy (evalkit.agents.overlap): duration and content of what it heard --------
+# -- the reference agent's overlap policy (evalkit.agents.reference.overlap): duration and content of what it heard
 
 
 @pytest.mark.parametrize(
@@ -234,13 +234,13 @@ def test_voiced_segments_split_at_pauses_of_a_quarter_second() -> None:
 def test_the_reference_agent_yields_to_a_request_or_a_turn_and_talks_through_brief_overlaps(
     heard: str, voiced: float, keeps: bool
 ) -> None:
-    from evalkit.agents.overlap import Overlap, keeps_talking
+    from evalkit.agents.reference.overlap import Overlap, keeps_talking
 
     assert keeps_talking(Overlap(heard, voiced, -20.0, -20.0)) is keeps
 
 
 def test_an_aside_well_below_the_callers_level_is_talked_through_whatever_it_says() -> None:
-    from evalkit.agents.overlap import ASIDE_BELOW_CALLER_DB, Overlap, keeps_talking
+    from evalkit.agents.reference.overlap import ASIDE_BELOW_CALLER_DB, Overlap, keeps_talking
 
     aside = "Hang on, I'm on the phone."
     assert keeps_talking(Overlap(aside, 1500.0, -32.0, -20.0)) is True  # 12 dB down: to someone in the room
@@ -249,7 +249,7 @@ def test_an_aside_well_below_the_callers_level_is_talked_through_whatever_it_say
 
 
 def test_voiced_ms_spans_the_speech_not_its_silence_or_the_bed_under_it() -> None:
-    from evalkit.agents.overlap import voiced_ms
+    from evalkit.agents.reference.overlap import voiced_ms
 
     silence = np.zeros(int(RATE * 0.3), np.float32)
     assert voiced_ms(np.concatenate([silence, tone(400), silence]), RATE) == pytest.approx(400.0, abs=40.0)
@@ -426,7 +426,7 @@ def test_a_backchannel_over_a_realtime_agent_that_sends_ahead_of_playback_is_pla
 
 @pytest.mark.slow
 def test_the_reference_agent_keeps_talking_through_backchannels_and_yields_to_an_interruption() -> None:
-    from evalkit.agents.barge_in import active_dbfs
+    from evalkit.agents.reference.barge_in import active_dbfs
     from evalkit.call import run_conversation
     from evalkit.call.behaviors import attenuated
     from evalkit.call.tracks import render_tracks
@@ -443,7 +443,7 @@ def test_the_reference_agent_keeps_talking_through_backchannels_and_yields_to_an
     )
     found = [e for t in conversation.turns for e in t.effects if e.type == "backchannel"]
     assert conversation.error is None and len(found) >= 3
-    # It talks through brief overlaps that ask for nothing (evalkit.agents.overlap), including the one-word clips
+    # It talks through brief overlaps that ask for nothing (agents.reference.overlap), including the one-word clips
     # its ear mishears ("sure" as "your", "mm-hm" as "and the MHCM": brief, no request in them).
     kept = [e for e in found if e.params["yielded"] is False]
     assert kept == found, [(e.params["phrase"], e.params["yielded"]) for e in found]

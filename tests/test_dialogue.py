@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from evalkit.agents.base import ToolBox
-from evalkit.agents.dialogue import make_policy
+from evalkit.agents.reference.dialogue import make_policy
 from evalkit.domains.airline import REGISTRY
 from evalkit.domains.base import ToolExecutor
 from evalkit.domains.scenarios import load_scenarios
@@ -96,7 +96,7 @@ def test_adversarial_push_back_is_refused_and_nothing_is_written():
 
 
 def test_endless_whole_respellings_end_in_a_transfer_not_a_loop():
-    from evalkit.agents.airline_policy import MAX_REPAIRS
+    from evalkit.agents.reference.airline_policy import MAX_REPAIRS
 
     scenario = SCENARIOS[0]
     tools = ToolBox(ToolExecutor(REGISTRY, scenario.scenario_db))

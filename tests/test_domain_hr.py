@@ -282,6 +282,6 @@ def test_opening_requests_name_exactly_their_workflow() -> None:
     """The agent finds the workflow from the caller's request (and each follow-up) by its intent phrases."""
     from evalkit.domains.hr.generate import STARTS
 
-    policy = pytest.importorskip("evalkit.agents.workflow_policy")
+    policy = pytest.importorskip("evalkit.agents.reference.workflow_policy")
     for name, request in STARTS.items():
         assert policy.match_workflows(request, WORKFLOWS) == [name], request

@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 
 from evalkit.agents.base import ToolBox
-from evalkit.agents.dialogue import make_policy
-from evalkit.agents.policy import POLICIES
-from evalkit.agents.workflow_policy import WorkflowPolicy
+from evalkit.agents.reference.dialogue import make_policy
+from evalkit.agents.reference.policy import POLICIES
+from evalkit.agents.reference.workflow_policy import WorkflowPolicy
 from evalkit.domains import DOMAINS, Domain, DomainTexts, get_domain, register_domain, tool_registry
 from evalkit.domains.base import ToolArgs, ToolExecutor, ToolRegistry
 from evalkit.domains.scenarios import load_scenarios, scenario_dir
 from evalkit.plugins import PluginError, UnknownPluginError
 from evalkit.prompts import domain_texts, render_agent_prompt
 from evalkit.scenarios import ScenarioError
-from evalkit.simulator.scripted import domain_workflows
+from evalkit.simulator.scripted.caller import domain_workflows
 
 NOW = "2026-03-02T09:00"
 TOY_TOOLS = ToolRegistry()
@@ -72,7 +72,7 @@ def test_builtin_domains_are_registered_with_their_tools_texts_and_scenarios() -
         assert domain.name == name and tool_registry(name) is domain.tools
         assert any(domain.scenario_dir.glob("*.json"))
         assert domain.texts.agent_instructions and domain.texts.simulator_role
-    assert get_domain("airline").workflows is None  # airline's policy is hand-written (agents.airline_policy)
+    assert get_domain("airline").workflows is None  # airline's policy is hand-written (agents.reference.airline_policy)
     assert get_domain("hr").workflows and get_domain("itsm").workflows
 
 
@@ -127,7 +127,7 @@ def test_a_domain_without_workflows_or_registered_policy_is_refused_by_the_local
 
 def test_airline_policy_is_registered_on_the_agents_side() -> None:
     assert POLICIES.names() == ["airline"]
-    assert POLICIES.origin("airline") == "evalkit.agents.airline_policy"
+    assert POLICIES.origin("airline") == "evalkit.agents.reference.airline_policy"
     policy = make_policy("airline", ToolBox(ToolExecutor(tool_registry("airline"), {})), NOW)
     assert type(policy).__name__ == "AirlinePolicy"
 
@@ -146,10 +146,12 @@ def test_irreversible_is_declared_on_the_tool_and_must_be_a_write() -> None:
         ToolRegistry().tool(NoteArgs, writes=False, irreversible=True)
 
 
-@pytest.mark.parametrize("module", ["evalkit.agents.airline_policy", "evalkit.agents.workflow_policy"])
+@pytest.mark.parametrize(
+    "module", ["evalkit.agents.reference.airline_policy", "evalkit.agents.reference.workflow_policy"]
+)
 def test_policies_do_not_import_the_dialogue_module(module: str) -> None:
     """The old cycle: dialogue imported the policies and the policies imported dialogue (for PolicyReply, ok)."""
-    code = f"import sys, {module}; print('evalkit.agents.dialogue' in sys.modules)"
+    code = f"import sys, {module}; print('evalkit.agents.reference.dialogue' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

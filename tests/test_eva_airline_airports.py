@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from evalkit.agents.airline_policy.rules import parse_airport, route_change
+from evalkit.agents.reference.airline_policy.rules import parse_airport, route_change
 from evalkit.domains.airline.eva_choices import airline_choices
 from evalkit.scenario_tools.__main__ import main
 from tests.eva_fixtures import write_checkout

@@ -21,7 +21,7 @@ from evalkit.domains import DOMAINS
 from evalkit.domains.base import ToolExecutor
 from evalkit.metrics.registry import score_conversation
 from evalkit.scenarios.store import load_path
-from evalkit.simulator.scripted import ScriptedSimulator
+from evalkit.simulator.scripted.caller import ScriptedSimulator
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "outage_line"

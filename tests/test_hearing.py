@@ -1,5 +1,5 @@
 """Format-aware hearing (issue 17.2): the ASR's n best transcripts, and the agent taking the best one of the form it
-asked for (evalkit.agents.hearing) — with the real Whisper model and eSpeak audio, no stand-ins."""
+asked for (evalkit.agents.reference.hearing) — with the real Whisper model and eSpeak audio, no stand-ins."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evalkit.agents.airline_policy import AirlinePolicy
 from evalkit.agents.base import AgentContext, ToolBox
-from evalkit.agents.cascade_local import CascadeLocalAgent
-from evalkit.agents.hearing import choose_hypothesis, expected_form
-from evalkit.agents.workflow_policy import WorkflowPolicy
+from evalkit.agents.reference.airline_policy import AirlinePolicy
+from evalkit.agents.reference.cascade_local import CascadeLocalAgent
+from evalkit.agents.reference.hearing import choose_hypothesis, expected_form
+from evalkit.agents.reference.workflow_policy import WorkflowPolicy
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolExecutor
 from evalkit.domains.scenarios import load_scenarios
@@ -97,7 +97,7 @@ def test_the_workflow_policy_asks_for_the_form_of_each_pending_answer() -> None:
 def test_the_task_names_are_heard_without_a_recogniser_prompt(tmp_path: Path) -> None:
     """medical_hr's fixed vocabulary with the natural voice: "DEA" is heard as said, with no prompt (issue 28.3: the
     task-name prompt that tiny.en needed for eSpeak's "DEA", heard "DNA", is retired)."""
-    from evalkit.agents.workflow_policy import match_workflows
+    from evalkit.agents.reference.workflow_policy import match_workflows
     from evalkit.domains import get_domain
     from evalkit.speech.piper_tts import PiperTTS
 

@@ -11,15 +11,15 @@ from datetime import date
 
 import pytest
 
-from evalkit.agents.slot_hearing import fit_known_prefix, hear_slot, homophone_digits, near_choice
-from evalkit.agents.workflow_hearing import _slot_form
+from evalkit.agents.reference.slot_hearing import fit_known_prefix, hear_slot, homophone_digits, near_choice
+from evalkit.agents.reference.workflow_hearing import _slot_form
 from evalkit.domains.hr.workflows import WORKFLOWS
 from evalkit.domains.hr.workflows.checklist import SPELLED_GAPS
 from evalkit.domains.hr.workflows.steps import CLEARANCE_FORM, EMPLOYEE_ID, EMPLOYEE_ID_FORM, NPI, POLICY_FORM
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.task_completion import task_completion
 from evalkit.scenarios import Scenario
-from evalkit.simulator.read_back import same_amount as _same_amount
+from evalkit.simulator.scripted.read_back import same_amount as _same_amount
 from evalkit.spoken import parse_clock_times
 from evalkit.text_dialogue import run_text_dialogue, transcript
 
@@ -232,7 +232,7 @@ def test_a_time_is_heard_among_the_open_slots_the_lookup_offered() -> None:
     """The n-best's form check for the appointment time: a time the availability check offered ("8:30 AM"), not
     another ("8 AM", tiny.en's "8:30 a.m." with the half hour lost); with no offer, any clock time."""
     from evalkit.agents.base import ToolBox
-    from evalkit.agents.workflow_policy import Run, WorkflowPolicy
+    from evalkit.agents.reference.workflow_policy import Run, WorkflowPolicy
     from evalkit.domains.base import ToolExecutor
     from evalkit.domains.hr.tools import REGISTRY
     from evalkit.domains.workflow import Ask
@@ -273,9 +273,9 @@ def test_a_read_back_answer_is_taken_from_the_n_best_as_a_clear_correction_or_th
     heard as itself ("... is Alpha") or the code restated in full wins over the best guess "... is melted" (which
     the lenient parser would read as Delta); with neither in the list, the best guess stands."""
     from evalkit.agents.base import ToolBox
-    from evalkit.agents.hearing import choose_hypothesis
-    from evalkit.agents.workflow_hearing import clear_correction
-    from evalkit.agents.workflow_policy import Run, WorkflowPolicy
+    from evalkit.agents.reference.hearing import choose_hypothesis
+    from evalkit.agents.reference.workflow_hearing import clear_correction
+    from evalkit.agents.reference.workflow_policy import Run, WorkflowPolicy
     from evalkit.domains.base import ToolExecutor
     from evalkit.domains.hr.tools import REGISTRY
     from evalkit.domains.workflow import Ask
@@ -314,7 +314,7 @@ def test_a_failed_call_reasks_the_value_its_error_names() -> None:
     """A verification refused for an invalid date of birth re-asks the date of birth, not the employee ID (which
     the re-ask order would otherwise put first)."""
     from evalkit.agents.base import ToolBox
-    from evalkit.agents.workflow_policy import Run, WorkflowPolicy
+    from evalkit.agents.reference.workflow_policy import Run, WorkflowPolicy
     from evalkit.domains.base import ToolExecutor
     from evalkit.domains.hr.tools import REGISTRY
     from evalkit.domains.workflow import Call

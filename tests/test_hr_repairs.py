@@ -13,9 +13,9 @@ from datetime import date
 import pytest
 
 from evalkit.agents.base import ToolBox
-from evalkit.agents.hearing import expected_form
-from evalkit.agents.slot_hearing import hear_slot, read_back_text
-from evalkit.agents.workflow_policy import Run, WorkflowPolicy
+from evalkit.agents.reference.hearing import expected_form
+from evalkit.agents.reference.slot_hearing import hear_slot, read_back_text
+from evalkit.agents.reference.workflow_policy import Run, WorkflowPolicy
 from evalkit.domains import tool_registry
 from evalkit.domains.base import ToolExecutor
 from evalkit.domains.hr.workflows import WORKFLOWS
@@ -25,7 +25,7 @@ from evalkit.domains.scenarios import load_scenarios
 from evalkit.domains.workflow import Ask, Slot, parse_slot
 from evalkit.metrics.task_completion import task_completion
 from evalkit.scenarios import Scenario
-from evalkit.simulator.read_back import restated_number, same_date
+from evalkit.simulator.scripted.read_back import restated_number, same_date
 from evalkit.text_dialogue import run_text_dialogue, transcript
 
 TODAY = date(2026, 7, 20)

@@ -203,7 +203,7 @@ def test_the_cell_logs_events_of_every_call_and_the_pooled_rate():
 
 
 def test_a_real_in_process_text_call_has_response_metrics_with_counts():
-    from evalkit.agents.local_text import LocalTextAgent
+    from evalkit.agents.reference.local_text import LocalTextAgent
     from evalkit.call import run_text_call
     from evalkit.domains import tool_registry
     from evalkit.domains.scenarios import scenario_dir

@@ -51,7 +51,7 @@ def run_with(kind: str, scenario_id: str = "AL-001", seed: int = 0) -> Conversat
     scenario = load_scenario(scenario_dir("airline") / f"{scenario_id}.json")
     low, high = IHBENCH_OVERLAP_S[kind]
     config = InterruptConfig(name=kind, type=kind, overlap_s=(low, high), probability=1.0)
-    from evalkit.agents.local_text import LocalTextAgent
+    from evalkit.agents.reference.local_text import LocalTextAgent
 
     conversation, _ = run_text_call(scenario, 0, seed, LocalTextAgent(), tool_registry("airline"), interrupt=config)
     return conversation
@@ -101,7 +101,7 @@ def test_a_correction_plants_a_wrong_value_first_and_scores_its_uptake():
     again = run_with("correction")
     assert [t.intended_text for t in again.turns] == [t.intended_text for t in conversation.turns]  # seeded
     scenario = load_scenario(scenario_dir("airline") / "AL-001.json")
-    from evalkit.agents.local_text import LocalTextAgent
+    from evalkit.agents.reference.local_text import LocalTextAgent
 
     plain, _ = run_text_call(scenario, 0, 0, LocalTextAgent(), tool_registry("airline"))
     assert not any(e.type == "interruption" for t in plain.turns for e in t.effects)

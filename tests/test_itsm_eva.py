@@ -16,7 +16,7 @@ from evalkit.domains.itsm.records import record_plan, workflow_of
 from evalkit.scenario_tools.eva_import import DEFAULT_OPTIONS, find_datasets, iter_dataset
 from evalkit.scenario_tools.replay import replay
 from evalkit.scenario_tools.text_run import text_run
-from evalkit.simulator.scripted import task_requests
+from evalkit.simulator.scripted.caller import task_requests
 from tests.eva_fixtures import ITSM_TABLES, TREE, write_checkout
 
 TODAY, EMPLOYEE, PHONE, DIAGNOSTIC = "2031-06-01", "EMP123456", "4321", "DIAG-7QW42KP8"

@@ -11,16 +11,16 @@ from typing import Any
 import pytest
 
 from evalkit.agents.base import ToolBox
-from evalkit.agents.hearing import expected_form
-from evalkit.agents.workflow_hearing import closest_name, echoes
-from evalkit.agents.workflow_policy import Run, WorkflowPolicy, hear_slot, listed_names, named_in
+from evalkit.agents.reference.hearing import expected_form
+from evalkit.agents.reference.workflow_hearing import closest_name, echoes
+from evalkit.agents.reference.workflow_policy import Run, WorkflowPolicy, hear_slot, listed_names, named_in
 from evalkit.domains import get_domain, tool_registry
 from evalkit.domains.base import ToolExecutor
 from evalkit.domains.itsm.workflows.steps import EMPLOYEE_ID
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.domains.workflow import Ask
 from evalkit.metrics.task_completion import task_completion
-from evalkit.simulator.scripted import ScriptedSimulator
+from evalkit.simulator.scripted.caller import ScriptedSimulator
 from evalkit.text_dialogue import run_text_dialogue, transcript
 
 TODAY = date(2026, 6, 20)

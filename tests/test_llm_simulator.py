@@ -491,7 +491,7 @@ def test_a_scenario_files_goal_facts_and_persona_reach_the_llm_callers_prompt(tm
 def test_the_llm_caller_completes_a_scenario_file_call_through_the_validation_gates(tmp_path: Path) -> None:
     """A real call: the LLM caller (the local OpenAI-compatible server's caller policy, which finds the scenario by
     the fact lines of the prompt) and the embedded agent play the scenario file in text; App. D.1's gates pass."""
-    from evalkit.agents.local_text import LocalTextAgent
+    from evalkit.agents.reference.local_text import LocalTextAgent
     from evalkit.call import CallSettings, TextChannel
     from evalkit.call.conversation import run_text_conversation
     from evalkit.domains import tool_registry

@@ -15,22 +15,24 @@ import types
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
 from hydra import compose, initialize_config_dir
 from mlflow.tracking import MlflowClient
 from omegaconf import OmegaConf
 
-from evalkit.agents.cascade_local import CascadeLocalAgent, CascadeLocalConfig
+from evalkit.agents.reference.cascade_local import CascadeLocalAgent, CascadeLocalConfig
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.cell import build_components, run_cell
 from evalkit.cell.build import listener_asr
 from evalkit.config.schema import ConfigError, cell_key, validate_config
+from evalkit.domains.scenarios import load_scenarios
 from evalkit.judges.config import JudgeConfig
 from evalkit.judges.registry import JUDGES, BaseJudgeConfig
 from evalkit.kinds import validate_kind
 from evalkit.plugins import PluginError, Registry
-from evalkit.simulator.registry import SIMULATORS, SimulatorConfig
+from evalkit.simulator.registry import SIMULATORS, SimulatorConfig, default_simulator
 from evalkit.speech import EspeakTTS, WhisperASR
 from evalkit.speech.cores import decoder_threads
 from evalkit.speech.registry import ASR_ENGINES, TTS_ENGINES, VOICES, VoiceConfig
@@ -124,6 +126,19 @@ def test_every_conf_option_names_a_registered_kind(group: str, registry: Registr
         raw = yaml.safe_load(path.read_text())
         config = validate_kind(registry, base, raw)
         assert type(config) is registry.get(raw["kind"]) and config.name == raw["name"], path
+
+
+def test_the_demo_agent_and_caller_are_plug_ins_in_their_own_folders() -> None:
+    """Issue 28 point 4: ``agent=cascade_local`` and ``simulator=scripted`` keep their names, are registered from
+    evalkit.agents.reference and evalkit.simulator.scripted (the harness imports neither: an import contract), and a
+    call given no simulator config finds the scripted kind by name."""
+    assert AGENTS.origin("cascade_local") == "evalkit.agents.reference.cascade_local"
+    assert SIMULATORS.origin("scripted") == "evalkit.simulator.scripted.config"
+    default = default_simulator()
+    assert type(default) is SIMULATORS.get("scripted") and default.name == "scripted"
+    assert type(default.build(load_scenarios("airline", ["AL-001"])[0], None, np.random.default_rng(0))).__module__ == (
+        "evalkit.simulator.scripted.caller"
+    )
 
 
 def test_nested_engines_dispatch_through_their_registries() -> None:

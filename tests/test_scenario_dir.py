@@ -21,8 +21,8 @@ from evalkit.plugins import Registry
 from evalkit.records import AudioClip
 from evalkit.scenario_tools.__main__ import main as scenarios_cli
 from evalkit.scenarios import load_scenario
-from evalkit.simulator.field_answers import FieldAnswers
-from evalkit.simulator.scripted import ScriptedSimulator
+from evalkit.simulator.scripted.caller import ScriptedSimulator
+from evalkit.simulator.scripted.field_answers import FieldAnswers
 from evalkit.speech import EspeakTTS
 from evalkit.text_dialogue import run_text_dialogue
 from evalkit.tracking.store import resolve_target

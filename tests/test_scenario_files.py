@@ -384,7 +384,7 @@ def test_an_in_process_agent_reports_its_own_tool_calls_and_they_are_scored() ->
     from evalkit.call import CallSettings, TextChannel
     from evalkit.call.conversation import run_text_conversation
     from evalkit.domains.base import ToolExecutor, ToolRegistry
-    from evalkit.simulator.scripted import ScriptedSimulator
+    from evalkit.simulator.scripted.caller import ScriptedSimulator
     from evalkit.tool_log import ToolLogError
 
     entry = {

@@ -20,8 +20,8 @@ from evalkit.call.events import DialogueAct
 from evalkit.domains.base import ToolArgs, ToolError, ToolExecutor, ToolRegistry
 from evalkit.records import Conversation
 from evalkit.scenarios import Scenario
-from evalkit.simulator.scripted import ScriptedSimulator
-from evalkit.simulator.understanding import FactBook, is_spelled_value, scenario_facts, spell_mode, spelled
+from evalkit.simulator.scripted.caller import ScriptedSimulator
+from evalkit.simulator.scripted.understanding import FactBook, is_spelled_value, scenario_facts, spell_mode, spelled
 from evalkit.spoken import NATO, parse_correction, parse_date
 
 # -- the agents' back end: their own tools, run by the harness's executor --------------------------------------------
@@ -443,7 +443,7 @@ def test_the_caller_prefers_the_agents_acts_to_its_words():
 
 
 def test_the_reference_agent_states_its_acts():
-    from evalkit.agents.local_text import LocalTextAgent
+    from evalkit.agents.reference.local_text import LocalTextAgent
     from evalkit.domains import tool_registry
     from evalkit.domains.scenarios import load_scenarios
 

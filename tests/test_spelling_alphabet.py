@@ -12,9 +12,9 @@ from datetime import date
 import pytest
 from pydantic import ValidationError
 
-from evalkit.agents.slot_hearing import hear_slot
-from evalkit.agents.workflow_hearing import spells_letters
-from evalkit.agents.workflow_policy import ALPHABET_ASK
+from evalkit.agents.reference.slot_hearing import hear_slot
+from evalkit.agents.reference.workflow_hearing import spells_letters
+from evalkit.agents.reference.workflow_policy import ALPHABET_ASK
 from evalkit.config.schema import PersonaConfig
 from evalkit.domains.hr.workflows.steps import EMPLOYEE_ID, FACILITY, FACILITY_FORM
 from evalkit.domains.scenarios import load_scenarios
@@ -105,8 +105,8 @@ def test_the_agent_asks_for_the_alphabet_once_a_code_was_not_caught() -> None:
     human's repair; its recogniser gets no prompt); the n-best's form check takes the alphabet spelling; the answer is
     read back as letters."""
     from evalkit.agents.base import ToolBox
-    from evalkit.agents.hearing import expected_form
-    from evalkit.agents.workflow_policy import WorkflowPolicy
+    from evalkit.agents.reference.hearing import expected_form
+    from evalkit.agents.reference.workflow_policy import WorkflowPolicy
     from evalkit.domains import tool_registry
     from evalkit.domains.base import ToolExecutor
     from evalkit.domains.hr.workflows import WORKFLOWS

@@ -12,7 +12,7 @@ from evalkit.domains.scenarios import load_scenarios
 from evalkit.prompts.render import render_simulator_prompt
 from evalkit.scenarios import Scenario
 from evalkit.simulator.persona import is_code
-from evalkit.simulator.scripted import ScriptedSimulator
+from evalkit.simulator.scripted.caller import ScriptedSimulator
 from evalkit.spoken import parse_date
 from evalkit.spoken_values import ordinal, say_date, say_written_values, year_words
 

@@ -155,7 +155,7 @@ def test_the_cache_folder_is_not_part_of_the_cell_key() -> None:
 def test_a_cached_turn_keeps_the_simulated_timeline(tmp_path: Path, clip) -> None:
     """cascade_local charges a turn the transcript's compute_s: a hit takes the decode's time, not the lookup's."""
     from evalkit.agents.base import AgentContext, ToolBox
-    from evalkit.agents.cascade_local import CascadeLocalAgent
+    from evalkit.agents.reference.cascade_local import CascadeLocalAgent
     from evalkit.domains import tool_registry
     from evalkit.domains.base import ToolExecutor
     from evalkit.domains.scenarios import load_scenarios

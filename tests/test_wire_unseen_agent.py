@@ -12,7 +12,7 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from evalkit.call import CallOutcome, CallSettings, run_call
 from evalkit.call.clock import RealClock
-from evalkit.simulator.scripted import ScriptedSimulator
+from evalkit.simulator.scripted.caller import ScriptedSimulator
 from evalkit.wire.twilio_ws import TwilioWsConfig
 from evalkit.wire.twilio_ws.server import url_of
 from tests.test_call_loop import ToneChannel, context

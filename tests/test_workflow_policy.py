@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from evalkit.agents.base import ToolBox
-from evalkit.agents.dialogue import make_policy
-from evalkit.agents.workflow_policy import WorkflowPolicy, clean_text, hear_slot, match_workflows, say_value
+from evalkit.agents.reference.dialogue import make_policy
+from evalkit.agents.reference.workflow_policy import WorkflowPolicy, clean_text, hear_slot, match_workflows, say_value
 from evalkit.config.schema import PersonaConfig
 from evalkit.domains.base import ToolArgs, ToolError, ToolExecutor, ToolRegistry
 from evalkit.domains.scenarios import load_scenarios
@@ -522,7 +522,7 @@ def test_the_same_task_twice_in_one_call_asks_its_details_again() -> None:
 
 
 def test_only_the_verification_slots_carry_over_to_a_repeated_task() -> None:
-    from evalkit.agents.workflow_policy import identity_slots
+    from evalkit.agents.reference.workflow_policy import identity_slots
     from evalkit.domains.itsm import WORKFLOWS as ITSM
 
     assert identity_slots(ITSM["application_access"]) == {"employee_id", "phone_last_four", "otp_code"}

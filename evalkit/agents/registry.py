@@ -68,9 +68,10 @@ class AgentConfig(KindConfig):
 AGENTS: Registry[type[AgentConfig]] = Registry(
     "agent",
     "evalkit.agents",
-    # evalkit.wire.twilio_ws: a wire agent kind, outside this package (it is a call-loop session, see evalkit.wire)
+    # Found by name like any plug-in: evalkit.agents.reference is the demo agent (agent=cascade_local), which the
+    # harness never imports; evalkit.wire.*: wire agent kinds, outside this package (call-loop sessions, evalkit.wire)
     builtin_modules=(
-        "evalkit.agents.cascade_local",
+        "evalkit.agents.reference.cascade_local",
         "evalkit.wire.twilio_ws",
         "evalkit.wire.openai_http.config",
         "evalkit.wire.openai_realtime",

@@ -24,8 +24,7 @@ from evalkit.records import Conversation
 from evalkit.scenarios import Scenario
 from evalkit.seeds import derive_seed, rng_for
 from evalkit.simulator.persona import PersonaSpec
-from evalkit.simulator.registry import SimulatorConfig
-from evalkit.simulator.scripted import ScriptedSimulator
+from evalkit.simulator.registry import SimulatorConfig, default_simulator
 from evalkit.tool_log import tool_call_records
 
 
@@ -98,15 +97,13 @@ def run_conversation(
     behavior: Any = None,
 ) -> tuple[Conversation, ConversationAudio]:
     """The audio path: ``attempt`` > 0 regenerates the conversation with fresh seeds (simulation validation).
-    ``simulator_config`` builds the caller (its kind's ``build``); None: the scripted simulator. ``host``: the
+    ``simulator_config`` builds the caller (its kind's ``build``); None: the default kind (scripted). ``host``: the
     shared event loop of a cell's concurrent real-time calls (None: the call gets a loop of its own)."""
     keys = attempt_keys(scenario.id, trial, attempt)
     persona = getattr(user_tts, "persona", None)  # a UserVoice carries the cell's persona (evalkit.cell.build)
     spec = PersonaSpec.from_config(persona) if persona is not None else None
     rng = rng_for(cell_seed, *keys, "simulator")
-    simulator = (
-        simulator_config.build(scenario, spec, rng) if simulator_config else ScriptedSimulator(scenario, spec, rng)
-    )
+    simulator = (simulator_config or default_simulator()).build(scenario, spec, rng)
     voice = user_tts.for_scenario(scenario) if hasattr(user_tts, "for_scenario") else user_tts
     executor = ToolExecutor(registry, scenario.scenario_db)
     clock, session, settings = _agent_session(agent, settings or CallSettings(), scenario)
@@ -146,9 +143,7 @@ def run_text_call(
     keys = attempt_keys(scenario.id, trial, attempt)
     spec = PersonaSpec.from_config(persona) if persona is not None else None
     rng = rng_for(cell_seed, *keys, "simulator")
-    simulator = (
-        simulator_config.build(scenario, spec, rng) if simulator_config else ScriptedSimulator(scenario, spec, rng)
-    )
+    simulator = (simulator_config or default_simulator()).build(scenario, spec, rng)
     executor = ToolExecutor(registry, scenario.scenario_db)
     settings = opening(settings or CallSettings(), scenario)
     clock = VirtualClock()

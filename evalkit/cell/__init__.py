@@ -108,9 +108,10 @@ def run_cell_conversations(
     config, settings = plan.config, plan.settings
     if judge is ...:
         judge = build_cell_judge(config, plan.scenarios)
-    # said once per cell, and only to a cell with a generative caller: the gates judge an LLM caller's fidelity (App.
-    # D.1), which a scripted caller cannot lose; each record and the stats say it either way
-    if config.validation.enabled and judge is None and config.simulator.kind != "scripted":
+    # said once per cell, and only to a cell with a generative caller (one whose words vary from trial to trial: its
+    # kind declares random sources): the gates judge an LLM caller's fidelity (App. D.1), which a caller following a
+    # script cannot lose; each record and the stats say it either way
+    if config.validation.enabled and judge is None and config.simulator.random_sources():
         log.info(
             "validation: the LLM-judge gates (user behavioral and speech fidelity, App. D.1) are skipped: no judge "
             "is configured (judge=none); recorded as skipped (sim_gate_skipped_<gate>), never as passed"

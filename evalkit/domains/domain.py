@@ -51,7 +51,7 @@ class Domain:
     greeting: str | None = None
     # An imported record (EVA-Bench's) -> (its tasks as workflow names, the caller's slot answers), read from its
     # fields and ground truth, so the scripted caller plays it in workflow mode; None (or returning None): the
-    # field fallback (evalkit.simulator.field_answers) answers it.
+    # field fallback (evalkit.simulator.scripted.field_answers) answers it.
     record_plan: Callable[[Any], tuple[list[str], dict[str, str]] | None] | None = None
 
     @property

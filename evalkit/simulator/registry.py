@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from evalkit.scenarios import Scenario
     from evalkit.simulator.persona import PersonaSpec
 
-__all__ = ["SIMULATORS", "Simulator", "SimulatorConfig"]
+__all__ = ["DEFAULT_SIMULATOR", "SIMULATORS", "Simulator", "SimulatorConfig", "default_simulator"]
 
 
 class Simulator(Protocol):
@@ -55,6 +55,17 @@ class SimulatorConfig(KindConfig):
 SIMULATORS: Registry[type[SimulatorConfig]] = Registry(
     "simulator",
     "evalkit.simulators",
-    # evalkit.wire.openai_http.simulator: the LLM caller (simulator=llm) lives with its OpenAI-compatible wire adapter
-    builtin_modules=("evalkit.simulator.scripted_config", "evalkit.wire.openai_http.simulator"),
+    # Found by name like any plug-in: evalkit.simulator.scripted is the demo caller (simulator=scripted), which the
+    # harness never imports; evalkit.wire.openai_http.simulator, the LLM caller (simulator=llm), lives with its
+    # OpenAI-compatible wire adapter.
+    builtin_modules=("evalkit.simulator.scripted.config", "evalkit.wire.openai_http.simulator"),
 )
+
+# The kind a call runs when it is given no simulator config (a test, a tool calling the call loop directly): the
+# scripted caller, looked up by name so that the call loop does not import it (conf/simulator/scripted.yaml).
+DEFAULT_SIMULATOR = "scripted"
+
+
+def default_simulator() -> SimulatorConfig:
+    """The ``DEFAULT_SIMULATOR`` kind with its defaults."""
+    return SIMULATORS.get(DEFAULT_SIMULATOR)(name=DEFAULT_SIMULATOR)

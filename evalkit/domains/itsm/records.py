@@ -10,7 +10,7 @@ name. The caller knows its own intentions this way; the agent still hears only w
 the DB.
 
 Nothing here is per record: a record whose calls name no task (an adversarial one refused at verification) gets
-None and the field fallback (``evalkit.simulator.field_answers``) answers it.
+None and the field fallback (``evalkit.simulator.scripted.field_answers``) answers it.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 
 from evalkit.domains.workflow import Slot, Workflow
 from evalkit.scenarios import Scenario
-from evalkit.simulator.understanding import leftmost_longest
+from evalkit.simulator.scripted.understanding import leftmost_longest
 
 NAME_LABELS = ("your name", "your full name", "full name")
 # The scripted caller's yes/no decisions (``scripted.answers``): said when the agent asks for a decision, never as a

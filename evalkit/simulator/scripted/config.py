@@ -1,4 +1,4 @@
-"""Registers the built-in ``scripted`` simulator kind (the simulator itself lives in ``evalkit.simulator.scripted``)."""
+"""Registers the built-in ``scripted`` simulator kind (the simulator itself: ``evalkit.simulator.scripted.caller``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
     from evalkit.scenarios import Scenario
     from evalkit.simulator.persona import PersonaSpec
-    from evalkit.simulator.scripted import ScriptedSimulator
+    from evalkit.simulator.scripted.caller import ScriptedSimulator
 
 __all__ = ["ScriptedSimulatorConfig"]
 
@@ -24,7 +24,7 @@ class ScriptedSimulatorConfig(SimulatorConfig):
     kind: Literal["scripted"] = "scripted"
 
     def build(self, scenario: Scenario, persona: PersonaSpec | None, rng: np.random.Generator) -> ScriptedSimulator:
-        from evalkit.simulator.scripted import ScriptedSimulator  # imports the domains: only when a call starts
+        from evalkit.simulator.scripted.caller import ScriptedSimulator  # imports the domains: only when a call starts
 
         return ScriptedSimulator(scenario, persona, rng)
 

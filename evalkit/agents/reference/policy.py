@@ -4,8 +4,8 @@ policies by domain name.
 Its own module so the policies and ``dialogue.make_policy`` (which picks one) import it and not each other. A
 domain with declarative workflows needs no entry here: ``make_policy`` runs the workflow engine on them. A domain
 whose tasks do not fit workflows registers a policy factory under its name, from the agents' side (domains know
-nothing of agents), e.g. ``@POLICIES.register("airline")`` in ``agents.airline_policy``; third-party packages through
-the entry-point group ``evalkit.local_policies``.
+nothing of agents), e.g. ``@POLICIES.register("airline")`` in ``agents.reference.airline_policy``; third-party
+packages through the entry-point group ``evalkit.local_policies``.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class DialoguePolicy(Protocol):
 PolicyFactory = Callable[[ToolBox, str], DialoguePolicy]
 
 POLICIES: Registry[PolicyFactory] = Registry(
-    "local dialogue policy", "evalkit.local_policies", builtin_modules=("evalkit.agents.airline_policy",)
+    "local dialogue policy", "evalkit.local_policies", builtin_modules=("evalkit.agents.reference.airline_policy",)
 )
 
 

@@ -1,7 +1,7 @@
 """How the scripted caller takes what the agent said when it is a read-back, a dialogue act, or a turn of an agent it
 has never seen (``ScriptedSimulator`` inherits it): the read-back is checked against the caller's facts and corrected,
 the agent's acts are preferred to its words, and anything the cue-based script does not recognise is read with the
-built-in tables of ``evalkit.simulator.understanding``."""
+built-in tables of ``evalkit.simulator.scripted.understanding``."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from datetime import date
 from typing import Any
 
 from evalkit.dialogue_acts import DialogueAct
-from evalkit.simulator.read_back import same_amount, same_date
-from evalkit.simulator.understanding import (
+from evalkit.simulator.scripted.read_back import same_amount, same_date
+from evalkit.simulator.scripted.understanding import (
     DECISIONS,
     Fact,
     compact,

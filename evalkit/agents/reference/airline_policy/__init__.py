@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 
-from evalkit.agents.airline_policy.disruptions import DisruptionMixin
-from evalkit.agents.airline_policy.identify import IdentifyMixin
-from evalkit.agents.airline_policy.rebooking import RebookingMixin
-from evalkit.agents.airline_policy.refunds import RefundMixin
-from evalkit.agents.airline_policy.rules import (
+from evalkit.agents.base import ToolBox
+from evalkit.agents.reference.airline_policy.disruptions import DisruptionMixin
+from evalkit.agents.reference.airline_policy.identify import IdentifyMixin
+from evalkit.agents.reference.airline_policy.rebooking import RebookingMixin
+from evalkit.agents.reference.airline_policy.refunds import RefundMixin
+from evalkit.agents.reference.airline_policy.rules import (
     CODE_LENGTH,
     INTENT_KEYWORDS,
     MAX_AUTH_ATTEMPTS,
@@ -36,8 +37,7 @@ from evalkit.agents.airline_policy.rules import (
     later,
     waiver_reason,
 )
-from evalkit.agents.base import ToolBox
-from evalkit.agents.policy import POLICIES, PolicyReply
+from evalkit.agents.reference.policy import POLICIES, PolicyReply
 from evalkit.spoken import (
     parse_code,
     parse_correction,
@@ -73,7 +73,7 @@ class AirlinePolicy(IdentifyMixin, RebookingMixin, DisruptionMixin, RefundMixin)
         return PolicyReply("Hello! Thank you for calling SkyWay Airlines. How can I help you today?")
 
     def expected_form(self) -> Callable[[str], bool] | None:
-        """Which ASR hypothesis can be the answer to what was asked (evalkit.agents.hearing): a six-character code,
+        """Which ASR hypothesis can be the answer to what was asked (agents.reference.hearing): a six-character code,
         a one-character correction of a read-back or the value spelled again (not as read back: the caller is
         correcting it), a date, one of the offered flights, a seat type, a yes or a no;
         anything else (a name, a request): the recogniser's best."""

@@ -6,13 +6,13 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from evalkit.agents.airline_policy.core import PolicyCore
-from evalkit.agents.airline_policy.rules import (
+from evalkit.agents.reference.airline_policy.core import PolicyCore
+from evalkit.agents.reference.airline_policy.rules import (
     REBOOK_WORDS,
     booking_view,
     describe_option,
 )
-from evalkit.agents.policy import PolicyReply, ok
+from evalkit.agents.reference.policy import PolicyReply, ok
 from evalkit.domains.airline.policy import (
     MAX_HOTEL_NIGHTS,
     meal_voucher_for_delay,

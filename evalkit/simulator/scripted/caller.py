@@ -26,11 +26,17 @@ from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Refuse, Slot
 from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios import Scenario
 from evalkit.simulator.corrections import correctable, wrong_value
-from evalkit.simulator.field_answers import FieldAnswers
-from evalkit.simulator.listening import ALPHABET_CUE, NO_PROGRESS_LIMIT, SPELLED_KINDS, Listening, UserUtterance
 from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code
-from evalkit.simulator.read_back import quoted_total, restated_number
-from evalkit.simulator.understanding import (
+from evalkit.simulator.scripted.field_answers import FieldAnswers
+from evalkit.simulator.scripted.listening import (
+    ALPHABET_CUE,
+    NO_PROGRESS_LIMIT,
+    SPELLED_KINDS,
+    Listening,
+    UserUtterance,
+)
+from evalkit.simulator.scripted.read_back import quoted_total, restated_number
+from evalkit.simulator.scripted.understanding import (
     FactBook,
     scenario_facts,
 )
@@ -176,7 +182,7 @@ class ScriptedSimulator(Listening):
         self.fallback = None if record is not None else FieldAnswers.for_scenario(scenario, known)
         if self.fallback is not None:
             self.plan = self.plan.model_copy(update={"answers": self.fallback.fields})
-        # What the caller knows, for agents it has never seen (evalkit.simulator.understanding): its answers and the
+        # What the caller knows, for agents it has never seen (scripted.understanding): its answers and the
         # scenario's facts where the model has them; a fact not among the answers is answered like one.
         self.book = FactBook(scenario_facts(self.plan.answers, getattr(scenario, "facts", None)))
         extra = {n: f.value for n, f in self.book.facts.items() if n not in self.plan.answers}
@@ -458,7 +464,7 @@ class ScriptedSimulator(Listening):
         restated = restated_number(truth) if slot.kind == "number" else None
         return self._say(self.style.answer(slot.name, restated or f"No, it's {truth}.", self.stalled))
 
-    # -- scenarios of a workflow evalkit does not know (evalkit.simulator.field_answers) ----------------------------
+    # -- scenarios of a workflow evalkit does not know (evalkit.simulator.scripted.field_answers) --------------
     def _fallback(self, agent_text: str, low: str) -> UserUtterance | None:
         """The record's further requests, its opening request again, or the fields the agent asks for; None: the
         cue-based script answers (read-backs, confirmations, offers, closing)."""

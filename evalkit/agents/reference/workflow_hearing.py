@@ -1,4 +1,4 @@
-"""The workflow engine's side of format-aware hearing (issue 17.2, ``evalkit.agents.hearing``): which task the
+"""The workflow engine's side of format-aware hearing (issue 17.2, ``evalkit.agents.reference.hearing``): which task the
 caller's words name and which hypothesis can be the answer to the pending question. A mixin of ``WorkflowPolicy``
 (it implements the ``ExpectsForm`` protocol through it), in its own module so the engine stays small. It gives the
 recogniser no prompt: the task-name, format-example and alphabet prompts tuned on tiny.en hearing eSpeak were
@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from evalkit.agents.slot_hearing import CLOCK, hear_slot
+from evalkit.agents.reference.slot_hearing import CLOCK, hear_slot
 from evalkit.domains.workflow import WorkflowError, resolve
 from evalkit.spoken import DIGIT_NAMES, NATO, parse_correction, parse_yes_no
 

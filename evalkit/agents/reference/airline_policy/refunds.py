@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from datetime import date
 
-from evalkit.agents.airline_policy.core import PolicyCore
-from evalkit.agents.airline_policy.rules import (
+from evalkit.agents.reference.airline_policy.core import PolicyCore
+from evalkit.agents.reference.airline_policy.rules import (
     DISRUPTION_WORDS,
     _minutes,
     waiver_reason,
 )
-from evalkit.agents.policy import PolicyReply, ok
+from evalkit.agents.reference.policy import PolicyReply, ok
 from evalkit.domains.airline.policy import (
     cancellation_terms,
     meal_voucher_for_delay,

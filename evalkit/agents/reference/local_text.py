@@ -7,9 +7,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from evalkit.agents.barge_in import CutOff, recovery
 from evalkit.agents.base import AgentContext, AgentReply
-from evalkit.agents.dialogue import DialoguePolicy, PolicyReply, make_policy
+from evalkit.agents.reference.barge_in import CutOff, recovery
+from evalkit.agents.reference.dialogue import DialoguePolicy, PolicyReply, make_policy
 
 
 class LocalTextAgent:
@@ -43,7 +43,7 @@ class LocalTextAgent:
     def respond(self, heard: str) -> AgentReply:
         assert self._policy is not None, "start() must be called first"
         started = time.perf_counter()
-        if self._cut is not None:  # an interjection: recover (evalkit.agents.barge_in), the policy waits
+        if self._cut is not None:  # an interjection: recover (evalkit.agents.reference.barge_in), the policy waits
             cut, self._cut = self._cut, None
             return self._reply(PolicyReply(text=recovery(cut, heard)), heard, started)
         return self._reply(self._policy.step(heard), heard, started)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from evalkit.agents.airline_policy.core import PolicyCore
-from evalkit.agents.airline_policy.rules import (
+from evalkit.agents.reference.airline_policy.core import PolicyCore
+from evalkit.agents.reference.airline_policy.rules import (
     REJECT_CUES,
     SAME_DAY_CUTOFF_MINUTES,
     describe_option,
@@ -15,7 +15,7 @@ from evalkit.agents.airline_policy.rules import (
     option_view,
     parse_airport,
 )
-from evalkit.agents.policy import PolicyReply, ok
+from evalkit.agents.reference.policy import PolicyReply, ok
 from evalkit.domains.airline.policy import (
     change_fee,
     elite_waives,

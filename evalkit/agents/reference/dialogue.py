@@ -12,8 +12,8 @@ from datetime import date
 from typing import Any
 
 from evalkit.agents.base import ToolBox
-from evalkit.agents.policy import POLICIES, DialoguePolicy, PolicyReply, ok
-from evalkit.agents.workflow_policy import WorkflowPolicy
+from evalkit.agents.reference.policy import POLICIES, DialoguePolicy, PolicyReply, ok
+from evalkit.agents.reference.workflow_policy import WorkflowPolicy
 from evalkit.domains import get_domain
 from evalkit.plugins import UnknownPluginError
 

@@ -16,10 +16,10 @@ from datetime import date
 from typing import Any
 
 from evalkit.agents.base import ToolBox
-from evalkit.agents.policy import DialogueAct, PolicyReply, ok
-from evalkit.agents.slot_hearing import clean_text, hear_slot, read_back_text, say_value, speak, spelled_back
-from evalkit.agents.workflow_facts import acts_for_others, handover_arguments, identity_slots
-from evalkit.agents.workflow_hearing import (
+from evalkit.agents.reference.policy import DialogueAct, PolicyReply, ok
+from evalkit.agents.reference.slot_hearing import clean_text, hear_slot, read_back_text, say_value, speak, spelled_back
+from evalkit.agents.reference.workflow_facts import acts_for_others, handover_arguments, identity_slots
+from evalkit.agents.reference.workflow_hearing import (
     WorkflowHearing,
     echoes,
     listed_names,
@@ -27,7 +27,7 @@ from evalkit.agents.workflow_hearing import (
     names_among,
     spells_letters,
 )
-from evalkit.agents.workflow_repair import fed_slots, named_in, slots_to_reask
+from evalkit.agents.reference.workflow_repair import fed_slots, named_in, slots_to_reask
 from evalkit.domains.workflow import (
     TODAY,
     Ask,

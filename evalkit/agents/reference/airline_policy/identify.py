@@ -3,8 +3,8 @@ reservation look-up, and the start of the workflow the request asks for."""
 
 from __future__ import annotations
 
-from evalkit.agents.airline_policy.core import PolicyCore
-from evalkit.agents.airline_policy.rules import (
+from evalkit.agents.reference.airline_policy.core import PolicyCore
+from evalkit.agents.reference.airline_policy.rules import (
     CODE_LENGTH,
     MAX_AUTH_ATTEMPTS,
     MAX_REASKS,
@@ -13,7 +13,7 @@ from evalkit.agents.airline_policy.rules import (
     pick_booking,
     route_change,
 )
-from evalkit.agents.policy import PolicyReply, ok
+from evalkit.agents.reference.policy import PolicyReply, ok
 from evalkit.dialogue_acts import DialogueAct
 from evalkit.spoken import (
     parse_code,

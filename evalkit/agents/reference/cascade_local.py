@@ -8,12 +8,12 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from evalkit.agents.barge_in import CutOff, active_dbfs, recovery
 from evalkit.agents.base import AgentContext, AgentReply
-from evalkit.agents.dialogue import DialoguePolicy, make_policy
-from evalkit.agents.hearing import choose_hypothesis, expected_form
-from evalkit.agents.local_text import LocalTextAgent
-from evalkit.agents.overlap import Overlap, keeps_talking, voiced_ms
+from evalkit.agents.reference.barge_in import CutOff, active_dbfs, recovery
+from evalkit.agents.reference.dialogue import DialoguePolicy, make_policy
+from evalkit.agents.reference.hearing import choose_hypothesis, expected_form
+from evalkit.agents.reference.local_text import LocalTextAgent
+from evalkit.agents.reference.overlap import Overlap, keeps_talking, voiced_ms
 from evalkit.agents.registry import AGENTS, AgentConfig
 from evalkit.dialogue_acts import DialogueAct
 from evalkit.kinds import kind_of
@@ -31,7 +31,9 @@ class CascadeLocalAgent:
         self.tts = tts
         # Options another ASR kind may not take (a plug-in's transcribe(audio, rate)): used only where it does.
         takes = inspect.signature(asr.transcribe).parameters
-        self.alternatives = alternatives if "alternatives" in takes else 1  # n-best size (evalkit.agents.hearing)
+        self.alternatives = (
+            alternatives if "alternatives" in takes else 1
+        )  # n-best size (evalkit.agents.reference.hearing)
         self._policy: DialoguePolicy | None = None
         self._context: AgentContext | None = None
         self._turns = 0
@@ -40,7 +42,7 @@ class CascadeLocalAgent:
 
     def hear_overlap(self, clip: AudioClip, at_ms: float) -> bool:
         """Speech over this agent's own, ``at_ms`` into its utterance: keep talking (True) or yield (False), as a
-        careful person decides from how long it lasted and what its ear clearly heard (evalkit.agents.overlap)."""
+        careful person decides from how long it lasted and what its ear clearly heard (agents.reference.overlap)."""
         heard = self.asr.transcribe(clip.samples, clip.sample_rate).text
         samples, rate = clip.samples, clip.sample_rate
         return keeps_talking(Overlap(heard, voiced_ms(samples, rate), active_dbfs(samples, rate), self._caller_dbfs))

@@ -6,13 +6,13 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from evalkit.agents.airline_policy.rules import (
+from evalkit.agents.base import ToolBox
+from evalkit.agents.reference.airline_policy.rules import (
     MAX_REASKS,
     TRANSFER_REASONS,
     booking_view,
 )
-from evalkit.agents.base import ToolBox
-from evalkit.agents.policy import PolicyReply, ok
+from evalkit.agents.reference.policy import PolicyReply, ok
 from evalkit.dialogue_acts import DialogueAct
 
 

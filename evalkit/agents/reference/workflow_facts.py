@@ -1,4 +1,4 @@
-"""What the workflow engine (``evalkit.agents.workflow_policy``) reads off a workflow's declaration, and the
+"""What the workflow engine (``evalkit.agents.reference.workflow_policy``) reads off a workflow's declaration, and the
 arguments of its hand-over: pure functions, in their own module so the engine stays small."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """How the workflow agent hears a slot value in the caller's words and says a value back: the speech around a
 value (fillers, the slot's own name, a self-correction) is not part of it, codes are spelled, dates and times said
-in words. Pure functions of text, shared by the workflow engine (``evalkit.agents.workflow_policy``)."""
+in words. Pure functions of text, shared by the workflow engine (``evalkit.agents.reference.workflow_policy``)."""
 
 from __future__ import annotations
 
