@@ -138,6 +138,27 @@ def session_of(db: dict[str, Any]) -> dict[str, Any]:
     return db.setdefault("session", {})
 
 
+def row(table: Mapping[str, Any], key: str, label: str) -> dict[str, Any]:
+    """The record ``key`` of a DB table, or ToolError ``not_found`` "<label> <key> not found": the look-up that
+    starts most tools (an empty record counts as missing, as the tools always treated it)."""
+    found = table.get(key)
+    if not found:
+        raise ToolError("not_found", f"{label} {key} not found")
+    return found
+
+
+def employee_verified(db: dict[str, Any], employee_id: str, record: Mapping[str, Any]) -> dict[str, Any]:
+    """Mark the session's standard employee verification and give the tool's answer (HR and ITSM share it)."""
+    session_of(db).update(employee_auth=True, authenticated_employee_id=employee_id)
+    return {
+        "authenticated": True,
+        "employee_id": employee_id,
+        "first_name": record.get("first_name"),
+        "last_name": record.get("last_name"),
+        "message": f"Employee {employee_id} verified",
+    }
+
+
 def _error(error_type: str, message: str) -> dict[str, Any]:
     return {"status": "error", "error_type": error_type, "message": message}
 

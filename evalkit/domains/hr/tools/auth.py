@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Literal
 
-from evalkit.domains.base import ToolError, session_of
+from evalkit.domains.base import ToolError, employee_verified, session_of
 from evalkit.domains.hr.tools.common import (
     DEPARTMENTS,
     REGISTRY,
@@ -39,14 +39,7 @@ def verify_employee_auth(db: dict[str, Any], args: EmployeeAuthArgs) -> dict[str
     record = employee(db, args.employee_id)
     if record.get("date_of_birth") != args.date_of_birth:
         raise ToolError("authentication_failed", "The date of birth does not match this employee ID")
-    session_of(db).update(employee_auth=True, authenticated_employee_id=args.employee_id)
-    return {
-        "authenticated": True,
-        "employee_id": args.employee_id,
-        "first_name": record.get("first_name"),
-        "last_name": record.get("last_name"),
-        "message": f"Employee {args.employee_id} verified",
-    }
+    return employee_verified(db, args.employee_id, record)
 
 
 class ProviderAuthArgs(Args):

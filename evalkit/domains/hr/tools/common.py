@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, ConfigDict, Field, ValidationError
 
-from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry, session_of
+from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry, row, session_of
 from evalkit.spoken import MONTHS
 
 
@@ -182,17 +182,11 @@ def authenticated(db: dict[str, Any], *tiers: str) -> None:
 
 
 def employee(db: dict[str, Any], employee_id: str) -> dict[str, Any]:
-    found = db.get("employees", {}).get(employee_id)
-    if not found:
-        raise ToolError("not_found", f"Employee {employee_id} not found")
-    return found
+    return row(db.get("employees", {}), employee_id, "Employee")
 
 
 def provider(db: dict[str, Any], npi: str) -> dict[str, Any]:
-    found = db.get("providers", {}).get(npi)
-    if not found:
-        raise ToolError("not_found", f"Provider with NPI {npi} not found")
-    return found
+    return row(db.get("providers", {}), npi, "Provider with NPI")
 
 
 def case_id(prefix: str, owner: str) -> str:

@@ -7,7 +7,7 @@ import copy
 from datetime import date
 from typing import Any, Literal
 
-from evalkit.domains.base import ToolArgs, ToolError
+from evalkit.domains.base import ToolArgs, ToolError, row
 from evalkit.domains.itsm.api.common import (
     REGISTRY,
     CaseId,
@@ -137,10 +137,7 @@ class GroupArgs(ToolArgs):
 
 
 def _group(db: dict[str, Any], code: str) -> dict[str, Any]:
-    found = db.get("access_groups", {}).get(code)
-    if not found:
-        raise not_found(f"Group {code}")
-    return found
+    return row(db.get("access_groups", {}), code, "Group")
 
 
 @REGISTRY.tool(GroupArgs, writes=False)
@@ -314,9 +311,7 @@ def submit_permission_change(db: dict[str, Any], args: PermissionChangeArgs) -> 
             "effective_date_mismatch",
             f"effective_date {args.effective_date} is not the HR-approved {approved['effective_date']}",
         )
-    template = db.get("permission_templates", {}).get(args.permission_template_id)
-    if not template:
-        raise not_found(f"Template {args.permission_template_id}")
+    template = row(db.get("permission_templates", {}), args.permission_template_id, "Template")
     if template["role_code"] != args.new_role_code:
         raise ToolError(
             "template_role_mismatch", f"The template is for '{template['role_code']}', not '{args.new_role_code}'"

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field
 
-from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry, session_of
+from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry, row, session_of
 
 # Argument field -> the error type EVA-Bench's ITSM tools give an invalid value of it.
 FIELD_ERROR_TYPES: dict[str, str] = {
@@ -232,10 +232,7 @@ def require(db: dict[str, Any], flag: str = "employee_auth") -> None:
 
 
 def employee(db: dict[str, Any], employee_id: str) -> dict[str, Any]:
-    found = db.get("employees", {}).get(employee_id)
-    if not found:
-        raise ToolError("not_found", f"Employee {employee_id} not found")
-    return found
+    return row(db.get("employees", {}), employee_id, "Employee")
 
 
 def not_found(what: str) -> ToolError:

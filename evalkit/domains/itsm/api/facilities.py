@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from evalkit.domains.base import ToolArgs, ToolError
+from evalkit.domains.base import ToolArgs, ToolError, row
 from evalkit.domains.itsm.api.common import (
     REGISTRY,
     BuildingRef,
@@ -330,9 +330,7 @@ class RoomBookingArgs(ToolArgs):
 def submit_room_booking(db: dict[str, Any], args: RoomBookingArgs) -> dict[str, Any]:
     """Book a conference room for a date and time."""
     require(db)
-    room = db.get("facilities", {}).get("conference_rooms", {}).get(args.room_code)
-    if not room:
-        raise not_found(f"Room {args.room_code}")
+    room = row(db.get("facilities", {}).get("conference_rooms", {}), args.room_code, "Room")
     if args.attendee_count > room.get("capacity", 0):
         raise ToolError(
             "over_capacity", f"{args.attendee_count} attendees exceed the room's capacity of {room.get('capacity')}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Literal
 
-from evalkit.domains.base import ToolArgs, ToolError, session_of
+from evalkit.domains.base import ToolArgs, ToolError, employee_verified, row, session_of
 from evalkit.domains.itsm.api.common import (
     REGISTRY,
     SLA_HOURS,
@@ -26,7 +26,6 @@ from evalkit.domains.itsm.api.common import (
     TicketNumber,
     content_id,
     employee,
-    not_found,
     require,
     today_text,
 )
@@ -65,14 +64,7 @@ def verify_employee_auth(db: dict[str, Any], args: EmployeeAuthArgs) -> dict[str
     person = employee(db, args.employee_id)
     if person.get("phone_last_four") != args.phone_last_four:
         raise ToolError("authentication_failed", "The phone digits do not match the employee record")
-    session_of(db).update(employee_auth=True, authenticated_employee_id=args.employee_id)
-    return {
-        "authenticated": True,
-        "employee_id": args.employee_id,
-        "first_name": person.get("first_name"),
-        "last_name": person.get("last_name"),
-        "message": f"Employee {args.employee_id} verified",
-    }
+    return employee_verified(db, args.employee_id, person)
 
 
 @REGISTRY.tool(EmployeeArgs, writes=False)
@@ -155,10 +147,7 @@ class AssetArgs(ToolArgs):
 
 
 def _asset(db: dict[str, Any], asset_tag: str) -> dict[str, Any]:
-    found = db.get("assets", {}).get(asset_tag)
-    if not found:
-        raise not_found(f"Asset {asset_tag}")
-    return found
+    return row(db.get("assets", {}), asset_tag, "Asset")
 
 
 @REGISTRY.tool(AssetArgs, writes=False)
@@ -292,10 +281,7 @@ def create_incident_ticket(db: dict[str, Any], args: TicketArgs) -> dict[str, An
 
 
 def _ticket(db: dict[str, Any], number: str) -> dict[str, Any]:
-    found = db.get("tickets", {}).get(number)
-    if not found:
-        raise not_found(f"Ticket {number}")
-    return found
+    return row(db.get("tickets", {}), number, "Ticket")
 
 
 class SlaArgs(ToolArgs):

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from evalkit.domains.base import ToolArgs, ToolError
+from evalkit.domains.base import ToolArgs, ToolError, row
 from evalkit.domains.itsm.api.common import (
     REGISTRY,
     RETURN_DAYS,
@@ -27,7 +27,6 @@ from evalkit.domains.itsm.api.common import (
     facility_code,
     full_name,
     months_between,
-    not_found,
     require,
     today,
     today_text,
@@ -93,9 +92,7 @@ def _cost_center(db: dict[str, Any], employee_id: str) -> tuple[dict[str, Any], 
     code, department = person.get("cost_center_code"), person.get("department_code")
     if not code:
         raise ToolError("cc_not_on_file", f"No cost center on file for {employee_id}")
-    center = db.get("cost_centers", {}).get(code)
-    if not center:
-        raise not_found(f"Cost center {code}")
+    center = row(db.get("cost_centers", {}), code, "Cost center")
     if center.get("department_code") != department:
         raise ToolError("department_mismatch", f"{code} belongs to {center['department_code']}, not {department}")
     return center, code, department
@@ -216,9 +213,7 @@ class ReturnArgs(ToolArgs):
 def initiate_asset_return(db: dict[str, Any], args: ReturnArgs) -> dict[str, Any]:
     """Open a return authorization (14 days) for the device a replacement supersedes."""
     require(db)
-    asset = db.get("assets", {}).get(args.asset_tag)
-    if not asset:
-        raise not_found(f"Asset {args.asset_tag}")
+    asset = row(db.get("assets", {}), args.asset_tag, "Asset")
     deadline = days_after(today(db), RETURN_DAYS)
     rma = f"RMA-{args.asset_tag[-6:]}"
     asset["return_authorization"] = {
@@ -260,9 +255,7 @@ def submit_access_request(db: dict[str, Any], args: AccessRequestArgs) -> dict[s
     """Request access to an application (OTP-verified callers only); approval-gated apps wait for the manager."""
     require(db)
     require(db, "otp_auth")
-    app = db.get("software_catalog", {}).get("applications", {}).get(args.catalog_id)
-    if not app:
-        raise not_found(f"Application {args.catalog_id}")
+    app = row(db.get("software_catalog", {}).get("applications", {}), args.catalog_id, "Application")
     levels = app.get("available_access_levels", [])
     if args.access_level not in levels:
         raise ToolError("invalid_access_level", f"'{args.access_level}' is not offered; options: {levels}")
@@ -298,9 +291,7 @@ class RouteArgs(ToolArgs):
 def route_approval_workflow(db: dict[str, Any], args: RouteArgs) -> dict[str, Any]:
     """Send a request needing approval to the approver (the manager), with a 48-hour approval window."""
     require(db)
-    request = db.get("requests", {}).get(args.request_id)
-    if not request:
-        raise not_found(f"Request {args.request_id}")
+    request = row(db.get("requests", {}), args.request_id, "Request")
     approver = employee(db, args.approver_employee_id)
     deadline = approval_deadline(db)
     request.update(approval_routed_to=args.approver_employee_id, approval_sla_deadline=deadline)

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from evalkit.domains.base import ToolArgs, ToolError, session_of
+from evalkit.domains.base import ToolArgs, ToolError, row, session_of
 from evalkit.domains.itsm.api.common import (
     REGISTRY,
     AssetTag,
@@ -16,7 +16,6 @@ from evalkit.domains.itsm.api.common import (
     SecurityCaseId,
     content_id,
     employee,
-    not_found,
     require,
     today_text,
 )
@@ -34,9 +33,7 @@ class SecurityIncidentArgs(ToolArgs):
 def report_security_incident(db: dict[str, Any], args: SecurityIncidentArgs) -> dict[str, Any]:
     """Open a security case for a lost, stolen or compromised device of the caller's."""
     require(db)
-    asset = db.get("assets", {}).get(args.asset_tag)
-    if not asset:
-        raise not_found(f"Asset {args.asset_tag}")
+    asset = row(db.get("assets", {}), args.asset_tag, "Asset")
     if asset.get("assigned_employee_id") != args.employee_id:
         raise ToolError("not_assigned_to_caller", f"Asset {args.asset_tag} is not assigned to {args.employee_id}")
     case: dict[str, Any] = {
@@ -68,12 +65,8 @@ class WipeArgs(ToolArgs):
 def initiate_remote_wipe(db: dict[str, Any], args: WipeArgs) -> dict[str, Any]:
     """Wipe the device of a security case remotely."""
     require(db)
-    case = db.get("security_cases", {}).get(args.security_case_id)
-    if not case:
-        raise not_found(f"Security case {args.security_case_id}")
-    asset = db.get("assets", {}).get(args.asset_tag)
-    if not asset:
-        raise not_found(f"Asset {args.asset_tag}")
+    case = row(db.get("security_cases", {}), args.security_case_id, "Security case")
+    asset = row(db.get("assets", {}), args.asset_tag, "Asset")
     if case.get("asset_tag") != args.asset_tag:
         raise ToolError("case_asset_mismatch", "The asset is not the security case's")
     wipe_id = f"WIPE-{args.asset_tag[-6:]}"

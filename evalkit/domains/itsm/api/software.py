@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from evalkit.domains.base import ToolArgs, ToolError
+from evalkit.domains.base import ToolArgs, ToolError, row
 from evalkit.domains.itsm.api.common import (
     REGISTRY,
     CatalogName,
@@ -189,9 +189,7 @@ def _deadline_passed(db: dict[str, Any], deadline: str) -> bool:
 def get_request_status(db: dict[str, Any], args: StatusArgs) -> dict[str, Any]:
     """A request's status, approver, approval deadline and whether that deadline has passed."""
     require(db)
-    request = db.get("requests", {}).get(args.request_id)
-    if not request:
-        raise not_found(f"Request {args.request_id}")
+    request = row(db.get("requests", {}), args.request_id, "Request")
     deadline = request.get("approval_sla_deadline")
     breached = bool(deadline) and _deadline_passed(db, deadline)
     return {
@@ -214,9 +212,7 @@ class EscalateArgs(ToolArgs):
 def escalate_approval(db: dict[str, Any], args: EscalateArgs) -> dict[str, Any]:
     """Escalate a routed request to a skip-level approver once its approval deadline has passed."""
     require(db)
-    request = db.get("requests", {}).get(args.request_id)
-    if not request:
-        raise not_found(f"Request {args.request_id}")
+    request = row(db.get("requests", {}), args.request_id, "Request")
     deadline = request.get("approval_sla_deadline")
     if not deadline:
         raise ToolError("no_pending_approval", "The request was never routed for approval")
