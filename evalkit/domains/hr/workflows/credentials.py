@@ -18,6 +18,7 @@ from evalkit.domains.hr.workflows.steps import (
     eligible,
     employee_auth,
     named,
+    notify,
     otp,
     provider_auth,
     scheduling,
@@ -120,10 +121,7 @@ LICENSE_EXTENSION = Workflow(
             name="extension",
             when="!$extension_type=supervised",
         ),
-        Call(
-            "notify_credentialing_committee",
-            {"npi": "$npi", "case_id": "$extension.case_id", "notification_type": "license_extension_submitted"},
-        ),
+        notify("notify_credentialing_committee", "extension", "license_extension_submitted", owner="npi"),
         Say("Your extension request {extension.case_id} is with the credentialing committee for review."),
     ),
 )
@@ -189,10 +187,7 @@ MALPRACTICE_UPDATE = Workflow(
             },
             name="coverage",
         ),
-        Call(
-            "notify_credentialing_committee",
-            {"npi": "$npi", "case_id": "$coverage.case_id", "notification_type": "malpractice_updated"},
-        ),
+        notify("notify_credentialing_committee", "coverage", "malpractice_updated", owner="npi"),
         Say("Your coverage is updated, case {coverage.case_id}, and the credentialing committee has been notified."),
     ),
 )
@@ -338,10 +333,7 @@ PRIVILEGE_REACTIVATION = Workflow(
             },
             name="reactivated",
         ),
-        Call(
-            "notify_credentialing_committee",
-            {"npi": "$npi", "case_id": "$reactivated.case_id", "notification_type": "privilege_reactivation"},
-        ),
+        notify("notify_credentialing_committee", "reactivated", "privilege_reactivation", owner="npi"),
         Ask(
             Slot(
                 "access_change_type",
