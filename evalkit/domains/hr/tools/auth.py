@@ -22,7 +22,6 @@ from evalkit.domains.hr.tools.common import (
     Npi,
     Otp,
     Pin,
-    authenticated,
     employee,
     provider,
 )
@@ -137,18 +136,16 @@ class NpiArgs(Args):
     npi: Npi
 
 
-@REGISTRY.tool(NpiArgs, writes=False)
+@REGISTRY.tool(NpiArgs, writes=False, needs=("provider_auth", "otp_auth"))
 def get_provider_profile(db: dict[str, Any], args: NpiArgs) -> dict[str, Any]:
     """A provider's identity, role and department (no PIN, passcode or clearance code)."""
-    authenticated(db, "provider_auth", "otp_auth")
     record = provider(db, args.npi)
     return {"provider": {k: record[k] for k in _PROVIDER_FIELDS if k in record}}
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs=("employee_auth", "otp_auth"))
 def get_employee_record(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """An employee's identity, department, role, unit and employment status."""
-    authenticated(db, "employee_auth", "otp_auth")
     record = employee(db, args.employee_id)
     return {"employee": {k: record[k] for k in _EMPLOYEE_FIELDS if k in record}}
 
@@ -170,11 +167,10 @@ def _slots(db: dict[str, Any], kind: str, department: str) -> dict[str, list[str
     return db.get("appointment_availability", {}).get(kind, {}).get(department, {})
 
 
-@REGISTRY.tool(AvailabilityArgs, writes=False)
+@REGISTRY.tool(AvailabilityArgs, writes=False, needs=("employee_auth", "otp_auth"))
 def check_appointment_availability(db: dict[str, Any], args: AvailabilityArgs) -> dict[str, Any]:
     """Free times for an appointment type in a department on a date; when none, up to three later dates that have
     some."""
-    authenticated(db, "employee_auth", "otp_auth")
     by_date = _slots(db, args.appointment_type, args.department_code)
     slots = list(by_date.get(args.preferred_date, []))
     if slots:

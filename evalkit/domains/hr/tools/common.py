@@ -165,9 +165,6 @@ def invalid_args(exc: ValidationError, model: type[ToolArgs]) -> tuple[str, str]
     return "invalid_parameter", f"Invalid or missing parameter {field!r}: {first.get('msg', 'invalid')}"
 
 
-REGISTRY = ToolRegistry(invalid_args=invalid_args)
-
-
 # ---------------------------------------------------------------- session and look-ups
 
 
@@ -179,6 +176,13 @@ def authenticated(db: dict[str, Any], *tiers: str) -> None:
             "authentication_required",
             f"Authentication ({' or '.join(tiers)}) must be completed before calling this tool",
         )
+
+
+def _any_tier(db: dict[str, Any], tiers: tuple[str, ...]) -> None:
+    authenticated(db, *tiers)
+
+
+REGISTRY = ToolRegistry(invalid_args=invalid_args, authorize=_any_tier)
 
 
 def employee(db: dict[str, Any], employee_id: str) -> dict[str, Any]:

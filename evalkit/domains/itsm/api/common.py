@@ -88,8 +88,6 @@ FIELD_ERROR_TYPES: dict[str, str] = {
     "security_case_id": "invalid_security_case_id_format",
 }
 
-REGISTRY = ToolRegistry(FIELD_ERROR_TYPES)
-
 # Without a ``_current_date`` in the DB the tools use EVA-Bench's default day.
 DEFAULT_CURRENT_DATE = "2026-08-12"
 SLA_HOURS = {"tier_1": (1, 4), "tier_2": (4, 8), "tier_3": (8, 24)}  # tier -> (response, resolution) hours
@@ -229,6 +227,15 @@ def require(db: dict[str, Any], flag: str = "employee_auth") -> None:
     """The session flag the tool needs (``employee_auth``, ``otp_auth`` or ``manager_auth``)."""
     if session_of(db).get(flag) is not True:
         raise ToolError("authentication_required", f"Authentication ({flag}) required")
+
+
+def require_each(db: dict[str, Any], flags: tuple[str, ...]) -> None:
+    """Every session flag a tool registered with ``needs=`` names, in order."""
+    for flag in flags:
+        require(db, flag)
+
+
+REGISTRY = ToolRegistry(FIELD_ERROR_TYPES, authorize=require_each)
 
 
 def employee(db: dict[str, Any], employee_id: str) -> dict[str, Any]:

@@ -134,10 +134,9 @@ def verify_manager_auth(db: dict[str, Any], args: ManagerAuthArgs) -> dict[str, 
 # ------------------------------------------------------------------------------------------------ shared look-ups
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="employee_auth")
 def get_employee_record(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """The employee's department, role, hire date, status, building, floor and manager."""
-    require(db)
     person = employee(db, args.employee_id)
     return {"employee": {k: person[k] for k in RECORD_FIELDS if k in person}}
 
@@ -150,17 +149,15 @@ def _asset(db: dict[str, Any], asset_tag: str) -> dict[str, Any]:
     return row(db.get("assets", {}), asset_tag, "Asset")
 
 
-@REGISTRY.tool(AssetArgs, writes=False)
+@REGISTRY.tool(AssetArgs, writes=False, needs="employee_auth")
 def get_asset_record(db: dict[str, Any], args: AssetArgs) -> dict[str, Any]:
     """One asset's record: type, model, purchase date, warranty, status."""
-    require(db)
     return {"asset": copy.deepcopy(_asset(db, args.asset_tag))}
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="employee_auth")
 def get_employee_assets(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """The assets assigned to the employee."""
-    require(db)
     owned = [
         copy.deepcopy(a) for a in db.get("assets", {}).values() if a.get("assigned_employee_id") == args.employee_id
     ]
@@ -174,10 +171,9 @@ class GuideArgs(ToolArgs):
     issue_category: GuideCategory
 
 
-@REGISTRY.tool(GuideArgs, writes=False)
+@REGISTRY.tool(GuideArgs, writes=False, needs="employee_auth")
 def get_troubleshooting_guide(db: dict[str, Any], args: GuideArgs) -> dict[str, Any]:
     """The troubleshooting steps to walk the caller through for the issue category."""
-    require(db)
     guide = db.get("troubleshooting_guides", {}).get(args.issue_category)
     if not guide:
         raise ToolError("guide_not_found", f"No troubleshooting guide for {args.issue_category}")
@@ -197,10 +193,9 @@ def _account(db: dict[str, Any], args: AccountArgs) -> dict[str, Any]:
     return account
 
 
-@REGISTRY.tool(AccountArgs, writes=True)
+@REGISTRY.tool(AccountArgs, writes=True, needs="employee_auth")
 def attempt_account_unlock(db: dict[str, Any], args: AccountArgs) -> dict[str, Any]:
     """Unlock a locked account; an account under a security or admin hold stays locked (transfer the caller)."""
-    require(db)
     account = _account(db, args)
     if account.get("locked") is not True:
         raise ToolError("not_locked", f"The account on {args.target_system} is not locked")
@@ -221,10 +216,9 @@ def attempt_account_unlock(db: dict[str, Any], args: AccountArgs) -> dict[str, A
     }
 
 
-@REGISTRY.tool(AccountArgs, writes=True)
+@REGISTRY.tool(AccountArgs, writes=True, needs="employee_auth")
 def attempt_password_reset(db: dict[str, Any], args: AccountArgs) -> dict[str, Any]:
     """Issue a temporary password (texted to the phone on file) unless the system requires an in-person reset."""
-    require(db)
     account = _account(db, args)
     if account.get("requires_in_person_reset"):
         raise ToolError(
@@ -251,10 +245,9 @@ class TicketArgs(ToolArgs):
     troubleshooting_completed: bool
 
 
-@REGISTRY.tool(TicketArgs, writes=True)
+@REGISTRY.tool(TicketArgs, writes=True, needs="employee_auth")
 def create_incident_ticket(db: dict[str, Any], args: TicketArgs) -> dict[str, Any]:
     """Open an incident ticket; login and network tickets need the troubleshooting done first."""
-    require(db)
     if args.category in ("login_issue", "network_connectivity") and not args.troubleshooting_completed:
         raise ToolError(
             "troubleshooting_required", f"Troubleshooting must be completed before a {args.category} ticket"
@@ -289,10 +282,9 @@ class SlaArgs(ToolArgs):
     sla_tier: SlaTier
 
 
-@REGISTRY.tool(SlaArgs, writes=True)
+@REGISTRY.tool(SlaArgs, writes=True, needs="employee_auth")
 def assign_sla_tier(db: dict[str, Any], args: SlaArgs) -> dict[str, Any]:
     """Set the ticket's SLA tier; it must be the one its urgency maps to (high 1, medium 2, low 3)."""
-    require(db)
     ticket = _ticket(db, args.ticket_number)
     wanted = TIER_OF_URGENCY.get(ticket.get("urgency"))
     if wanted and args.sla_tier != wanted:
@@ -318,10 +310,9 @@ class OutageArgs(ToolArgs):
     service_name: ServiceName
 
 
-@REGISTRY.tool(OutageArgs, writes=False)
+@REGISTRY.tool(OutageArgs, writes=False, needs="employee_auth")
 def check_existing_outage(db: dict[str, Any], args: OutageArgs) -> dict[str, Any]:
     """Whether an outage of the service is already on file (then add the caller to it instead of a new ticket)."""
-    require(db)
     outage = db.get("active_outages", {}).get(args.service_name)
     if not outage:
         return {"existing_outage": False, "service_name": args.service_name, "message": "No active outage"}
@@ -339,10 +330,9 @@ class AffectedUserArgs(ToolArgs):
     employee_id: EmployeeId
 
 
-@REGISTRY.tool(AffectedUserArgs, writes=True)
+@REGISTRY.tool(AffectedUserArgs, writes=True, needs="employee_auth")
 def add_affected_user(db: dict[str, Any], args: AffectedUserArgs) -> dict[str, Any]:
     """Add the caller to an active outage's affected users."""
-    require(db)
     outages = db.get("active_outages", {}).values()
     outage = next((o for o in outages if o.get("ticket_number") == args.ticket_number), None)
     if not outage:
@@ -364,10 +354,9 @@ class KnownErrorArgs(ToolArgs):
     service_name: ServiceName
 
 
-@REGISTRY.tool(KnownErrorArgs, writes=True)
+@REGISTRY.tool(KnownErrorArgs, writes=True, needs="employee_auth")
 def link_known_error(db: dict[str, Any], args: KnownErrorArgs) -> dict[str, Any]:
     """Link the service's known error (and its workaround), if there is one, to the ticket."""
-    require(db)
     ticket = _ticket(db, args.ticket_number)
     known = db.get("known_errors", {}).get(args.service_name)
     if not known:
@@ -394,10 +383,9 @@ class DispatchArgs(ToolArgs):
     time_window: TimeWindow
 
 
-@REGISTRY.tool(DispatchArgs, writes=True)
+@REGISTRY.tool(DispatchArgs, writes=True, needs="employee_auth")
 def schedule_field_dispatch(db: dict[str, Any], args: DispatchArgs) -> dict[str, Any]:
     """Book a field technician for the ticket on a date and window; when taken, up to three later open slots."""
-    require(db)
     ticket = _ticket(db, args.ticket_number)
     calendar = db.get("field_dispatch_availability", {})
     slot = calendar.get(args.preferred_date, {}).get(args.time_window)
@@ -430,10 +418,9 @@ class DiagnosticArgs(ToolArgs):
     diagnostic_ref_code: DiagnosticRef
 
 
-@REGISTRY.tool(DiagnosticArgs, writes=True)
+@REGISTRY.tool(DiagnosticArgs, writes=True, needs="employee_auth")
 def attach_diagnostic_log(db: dict[str, Any], args: DiagnosticArgs) -> dict[str, Any]:
     """Attach the network diagnostic's reference code (read by the caller) to the ticket."""
-    require(db)
     ticket = _ticket(db, args.ticket_number)
     ticket.update(diagnostic_ref_code=args.diagnostic_ref_code, diagnostic_attached=True)
     return {

@@ -47,10 +47,9 @@ class EntitlementArgs(ToolArgs):
     request_type: HardwareType
 
 
-@REGISTRY.tool(EntitlementArgs, writes=False)
+@REGISTRY.tool(EntitlementArgs, writes=False, needs="employee_auth")
 def check_hardware_entitlement(db: dict[str, Any], args: EntitlementArgs) -> dict[str, Any]:
     """Whether the employee may get the hardware: role entitlement, no pending request, device old enough."""
-    require(db)
     entitlement = employee(db, args.employee_id).get("hardware_entitlements", {}).get(args.request_type)
     if not entitlement:
         raise ToolError("no_entitlement", f"No entitlement for {args.request_type}")
@@ -98,10 +97,9 @@ def _cost_center(db: dict[str, Any], employee_id: str) -> tuple[dict[str, Any], 
     return center, code, department
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="employee_auth")
 def verify_cost_center_budget(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """Whether the employee's department cost center (from the employee record) has budget for hardware."""
-    require(db)
     center, code, department = _cost_center(db, args.employee_id)
     remaining = center.get("remaining_budget_usd", 0)
     if not center.get("has_budget", True):
@@ -171,10 +169,9 @@ class HardwareRequestArgs(ToolArgs):
         return self
 
 
-@REGISTRY.tool(HardwareRequestArgs, writes=True, irreversible=True)
+@REGISTRY.tool(HardwareRequestArgs, writes=True, irreversible=True, needs="employee_auth")
 def submit_hardware_request(db: dict[str, Any], args: HardwareRequestArgs) -> dict[str, Any]:
     """Submit a laptop replacement or monitor bundle request for delivery to a building and floor."""
-    require(db)
     building = facility_code(db, "building", args.delivery_building)
     request: dict[str, Any] = {
         "request_id": None,
@@ -209,10 +206,9 @@ class ReturnArgs(ToolArgs):
     request_id: RequestId
 
 
-@REGISTRY.tool(ReturnArgs, writes=True)
+@REGISTRY.tool(ReturnArgs, writes=True, needs="employee_auth")
 def initiate_asset_return(db: dict[str, Any], args: ReturnArgs) -> dict[str, Any]:
     """Open a return authorization (14 days) for the device a replacement supersedes."""
-    require(db)
     asset = row(db.get("assets", {}), args.asset_tag, "Asset")
     deadline = days_after(today(db), RETURN_DAYS)
     rma = f"RMA-{args.asset_tag[-6:]}"
@@ -237,10 +233,9 @@ class ApplicationArgs(ToolArgs):
     application_name: CatalogName
 
 
-@REGISTRY.tool(ApplicationArgs, writes=False)
+@REGISTRY.tool(ApplicationArgs, writes=False, needs="employee_auth")
 def get_application_details(db: dict[str, Any], args: ApplicationArgs) -> dict[str, Any]:
     """The catalog entry of an application by name or alias: id, access levels, whether approval is needed."""
-    require(db)
     return catalog_details(db, "applications", args.application_name, "application")
 
 
@@ -250,10 +245,9 @@ class AccessRequestArgs(ToolArgs):
     access_level: Literal["read_only", "standard", "admin"]
 
 
-@REGISTRY.tool(AccessRequestArgs, writes=True, irreversible=True)
+@REGISTRY.tool(AccessRequestArgs, writes=True, irreversible=True, needs="employee_auth")
 def submit_access_request(db: dict[str, Any], args: AccessRequestArgs) -> dict[str, Any]:
     """Request access to an application (OTP-verified callers only); approval-gated apps wait for the manager."""
-    require(db)
     require(db, "otp_auth")
     app = row(db.get("software_catalog", {}).get("applications", {}), args.catalog_id, "Application")
     levels = app.get("available_access_levels", [])
@@ -287,10 +281,9 @@ class RouteArgs(ToolArgs):
     approver_employee_id: EmployeeId
 
 
-@REGISTRY.tool(RouteArgs, writes=True)
+@REGISTRY.tool(RouteArgs, writes=True, needs="employee_auth")
 def route_approval_workflow(db: dict[str, Any], args: RouteArgs) -> dict[str, Any]:
     """Send a request needing approval to the approver (the manager), with a 48-hour approval window."""
-    require(db)
     request = row(db.get("requests", {}), args.request_id, "Request")
     approver = employee(db, args.approver_employee_id)
     deadline = approval_deadline(db)

@@ -16,7 +16,6 @@ from evalkit.domains.itsm.api.common import (
     SecurityCaseId,
     content_id,
     employee,
-    require,
     today_text,
 )
 
@@ -29,10 +28,9 @@ class SecurityIncidentArgs(ToolArgs):
     incident_type: Literal["lost", "stolen", "suspected_compromise"]
 
 
-@REGISTRY.tool(SecurityIncidentArgs, writes=True)
+@REGISTRY.tool(SecurityIncidentArgs, writes=True, needs="employee_auth")
 def report_security_incident(db: dict[str, Any], args: SecurityIncidentArgs) -> dict[str, Any]:
     """Open a security case for a lost, stolen or compromised device of the caller's."""
-    require(db)
     asset = row(db.get("assets", {}), args.asset_tag, "Asset")
     if asset.get("assigned_employee_id") != args.employee_id:
         raise ToolError("not_assigned_to_caller", f"Asset {args.asset_tag} is not assigned to {args.employee_id}")
@@ -61,10 +59,9 @@ class WipeArgs(ToolArgs):
     security_case_id: SecurityCaseId
 
 
-@REGISTRY.tool(WipeArgs, writes=True, irreversible=True)
+@REGISTRY.tool(WipeArgs, writes=True, irreversible=True, needs="employee_auth")
 def initiate_remote_wipe(db: dict[str, Any], args: WipeArgs) -> dict[str, Any]:
     """Wipe the device of a security case remotely."""
-    require(db)
     case = row(db.get("security_cases", {}), args.security_case_id, "Security case")
     asset = row(db.get("assets", {}), args.asset_tag, "Asset")
     if case.get("asset_tag") != args.asset_tag:
@@ -81,10 +78,9 @@ class MfaArgs(ToolArgs):
     new_phone_last_four: PhoneLastFour
 
 
-@REGISTRY.tool(MfaArgs, writes=True)
+@REGISTRY.tool(MfaArgs, writes=True, needs="employee_auth")
 def submit_mfa_reset(db: dict[str, Any], args: MfaArgs) -> dict[str, Any]:
     """A phone-of-record (MFA) change: always refused over the phone (in person only); a security case records it."""
-    require(db)
     employee(db, args.employee_id)
     case: dict[str, Any] = {
         "security_case_id": None,
@@ -137,10 +133,9 @@ class ResolvedArgs(ToolArgs):
     resolution_type: Literal["resolved_via_troubleshooting", "transferred"]
 
 
-@REGISTRY.tool(ResolvedArgs, writes=True)
+@REGISTRY.tool(ResolvedArgs, writes=True, needs="employee_auth")
 def mark_resolved(db: dict[str, Any], args: ResolvedArgs) -> dict[str, Any]:
     """Close a call resolved without a ticket (troubleshooting fixed it): logs an interaction."""
-    require(db)
     employee(db, args.employee_id)
     interactions = db.setdefault("interactions", {})
     interaction_id = f"INT-{len(interactions) + 1:06d}"

@@ -24,7 +24,6 @@ from evalkit.domains.itsm.api.common import (
     empty_to_none,
     full_name,
     not_found,
-    require,
     today,
     today_text,
 )
@@ -39,17 +38,15 @@ class LicenseNameArgs(ToolArgs):
     license_name: CatalogName
 
 
-@REGISTRY.tool(LicenseNameArgs, writes=False)
+@REGISTRY.tool(LicenseNameArgs, writes=False, needs="employee_auth")
 def get_license_catalog_item(db: dict[str, Any], args: LicenseNameArgs) -> dict[str, Any]:
     """The catalog entry of a software license by name or alias."""
-    require(db)
     return catalog_details(db, "licenses", args.license_name, "license")
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="employee_auth")
 def validate_cost_center(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """Check that the employee's cost center (from the employee record) belongs to their department."""
-    require(db)
     _, code, department = _cost_center(db, args.employee_id)
     return {
         "cost_center_code": code,
@@ -79,10 +76,9 @@ class LicenseRequestArgs(ToolArgs):
         return None if value == 0 else value
 
 
-@REGISTRY.tool(LicenseRequestArgs, writes=True, irreversible=True)
+@REGISTRY.tool(LicenseRequestArgs, writes=True, irreversible=True, needs="employee_auth")
 def submit_license_request(db: dict[str, Any], args: LicenseRequestArgs) -> dict[str, Any]:
     """Request a permanent license, or a temporary one for 30, 60 or 90 days."""
-    require(db)
     request: dict[str, Any] = {
         "request_id": None,
         "employee_id": args.employee_id,
@@ -114,10 +110,9 @@ def submit_license_request(db: dict[str, Any], args: LicenseRequestArgs) -> dict
     }
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="employee_auth")
 def get_employee_licenses(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """The software licenses assigned to the employee, with their expiration dates."""
-    require(db)
     person = employee(db, args.employee_id)
     return {"employee_id": args.employee_id, "licenses": copy.deepcopy(person.get("software_licenses", []))}
 
@@ -127,10 +122,9 @@ class RenewalArgs(ToolArgs):
     license_assignment_id: LicenseAssignmentId
 
 
-@REGISTRY.tool(RenewalArgs, writes=True, irreversible=True)
+@REGISTRY.tool(RenewalArgs, writes=True, irreversible=True, needs="employee_auth")
 def submit_license_renewal(db: dict[str, Any], args: RenewalArgs) -> dict[str, Any]:
     """Renew a license for a year: only from 30 days before its expiry to 14 days after."""
-    require(db)
     person = employee(db, args.employee_id)
     held = person.get("software_licenses", [])
     license_ = next((x for x in held if x["license_assignment_id"] == args.license_assignment_id), None)
@@ -185,10 +179,9 @@ def _deadline_passed(db: dict[str, Any], deadline: str) -> bool:
     return today(db) > date.fromisoformat(deadline.split(" ")[0])
 
 
-@REGISTRY.tool(StatusArgs, writes=False)
+@REGISTRY.tool(StatusArgs, writes=False, needs="employee_auth")
 def get_request_status(db: dict[str, Any], args: StatusArgs) -> dict[str, Any]:
     """A request's status, approver, approval deadline and whether that deadline has passed."""
-    require(db)
     request = row(db.get("requests", {}), args.request_id, "Request")
     deadline = request.get("approval_sla_deadline")
     breached = bool(deadline) and _deadline_passed(db, deadline)
@@ -208,10 +201,9 @@ class EscalateArgs(ToolArgs):
     escalate_to_employee_id: EmployeeId
 
 
-@REGISTRY.tool(EscalateArgs, writes=True)
+@REGISTRY.tool(EscalateArgs, writes=True, needs="employee_auth")
 def escalate_approval(db: dict[str, Any], args: EscalateArgs) -> dict[str, Any]:
     """Escalate a routed request to a skip-level approver once its approval deadline has passed."""
-    require(db)
     request = row(db.get("requests", {}), args.request_id, "Request")
     deadline = request.get("approval_sla_deadline")
     if not deadline:
