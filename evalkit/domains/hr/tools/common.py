@@ -206,6 +206,13 @@ def notify(db: dict[str, Any], notice: dict[str, Any]) -> None:
         notifications.append(notice)
 
 
+def notified(db: dict[str, Any], recipient: str, args: ToolArgs, message: str, **fields: Any) -> dict[str, Any]:
+    """A notification tool's write and answer: the notice to ``recipient`` carries the tool's arguments (then
+    ``fields``), recorded once; the answer echoes the arguments with ``message``."""
+    notify(db, {"recipient": recipient, **args.model_dump(), **fields})
+    return {**args.model_dump(), "message": message}
+
+
 def current_date(db: dict[str, Any]) -> str:
     """The scenario's "today" (ISO), from the DB's ``_current_date``; empty when a DB has none."""
     return str(db.get("_current_date") or "")

@@ -31,7 +31,7 @@ from evalkit.domains.hr.tools.common import (
     authenticated,
     case_id,
     current_date,
-    notify,
+    notified,
     provider,
 )
 
@@ -136,21 +136,8 @@ class CredentialingNoticeArgs(Args):
 def notify_credentialing_committee(db: dict[str, Any], args: CredentialingNoticeArgs) -> dict[str, Any]:
     """Tell the credentialing committee about a license, malpractice or privilege case."""
     provider(db, args.npi)
-    notify(
-        db,
-        {
-            "recipient": "credentialing_committee",
-            "npi": args.npi,
-            "case_id": args.case_id,
-            "notification_type": args.notification_type,
-        },
-    )
-    return {
-        "npi": args.npi,
-        "case_id": args.case_id,
-        "notification_type": args.notification_type,
-        "message": f"Credentialing committee notified ({args.notification_type})",
-    }
+    message = f"Credentialing committee notified ({args.notification_type})"
+    return notified(db, "credentialing_committee", args, message)
 
 
 # ---------------------------------------------------------------- malpractice
@@ -277,9 +264,8 @@ class PdmpArgs(Args):
 def notify_pdmp(db: dict[str, Any], args: PdmpArgs) -> dict[str, Any]:
     """Tell the state's prescription drug monitoring program about a DEA transfer."""
     provider(db, args.npi)
-    notice = {"recipient": "pdmp", **args.model_dump(), "notification_type": "dea_transfer"}
-    notify(db, notice)
-    return {**args.model_dump(), "message": f"PDMP of {args.state_code} notified for facility {args.facility_code}"}
+    message = f"PDMP of {args.state_code} notified for facility {args.facility_code}"
+    return notified(db, "pdmp", args, message, notification_type="dea_transfer")
 
 
 # ---------------------------------------------------------------- clinical privileges

@@ -27,7 +27,7 @@ from evalkit.domains.hr.tools.common import (
     authenticated,
     case_id,
     employee,
-    notify,
+    notified,
 )
 
 # ---------------------------------------------------------------- FMLA leave
@@ -155,8 +155,7 @@ class ComplianceArgs(Args):
 def notify_hr_compliance(db: dict[str, Any], args: ComplianceArgs) -> dict[str, Any]:
     """Tell HR compliance an I-9 was verified."""
     employee(db, args.employee_id)
-    notify(db, {"recipient": "hr_compliance", **args.model_dump()})
-    return {**args.model_dump(), "message": f"HR compliance notified ({args.notification_type})"}
+    return notified(db, "hr_compliance", args, f"HR compliance notified ({args.notification_type})")
 
 
 # ---------------------------------------------------------------- visa dependents
@@ -232,8 +231,7 @@ class CounselArgs(VisaArgs):
 def notify_immigration_counsel(db: dict[str, Any], args: CounselArgs) -> dict[str, Any]:
     """Tell immigration counsel about a petition change."""
     employee(db, args.employee_id)
-    notify(db, {"recipient": "immigration_counsel", **args.model_dump()})
-    return {**args.model_dump(), "message": f"Immigration counsel notified ({args.notification_type})"}
+    return notified(db, "immigration_counsel", args, f"Immigration counsel notified ({args.notification_type})")
 
 
 # ---------------------------------------------------------------- PTO
