@@ -220,6 +220,13 @@ def content_id(prefix: str, record: dict[str, Any]) -> str:
     return prefix + hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
+def filed(db: dict[str, Any], table: str, record: dict[str, Any], id_field: str, prefix: str) -> str:
+    """File a new record in ``db[table]`` under its content id (``prefix`` + hash, also set as ``id_field``)."""
+    record_id = record[id_field] = content_id(prefix, record)
+    db.setdefault(table, {})[record_id] = record
+    return record_id
+
+
 # ------------------------------------------------------------------------------------------------ session, dates
 
 

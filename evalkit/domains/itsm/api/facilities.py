@@ -26,6 +26,7 @@ from evalkit.domains.itsm.api.common import (
     employee,
     empty_to_none,
     facility_code,
+    filed,
     not_found,
     require,
     today,
@@ -245,8 +246,7 @@ def submit_equipment_request(db: dict[str, Any], args: EquipmentArgs) -> dict[st
         "status": "submitted",
         "created_date": today_text(db),
     }
-    request_id = request["request_id"] = content_id("REQ-FAC-", request)
-    db.setdefault("requests", {})[request_id] = request
+    request_id = filed(db, "requests", request, "request_id", "REQ-FAC-")
     return {
         "request_id": request_id,
         "equipment_type": args.equipment_type,

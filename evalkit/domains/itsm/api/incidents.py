@@ -24,8 +24,8 @@ from evalkit.domains.itsm.api.common import (
     ServiceName,
     TargetSystem,
     TicketNumber,
-    content_id,
     employee,
+    filed,
     require,
     today_text,
 )
@@ -263,8 +263,7 @@ def create_incident_ticket(db: dict[str, Any], args: TicketArgs) -> dict[str, An
         "sla_tier": None,
         "created_date": today_text(db),
     }
-    number = ticket["ticket_number"] = content_id("INC", ticket)
-    db.setdefault("tickets", {})[number] = ticket
+    number = filed(db, "tickets", ticket, "ticket_number", "INC")
     return {
         "ticket_number": number,
         "category": args.category,

@@ -20,11 +20,11 @@ from evalkit.domains.itsm.api.common import (
     RequestId,
     approval_deadline,
     catalog_details,
-    content_id,
     days_after,
     employee,
     empty_to_none,
     facility_code,
+    filed,
     full_name,
     months_between,
     require,
@@ -187,8 +187,7 @@ def submit_hardware_request(db: dict[str, Any], args: HardwareRequestArgs) -> di
         "status": "submitted",
         "created_date": today_text(db),
     }
-    request_id = request["request_id"] = content_id("REQ-HW-", request)
-    db.setdefault("requests", {})[request_id] = request
+    request_id = filed(db, "requests", request, "request_id", "REQ-HW-")
     person = db.get("employees", {}).get(args.employee_id, {})
     entitlement = person.get("hardware_entitlements", {}).get(args.request_type)
     if entitlement:
@@ -264,8 +263,7 @@ def submit_access_request(db: dict[str, Any], args: AccessRequestArgs) -> dict[s
         "requires_manager_approval": approval,
         "created_date": today_text(db),
     }
-    request_id = request["request_id"] = content_id("REQ-SW-", request)
-    db.setdefault("requests", {})[request_id] = request
+    request_id = filed(db, "requests", request, "request_id", "REQ-SW-")
     return {
         "request_id": request_id,
         "application_name": app["name"],

@@ -14,8 +14,8 @@ from evalkit.domains.itsm.api.common import (
     EmployeeId,
     PhoneLastFour,
     SecurityCaseId,
-    content_id,
     employee,
+    filed,
     today_text,
 )
 
@@ -42,8 +42,7 @@ def report_security_incident(db: dict[str, Any], args: SecurityIncidentArgs) -> 
         "status": "open",
         "opened_date": today_text(db),
     }
-    case_id = case["security_case_id"] = content_id("SEC-", case)
-    db.setdefault("security_cases", {})[case_id] = case
+    case_id = filed(db, "security_cases", case, "security_case_id", "SEC-")
     if args.incident_type in ("lost", "stolen"):
         asset["lifecycle_status"] = "lost_or_stolen"
     return {
@@ -90,8 +89,7 @@ def submit_mfa_reset(db: dict[str, Any], args: MfaArgs) -> dict[str, Any]:
         "status": "requires_in_person",
         "opened_date": today_text(db),
     }
-    case_id = case["security_case_id"] = content_id("SEC-", case)
-    db.setdefault("security_cases", {})[case_id] = case
+    case_id = filed(db, "security_cases", case, "security_case_id", "SEC-")
     raise ToolError(
         "in_person_required",
         "The phone of record cannot be changed over the phone: visit the IT security office in person with a "

@@ -18,10 +18,10 @@ from evalkit.domains.itsm.api.common import (
     RequestId,
     approval_deadline,
     catalog_details,
-    content_id,
     days_after,
     employee,
     empty_to_none,
+    filed,
     full_name,
     not_found,
     today,
@@ -88,8 +88,7 @@ def submit_license_request(db: dict[str, Any], args: LicenseRequestArgs) -> dict
     }
     if args.duration_days is None:
         request["request_type"] = "license_request"
-        request_id = request["request_id"] = content_id("REQ-SW-", request)
-        db.setdefault("requests", {})[request_id] = request
+        request_id = filed(db, "requests", request, "request_id", "REQ-SW-")
         return {
             "request_id": request_id,
             "catalog_id": args.catalog_id,
@@ -98,8 +97,7 @@ def submit_license_request(db: dict[str, Any], args: LicenseRequestArgs) -> dict
         }
     expires = days_after(today(db), args.duration_days)
     request.update(request_type="temporary_license", duration_days=args.duration_days, expiration_date=expires)
-    request_id = request["request_id"] = content_id("REQ-SW-", request)
-    db.setdefault("requests", {})[request_id] = request
+    request_id = filed(db, "requests", request, "request_id", "REQ-SW-")
     return {
         "request_id": request_id,
         "catalog_id": args.catalog_id,
@@ -159,8 +157,7 @@ def submit_license_renewal(db: dict[str, Any], args: RenewalArgs) -> dict[str, A
         "status": "submitted",
         "created_date": today_text(db),
     }
-    request_id = request["request_id"] = content_id("REQ-SW-", request)
-    db.setdefault("requests", {})[request_id] = request
+    request_id = filed(db, "requests", request, "request_id", "REQ-SW-")
     return {
         "request_id": request_id,
         "new_expiration_date": new_expiry,
