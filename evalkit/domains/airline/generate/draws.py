@@ -16,6 +16,7 @@ from evalkit.domains.airline.generate.records import (
     persona,
     rebook,
     rules,
+    scenario,
     seat,
 )
 from evalkit.domains.airline.policy import elite_waives
@@ -154,30 +155,27 @@ def spec(
     escalation: str = NO_TRANSFER,
     edge: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    return {
-        "id": d.sid,
-        "workflow": workflow,
-        "type": kind,
-        "persona": persona(d.name, d.gender),
-        "db": db,
-        "goal": {
-            "high_level_user_goal": goal,
-            "must_have_criteria": must,
-            "starting_utterance": opening,
-            "information_required": info,
-            "decision_tree": rules(
-                "Give the confirmation number and last name when asked; correct any mismatch in the read-back.", *tree
-            ),
-            "resolution_condition": resolution,
-            "failure_condition": failure,
-            "escalation_behavior": escalation,
-            "edge_cases": list(edge),
-            "scripted": scripted,
-        },
-        "key_entities": entities,
-        "calls": calls,
-        "expected_flow": flow,
-    }
+    first = "Give the confirmation number and last name when asked; correct any mismatch in the read-back."
+    return scenario(
+        d.sid,
+        workflow,
+        kind,
+        persona(d.name, d.gender),
+        db,
+        goal=goal,
+        must=must,
+        opening=opening,
+        info=info,
+        tree=rules(first, *tree),
+        resolution=resolution,
+        failure=failure,
+        scripted=scripted,
+        entities=entities,
+        calls=calls,
+        flow=flow,
+        escalation=escalation,
+        edge=list(edge),
+    )
 
 
 def change_calls(
