@@ -8,7 +8,6 @@ import random
 from typing import Any
 
 from evalkit.domains.airline.generate.records import (
-    NO_TRANSFER,
     Calls,
     carry_meal,
     credit,
@@ -136,45 +135,13 @@ def spoken(j: dict[str, Any]) -> str:
 
 
 def spec(
-    d: Draw,
-    workflow: str,
-    kind: str,
-    db: dict[str, Any],
-    *,
-    goal: str,
-    must: list[str],
-    opening: str,
-    info: dict[str, str],
-    tree: list[str],
-    resolution: str,
-    failure: str,
-    scripted: dict[str, Any],
-    entities: dict[str, str],
-    calls: Calls,
-    flow: str,
-    escalation: str = NO_TRANSFER,
-    edge: tuple[str, ...] = (),
+    d: Draw, workflow: str, kind: str, db: dict[str, Any], *, tree: list[str], edge: tuple[str, ...] = (), **fields: Any
 ) -> dict[str, Any]:
+    """A drawn scenario's plan: ``scenario(...)`` with the draw's id and persona, the standard first rule before
+    ``tree``, and an edge-case list (empty by default); ``fields`` are ``scenario``'s other keywords."""
     first = "Give the confirmation number and last name when asked; correct any mismatch in the read-back."
     return scenario(
-        d.sid,
-        workflow,
-        kind,
-        persona(d.name, d.gender),
-        db,
-        goal=goal,
-        must=must,
-        opening=opening,
-        info=info,
-        tree=rules(first, *tree),
-        resolution=resolution,
-        failure=failure,
-        scripted=scripted,
-        entities=entities,
-        calls=calls,
-        flow=flow,
-        escalation=escalation,
-        edge=list(edge),
+        d.sid, workflow, kind, persona(d.name, d.gender), db, tree=rules(first, *tree), edge=list(edge), **fields
     )
 
 
