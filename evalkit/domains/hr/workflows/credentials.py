@@ -21,6 +21,7 @@ from evalkit.domains.hr.workflows.steps import (
     notify,
     otp,
     provider_auth,
+    provider_profile,
     scheduling,
     whole,
 )
@@ -51,7 +52,7 @@ LICENSE_EXTENSION = Workflow(
     ),
     steps=(
         *provider_auth(),
-        Call("get_provider_profile", {"npi": "$npi"}, name="profile"),
+        provider_profile(),
         Ask(
             Slot(
                 "state_license_number",
@@ -133,7 +134,7 @@ MALPRACTICE_UPDATE = Workflow(
     intents=("malpractice", "malpractice coverage", "malpractice insurance", "update my coverage"),
     steps=(
         *provider_auth(),
-        Call("get_provider_profile", {"npi": "$npi"}, name="profile"),
+        provider_profile(),
         Call("get_malpractice_record", {"npi": "$npi"}, name="current"),
         Ask(
             Slot(
@@ -200,7 +201,7 @@ DEA_TRANSFER = Workflow(
     steps=(
         *provider_auth(),
         *otp("$auth.employee_id"),
-        Call("get_provider_profile", {"npi": "$npi"}, name="profile"),
+        provider_profile(),
         Ask(
             Slot("dea_number", "code", "What is your DEA number?", label="DEA number", read_back=True, pattern=DEA_FORM)
         ),
@@ -281,7 +282,7 @@ PRIVILEGE_REACTIVATION = Workflow(
         *employee_auth(),
         *otp("$employee_id"),
         Ask(NPI),
-        Call("get_provider_profile", {"npi": "$npi"}, name="profile"),
+        provider_profile(),
         Call("get_privilege_record", {"npi": "$npi"}, name="privileges"),
         Ask(
             Slot(

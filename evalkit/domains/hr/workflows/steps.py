@@ -243,6 +243,10 @@ def employee_record() -> Call:
     return Call("get_employee_record", {"employee_id": "$employee_id"}, name="employee")
 
 
+def provider_profile() -> Call:
+    return Call("get_provider_profile", {"npi": "$npi"}, name="profile")
+
+
 def notify(
     tool: str, case: str, notification_type: str, *, owner: str = "employee_id", when: str | None = None
 ) -> Call:
