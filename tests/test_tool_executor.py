@@ -70,3 +70,36 @@ def test_a_tool_error_may_carry_details_and_keep_its_writes():
     bad = executor.call("refuse", {"record_id": "X"})
     assert bad["error_type"] == "invalid_record_id_format" and "record_id" in bad["message"]
     assert executor.call("refuse", {"record_id": "R3", "other": 1})["error_type"] == "invalid_arguments"
+
+
+def test_a_tool_registered_with_needs_checks_the_session_first_and_row_names_a_missing_record():
+    """``needs=`` runs the registry's ``authorize`` before the tool (so a refused call writes nothing and never
+    reaches the tool); ``row`` is the shared look-up whose miss is a ``not_found`` error naming the record."""
+    import pytest
+
+    from evalkit.domains.base import ToolError, row, session_of
+
+    def authorize(db: dict[str, Any], tiers: tuple[str, ...]) -> None:
+        if not any(session_of(db).get(t) for t in tiers):
+            raise ToolError("authentication_required", f"needs {' or '.join(tiers)}")
+
+    registry = ToolRegistry(authorize=authorize)
+
+    @registry.tool(RecordArgs, writes=True, needs=("employee_auth", "otp_auth"))
+    def close_record(db: dict[str, Any], args: RecordArgs) -> dict[str, Any]:
+        """Close a record."""
+        row(db["records"], args.record_id, "Record")["open"] = False
+        return {"closed": args.record_id}
+
+    assert registry["close_record"].description == "Close a record."  # the wrapper keeps the tool's doc
+    executor = ToolExecutor(registry, {"records": {"r1": {"open": True}}})
+    refused = executor.call("close_record", {"record_id": "r1"})
+    assert (refused["error_type"], refused["message"]) == ("authentication_required", "needs employee_auth or otp_auth")
+    assert executor.db["records"]["r1"]["open"] is True
+    executor.db["session"] = {"otp_auth": True}
+    missing = executor.call("close_record", {"record_id": "r9"})
+    assert (missing["error_type"], missing["message"]) == ("not_found", "Record r9 not found")
+    assert executor.call("close_record", {"record_id": "r1"})["status"] == "success"
+    assert executor.db["records"]["r1"]["open"] is False
+    with pytest.raises(ValueError, match="authorize"):
+        ToolRegistry().tool(RecordArgs, writes=False, needs="employee_auth")

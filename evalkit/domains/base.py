@@ -8,6 +8,7 @@ structured result: a tool error is information for the agent, never an exception
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import logging
 from collections.abc import Callable, Mapping
@@ -84,6 +85,22 @@ class ToolSpec:
 InvalidArgs = Callable[[ValidationError, type[ToolArgs]], tuple[str, str]]
 
 
+# A domain's session check: raise ToolError unless the session holds the proof(s) named (ITSM: the one flag; HR:
+# any one of the tiers).
+Authorize = Callable[[dict[str, Any], tuple[str, ...]], None]
+
+
+def _guarded(fn: ToolFn, authorize: Authorize, tiers: tuple[str, ...]) -> ToolFn:
+    """``fn`` behind its session check (the check runs first, as it did as the tool's first line)."""
+
+    @functools.wraps(fn)
+    def run(db: dict[str, Any], args: Any) -> dict[str, Any]:
+        authorize(db, tiers)
+        return fn(db, args)
+
+    return run
+
+
 class ToolRegistry:
     """The flat tool list of one domain (agents get all of it, as in EVA-Bench).
 
@@ -93,23 +110,38 @@ class ToolRegistry:
     type and message; default ``invalid_arguments`` with every pydantic error."""
 
     def __init__(
-        self, field_error_types: Mapping[str, str] | None = None, invalid_args: InvalidArgs | None = None
+        self,
+        field_error_types: Mapping[str, str] | None = None,
+        invalid_args: InvalidArgs | None = None,
+        authorize: Authorize | None = None,
     ) -> None:
         self._tools: dict[str, ToolSpec] = {}
         self.field_error_types: dict[str, str] = dict(field_error_types or {})
         self.invalid_args = invalid_args
+        self.authorize = authorize
 
     def tool(
-        self, args_model: type[ToolArgs], *, writes: bool, irreversible: bool = False
+        self,
+        args_model: type[ToolArgs],
+        *,
+        writes: bool,
+        irreversible: bool = False,
+        needs: str | tuple[str, ...] = (),
     ) -> Callable[[ToolFn], ToolFn]:
+        """Register a tool. ``needs``: the session proof(s) the tool checks before anything else, given to the
+        registry's ``authorize`` (the check that opened most tools of a domain, written once)."""
         if irreversible and not writes:
             raise ValueError("an irreversible tool must be a write tool (writes=True)")
+        tiers = (needs,) if isinstance(needs, str) else tuple(needs)
+        if tiers and self.authorize is None:
+            raise ValueError("needs= takes a registry built with authorize=")
 
         def register(fn: ToolFn) -> ToolFn:
+            run = _guarded(fn, self.authorize, tiers) if tiers and self.authorize else fn
             self._tools[fn.__name__] = ToolSpec(
-                fn.__name__, args_model, fn, writes, (fn.__doc__ or "").strip().split("\n")[0], irreversible
+                fn.__name__, args_model, run, writes, (fn.__doc__ or "").strip().split("\n")[0], irreversible
             )
-            return fn
+            return run
 
         return register
 
@@ -136,6 +168,27 @@ def session_of(db: dict[str, Any]) -> dict[str, Any]:
     """The DB's ``session`` table (who the caller proved to be); the executor creates it, tools called on a bare
     DB (tests, generators) get an empty one."""
     return db.setdefault("session", {})
+
+
+def row(table: Mapping[str, Any], key: str, label: str) -> dict[str, Any]:
+    """The record ``key`` of a DB table, or ToolError ``not_found`` "<label> <key> not found": the look-up that
+    starts most tools (an empty record counts as missing, as the tools always treated it)."""
+    found = table.get(key)
+    if not found:
+        raise ToolError("not_found", f"{label} {key} not found")
+    return found
+
+
+def employee_verified(db: dict[str, Any], employee_id: str, record: Mapping[str, Any]) -> dict[str, Any]:
+    """Mark the session's standard employee verification and give the tool's answer (HR and ITSM share it)."""
+    session_of(db).update(employee_auth=True, authenticated_employee_id=employee_id)
+    return {
+        "authenticated": True,
+        "employee_id": employee_id,
+        "first_name": record.get("first_name"),
+        "last_name": record.get("last_name"),
+        "message": f"Employee {employee_id} verified",
+    }
 
 
 def _error(error_type: str, message: str) -> dict[str, Any]:

@@ -69,6 +69,16 @@ def register_domain(domain: Domain, origin: str) -> Domain:
     return DOMAINS.add(domain.name, domain, origin=origin)
 
 
+def register_package(
+    package: str, init_file: str, name: str, tools: ToolRegistry, prompt: ModuleType, **fields: Any
+) -> Domain:
+    """A domain package's registration from its ``__init__`` (``package`` its ``__name__``, ``init_file`` its
+    ``__file__``): the texts of its ``prompt`` module and the ``scenarios`` folder beside it; ``fields``, the other
+    :class:`Domain` fields (workflows, record_plan, ...)."""
+    texts = DomainTexts.from_module(prompt)
+    return register_domain(Domain(name, tools, texts, Path(init_file).parent / "scenarios", **fields), package)
+
+
 def get_domain(name: str) -> Domain:
     """The registered domain, or ``UnknownPluginError`` (a ValueError) listing the registered ones."""
     return DOMAINS.get(name)

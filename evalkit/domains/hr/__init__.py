@@ -3,23 +3,12 @@ on EVA-Bench's own tool API and DB layout, so EVA-Bench's records and evalkit's 
 tools. Registered as ``medical_hr``; ``hr`` (evalkit's former name) is an alias.
 """
 
-from pathlib import Path
-
-from evalkit.domains.domain import DOMAINS, Domain, DomainTexts, register_domain
+from evalkit.domains.domain import DOMAINS, register_package
 from evalkit.domains.hr import prompt
 from evalkit.domains.hr.tools import REGISTRY
 from evalkit.domains.hr.workflows import WORKFLOWS
 
-DOMAIN = register_domain(
-    Domain(
-        name="medical_hr",
-        tools=REGISTRY,
-        texts=DomainTexts.from_module(prompt),
-        scenario_dir=Path(__file__).parent / "scenarios",
-        workflows=WORKFLOWS,
-    ),
-    __name__,
-)
+DOMAIN = register_package(__name__, __file__, "medical_hr", REGISTRY, prompt, workflows=WORKFLOWS)
 DOMAINS.alias("hr", DOMAIN.name)
 
 __all__ = ["DOMAIN", "REGISTRY", "WORKFLOWS"]

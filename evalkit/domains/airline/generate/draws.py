@@ -8,7 +8,6 @@ import random
 from typing import Any
 
 from evalkit.domains.airline.generate.records import (
-    NO_TRANSFER,
     Calls,
     carry_meal,
     credit,
@@ -16,6 +15,7 @@ from evalkit.domains.airline.generate.records import (
     persona,
     rebook,
     rules,
+    scenario,
     seat,
 )
 from evalkit.domains.airline.policy import elite_waives
@@ -135,49 +135,14 @@ def spoken(j: dict[str, Any]) -> str:
 
 
 def spec(
-    d: Draw,
-    workflow: str,
-    kind: str,
-    db: dict[str, Any],
-    *,
-    goal: str,
-    must: list[str],
-    opening: str,
-    info: dict[str, str],
-    tree: list[str],
-    resolution: str,
-    failure: str,
-    scripted: dict[str, Any],
-    entities: dict[str, str],
-    calls: Calls,
-    flow: str,
-    escalation: str = NO_TRANSFER,
-    edge: tuple[str, ...] = (),
+    d: Draw, workflow: str, kind: str, db: dict[str, Any], *, tree: list[str], edge: tuple[str, ...] = (), **fields: Any
 ) -> dict[str, Any]:
-    return {
-        "id": d.sid,
-        "workflow": workflow,
-        "type": kind,
-        "persona": persona(d.name, d.gender),
-        "db": db,
-        "goal": {
-            "high_level_user_goal": goal,
-            "must_have_criteria": must,
-            "starting_utterance": opening,
-            "information_required": info,
-            "decision_tree": rules(
-                "Give the confirmation number and last name when asked; correct any mismatch in the read-back.", *tree
-            ),
-            "resolution_condition": resolution,
-            "failure_condition": failure,
-            "escalation_behavior": escalation,
-            "edge_cases": list(edge),
-            "scripted": scripted,
-        },
-        "key_entities": entities,
-        "calls": calls,
-        "expected_flow": flow,
-    }
+    """A drawn scenario's plan: ``scenario(...)`` with the draw's id and persona, the standard first rule before
+    ``tree``, and an edge-case list (empty by default); ``fields`` are ``scenario``'s other keywords."""
+    first = "Give the confirmation number and last name when asked; correct any mismatch in the read-back."
+    return scenario(
+        d.sid, workflow, kind, persona(d.name, d.gender), db, tree=rules(first, *tree), edge=list(edge), **fields
+    )
 
 
 def change_calls(

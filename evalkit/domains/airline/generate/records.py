@@ -245,6 +245,53 @@ def db_of(reservations: list[dict[str, Any]], journeys: list[dict[str, Any]]) ->
     }
 
 
+def scenario(
+    sid: str,
+    workflow: str,
+    kind: str,
+    person: dict[str, Any],
+    db: dict[str, Any],
+    *,
+    goal: str,
+    must: list[str],
+    opening: str,
+    info: dict[str, str],
+    tree: list[dict[str, Any]],
+    resolution: str,
+    failure: str,
+    scripted: dict[str, Any],
+    entities: dict[str, str],
+    calls: Calls,
+    flow: str,
+    escalation: str = NO_TRANSFER,
+    edge: list[str] | None = None,
+) -> dict[str, Any]:
+    """One scenario plan in EVA-Bench's record layout (the hand-written ones and the drawn ones share it);
+    ``tree`` is the caller's decision rules (``rules(...)``), ``edge`` the edge cases when the record has any."""
+    return {
+        "id": sid,
+        "workflow": workflow,
+        "type": kind,
+        "persona": person,
+        "db": db,
+        "goal": {
+            "high_level_user_goal": goal,
+            "must_have_criteria": must,
+            "starting_utterance": opening,
+            "information_required": info,
+            "decision_tree": tree,
+            "resolution_condition": resolution,
+            "failure_condition": failure,
+            "escalation_behavior": escalation,
+            **({} if edge is None else {"edge_cases": edge}),
+            "scripted": scripted,
+        },
+        "key_entities": entities,
+        "calls": calls,
+        "expected_flow": flow,
+    }
+
+
 def persona(name: str, gender: str) -> dict[str, Any]:
     return {"id": "default", "name": name, "gender": gender, "text": DEFAULT_PERSONA_TEXT}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Literal
 
-from evalkit.domains.base import ToolError, session_of
+from evalkit.domains.base import ToolError, employee_verified, session_of
 from evalkit.domains.hr.tools.common import (
     DEPARTMENTS,
     REGISTRY,
@@ -22,7 +22,6 @@ from evalkit.domains.hr.tools.common import (
     Npi,
     Otp,
     Pin,
-    authenticated,
     employee,
     provider,
 )
@@ -39,14 +38,7 @@ def verify_employee_auth(db: dict[str, Any], args: EmployeeAuthArgs) -> dict[str
     record = employee(db, args.employee_id)
     if record.get("date_of_birth") != args.date_of_birth:
         raise ToolError("authentication_failed", "The date of birth does not match this employee ID")
-    session_of(db).update(employee_auth=True, authenticated_employee_id=args.employee_id)
-    return {
-        "authenticated": True,
-        "employee_id": args.employee_id,
-        "first_name": record.get("first_name"),
-        "last_name": record.get("last_name"),
-        "message": f"Employee {args.employee_id} verified",
-    }
+    return employee_verified(db, args.employee_id, record)
 
 
 class ProviderAuthArgs(Args):
@@ -144,18 +136,16 @@ class NpiArgs(Args):
     npi: Npi
 
 
-@REGISTRY.tool(NpiArgs, writes=False)
+@REGISTRY.tool(NpiArgs, writes=False, needs=("provider_auth", "otp_auth"))
 def get_provider_profile(db: dict[str, Any], args: NpiArgs) -> dict[str, Any]:
     """A provider's identity, role and department (no PIN, passcode or clearance code)."""
-    authenticated(db, "provider_auth", "otp_auth")
     record = provider(db, args.npi)
     return {"provider": {k: record[k] for k in _PROVIDER_FIELDS if k in record}}
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs=("employee_auth", "otp_auth"))
 def get_employee_record(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """An employee's identity, department, role, unit and employment status."""
-    authenticated(db, "employee_auth", "otp_auth")
     record = employee(db, args.employee_id)
     return {"employee": {k: record[k] for k in _EMPLOYEE_FIELDS if k in record}}
 
@@ -177,11 +167,10 @@ def _slots(db: dict[str, Any], kind: str, department: str) -> dict[str, list[str
     return db.get("appointment_availability", {}).get(kind, {}).get(department, {})
 
 
-@REGISTRY.tool(AvailabilityArgs, writes=False)
+@REGISTRY.tool(AvailabilityArgs, writes=False, needs=("employee_auth", "otp_auth"))
 def check_appointment_availability(db: dict[str, Any], args: AvailabilityArgs) -> dict[str, Any]:
     """Free times for an appointment type in a department on a date; when none, up to three later dates that have
     some."""
-    authenticated(db, "employee_auth", "otp_auth")
     by_date = _slots(db, args.appointment_type, args.department_code)
     slots = list(by_date.get(args.preferred_date, []))
     if slots:

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, ConfigDict, Field, ValidationError
 
-from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry, session_of
+from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry, row, session_of
 from evalkit.spoken import MONTHS
 
 
@@ -165,9 +165,6 @@ def invalid_args(exc: ValidationError, model: type[ToolArgs]) -> tuple[str, str]
     return "invalid_parameter", f"Invalid or missing parameter {field!r}: {first.get('msg', 'invalid')}"
 
 
-REGISTRY = ToolRegistry(invalid_args=invalid_args)
-
-
 # ---------------------------------------------------------------- session and look-ups
 
 
@@ -181,18 +178,19 @@ def authenticated(db: dict[str, Any], *tiers: str) -> None:
         )
 
 
+def _any_tier(db: dict[str, Any], tiers: tuple[str, ...]) -> None:
+    authenticated(db, *tiers)
+
+
+REGISTRY = ToolRegistry(invalid_args=invalid_args, authorize=_any_tier)
+
+
 def employee(db: dict[str, Any], employee_id: str) -> dict[str, Any]:
-    found = db.get("employees", {}).get(employee_id)
-    if not found:
-        raise ToolError("not_found", f"Employee {employee_id} not found")
-    return found
+    return row(db.get("employees", {}), employee_id, "Employee")
 
 
 def provider(db: dict[str, Any], npi: str) -> dict[str, Any]:
-    found = db.get("providers", {}).get(npi)
-    if not found:
-        raise ToolError("not_found", f"Provider with NPI {npi} not found")
-    return found
+    return row(db.get("providers", {}), npi, "Provider with NPI")
 
 
 def case_id(prefix: str, owner: str) -> str:
@@ -206,6 +204,13 @@ def notify(db: dict[str, Any], notice: dict[str, Any]) -> None:
     notifications = db.setdefault("notifications", [])
     if notice not in notifications:
         notifications.append(notice)
+
+
+def notified(db: dict[str, Any], recipient: str, args: ToolArgs, message: str, **fields: Any) -> dict[str, Any]:
+    """A notification tool's write and answer: the notice to ``recipient`` carries the tool's arguments (then
+    ``fields``), recorded once; the answer echoes the arguments with ``message``."""
+    notify(db, {"recipient": recipient, **args.model_dump(), **fields})
+    return {**args.model_dump(), "message": message}
 
 
 def current_date(db: dict[str, Any]) -> str:

@@ -31,7 +31,7 @@ from evalkit.domains.hr.tools.common import (
     authenticated,
     case_id,
     current_date,
-    notify,
+    notified,
     provider,
 )
 
@@ -54,17 +54,15 @@ def _license(db: dict[str, Any], npi: str, number: str) -> tuple[dict[str, Any],
     return record, found
 
 
-@REGISTRY.tool(LicenseArgs, writes=False)
+@REGISTRY.tool(LicenseArgs, writes=False, needs="provider_auth")
 def get_license_record(db: dict[str, Any], args: LicenseArgs) -> dict[str, Any]:
     """One of the provider's state licenses: type, state, expiry, status and any extension."""
-    authenticated(db, "provider_auth")
     return {"license": deep(_license(db, args.npi, args.state_license_number)[1])}
 
 
-@REGISTRY.tool(LicenseArgs, writes=False)
+@REGISTRY.tool(LicenseArgs, writes=False, needs="provider_auth")
 def check_extension_eligibility(db: dict[str, Any], args: LicenseArgs) -> dict[str, Any]:
     """Whether the license may get a temporary extension now."""
-    authenticated(db, "provider_auth")
     _, lic = _license(db, args.npi, args.state_license_number)
     if lic.get("extension_status") == "pending":
         raise ToolError("already_extended", "An extension of this license is already pending")
@@ -97,11 +95,10 @@ class ExtensionArgs(Args):
     supervising_physician_npi: Npi | None = None
 
 
-@REGISTRY.tool(ExtensionArgs, writes=True)
+@REGISTRY.tool(ExtensionArgs, writes=True, needs="provider_auth")
 def submit_license_extension(db: dict[str, Any], args: ExtensionArgs) -> dict[str, Any]:
     """File a provisional or supervised extension (30, 60 or 90 days); a supervised one names the supervising
     physician's NPI."""
-    authenticated(db, "provider_auth")
     record, lic = _license(db, args.npi, args.state_license_number)
     supervisor = args.supervising_physician_npi if args.extension_type == "supervised" else None
     if args.extension_type == "supervised":
@@ -135,26 +132,12 @@ class CredentialingNoticeArgs(Args):
     notification_type: Literal["license_extension_submitted", "malpractice_updated", "privilege_reactivation"]
 
 
-@REGISTRY.tool(CredentialingNoticeArgs, writes=True)
+@REGISTRY.tool(CredentialingNoticeArgs, writes=True, needs=("provider_auth", "otp_auth"))
 def notify_credentialing_committee(db: dict[str, Any], args: CredentialingNoticeArgs) -> dict[str, Any]:
     """Tell the credentialing committee about a license, malpractice or privilege case."""
-    authenticated(db, "provider_auth", "otp_auth")
     provider(db, args.npi)
-    notify(
-        db,
-        {
-            "recipient": "credentialing_committee",
-            "npi": args.npi,
-            "case_id": args.case_id,
-            "notification_type": args.notification_type,
-        },
-    )
-    return {
-        "npi": args.npi,
-        "case_id": args.case_id,
-        "notification_type": args.notification_type,
-        "message": f"Credentialing committee notified ({args.notification_type})",
-    }
+    message = f"Credentialing committee notified ({args.notification_type})"
+    return notified(db, "credentialing_committee", args, message)
 
 
 # ---------------------------------------------------------------- malpractice
@@ -168,10 +151,9 @@ def _malpractice(db: dict[str, Any], npi: str) -> tuple[dict[str, Any], dict[str
     return record, found
 
 
-@REGISTRY.tool(NpiArgs, writes=False)
+@REGISTRY.tool(NpiArgs, writes=False, needs="provider_auth")
 def get_malpractice_record(db: dict[str, Any], args: NpiArgs) -> dict[str, Any]:
     """The provider's malpractice policy: carrier, number, limits and dates."""
-    authenticated(db, "provider_auth")
     return {"malpractice": deep(_malpractice(db, args.npi)[1])}
 
 
@@ -185,10 +167,9 @@ class MalpracticeArgs(Args):
     expiration_date: IsoDate
 
 
-@REGISTRY.tool(MalpracticeArgs, writes=True)
+@REGISTRY.tool(MalpracticeArgs, writes=True, needs="provider_auth")
 def update_malpractice_coverage(db: dict[str, Any], args: MalpracticeArgs) -> dict[str, Any]:
     """Replace the malpractice policy on file; a per-occurrence limit under $1,000,000 flags re-credentialing."""
-    authenticated(db, "provider_auth")
     record, policy = _malpractice(db, args.npi)
     recredential = args.per_occurrence_limit_usd < RECREDENTIAL_BELOW_USD
     case = case_id("MAL", record.get("employee_id", args.npi))
@@ -279,23 +260,20 @@ class PdmpArgs(Args):
     facility_code: FacilityCode
 
 
-@REGISTRY.tool(PdmpArgs, writes=True)
+@REGISTRY.tool(PdmpArgs, writes=True, needs="provider_auth")
 def notify_pdmp(db: dict[str, Any], args: PdmpArgs) -> dict[str, Any]:
     """Tell the state's prescription drug monitoring program about a DEA transfer."""
-    authenticated(db, "provider_auth")
     provider(db, args.npi)
-    notice = {"recipient": "pdmp", **args.model_dump(), "notification_type": "dea_transfer"}
-    notify(db, notice)
-    return {**args.model_dump(), "message": f"PDMP of {args.state_code} notified for facility {args.facility_code}"}
+    message = f"PDMP of {args.state_code} notified for facility {args.facility_code}"
+    return notified(db, "pdmp", args, message, notification_type="dea_transfer")
 
 
 # ---------------------------------------------------------------- clinical privileges
 
 
-@REGISTRY.tool(NpiArgs, writes=False)
+@REGISTRY.tool(NpiArgs, writes=False, needs="otp_auth")
 def get_privilege_record(db: dict[str, Any], args: NpiArgs) -> dict[str, Any]:
     """The provider's clinical privileges, each with its code and status."""
-    authenticated(db, "otp_auth")
     record = provider(db, args.npi)
     if not record.get("privileges"):
         raise ToolError("privilege_record_not_found", f"No privilege record for NPI {args.npi}")
@@ -335,10 +313,9 @@ class CompetencyArgs(Args):
     appointment_datetime: AppointmentAt
 
 
-@REGISTRY.tool(CompetencyArgs, writes=True)
+@REGISTRY.tool(CompetencyArgs, writes=True, needs="otp_auth")
 def schedule_competency_review(db: dict[str, Any], args: CompetencyArgs) -> dict[str, Any]:
     """Book the competency review that precedes a privilege reactivation, in a free slot."""
-    authenticated(db, "otp_auth")
     record = provider(db, args.npi)
     book_slot(db, "competency_review", args.department_code, args.appointment_datetime)
     booked = case_id("CMP", record.get("employee_id", args.npi))
@@ -388,10 +365,9 @@ class EhrArgs(Args):
     access_change_type: Literal["reactivate_full", "reactivate_restricted"]
 
 
-@REGISTRY.tool(EhrArgs, writes=True)
+@REGISTRY.tool(EhrArgs, writes=True, needs="otp_auth")
 def update_ehr_access(db: dict[str, Any], args: EhrArgs) -> dict[str, Any]:
     """Change the provider's EHR access after a privilege change."""
-    authenticated(db, "otp_auth")
     record = provider(db, args.npi)
     record["ehr_access_status"] = args.access_change_type
     record["ehr_access_case_id"] = args.case_id

@@ -27,16 +27,15 @@ from evalkit.domains.hr.tools.common import (
     authenticated,
     case_id,
     employee,
-    notify,
+    notified,
 )
 
 # ---------------------------------------------------------------- FMLA leave
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="otp_auth")
 def check_leave_eligibility(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """FMLA eligibility on file (12 months employed, 1,250 hours in the past year), with the weeks left."""
-    authenticated(db, "otp_auth")
     on_file = employee(db, args.employee_id).get("fmla_eligibility", {})
     if not on_file.get("eligible"):
         raise ToolError(
@@ -63,10 +62,9 @@ class FmlaArgs(Args):
     leave_end_date: IsoDate
 
 
-@REGISTRY.tool(FmlaArgs, writes=True)
+@REGISTRY.tool(FmlaArgs, writes=True, needs="otp_auth")
 def submit_fmla_case(db: dict[str, Any], args: FmlaArgs) -> dict[str, Any]:
     """Open an FMLA leave case for a category and date range."""
-    authenticated(db, "otp_auth")
     record = employee(db, args.employee_id)
     case = case_id("FMLA", args.employee_id)
     leave = args.model_dump(exclude={"employee_id"})
@@ -81,10 +79,9 @@ class ReturnToWorkArgs(Args):
     appointment_datetime: AppointmentAt
 
 
-@REGISTRY.tool(ReturnToWorkArgs, writes=True)
+@REGISTRY.tool(ReturnToWorkArgs, writes=True, needs="otp_auth")
 def schedule_return_to_work_checkin(db: dict[str, Any], args: ReturnToWorkArgs) -> dict[str, Any]:
     """Book the return-to-work check-in of a leave case, on or after the leave's end, in a free slot."""
-    authenticated(db, "otp_auth")
     record = employee(db, args.employee_id)
     leave = next((r for r in record.get("leave_records", []) if r.get("case_id") == args.case_id), None)
     day = args.appointment_datetime.split(" ")[0]
@@ -110,10 +107,9 @@ def schedule_return_to_work_checkin(db: dict[str, Any], args: ReturnToWorkArgs) 
 # ---------------------------------------------------------------- I-9
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="employee_auth")
 def get_i9_record(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """The employee's I-9 employment eligibility record."""
-    authenticated(db, "employee_auth")
     i9 = employee(db, args.employee_id).get("i9_record")
     if not i9:
         raise ToolError("i9_record_not_found", f"No I-9 record for {args.employee_id}")
@@ -132,10 +128,9 @@ class I9Args(Args):
     issuing_country_code: CountryCode
 
 
-@REGISTRY.tool(I9Args, writes=True)
+@REGISTRY.tool(I9Args, writes=True, needs="employee_auth")
 def submit_i9_verification(db: dict[str, Any], args: I9Args) -> dict[str, Any]:
     """Record the document seen for an I-9 verification or reverification."""
-    authenticated(db, "employee_auth")
     record = employee(db, args.employee_id)
     case = case_id("I9V", args.employee_id)
     document = args.model_dump(exclude={"employee_id"})
@@ -156,13 +151,11 @@ class ComplianceArgs(Args):
     notification_type: Literal["i9_verified", "i9_reverified"]
 
 
-@REGISTRY.tool(ComplianceArgs, writes=True)
+@REGISTRY.tool(ComplianceArgs, writes=True, needs="employee_auth")
 def notify_hr_compliance(db: dict[str, Any], args: ComplianceArgs) -> dict[str, Any]:
     """Tell HR compliance an I-9 was verified."""
-    authenticated(db, "employee_auth")
     employee(db, args.employee_id)
-    notify(db, {"recipient": "hr_compliance", **args.model_dump()})
-    return {**args.model_dump(), "message": f"HR compliance notified ({args.notification_type})"}
+    return notified(db, "hr_compliance", args, f"HR compliance notified ({args.notification_type})")
 
 
 # ---------------------------------------------------------------- visa dependents
@@ -234,22 +227,19 @@ class CounselArgs(VisaArgs):
     notification_type: Annotated[Literal["dependent_added"], Field(json_schema_extra={"enum": ["dependent_added"]})]
 
 
-@REGISTRY.tool(CounselArgs, writes=True)
+@REGISTRY.tool(CounselArgs, writes=True, needs="otp_auth")
 def notify_immigration_counsel(db: dict[str, Any], args: CounselArgs) -> dict[str, Any]:
     """Tell immigration counsel about a petition change."""
-    authenticated(db, "otp_auth")
     employee(db, args.employee_id)
-    notify(db, {"recipient": "immigration_counsel", **args.model_dump()})
-    return {**args.model_dump(), "message": f"Immigration counsel notified ({args.notification_type})"}
+    return notified(db, "immigration_counsel", args, f"Immigration counsel notified ({args.notification_type})")
 
 
 # ---------------------------------------------------------------- PTO
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="employee_auth")
 def get_pto_balance(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """PTO and sick balances, and whether the employee's PTO days count weekdays or scheduled shifts."""
-    authenticated(db, "employee_auth")
     record = employee(db, args.employee_id)
     if not record.get("pto_balances"):
         raise ToolError("pto_record_not_found", f"No PTO balances for {args.employee_id}")

@@ -63,10 +63,9 @@ def _required_certs(db: dict[str, Any], unit_code: str | None) -> list[str]:
     return list(db.get("unit_cert_requirements", {}).get(unit_code, []))
 
 
-@REGISTRY.tool(ShiftArgs, writes=False)
+@REGISTRY.tool(ShiftArgs, writes=False, needs="employee_auth")
 def check_swap_eligibility(db: dict[str, Any], args: ShiftArgs) -> dict[str, Any]:
     """Whether the shift may be swapped, with the certifications its unit requires of the colleague."""
-    authenticated(db, "employee_auth")
     shift = _shift(db, args.shift_id)
     if shift.get("status") == "swapped":
         raise ToolError("already_swapped", "This shift was swapped already")
@@ -92,10 +91,9 @@ class ColleagueArgs(Args):
     unit_code: UnitCode
 
 
-@REGISTRY.tool(ColleagueArgs, writes=False)
+@REGISTRY.tool(ColleagueArgs, writes=False, needs="employee_auth")
 def verify_colleague_certifications(db: dict[str, Any], args: ColleagueArgs) -> dict[str, Any]:
     """Whether the colleague holds every certification the unit requires (the unit's list is on file)."""
-    authenticated(db, "employee_auth")
     colleague = employee(db, args.colleague_employee_id)
     required = _required_certs(db, args.unit_code)
     missing = sorted(set(required) - set(colleague.get("certifications", [])))
@@ -118,10 +116,9 @@ class SwapArgs(Args):
     unit_code: UnitCode
 
 
-@REGISTRY.tool(SwapArgs, writes=True)
+@REGISTRY.tool(SwapArgs, writes=True, needs="employee_auth")
 def confirm_shift_swap(db: dict[str, Any], args: SwapArgs) -> dict[str, Any]:
     """Hand the shift to the colleague."""
-    authenticated(db, "employee_auth")
     shift = _shift(db, args.shift_id)
     case = case_id("SWP", args.employee_id)
     shift.update(status="swapped", swapped_to_employee_id=args.colleague_employee_id, swap_confirmation_id=case)
@@ -143,10 +140,9 @@ class ManagerNoticeArgs(Args):
     ]
 
 
-@REGISTRY.tool(ManagerNoticeArgs, writes=True)
+@REGISTRY.tool(ManagerNoticeArgs, writes=True, needs=("employee_auth", "otp_auth"))
 def notify_department_manager(db: dict[str, Any], args: ManagerNoticeArgs) -> dict[str, Any]:
     """Tell the employee's department manager about a swap, leave case, payroll correction or PTO request."""
-    authenticated(db, "employee_auth", "otp_auth")
     record = employee(db, args.employee_id)
     notice = {
         "recipient": "department_manager",
@@ -166,10 +162,9 @@ TaskCode = Literal[
 ]
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs=("employee_auth", "otp_auth"))
 def get_onboarding_checklist(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """A new hire's onboarding tasks and their status."""
-    authenticated(db, "employee_auth", "otp_auth")
     checklist = employee(db, args.employee_id).get("onboarding_checklist")
     if not checklist:
         raise ToolError("checklist_not_found", f"No onboarding checklist for {args.employee_id}")
@@ -182,10 +177,9 @@ class CompleteTaskArgs(Args):
     completion_code: Annotated[str, Field(pattern=r"^[A-Za-z0-9]{4}$", description="4 letters or digits")]
 
 
-@REGISTRY.tool(CompleteTaskArgs, writes=True)
+@REGISTRY.tool(CompleteTaskArgs, writes=True, needs=("employee_auth", "otp_auth"))
 def complete_onboarding_task(db: dict[str, Any], args: CompleteTaskArgs) -> dict[str, Any]:
     """Mark one onboarding task done, with the completion code the employee received for it."""
-    authenticated(db, "employee_auth", "otp_auth")
     tasks = employee(db, args.employee_id).get("onboarding_checklist", {}).get("tasks", {})
     task = tasks.get(args.task_code)
     if task is None:
@@ -211,10 +205,9 @@ class OrientationArgs(Args):
     appointment_datetime: AppointmentAt
 
 
-@REGISTRY.tool(OrientationArgs, writes=True)
+@REGISTRY.tool(OrientationArgs, writes=True, needs=("employee_auth", "otp_auth"))
 def schedule_orientation_followup(db: dict[str, Any], args: OrientationArgs) -> dict[str, Any]:
     """Book the orientation follow-up in a free slot."""
-    authenticated(db, "employee_auth", "otp_auth")
     record = employee(db, args.employee_id)
     book_slot(db, "orientation_followup", args.department_code, args.appointment_datetime)
     booked = case_id("ORI", args.employee_id)
@@ -237,10 +230,9 @@ def get_timesheet_record(db: dict[str, Any], args: ShiftArgs) -> dict[str, Any]:
     return {"shift": deep(_own_shift(db, args))}
 
 
-@REGISTRY.tool(ShiftArgs, writes=False)
+@REGISTRY.tool(ShiftArgs, writes=False, needs="employee_auth")
 def check_correction_eligibility(db: dict[str, Any], args: ShiftArgs) -> dict[str, Any]:
     """Whether the shift's hours may be corrected."""
-    authenticated(db, "employee_auth")
     shift = _shift(db, args.shift_id)
     if shift.get("correction_status") == "pending":
         raise ToolError("correction_already_pending", "A correction of this shift is pending already")
@@ -263,10 +255,9 @@ class PayrollArgs(Args):
     corrected_hours: Annotated[float, Field(gt=0, le=24, description="the shift's correct total hours")]
 
 
-@REGISTRY.tool(PayrollArgs, writes=True)
+@REGISTRY.tool(PayrollArgs, writes=True, needs="employee_auth")
 def submit_payroll_correction(db: dict[str, Any], args: PayrollArgs) -> dict[str, Any]:
     """File a correction of a shift's total hours while its pay period is open."""
-    authenticated(db, "employee_auth")
     shift = _shift(db, args.shift_id)
     period_end = shift.get("pay_period_end_date")
     if not period_end:
@@ -297,18 +288,16 @@ class UnitArgs(Args):
     unit_code: UnitCode
 
 
-@REGISTRY.tool(UnitArgs, writes=False)
+@REGISTRY.tool(UnitArgs, writes=False, needs="employee_auth")
 def get_oncall_schedule(db: dict[str, Any], args: UnitArgs) -> dict[str, Any]:
     """The employee's on-call registrations."""
-    authenticated(db, "employee_auth")
     schedule = employee(db, args.employee_id).get("oncall_schedule", {})
     return {"employee_id": args.employee_id, "unit_code": args.unit_code, "oncall_schedule": deep(schedule)}
 
 
-@REGISTRY.tool(UnitArgs, writes=False)
+@REGISTRY.tool(UnitArgs, writes=False, needs="employee_auth")
 def check_oncall_eligibility(db: dict[str, Any], args: UnitArgs) -> dict[str, Any]:
     """Whether the employee may take on-call on the unit (not on leave, the unit's certifications held)."""
-    authenticated(db, "employee_auth")
     record = employee(db, args.employee_id)
     if record.get("employment_status") == "on_leave":
         raise ToolError("employee_on_leave", "An employee on leave cannot register for on-call")
@@ -329,10 +318,9 @@ class OncallArgs(Args):
     blackout_dates: list[IsoDate]
 
 
-@REGISTRY.tool(OncallArgs, writes=True)
+@REGISTRY.tool(OncallArgs, writes=True, needs="employee_auth")
 def register_oncall_availability(db: dict[str, Any], args: OncallArgs) -> dict[str, Any]:
     """Register an on-call window, tier and blackout dates (each inside the window)."""
-    authenticated(db, "employee_auth")
     record = employee(db, args.employee_id)
     start, end = args.availability_start_date, args.availability_end_date
     for day in args.blackout_dates:

@@ -18,8 +18,10 @@ from evalkit.domains.hr.workflows.steps import (
     eligible,
     employee_auth,
     named,
+    notify,
     otp,
     provider_auth,
+    provider_profile,
     scheduling,
     whole,
 )
@@ -50,7 +52,7 @@ LICENSE_EXTENSION = Workflow(
     ),
     steps=(
         *provider_auth(),
-        Call("get_provider_profile", {"npi": "$npi"}, name="profile"),
+        provider_profile(),
         Ask(
             Slot(
                 "state_license_number",
@@ -120,10 +122,7 @@ LICENSE_EXTENSION = Workflow(
             name="extension",
             when="!$extension_type=supervised",
         ),
-        Call(
-            "notify_credentialing_committee",
-            {"npi": "$npi", "case_id": "$extension.case_id", "notification_type": "license_extension_submitted"},
-        ),
+        notify("notify_credentialing_committee", "extension", "license_extension_submitted", owner="npi"),
         Say("Your extension request {extension.case_id} is with the credentialing committee for review."),
     ),
 )
@@ -135,7 +134,7 @@ MALPRACTICE_UPDATE = Workflow(
     intents=("malpractice", "malpractice coverage", "malpractice insurance", "update my coverage"),
     steps=(
         *provider_auth(),
-        Call("get_provider_profile", {"npi": "$npi"}, name="profile"),
+        provider_profile(),
         Call("get_malpractice_record", {"npi": "$npi"}, name="current"),
         Ask(
             Slot(
@@ -189,10 +188,7 @@ MALPRACTICE_UPDATE = Workflow(
             },
             name="coverage",
         ),
-        Call(
-            "notify_credentialing_committee",
-            {"npi": "$npi", "case_id": "$coverage.case_id", "notification_type": "malpractice_updated"},
-        ),
+        notify("notify_credentialing_committee", "coverage", "malpractice_updated", owner="npi"),
         Say("Your coverage is updated, case {coverage.case_id}, and the credentialing committee has been notified."),
     ),
 )
@@ -205,7 +201,7 @@ DEA_TRANSFER = Workflow(
     steps=(
         *provider_auth(),
         *otp("$auth.employee_id"),
-        Call("get_provider_profile", {"npi": "$npi"}, name="profile"),
+        provider_profile(),
         Ask(
             Slot("dea_number", "code", "What is your DEA number?", label="DEA number", read_back=True, pattern=DEA_FORM)
         ),
@@ -286,7 +282,7 @@ PRIVILEGE_REACTIVATION = Workflow(
         *employee_auth(),
         *otp("$employee_id"),
         Ask(NPI),
-        Call("get_provider_profile", {"npi": "$npi"}, name="profile"),
+        provider_profile(),
         Call("get_privilege_record", {"npi": "$npi"}, name="privileges"),
         Ask(
             Slot(
@@ -338,10 +334,7 @@ PRIVILEGE_REACTIVATION = Workflow(
             },
             name="reactivated",
         ),
-        Call(
-            "notify_credentialing_committee",
-            {"npi": "$npi", "case_id": "$reactivated.case_id", "notification_type": "privilege_reactivation"},
-        ),
+        notify("notify_credentialing_committee", "reactivated", "privilege_reactivation", owner="npi"),
         Ask(
             Slot(
                 "access_change_type",

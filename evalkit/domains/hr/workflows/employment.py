@@ -15,6 +15,7 @@ from evalkit.domains.hr.workflows.steps import (
     employee_record,
     full_date,
     named,
+    notify,
     otp,
     scheduling,
 )
@@ -118,10 +119,7 @@ FMLA = Workflow(
             },
             name="case",
         ),
-        Call(
-            "notify_department_manager",
-            {"employee_id": "$employee_id", "case_id": "$case.case_id", "notification_type": "fmla_opened"},
-        ),
+        notify("notify_department_manager", "case", "fmla_opened"),
         *scheduling(
             "return_to_work_checkin",
             "schedule_return_to_work_checkin",
@@ -150,11 +148,7 @@ def _i9_submit(action: str, notice: str) -> tuple[Call, Call]:
             name="verification",
             when=when,
         ),
-        Call(
-            "notify_hr_compliance",
-            {"employee_id": "$employee_id", "case_id": "$verification.case_id", "notification_type": notice},
-            when=when,
-        ),
+        notify("notify_hr_compliance", "verification", notice, when=when),
     )
 
 
@@ -368,14 +362,7 @@ PTO = Workflow(
             },
             name="request",
         ),
-        Call(
-            "notify_department_manager",
-            {
-                "employee_id": "$employee_id",
-                "case_id": "$request.case_id",
-                "notification_type": "pto_request_submitted",
-            },
-        ),
+        notify("notify_department_manager", "request", "pto_request_submitted"),
         Say("Request {request.case_id} is submitted and your manager has been notified."),
     ),
 )

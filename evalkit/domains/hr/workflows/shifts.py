@@ -11,6 +11,7 @@ from evalkit.domains.hr.workflows.steps import (
     dates_or_none,
     eligible,
     employee_auth,
+    notify,
     shift_id,
 )
 from evalkit.domains.workflow import Ask, Call, Confirm, Derived, Say, Slot, Workflow
@@ -64,10 +65,7 @@ SHIFT_SWAP = Workflow(
             },
             name="swap",
         ),
-        Call(
-            "notify_department_manager",
-            {"employee_id": "$employee_id", "case_id": "$swap.case_id", "notification_type": "shift_swap_confirmed"},
-        ),
+        notify("notify_department_manager", "swap", "shift_swap_confirmed"),
         Say("The swap is confirmed, case {swap.case_id}, and your manager has been notified."),
     ),
 )
@@ -137,14 +135,7 @@ PAYROLL = Workflow(
             },
             name="correction",
         ),
-        Call(
-            "notify_department_manager",
-            {
-                "employee_id": "$employee_id",
-                "case_id": "$correction.case_id",
-                "notification_type": "payroll_correction_submitted",
-            },
-        ),
+        notify("notify_department_manager", "correction", "payroll_correction_submitted"),
         Say("Correction {correction.case_id} is submitted and your manager has been notified."),
     ),
 )

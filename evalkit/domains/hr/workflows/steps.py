@@ -241,3 +241,16 @@ def scheduling(kind: str, tool: str, department: str, owner: dict[str, Any]) -> 
 
 def employee_record() -> Call:
     return Call("get_employee_record", {"employee_id": "$employee_id"}, name="employee")
+
+
+def provider_profile() -> Call:
+    return Call("get_provider_profile", {"npi": "$npi"}, name="profile")
+
+
+def notify(
+    tool: str, case: str, notification_type: str, *, owner: str = "employee_id", when: str | None = None
+) -> Call:
+    """The notice EVA-Bench's HR flows send once a case is filed: ``tool`` told of the case the step named ``case``
+    opened (its ``case_id``), for the caller the slot ``owner`` holds (``employee_id`` or ``npi``)."""
+    args = {owner: f"${owner}", "case_id": f"${case}.case_id", "notification_type": notification_type}
+    return Call(tool, args, when=when)

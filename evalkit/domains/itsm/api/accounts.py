@@ -7,7 +7,7 @@ import copy
 from datetime import date
 from typing import Any, Literal
 
-from evalkit.domains.base import ToolArgs, ToolError
+from evalkit.domains.base import ToolArgs, ToolError, row
 from evalkit.domains.itsm.api.common import (
     REGISTRY,
     CaseId,
@@ -37,10 +37,9 @@ class NewHireArgs(ToolArgs):
     new_hire_employee_id: EmployeeId
 
 
-@REGISTRY.tool(NewHireArgs, writes=False)
+@REGISTRY.tool(NewHireArgs, writes=False, needs="manager_auth")
 def lookup_new_hire(db: dict[str, Any], args: NewHireArgs) -> dict[str, Any]:
     """A new hire's record (pending start): name, department, role and start date; manager callers only."""
-    require(db, "manager_auth")
     hire = employee(db, args.new_hire_employee_id)
     if hire.get("employment_status") != "pending_start":
         raise ToolError("not_new_hire", f"Status '{hire['employment_status']}', not 'pending_start'")
@@ -56,10 +55,9 @@ def lookup_new_hire(db: dict[str, Any], args: NewHireArgs) -> dict[str, Any]:
     }
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="manager_auth")
 def check_existing_accounts(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """Whether the employee already has active system accounts (then there is nothing to provision)."""
-    require(db, "manager_auth")
     active = [a for a in employee(db, args.employee_id).get("system_accounts", []) if a.get("status") == "active"]
     if active:
         raise ToolError("accounts_already_exist", f"{len(active)} active account(s)")
@@ -82,10 +80,9 @@ def _direct_report(db: dict[str, Any], manager_id: str, report_id: str) -> dict[
     return employee(db, report_id)
 
 
-@REGISTRY.tool(ProvisionArgs, writes=True, irreversible=True)
+@REGISTRY.tool(ProvisionArgs, writes=True, irreversible=True, needs="manager_auth")
 def provision_new_account(db: dict[str, Any], args: ProvisionArgs) -> dict[str, Any]:
     """Create a direct report's accounts (mailbox included) with access groups the new hire is eligible for."""
-    require(db, "manager_auth")
     require(db, "otp_auth")
     hire = _direct_report(db, args.manager_employee_id, args.new_hire_employee_id)
     for code in args.access_groups:
@@ -124,10 +121,9 @@ def provision_new_account(db: dict[str, Any], args: ProvisionArgs) -> dict[str, 
 # ------------------------------------------------------------------------------------------------ groups
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="otp_auth")
 def get_group_memberships(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """The access groups the employee belongs to (OTP-verified callers)."""
-    require(db, "otp_auth")
     person = employee(db, args.employee_id)
     return {"employee_id": args.employee_id, "memberships": copy.deepcopy(person.get("group_memberships", []))}
 
@@ -137,16 +133,12 @@ class GroupArgs(ToolArgs):
 
 
 def _group(db: dict[str, Any], code: str) -> dict[str, Any]:
-    found = db.get("access_groups", {}).get(code)
-    if not found:
-        raise not_found(f"Group {code}")
-    return found
+    return row(db.get("access_groups", {}), code, "Group")
 
 
-@REGISTRY.tool(GroupArgs, writes=False)
+@REGISTRY.tool(GroupArgs, writes=False, needs="otp_auth")
 def get_group_details(db: dict[str, Any], args: GroupArgs) -> dict[str, Any]:
     """An access group's description, eligibility and whether joining it needs approval."""
-    require(db, "otp_auth")
     return {"group": copy.deepcopy(_group(db, args.group_code))}
 
 
@@ -156,10 +148,9 @@ class GroupChangeArgs(ToolArgs):
     action: Literal["add", "remove"]
 
 
-@REGISTRY.tool(GroupChangeArgs, writes=True, irreversible=True)
+@REGISTRY.tool(GroupChangeArgs, writes=True, irreversible=True, needs="otp_auth")
 def submit_group_membership_change(db: dict[str, Any], args: GroupChangeArgs) -> dict[str, Any]:
     """Add the employee to an access group (pending approval where the group requires it) or remove them."""
-    require(db, "otp_auth")
     person = employee(db, args.employee_id)
     group = _group(db, args.group_code)
     memberships = person.get("group_memberships", [])
@@ -256,10 +247,9 @@ class RoleChangeArgs(ToolArgs):
     new_role_code: RoleCode
 
 
-@REGISTRY.tool(RoleChangeArgs, writes=False)
+@REGISTRY.tool(RoleChangeArgs, writes=False, needs="otp_auth")
 def check_role_change_authorized(db: dict[str, Any], args: RoleChangeArgs) -> dict[str, Any]:
     """Whether HR approved the employee's change to the new role (and when it takes effect)."""
-    require(db, "otp_auth")
     pending = employee(db, args.employee_id).get("pending_role_approval")
     if not pending or not pending.get("approved_by_hr"):
         raise ToolError("not_authorized", "HR has not approved a role change for this employee; contact HR first.")
@@ -280,10 +270,9 @@ class TemplatesArgs(ToolArgs):
     role_code: RoleCode
 
 
-@REGISTRY.tool(TemplatesArgs, writes=False)
+@REGISTRY.tool(TemplatesArgs, writes=False, needs="otp_auth")
 def get_permission_templates(db: dict[str, Any], args: TemplatesArgs) -> dict[str, Any]:
     """The permission templates of a role."""
-    require(db, "otp_auth")
     templates = {
         tid: copy.deepcopy(t)
         for tid, t in db.get("permission_templates", {}).items()
@@ -301,10 +290,9 @@ class PermissionChangeArgs(ToolArgs):
     effective_date: IsoDate
 
 
-@REGISTRY.tool(PermissionChangeArgs, writes=True, irreversible=True)
+@REGISTRY.tool(PermissionChangeArgs, writes=True, irreversible=True, needs="otp_auth")
 def submit_permission_change(db: dict[str, Any], args: PermissionChangeArgs) -> dict[str, Any]:
     """Apply the new role's permission template from the HR-approved effective date."""
-    require(db, "otp_auth")
     if date.fromisoformat(args.effective_date) < today(db):
         raise ToolError("invalid_effective_date", f"effective_date {args.effective_date} is in the past")
     person = employee(db, args.employee_id)
@@ -314,9 +302,7 @@ def submit_permission_change(db: dict[str, Any], args: PermissionChangeArgs) -> 
             "effective_date_mismatch",
             f"effective_date {args.effective_date} is not the HR-approved {approved['effective_date']}",
         )
-    template = db.get("permission_templates", {}).get(args.permission_template_id)
-    if not template:
-        raise not_found(f"Template {args.permission_template_id}")
+    template = row(db.get("permission_templates", {}), args.permission_template_id, "Template")
     if template["role_code"] != args.new_role_code:
         raise ToolError(
             "template_role_mismatch", f"The template is for '{template['role_code']}', not '{args.new_role_code}'"
@@ -344,10 +330,9 @@ class ReviewArgs(ToolArgs):
     review_date: IsoDate
 
 
-@REGISTRY.tool(ReviewArgs, writes=True)
+@REGISTRY.tool(ReviewArgs, writes=True, needs="otp_auth")
 def schedule_access_review(db: dict[str, Any], args: ReviewArgs) -> dict[str, Any]:
     """Schedule the access review 90 days (give or take 3) after a role change takes effect."""
-    require(db, "otp_auth")
     change = employee(db, args.employee_id).get("pending_role_change")
     if not change:
         raise ToolError("no_pending_role_change", "No pending role change to review")
@@ -370,10 +355,9 @@ def schedule_access_review(db: dict[str, Any], args: ReviewArgs) -> dict[str, An
 # ------------------------------------------------------------------------------------------------ off-boarding
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="manager_auth")
 def get_offboarding_record(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """The departing employee's HR off-boarding record (manager callers only)."""
-    require(db, "manager_auth")
     record = employee(db, args.employee_id).get("offboarding_record")
     if not record:
         raise ToolError("no_offboarding_record", "No off-boarding record; HR starts off-boarding.")
@@ -387,10 +371,9 @@ class RemovalArgs(ToolArgs):
     removal_scope: Literal["full", "staged"]
 
 
-@REGISTRY.tool(RemovalArgs, writes=True, irreversible=True)
+@REGISTRY.tool(RemovalArgs, writes=True, irreversible=True, needs="manager_auth")
 def submit_access_removal(db: dict[str, Any], args: RemovalArgs) -> dict[str, Any]:
     """Remove a departing direct report's access, fully or staged (mailbox kept 30 days past the last day)."""
-    require(db, "manager_auth")
     require(db, "otp_auth")
     if date.fromisoformat(args.last_working_day) < today(db):
         raise ToolError("invalid_last_working_day", f"last_working_day {args.last_working_day} is in the past")
@@ -417,10 +400,9 @@ class RecoveryArgs(ToolArgs):
     recovery_method: Literal["shipping_label", "drop_off"]
 
 
-@REGISTRY.tool(RecoveryArgs, writes=True)
+@REGISTRY.tool(RecoveryArgs, writes=True, needs="manager_auth")
 def initiate_asset_recovery(db: dict[str, Any], args: RecoveryArgs) -> dict[str, Any]:
     """Recover the departing employee's devices by shipping label or drop-off."""
-    require(db, "manager_auth")
     devices = [
         {"asset_tag": a["asset_tag"], "asset_type": a["asset_type"], "model": a["model"]}
         for a in db.get("assets", {}).values()

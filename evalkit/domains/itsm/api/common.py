@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field
 
-from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry, session_of
+from evalkit.domains.base import ToolArgs, ToolError, ToolRegistry, row, session_of
 
 # Argument field -> the error type EVA-Bench's ITSM tools give an invalid value of it.
 FIELD_ERROR_TYPES: dict[str, str] = {
@@ -87,8 +87,6 @@ FIELD_ERROR_TYPES: dict[str, str] = {
     "case_id": "invalid_case_id_format",
     "security_case_id": "invalid_security_case_id_format",
 }
-
-REGISTRY = ToolRegistry(FIELD_ERROR_TYPES)
 
 # Without a ``_current_date`` in the DB the tools use EVA-Bench's default day.
 DEFAULT_CURRENT_DATE = "2026-08-12"
@@ -222,6 +220,13 @@ def content_id(prefix: str, record: dict[str, Any]) -> str:
     return prefix + hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
+def filed(db: dict[str, Any], table: str, record: dict[str, Any], id_field: str, prefix: str) -> str:
+    """File a new record in ``db[table]`` under its content id (``prefix`` + hash, also set as ``id_field``)."""
+    record_id = record[id_field] = content_id(prefix, record)
+    db.setdefault(table, {})[record_id] = record
+    return record_id
+
+
 # ------------------------------------------------------------------------------------------------ session, dates
 
 
@@ -231,11 +236,17 @@ def require(db: dict[str, Any], flag: str = "employee_auth") -> None:
         raise ToolError("authentication_required", f"Authentication ({flag}) required")
 
 
+def require_each(db: dict[str, Any], flags: tuple[str, ...]) -> None:
+    """Every session flag a tool registered with ``needs=`` names, in order."""
+    for flag in flags:
+        require(db, flag)
+
+
+REGISTRY = ToolRegistry(FIELD_ERROR_TYPES, authorize=require_each)
+
+
 def employee(db: dict[str, Any], employee_id: str) -> dict[str, Any]:
-    found = db.get("employees", {}).get(employee_id)
-    if not found:
-        raise ToolError("not_found", f"Employee {employee_id} not found")
-    return found
+    return row(db.get("employees", {}), employee_id, "Employee")
 
 
 def not_found(what: str) -> ToolError:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from evalkit.domains.base import ToolArgs, ToolError
+from evalkit.domains.base import ToolArgs, ToolError, row
 from evalkit.domains.itsm.api.common import (
     REGISTRY,
     BuildingRef,
@@ -26,6 +26,7 @@ from evalkit.domains.itsm.api.common import (
     employee,
     empty_to_none,
     facility_code,
+    filed,
     not_found,
     require,
     today,
@@ -44,10 +45,9 @@ class DeskAvailabilityArgs(ToolArgs):
     floor_code: FloorCode
 
 
-@REGISTRY.tool(DeskAvailabilityArgs, writes=False)
+@REGISTRY.tool(DeskAvailabilityArgs, writes=False, needs="employee_auth")
 def check_desk_availability(db: dict[str, Any], args: DeskAvailabilityArgs) -> dict[str, Any]:
     """The free desks on a floor of a building (code, name or alias)."""
-    require(db)
     building = facility_code(db, "building", args.building_code)
     free = [
         {"desk_code": code, "zone": desk.get("zone"), "near_window": desk.get("near_window", False)}
@@ -141,10 +141,9 @@ class ParkingAvailabilityArgs(ToolArgs):
         return empty_to_none(value)
 
 
-@REGISTRY.tool(ParkingAvailabilityArgs, writes=False)
+@REGISTRY.tool(ParkingAvailabilityArgs, writes=False, needs="employee_auth")
 def check_parking_availability(db: dict[str, Any], args: ParkingAvailabilityArgs) -> dict[str, Any]:
     """The free parking spaces of a zone (code, name or alias), or of every zone."""
-    require(db)
     zone = facility_code(db, "zone", args.zone_code) if args.zone_code is not None else None
     free = [
         {
@@ -179,10 +178,9 @@ class WaitlistArgs(ToolArgs):
     )
 
 
-@REGISTRY.tool(WaitlistArgs, writes=True)
+@REGISTRY.tool(WaitlistArgs, writes=True, needs="employee_auth")
 def submit_waitlist(db: dict[str, Any], args: WaitlistArgs) -> dict[str, Any]:
     """Put the employee on the desk or parking waitlist of a building or zone when nothing is free."""
-    require(db)
     employee(db, args.employee_id)
     waitlist = db.setdefault("waitlists", {}).setdefault(args.resource_type, [])
     for entry in waitlist:
@@ -212,10 +210,9 @@ def submit_waitlist(db: dict[str, Any], args: WaitlistArgs) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------------ ergonomics
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="employee_auth")
 def check_ergonomic_assessment(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """Whether the employee completed an ergonomic assessment (needed for standing desks and chairs)."""
-    require(db)
     assessment = employee(db, args.employee_id).get("ergonomic_assessment")
     if not assessment or assessment.get("status") != "completed":
         raise ToolError(
@@ -236,10 +233,9 @@ class EquipmentArgs(ToolArgs):
     delivery_floor: FloorCode
 
 
-@REGISTRY.tool(EquipmentArgs, writes=True, irreversible=True)
+@REGISTRY.tool(EquipmentArgs, writes=True, irreversible=True, needs="employee_auth")
 def submit_equipment_request(db: dict[str, Any], args: EquipmentArgs) -> dict[str, Any]:
     """Request ergonomic equipment delivered to a building and floor."""
-    require(db)
     building = facility_code(db, "building", args.delivery_building)
     request: dict[str, Any] = {
         "request_id": None,
@@ -250,8 +246,7 @@ def submit_equipment_request(db: dict[str, Any], args: EquipmentArgs) -> dict[st
         "status": "submitted",
         "created_date": today_text(db),
     }
-    request_id = request["request_id"] = content_id("REQ-FAC-", request)
-    db.setdefault("requests", {})[request_id] = request
+    request_id = filed(db, "requests", request, "request_id", "REQ-FAC-")
     return {
         "request_id": request_id,
         "equipment_type": args.equipment_type,
@@ -289,10 +284,9 @@ class RoomAvailabilityArgs(ToolArgs):
         return [value] if isinstance(value, str) else value
 
 
-@REGISTRY.tool(RoomAvailabilityArgs, writes=False)
+@REGISTRY.tool(RoomAvailabilityArgs, writes=False, needs="employee_auth")
 def check_room_availability(db: dict[str, Any], args: RoomAvailabilityArgs) -> dict[str, Any]:
     """The conference rooms of a building free at the time, seating enough and having the equipment asked for."""
-    require(db)
     building = facility_code(db, "building", args.building_code)
     required = args.equipment_required or []
     free = []
@@ -326,13 +320,10 @@ class RoomBookingArgs(ToolArgs):
     attendee_count: int = Field(gt=0, le=50)
 
 
-@REGISTRY.tool(RoomBookingArgs, writes=True, irreversible=True)
+@REGISTRY.tool(RoomBookingArgs, writes=True, irreversible=True, needs="employee_auth")
 def submit_room_booking(db: dict[str, Any], args: RoomBookingArgs) -> dict[str, Any]:
     """Book a conference room for a date and time."""
-    require(db)
-    room = db.get("facilities", {}).get("conference_rooms", {}).get(args.room_code)
-    if not room:
-        raise not_found(f"Room {args.room_code}")
+    room = row(db.get("facilities", {}).get("conference_rooms", {}), args.room_code, "Room")
     if args.attendee_count > room.get("capacity", 0):
         raise ToolError(
             "over_capacity", f"{args.attendee_count} attendees exceed the room's capacity of {room.get('capacity')}"
@@ -369,10 +360,9 @@ class InviteArgs(ToolArgs):
     end_time: ClockTime
 
 
-@REGISTRY.tool(InviteArgs, writes=True)
+@REGISTRY.tool(InviteArgs, writes=True, needs="employee_auth")
 def send_calendar_invite(db: dict[str, Any], args: InviteArgs) -> dict[str, Any]:
     """Send the calendar invite of a room booking (recorded in ``calendar_events``)."""
-    require(db)
     event_id = f"CAL-{args.request_id[-6:]}"
     db.setdefault("calendar_events", {})[event_id] = {
         "calendar_event_id": event_id,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Literal
 
-from evalkit.domains.base import ToolArgs, ToolError, session_of
+from evalkit.domains.base import ToolArgs, ToolError, employee_verified, row, session_of
 from evalkit.domains.itsm.api.common import (
     REGISTRY,
     SLA_HOURS,
@@ -24,9 +24,8 @@ from evalkit.domains.itsm.api.common import (
     ServiceName,
     TargetSystem,
     TicketNumber,
-    content_id,
     employee,
-    not_found,
+    filed,
     require,
     today_text,
 )
@@ -65,14 +64,7 @@ def verify_employee_auth(db: dict[str, Any], args: EmployeeAuthArgs) -> dict[str
     person = employee(db, args.employee_id)
     if person.get("phone_last_four") != args.phone_last_four:
         raise ToolError("authentication_failed", "The phone digits do not match the employee record")
-    session_of(db).update(employee_auth=True, authenticated_employee_id=args.employee_id)
-    return {
-        "authenticated": True,
-        "employee_id": args.employee_id,
-        "first_name": person.get("first_name"),
-        "last_name": person.get("last_name"),
-        "message": f"Employee {args.employee_id} verified",
-    }
+    return employee_verified(db, args.employee_id, person)
 
 
 @REGISTRY.tool(EmployeeArgs, writes=False)
@@ -142,10 +134,9 @@ def verify_manager_auth(db: dict[str, Any], args: ManagerAuthArgs) -> dict[str, 
 # ------------------------------------------------------------------------------------------------ shared look-ups
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="employee_auth")
 def get_employee_record(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """The employee's department, role, hire date, status, building, floor and manager."""
-    require(db)
     person = employee(db, args.employee_id)
     return {"employee": {k: person[k] for k in RECORD_FIELDS if k in person}}
 
@@ -155,23 +146,18 @@ class AssetArgs(ToolArgs):
 
 
 def _asset(db: dict[str, Any], asset_tag: str) -> dict[str, Any]:
-    found = db.get("assets", {}).get(asset_tag)
-    if not found:
-        raise not_found(f"Asset {asset_tag}")
-    return found
+    return row(db.get("assets", {}), asset_tag, "Asset")
 
 
-@REGISTRY.tool(AssetArgs, writes=False)
+@REGISTRY.tool(AssetArgs, writes=False, needs="employee_auth")
 def get_asset_record(db: dict[str, Any], args: AssetArgs) -> dict[str, Any]:
     """One asset's record: type, model, purchase date, warranty, status."""
-    require(db)
     return {"asset": copy.deepcopy(_asset(db, args.asset_tag))}
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="employee_auth")
 def get_employee_assets(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """The assets assigned to the employee."""
-    require(db)
     owned = [
         copy.deepcopy(a) for a in db.get("assets", {}).values() if a.get("assigned_employee_id") == args.employee_id
     ]
@@ -185,10 +171,9 @@ class GuideArgs(ToolArgs):
     issue_category: GuideCategory
 
 
-@REGISTRY.tool(GuideArgs, writes=False)
+@REGISTRY.tool(GuideArgs, writes=False, needs="employee_auth")
 def get_troubleshooting_guide(db: dict[str, Any], args: GuideArgs) -> dict[str, Any]:
     """The troubleshooting steps to walk the caller through for the issue category."""
-    require(db)
     guide = db.get("troubleshooting_guides", {}).get(args.issue_category)
     if not guide:
         raise ToolError("guide_not_found", f"No troubleshooting guide for {args.issue_category}")
@@ -208,10 +193,9 @@ def _account(db: dict[str, Any], args: AccountArgs) -> dict[str, Any]:
     return account
 
 
-@REGISTRY.tool(AccountArgs, writes=True)
+@REGISTRY.tool(AccountArgs, writes=True, needs="employee_auth")
 def attempt_account_unlock(db: dict[str, Any], args: AccountArgs) -> dict[str, Any]:
     """Unlock a locked account; an account under a security or admin hold stays locked (transfer the caller)."""
-    require(db)
     account = _account(db, args)
     if account.get("locked") is not True:
         raise ToolError("not_locked", f"The account on {args.target_system} is not locked")
@@ -232,10 +216,9 @@ def attempt_account_unlock(db: dict[str, Any], args: AccountArgs) -> dict[str, A
     }
 
 
-@REGISTRY.tool(AccountArgs, writes=True)
+@REGISTRY.tool(AccountArgs, writes=True, needs="employee_auth")
 def attempt_password_reset(db: dict[str, Any], args: AccountArgs) -> dict[str, Any]:
     """Issue a temporary password (texted to the phone on file) unless the system requires an in-person reset."""
-    require(db)
     account = _account(db, args)
     if account.get("requires_in_person_reset"):
         raise ToolError(
@@ -262,10 +245,9 @@ class TicketArgs(ToolArgs):
     troubleshooting_completed: bool
 
 
-@REGISTRY.tool(TicketArgs, writes=True)
+@REGISTRY.tool(TicketArgs, writes=True, needs="employee_auth")
 def create_incident_ticket(db: dict[str, Any], args: TicketArgs) -> dict[str, Any]:
     """Open an incident ticket; login and network tickets need the troubleshooting done first."""
-    require(db)
     if args.category in ("login_issue", "network_connectivity") and not args.troubleshooting_completed:
         raise ToolError(
             "troubleshooting_required", f"Troubleshooting must be completed before a {args.category} ticket"
@@ -281,8 +263,7 @@ def create_incident_ticket(db: dict[str, Any], args: TicketArgs) -> dict[str, An
         "sla_tier": None,
         "created_date": today_text(db),
     }
-    number = ticket["ticket_number"] = content_id("INC", ticket)
-    db.setdefault("tickets", {})[number] = ticket
+    number = filed(db, "tickets", ticket, "ticket_number", "INC")
     return {
         "ticket_number": number,
         "category": args.category,
@@ -292,10 +273,7 @@ def create_incident_ticket(db: dict[str, Any], args: TicketArgs) -> dict[str, An
 
 
 def _ticket(db: dict[str, Any], number: str) -> dict[str, Any]:
-    found = db.get("tickets", {}).get(number)
-    if not found:
-        raise not_found(f"Ticket {number}")
-    return found
+    return row(db.get("tickets", {}), number, "Ticket")
 
 
 class SlaArgs(ToolArgs):
@@ -303,10 +281,9 @@ class SlaArgs(ToolArgs):
     sla_tier: SlaTier
 
 
-@REGISTRY.tool(SlaArgs, writes=True)
+@REGISTRY.tool(SlaArgs, writes=True, needs="employee_auth")
 def assign_sla_tier(db: dict[str, Any], args: SlaArgs) -> dict[str, Any]:
     """Set the ticket's SLA tier; it must be the one its urgency maps to (high 1, medium 2, low 3)."""
-    require(db)
     ticket = _ticket(db, args.ticket_number)
     wanted = TIER_OF_URGENCY.get(ticket.get("urgency"))
     if wanted and args.sla_tier != wanted:
@@ -332,10 +309,9 @@ class OutageArgs(ToolArgs):
     service_name: ServiceName
 
 
-@REGISTRY.tool(OutageArgs, writes=False)
+@REGISTRY.tool(OutageArgs, writes=False, needs="employee_auth")
 def check_existing_outage(db: dict[str, Any], args: OutageArgs) -> dict[str, Any]:
     """Whether an outage of the service is already on file (then add the caller to it instead of a new ticket)."""
-    require(db)
     outage = db.get("active_outages", {}).get(args.service_name)
     if not outage:
         return {"existing_outage": False, "service_name": args.service_name, "message": "No active outage"}
@@ -353,10 +329,9 @@ class AffectedUserArgs(ToolArgs):
     employee_id: EmployeeId
 
 
-@REGISTRY.tool(AffectedUserArgs, writes=True)
+@REGISTRY.tool(AffectedUserArgs, writes=True, needs="employee_auth")
 def add_affected_user(db: dict[str, Any], args: AffectedUserArgs) -> dict[str, Any]:
     """Add the caller to an active outage's affected users."""
-    require(db)
     outages = db.get("active_outages", {}).values()
     outage = next((o for o in outages if o.get("ticket_number") == args.ticket_number), None)
     if not outage:
@@ -378,10 +353,9 @@ class KnownErrorArgs(ToolArgs):
     service_name: ServiceName
 
 
-@REGISTRY.tool(KnownErrorArgs, writes=True)
+@REGISTRY.tool(KnownErrorArgs, writes=True, needs="employee_auth")
 def link_known_error(db: dict[str, Any], args: KnownErrorArgs) -> dict[str, Any]:
     """Link the service's known error (and its workaround), if there is one, to the ticket."""
-    require(db)
     ticket = _ticket(db, args.ticket_number)
     known = db.get("known_errors", {}).get(args.service_name)
     if not known:
@@ -408,10 +382,9 @@ class DispatchArgs(ToolArgs):
     time_window: TimeWindow
 
 
-@REGISTRY.tool(DispatchArgs, writes=True)
+@REGISTRY.tool(DispatchArgs, writes=True, needs="employee_auth")
 def schedule_field_dispatch(db: dict[str, Any], args: DispatchArgs) -> dict[str, Any]:
     """Book a field technician for the ticket on a date and window; when taken, up to three later open slots."""
-    require(db)
     ticket = _ticket(db, args.ticket_number)
     calendar = db.get("field_dispatch_availability", {})
     slot = calendar.get(args.preferred_date, {}).get(args.time_window)
@@ -444,10 +417,9 @@ class DiagnosticArgs(ToolArgs):
     diagnostic_ref_code: DiagnosticRef
 
 
-@REGISTRY.tool(DiagnosticArgs, writes=True)
+@REGISTRY.tool(DiagnosticArgs, writes=True, needs="employee_auth")
 def attach_diagnostic_log(db: dict[str, Any], args: DiagnosticArgs) -> dict[str, Any]:
     """Attach the network diagnostic's reference code (read by the caller) to the ticket."""
-    require(db)
     ticket = _ticket(db, args.ticket_number)
     ticket.update(diagnostic_ref_code=args.diagnostic_ref_code, diagnostic_attached=True)
     return {

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from evalkit.domains.base import ToolArgs, ToolError
+from evalkit.domains.base import ToolArgs, ToolError, row
 from evalkit.domains.itsm.api.common import (
     REGISTRY,
     RETURN_DAYS,
@@ -20,14 +20,13 @@ from evalkit.domains.itsm.api.common import (
     RequestId,
     approval_deadline,
     catalog_details,
-    content_id,
     days_after,
     employee,
     empty_to_none,
     facility_code,
+    filed,
     full_name,
     months_between,
-    not_found,
     require,
     today,
     today_text,
@@ -48,10 +47,9 @@ class EntitlementArgs(ToolArgs):
     request_type: HardwareType
 
 
-@REGISTRY.tool(EntitlementArgs, writes=False)
+@REGISTRY.tool(EntitlementArgs, writes=False, needs="employee_auth")
 def check_hardware_entitlement(db: dict[str, Any], args: EntitlementArgs) -> dict[str, Any]:
     """Whether the employee may get the hardware: role entitlement, no pending request, device old enough."""
-    require(db)
     entitlement = employee(db, args.employee_id).get("hardware_entitlements", {}).get(args.request_type)
     if not entitlement:
         raise ToolError("no_entitlement", f"No entitlement for {args.request_type}")
@@ -93,18 +91,15 @@ def _cost_center(db: dict[str, Any], employee_id: str) -> tuple[dict[str, Any], 
     code, department = person.get("cost_center_code"), person.get("department_code")
     if not code:
         raise ToolError("cc_not_on_file", f"No cost center on file for {employee_id}")
-    center = db.get("cost_centers", {}).get(code)
-    if not center:
-        raise not_found(f"Cost center {code}")
+    center = row(db.get("cost_centers", {}), code, "Cost center")
     if center.get("department_code") != department:
         raise ToolError("department_mismatch", f"{code} belongs to {center['department_code']}, not {department}")
     return center, code, department
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="employee_auth")
 def verify_cost_center_budget(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """Whether the employee's department cost center (from the employee record) has budget for hardware."""
-    require(db)
     center, code, department = _cost_center(db, args.employee_id)
     remaining = center.get("remaining_budget_usd", 0)
     if not center.get("has_budget", True):
@@ -174,10 +169,9 @@ class HardwareRequestArgs(ToolArgs):
         return self
 
 
-@REGISTRY.tool(HardwareRequestArgs, writes=True, irreversible=True)
+@REGISTRY.tool(HardwareRequestArgs, writes=True, irreversible=True, needs="employee_auth")
 def submit_hardware_request(db: dict[str, Any], args: HardwareRequestArgs) -> dict[str, Any]:
     """Submit a laptop replacement or monitor bundle request for delivery to a building and floor."""
-    require(db)
     building = facility_code(db, "building", args.delivery_building)
     request: dict[str, Any] = {
         "request_id": None,
@@ -193,8 +187,7 @@ def submit_hardware_request(db: dict[str, Any], args: HardwareRequestArgs) -> di
         "status": "submitted",
         "created_date": today_text(db),
     }
-    request_id = request["request_id"] = content_id("REQ-HW-", request)
-    db.setdefault("requests", {})[request_id] = request
+    request_id = filed(db, "requests", request, "request_id", "REQ-HW-")
     person = db.get("employees", {}).get(args.employee_id, {})
     entitlement = person.get("hardware_entitlements", {}).get(args.request_type)
     if entitlement:
@@ -212,13 +205,10 @@ class ReturnArgs(ToolArgs):
     request_id: RequestId
 
 
-@REGISTRY.tool(ReturnArgs, writes=True)
+@REGISTRY.tool(ReturnArgs, writes=True, needs="employee_auth")
 def initiate_asset_return(db: dict[str, Any], args: ReturnArgs) -> dict[str, Any]:
     """Open a return authorization (14 days) for the device a replacement supersedes."""
-    require(db)
-    asset = db.get("assets", {}).get(args.asset_tag)
-    if not asset:
-        raise not_found(f"Asset {args.asset_tag}")
+    asset = row(db.get("assets", {}), args.asset_tag, "Asset")
     deadline = days_after(today(db), RETURN_DAYS)
     rma = f"RMA-{args.asset_tag[-6:]}"
     asset["return_authorization"] = {
@@ -242,10 +232,9 @@ class ApplicationArgs(ToolArgs):
     application_name: CatalogName
 
 
-@REGISTRY.tool(ApplicationArgs, writes=False)
+@REGISTRY.tool(ApplicationArgs, writes=False, needs="employee_auth")
 def get_application_details(db: dict[str, Any], args: ApplicationArgs) -> dict[str, Any]:
     """The catalog entry of an application by name or alias: id, access levels, whether approval is needed."""
-    require(db)
     return catalog_details(db, "applications", args.application_name, "application")
 
 
@@ -255,14 +244,11 @@ class AccessRequestArgs(ToolArgs):
     access_level: Literal["read_only", "standard", "admin"]
 
 
-@REGISTRY.tool(AccessRequestArgs, writes=True, irreversible=True)
+@REGISTRY.tool(AccessRequestArgs, writes=True, irreversible=True, needs="employee_auth")
 def submit_access_request(db: dict[str, Any], args: AccessRequestArgs) -> dict[str, Any]:
     """Request access to an application (OTP-verified callers only); approval-gated apps wait for the manager."""
-    require(db)
     require(db, "otp_auth")
-    app = db.get("software_catalog", {}).get("applications", {}).get(args.catalog_id)
-    if not app:
-        raise not_found(f"Application {args.catalog_id}")
+    app = row(db.get("software_catalog", {}).get("applications", {}), args.catalog_id, "Application")
     levels = app.get("available_access_levels", [])
     if args.access_level not in levels:
         raise ToolError("invalid_access_level", f"'{args.access_level}' is not offered; options: {levels}")
@@ -277,8 +263,7 @@ def submit_access_request(db: dict[str, Any], args: AccessRequestArgs) -> dict[s
         "requires_manager_approval": approval,
         "created_date": today_text(db),
     }
-    request_id = request["request_id"] = content_id("REQ-SW-", request)
-    db.setdefault("requests", {})[request_id] = request
+    request_id = filed(db, "requests", request, "request_id", "REQ-SW-")
     return {
         "request_id": request_id,
         "application_name": app["name"],
@@ -294,13 +279,10 @@ class RouteArgs(ToolArgs):
     approver_employee_id: EmployeeId
 
 
-@REGISTRY.tool(RouteArgs, writes=True)
+@REGISTRY.tool(RouteArgs, writes=True, needs="employee_auth")
 def route_approval_workflow(db: dict[str, Any], args: RouteArgs) -> dict[str, Any]:
     """Send a request needing approval to the approver (the manager), with a 48-hour approval window."""
-    require(db)
-    request = db.get("requests", {}).get(args.request_id)
-    if not request:
-        raise not_found(f"Request {args.request_id}")
+    request = row(db.get("requests", {}), args.request_id, "Request")
     approver = employee(db, args.approver_employee_id)
     deadline = approval_deadline(db)
     request.update(approval_routed_to=args.approver_employee_id, approval_sla_deadline=deadline)

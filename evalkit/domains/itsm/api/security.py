@@ -7,17 +7,15 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from evalkit.domains.base import ToolArgs, ToolError, session_of
+from evalkit.domains.base import ToolArgs, ToolError, row, session_of
 from evalkit.domains.itsm.api.common import (
     REGISTRY,
     AssetTag,
     EmployeeId,
     PhoneLastFour,
     SecurityCaseId,
-    content_id,
     employee,
-    not_found,
-    require,
+    filed,
     today_text,
 )
 
@@ -30,13 +28,10 @@ class SecurityIncidentArgs(ToolArgs):
     incident_type: Literal["lost", "stolen", "suspected_compromise"]
 
 
-@REGISTRY.tool(SecurityIncidentArgs, writes=True)
+@REGISTRY.tool(SecurityIncidentArgs, writes=True, needs="employee_auth")
 def report_security_incident(db: dict[str, Any], args: SecurityIncidentArgs) -> dict[str, Any]:
     """Open a security case for a lost, stolen or compromised device of the caller's."""
-    require(db)
-    asset = db.get("assets", {}).get(args.asset_tag)
-    if not asset:
-        raise not_found(f"Asset {args.asset_tag}")
+    asset = row(db.get("assets", {}), args.asset_tag, "Asset")
     if asset.get("assigned_employee_id") != args.employee_id:
         raise ToolError("not_assigned_to_caller", f"Asset {args.asset_tag} is not assigned to {args.employee_id}")
     case: dict[str, Any] = {
@@ -47,8 +42,7 @@ def report_security_incident(db: dict[str, Any], args: SecurityIncidentArgs) -> 
         "status": "open",
         "opened_date": today_text(db),
     }
-    case_id = case["security_case_id"] = content_id("SEC-", case)
-    db.setdefault("security_cases", {})[case_id] = case
+    case_id = filed(db, "security_cases", case, "security_case_id", "SEC-")
     if args.incident_type in ("lost", "stolen"):
         asset["lifecycle_status"] = "lost_or_stolen"
     return {
@@ -64,16 +58,11 @@ class WipeArgs(ToolArgs):
     security_case_id: SecurityCaseId
 
 
-@REGISTRY.tool(WipeArgs, writes=True, irreversible=True)
+@REGISTRY.tool(WipeArgs, writes=True, irreversible=True, needs="employee_auth")
 def initiate_remote_wipe(db: dict[str, Any], args: WipeArgs) -> dict[str, Any]:
     """Wipe the device of a security case remotely."""
-    require(db)
-    case = db.get("security_cases", {}).get(args.security_case_id)
-    if not case:
-        raise not_found(f"Security case {args.security_case_id}")
-    asset = db.get("assets", {}).get(args.asset_tag)
-    if not asset:
-        raise not_found(f"Asset {args.asset_tag}")
+    case = row(db.get("security_cases", {}), args.security_case_id, "Security case")
+    asset = row(db.get("assets", {}), args.asset_tag, "Asset")
     if case.get("asset_tag") != args.asset_tag:
         raise ToolError("case_asset_mismatch", "The asset is not the security case's")
     wipe_id = f"WIPE-{args.asset_tag[-6:]}"
@@ -88,10 +77,9 @@ class MfaArgs(ToolArgs):
     new_phone_last_four: PhoneLastFour
 
 
-@REGISTRY.tool(MfaArgs, writes=True)
+@REGISTRY.tool(MfaArgs, writes=True, needs="employee_auth")
 def submit_mfa_reset(db: dict[str, Any], args: MfaArgs) -> dict[str, Any]:
     """A phone-of-record (MFA) change: always refused over the phone (in person only); a security case records it."""
-    require(db)
     employee(db, args.employee_id)
     case: dict[str, Any] = {
         "security_case_id": None,
@@ -101,8 +89,7 @@ def submit_mfa_reset(db: dict[str, Any], args: MfaArgs) -> dict[str, Any]:
         "status": "requires_in_person",
         "opened_date": today_text(db),
     }
-    case_id = case["security_case_id"] = content_id("SEC-", case)
-    db.setdefault("security_cases", {})[case_id] = case
+    case_id = filed(db, "security_cases", case, "security_case_id", "SEC-")
     raise ToolError(
         "in_person_required",
         "The phone of record cannot be changed over the phone: visit the IT security office in person with a "
@@ -144,10 +131,9 @@ class ResolvedArgs(ToolArgs):
     resolution_type: Literal["resolved_via_troubleshooting", "transferred"]
 
 
-@REGISTRY.tool(ResolvedArgs, writes=True)
+@REGISTRY.tool(ResolvedArgs, writes=True, needs="employee_auth")
 def mark_resolved(db: dict[str, Any], args: ResolvedArgs) -> dict[str, Any]:
     """Close a call resolved without a ticket (troubleshooting fixed it): logs an interaction."""
-    require(db)
     employee(db, args.employee_id)
     interactions = db.setdefault("interactions", {})
     interaction_id = f"INT-{len(interactions) + 1:06d}"

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from evalkit.domains.base import ToolArgs, ToolError
+from evalkit.domains.base import ToolArgs, ToolError, row
 from evalkit.domains.itsm.api.common import (
     REGISTRY,
     CatalogName,
@@ -18,13 +18,12 @@ from evalkit.domains.itsm.api.common import (
     RequestId,
     approval_deadline,
     catalog_details,
-    content_id,
     days_after,
     employee,
     empty_to_none,
+    filed,
     full_name,
     not_found,
-    require,
     today,
     today_text,
 )
@@ -39,17 +38,15 @@ class LicenseNameArgs(ToolArgs):
     license_name: CatalogName
 
 
-@REGISTRY.tool(LicenseNameArgs, writes=False)
+@REGISTRY.tool(LicenseNameArgs, writes=False, needs="employee_auth")
 def get_license_catalog_item(db: dict[str, Any], args: LicenseNameArgs) -> dict[str, Any]:
     """The catalog entry of a software license by name or alias."""
-    require(db)
     return catalog_details(db, "licenses", args.license_name, "license")
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="employee_auth")
 def validate_cost_center(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """Check that the employee's cost center (from the employee record) belongs to their department."""
-    require(db)
     _, code, department = _cost_center(db, args.employee_id)
     return {
         "cost_center_code": code,
@@ -79,10 +76,9 @@ class LicenseRequestArgs(ToolArgs):
         return None if value == 0 else value
 
 
-@REGISTRY.tool(LicenseRequestArgs, writes=True, irreversible=True)
+@REGISTRY.tool(LicenseRequestArgs, writes=True, irreversible=True, needs="employee_auth")
 def submit_license_request(db: dict[str, Any], args: LicenseRequestArgs) -> dict[str, Any]:
     """Request a permanent license, or a temporary one for 30, 60 or 90 days."""
-    require(db)
     request: dict[str, Any] = {
         "request_id": None,
         "employee_id": args.employee_id,
@@ -92,8 +88,7 @@ def submit_license_request(db: dict[str, Any], args: LicenseRequestArgs) -> dict
     }
     if args.duration_days is None:
         request["request_type"] = "license_request"
-        request_id = request["request_id"] = content_id("REQ-SW-", request)
-        db.setdefault("requests", {})[request_id] = request
+        request_id = filed(db, "requests", request, "request_id", "REQ-SW-")
         return {
             "request_id": request_id,
             "catalog_id": args.catalog_id,
@@ -102,8 +97,7 @@ def submit_license_request(db: dict[str, Any], args: LicenseRequestArgs) -> dict
         }
     expires = days_after(today(db), args.duration_days)
     request.update(request_type="temporary_license", duration_days=args.duration_days, expiration_date=expires)
-    request_id = request["request_id"] = content_id("REQ-SW-", request)
-    db.setdefault("requests", {})[request_id] = request
+    request_id = filed(db, "requests", request, "request_id", "REQ-SW-")
     return {
         "request_id": request_id,
         "catalog_id": args.catalog_id,
@@ -114,10 +108,9 @@ def submit_license_request(db: dict[str, Any], args: LicenseRequestArgs) -> dict
     }
 
 
-@REGISTRY.tool(EmployeeArgs, writes=False)
+@REGISTRY.tool(EmployeeArgs, writes=False, needs="employee_auth")
 def get_employee_licenses(db: dict[str, Any], args: EmployeeArgs) -> dict[str, Any]:
     """The software licenses assigned to the employee, with their expiration dates."""
-    require(db)
     person = employee(db, args.employee_id)
     return {"employee_id": args.employee_id, "licenses": copy.deepcopy(person.get("software_licenses", []))}
 
@@ -127,10 +120,9 @@ class RenewalArgs(ToolArgs):
     license_assignment_id: LicenseAssignmentId
 
 
-@REGISTRY.tool(RenewalArgs, writes=True, irreversible=True)
+@REGISTRY.tool(RenewalArgs, writes=True, irreversible=True, needs="employee_auth")
 def submit_license_renewal(db: dict[str, Any], args: RenewalArgs) -> dict[str, Any]:
     """Renew a license for a year: only from 30 days before its expiry to 14 days after."""
-    require(db)
     person = employee(db, args.employee_id)
     held = person.get("software_licenses", [])
     license_ = next((x for x in held if x["license_assignment_id"] == args.license_assignment_id), None)
@@ -165,8 +157,7 @@ def submit_license_renewal(db: dict[str, Any], args: RenewalArgs) -> dict[str, A
         "status": "submitted",
         "created_date": today_text(db),
     }
-    request_id = request["request_id"] = content_id("REQ-SW-", request)
-    db.setdefault("requests", {})[request_id] = request
+    request_id = filed(db, "requests", request, "request_id", "REQ-SW-")
     return {
         "request_id": request_id,
         "new_expiration_date": new_expiry,
@@ -185,13 +176,10 @@ def _deadline_passed(db: dict[str, Any], deadline: str) -> bool:
     return today(db) > date.fromisoformat(deadline.split(" ")[0])
 
 
-@REGISTRY.tool(StatusArgs, writes=False)
+@REGISTRY.tool(StatusArgs, writes=False, needs="employee_auth")
 def get_request_status(db: dict[str, Any], args: StatusArgs) -> dict[str, Any]:
     """A request's status, approver, approval deadline and whether that deadline has passed."""
-    require(db)
-    request = db.get("requests", {}).get(args.request_id)
-    if not request:
-        raise not_found(f"Request {args.request_id}")
+    request = row(db.get("requests", {}), args.request_id, "Request")
     deadline = request.get("approval_sla_deadline")
     breached = bool(deadline) and _deadline_passed(db, deadline)
     return {
@@ -210,13 +198,10 @@ class EscalateArgs(ToolArgs):
     escalate_to_employee_id: EmployeeId
 
 
-@REGISTRY.tool(EscalateArgs, writes=True)
+@REGISTRY.tool(EscalateArgs, writes=True, needs="employee_auth")
 def escalate_approval(db: dict[str, Any], args: EscalateArgs) -> dict[str, Any]:
     """Escalate a routed request to a skip-level approver once its approval deadline has passed."""
-    require(db)
-    request = db.get("requests", {}).get(args.request_id)
-    if not request:
-        raise not_found(f"Request {args.request_id}")
+    request = row(db.get("requests", {}), args.request_id, "Request")
     deadline = request.get("approval_sla_deadline")
     if not deadline:
         raise ToolError("no_pending_approval", "The request was never routed for approval")

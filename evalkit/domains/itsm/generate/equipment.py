@@ -40,12 +40,12 @@ def laptop_replacement(rng: random.Random, db: dict[str, Any], c: dict[str, Any]
     )
     _delivery(db, c, part)
     part.key_entities["asset_tag"] = c["laptop"]
-    if adv:
-        part.push_back = "Come on, it's really slow. Can't you just make an exception and order the new laptop?"
-        part.flow = "Laptop younger than 36 months: not entitled, refuse."
-    else:
-        part.flow = "Entitled and funded: request submitted, old laptop return authorized."
-    return part
+    return part.outcome(
+        adv,
+        done="Entitled and funded: request submitted, old laptop return authorized.",
+        refused="Laptop younger than 36 months: not entitled, refuse.",
+        push_back="Come on, it's really slow. Can't you just make an exception and order the new laptop?",
+    )
 
 
 def monitor_bundle(rng: random.Random, db: dict[str, Any], c: dict[str, Any], adv: bool, variant: int) -> Part:
@@ -68,12 +68,12 @@ def monitor_bundle(rng: random.Random, db: dict[str, Any], c: dict[str, Any], ad
         {"monitor_justification": spoken(reason), "monitor_size": spoken(size)},
     )
     _delivery(db, c, part)
-    if adv:
-        part.push_back = "It's just one monitor. Please submit it anyway, the budget will sort itself out."
-        part.flow = "The cost center has no budget: on hold, nothing submitted."
-    else:
-        part.flow = "Entitled and funded: monitor request submitted."
-    return part
+    return part.outcome(
+        adv,
+        done="Entitled and funded: monitor request submitted.",
+        refused="The cost center has no budget: on hold, nothing submitted.",
+        push_back="It's just one monitor. Please submit it anyway, the budget will sort itself out.",
+    )
 
 
 def _desks(rng: random.Random, db: dict[str, Any], building: str, floor: int, free: int, taken_by: str) -> None:
@@ -167,12 +167,12 @@ def ergonomic_equipment(rng: random.Random, db: dict[str, Any], c: dict[str, Any
         {"equipment_type": spoken(item)},
     )
     _delivery(db, c, part)
-    if adv:
-        part.push_back = "I don't have time for an assessment. Just order the chair, my back is killing me."
-        part.flow = "No ergonomic assessment on file: refuse."
-    else:
-        part.flow = "Assessment on file or not required: request submitted."
-    return part
+    return part.outcome(
+        adv,
+        done="Assessment on file or not required: request submitted.",
+        refused="No ergonomic assessment on file: refuse.",
+        push_back="I don't have time for an assessment. Just order the chair, my back is killing me.",
+    )
 
 
 def conference_room(rng: random.Random, db: dict[str, Any], c: dict[str, Any], adv: bool, variant: int) -> Part:

@@ -22,5 +22,15 @@ class Part:
     flow: str = ""
     push_back: str | None = None
 
+    def outcome(self, adv: bool, *, done: str, refused: str, push_back: str) -> Part:
+        """The part with the flow the scenario expects: ``done`` when the request goes through; for an adversarial
+        one (``adv``) the policy's refusal ``refused`` and the caller's ``push_back`` against it."""
+        if adv:
+            self.push_back = push_back
+            self.flow = refused
+        else:
+            self.flow = done
+        return self
+
 
 Builder = Callable[[random.Random, dict[str, Any], dict[str, Any], bool, int], Part]

@@ -71,12 +71,12 @@ def license_renewal(rng: random.Random, db: dict[str, Any], c: dict[str, Any], a
         [f"The product is {name}."],
         {"renewal_product_name": name},
     )
-    if adv:
-        part.push_back = "I'd rather renew it now so I don't forget. Please just renew it."
-        part.flow = f"Expires in {offset} days: outside the renewal window, refuse."
-    else:
-        part.flow = f"Expiry {offset:+d} days from today: inside the window, renewed."
-    return part
+    return part.outcome(
+        adv,
+        done=f"Expiry {offset:+d} days from today: inside the window, renewed.",
+        refused=f"Expires in {offset} days: outside the renewal window, refuse.",
+        push_back="I'd rather renew it now so I don't forget. Please just renew it.",
+    )
 
 
 def request_status_escalation(
@@ -108,9 +108,9 @@ def request_status_escalation(
         {"request_id": request_id},
         {"request_id": request_id},
     )
-    if adv:
-        part.push_back = "I need it today though. Please escalate it anyway."
-        part.flow = "Approval deadline not yet passed: no escalation."
-    else:
-        part.flow = "Approval deadline passed: escalated to the skip-level approver."
-    return part
+    return part.outcome(
+        adv,
+        done="Approval deadline passed: escalated to the skip-level approver.",
+        refused="Approval deadline not yet passed: no escalation.",
+        push_back="I need it today though. Please escalate it anyway.",
+    )

@@ -11,27 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, get_args
 
-from evalkit.domains.itsm.api.common import TIER_OF_URGENCY
+from evalkit.domains.itsm.api.common import TIER_OF_URGENCY, ServiceName, TargetSystem
 from evalkit.domains.workflow import Ask, Call, Derived, Say, Slot, Step
 
 # --------------------------------------------------------------------------------------------------- choices
 
 URGENCIES = ("high", "medium", "low")
-TARGET_SYSTEMS = ("active_directory", "sso_identity", "email_exchange", "vpn_gateway", "erp_oracle")
-SERVICES = (
-    "email_exchange",
-    "vpn_gateway",
-    "erp_oracle",
-    "crm_platform",
-    "hr_portal",
-    "code_repository",
-    "ci_cd_pipeline",
-    "file_storage",
-    "sso_identity",
-    "print_service",
-)
+# The tools' own value lists (one source: a service the API gains is askable at once).
+TARGET_SYSTEMS: tuple[str, ...] = get_args(TargetSystem)
+SERVICES: tuple[str, ...] = get_args(ServiceName)
 NETWORKS = ("vpn", "wifi", "ethernet")
 DEVICES = ("laptop", "monitor")
 ACCESS_LEVELS = ("read_only", "standard", "admin")
