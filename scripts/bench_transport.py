@@ -27,6 +27,11 @@ existed, to measure what the line costs.
    best of ``--repeat`` runs. Two ways to host N calls are compared: ``loop`` (every call a task of one event loop,
    as ``concurrency=N`` runs them: evalkit.call.host) and ``threads`` (a thread per call, each with its own event loop).
 
+0. CPU per frame (one session, no pacing): the caller's frame path from a 16 kHz line frame to the socket
+   (resample to 8 kHz, μ-law, base64, JSON, WebSocket framing, the write), as thread CPU time over blocks of frames,
+   the current path and the previous one (websockets' ``send`` per message, the interpolating resampler)
+   alternated in one run: their ratio holds whatever the machine's load.
+
 ``--profile N`` runs N calls on one event loop in this thread under cProfile (``--line`` on or off) and prints the
 top functions instead.
 """
@@ -53,14 +58,14 @@ import numpy as np
 
 from evalkit.agents.base import AgentContext, ToolBox
 from evalkit.call import AudioChannel, CallOutcome, CallSettings, RealClock, run_call
-from evalkit.call.events import AgentSpeech, AgentTurnEnd
+from evalkit.call.events import AgentSpeech, AgentTurnEnd, Frame
 from evalkit.call.host import CallHost, quiet_collector
 from evalkit.call.line import FILL_RATE, CallerLine
 from evalkit.call.loop import Call
 from evalkit.domains.base import ToolExecutor, ToolRegistry
 from evalkit.speech.tts import EspeakTTS
 from evalkit.wire.twilio_ws import TwilioWsConfig
-from evalkit.wire.twilio_ws.codec import encode
+from evalkit.wire.twilio_ws.codec import _resample_grid, encode
 from perturbations import Chain
 from perturbations.environments.cafe import cafe
 
@@ -316,6 +321,45 @@ def call_seconds(outcomes: list[CallOutcome]) -> float:
     return sum((o.turns[-1].end_ms if o.turns else 0.0) / 1000.0 for o in outcomes)
 
 
+async def frame_cpu_us(url: str, blocks: int = 6, n: int = 1000) -> dict[str, list[float]]:
+    """Thread CPU µs per frame of the caller's send path, the current one and the previous one alternated
+    (section 0). Writable line frames (the café bed), so every frame is resampled and encoded."""
+    from evalkit.wire.twilio_ws import client as wire
+
+    session = TwilioWsConfig(name="echo", url=url, transcribe_agent="never").build().session(RealClock())
+    context = AgentContext("bench", "2026-01-01 09:00", ToolBox(ToolExecutor(ToolRegistry(), {})), "bench")
+    await session.open(context)
+    rng = np.random.default_rng(0)
+    frames = [Frame(samples=0.05 * rng.standard_normal(320).astype(np.float32), sample_rate=FILL_RATE, fill=True)
+              for _ in range(50)]  # fmt: skip
+    current = (wire.TwilioCallerSession._send_texts, wire.resample)
+
+    async def send_texts_before(self: Any, *texts: str) -> None:  # websockets' send, a message at a time
+        for text in texts:
+            await self._ws.send(text)
+
+    def resample_before(samples: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:  # always interpolated
+        positions, grid = _resample_grid(samples.size, from_rate, to_rate)
+        return np.interp(positions, grid, samples).astype(np.float32)
+
+    paths = {"before": (send_texts_before, resample_before), "now": current}
+    out: dict[str, list[float]] = {name: [] for name in paths}
+    try:
+        for _ in range(blocks):
+            for name, (send_texts, resample) in paths.items():
+                wire.TwilioCallerSession._send_texts, wire.resample = send_texts, resample  # type: ignore[method-assign]
+                cpu = time.thread_time()
+                for i in range(n):
+                    await session.send(frames[i % len(frames)])
+                    if i % 25 == 24:  # let the socket drain, as the 20 ms pacing would
+                        await asyncio.sleep(0)
+                out[name].append((time.thread_time() - cpu) / n * 1e6)
+    finally:
+        wire.TwilioCallerSession._send_texts, wire.resample = current  # type: ignore[method-assign]
+        await session.close()
+    return out
+
+
 def load() -> str:
     """The machine's 1-minute load average (the other processes sharing its cores)."""
     return f"{os.getloadavg()[0]:.1f}"
@@ -370,6 +414,14 @@ def main() -> None:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
         server.kill()
         return
+
+    # 0. CPU per frame, the previous path and this one side by side
+    cpu_us = asyncio.run(frame_cpu_us(url))
+    before, now = (statistics.median(cpu_us[name]) for name in ("before", "now"))
+    print(
+        f"\n0. CPU per frame sent (thread time, median of {len(cpu_us['now'])} blocks of 1000): "
+        f"previous path {before:.1f} µs, now {now:.1f} µs (ratio {now / before:.2f}); load {load()}"
+    )
 
     # 1. overhead per turn, one call at a time
     LINE["on"] = args.line != "off"
