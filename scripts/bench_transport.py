@@ -15,8 +15,10 @@ existed, to measure what the line costs.
    shift of the caller's next turn onto the line's frame grid (``line_align_ms``, part of the caller's reaction):
    what the harness adds (scheduling, encoding, the socket, the silence timer). Target ≤ 5 ms. Its parts are
    printed beneath (medians): speech end → ``user_speech_stop`` sent, stop → the echo's first frame (both sockets and
-   the echo process: on a loaded machine mostly the agent's side), the take-turn timer's lateness, and the caller
-   taking the turn → its next utterance (the loop's own work).
+   the echo process: on a loaded machine mostly the agent's side), the take-turn timer's lateness (no longer part of
+   the overhead: the caller's reaction runs from the scheduled end of the silence window, ``AgentTurnEnd.at_ms``),
+   and that decision → the caller's next utterance (the loop's own work beyond its reaction time: 0 unless the
+   reaction time is not enough for it).
 2. Concurrent calls: N calls at once in this process; each frame's send time (handed to the socket) minus its
    scheduled time (on the line: the first frame + k × 20 ms; ``--line off``: turn start + k × 20 ms); the curve of
    p50 / p99 / max over N, and the CPU share of this process (the line's cost: ``--line both`` runs each row twice).
@@ -24,8 +26,10 @@ existed, to measure what the line costs.
    this process spent per second of call (``CPU/call-s``: what one call costs, whatever the machine's load), and the
    load average when it ran; with ``--line both`` the line's cost is the on/off ratio of that figure at each N. The
    machine is shared: a bare timer loop in another process measures its own jitter meanwhile, and each row is the
-   best of ``--repeat`` runs. Two ways to host N calls are compared: ``loop`` (every call a task of one event loop,
-   as ``concurrency=N`` runs them: evalkit.call.host) and ``threads`` (a thread per call, each with its own event loop).
+   best of ``--repeat`` runs. Ways to host N calls: ``loop`` (every call a task of one event loop, as
+   ``concurrency=N`` runs them: evalkit.call.host; the lines share their wake-ups, evalkit.call.ticks), ``timers``
+   (the same with a timer per line per frame, as before the shared wake-ups) and ``threads`` (a thread per call,
+   each with its own event loop).
 
 0. CPU per frame (one session, no pacing): the caller's frame path from a 16 kHz line frame to the socket
    (resample to 8 kHz, μ-law, base64, JSON, WebSocket framing, the write), as thread CPU time over blocks of frames,
@@ -41,6 +45,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import cProfile
 import itertools
 import json
@@ -50,6 +55,7 @@ import pstats
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,7 +63,7 @@ from typing import Any
 import numpy as np
 
 from evalkit.agents.base import AgentContext, ToolBox
-from evalkit.call import AudioChannel, CallOutcome, CallSettings, RealClock, run_call
+from evalkit.call import AudioChannel, CallOutcome, CallSettings, RealClock, run_call, ticks
 from evalkit.call.events import AgentSpeech, AgentTurnEnd, Frame
 from evalkit.call.host import CallHost, quiet_collector
 from evalkit.call.line import FILL_RATE, CallerLine
@@ -196,9 +202,9 @@ class TimedSession:
                 self.stop_ms = None
             self.voice_end_ms = getattr(self.session, "_voice_end_ms", now)
         elif isinstance(event, AgentTurnEnd) and self.voice_end_ms is not None:
-            late = now - self.voice_end_ms - TAKE_TURN_MS
-            self.pacing.part("take-turn silence timer late", late)
-            self.pacing.taken_ms.append(now)
+            late = now - self.voice_end_ms - TAKE_TURN_MS  # no longer in the overhead: the turn is taken at at_ms
+            self.pacing.part("take-turn silence timer late (not in the overhead)", late)
+            self.pacing.taken_ms.append(event.at_ms if event.at_ms is not None else now)
             self.voice_end_ms = None
         return event
 
@@ -266,7 +272,7 @@ def turn_parts(outcome: CallOutcome, pacing: Pacing) -> None:
     users = [t for t in outcome.turns if t.role == "user"]
     for taken, turn in zip(pacing.taken_ms, users, strict=False):  # the greeting's end, then each echo's
         align = turn.variation.get("line_align_ms", 0.0)
-        pacing.part("turn taken -> next utterance (loop)", turn.start_ms - taken - REACTION_MS - align)
+        pacing.part("turn decided -> next utterance (loop)", turn.start_ms - taken - REACTION_MS - align)
     for stop, turn in zip(pacing.stops_ms, users, strict=False):
         pacing.part("speech end -> user_speech_stop sent", stop - turn.end_ms)
 
@@ -302,13 +308,26 @@ def with_probe(run: Any) -> tuple[Any, float]:
     return result, baseline
 
 
+@contextlib.contextmanager
+def own_timers(on: bool) -> Iterator[None]:
+    """``timers`` mode: each line waits on a timer of its own for every frame (as before evalkit.call.ticks)."""
+    shared = (ticks.until, ticks.start_delay_ms)
+    if on:
+        ticks.until = lambda clock, at_ms: clock.advance_to(at_ms)  # type: ignore[assignment]
+        ticks.start_delay_ms = lambda: 0.0
+    try:
+        yield
+    finally:
+        ticks.until, ticks.start_delay_ms = shared
+
+
 def run_calls(url: str, n: int, mode: str, n_lines: int) -> tuple[Pacing, list[CallOutcome], float, float]:
     """(pacing, outcomes, wall s, CPU s of this process) of n calls at once."""
     pacing = Pacing()
     delays = [i / n for i in range(n)]
     wall, cpu = time.perf_counter(), time.process_time()
-    if mode == "loop":  # as a cell with concurrency=n runs them (evalkit.cell.run.ConversationRunner.run_all)
-        with CallHost(threads=2 * n) as host, ThreadPoolExecutor(n) as pool:
+    if mode in ("loop", "timers"):  # as a cell with concurrency=n runs them (evalkit.cell.run.ConversationRunner)
+        with own_timers(mode == "timers"), CallHost(threads=2 * n) as host, ThreadPoolExecutor(n) as pool:
             outcomes = list(pool.map(lambda i: host.run(one_call(url, i, n_lines, pacing, delays[i])), range(n)))
     else:  # a thread per call, each with an event loop of its own (the same collector settings)
         with quiet_collector(), ThreadPoolExecutor(n) as pool:
