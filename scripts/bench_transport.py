@@ -15,8 +15,10 @@ existed, to measure what the line costs.
    shift of the caller's next turn onto the line's frame grid (``line_align_ms``, part of the caller's reaction):
    what the harness adds (scheduling, encoding, the socket, the silence timer). Target ≤ 5 ms. Its parts are
    printed beneath (medians): speech end → ``user_speech_stop`` sent, stop → the echo's first frame (both sockets and
-   the echo process: on a loaded machine mostly the agent's side), the take-turn timer's lateness, and the caller
-   taking the turn → its next utterance (the loop's own work).
+   the echo process: on a loaded machine mostly the agent's side), the take-turn timer's lateness (no longer part of
+   the overhead: the caller's reaction runs from the scheduled end of the silence window, ``AgentTurnEnd.at_ms``),
+   and that decision → the caller's next utterance (the loop's own work beyond its reaction time: 0 unless the
+   reaction time is not enough for it).
 2. Concurrent calls: N calls at once in this process; each frame's send time (handed to the socket) minus its
    scheduled time (on the line: the first frame + k × 20 ms; ``--line off``: turn start + k × 20 ms); the curve of
    p50 / p99 / max over N, and the CPU share of this process (the line's cost: ``--line both`` runs each row twice).
@@ -24,8 +26,15 @@ existed, to measure what the line costs.
    this process spent per second of call (``CPU/call-s``: what one call costs, whatever the machine's load), and the
    load average when it ran; with ``--line both`` the line's cost is the on/off ratio of that figure at each N. The
    machine is shared: a bare timer loop in another process measures its own jitter meanwhile, and each row is the
-   best of ``--repeat`` runs. Two ways to host N calls are compared: ``loop`` (every call a task of one event loop,
-   as ``concurrency=N`` runs them: evalkit.call.host) and ``threads`` (a thread per call, each with its own event loop).
+   best of ``--repeat`` runs. Ways to host N calls: ``loop`` (every call a task of one event loop, as
+   ``concurrency=N`` runs them: evalkit.call.host; the lines share their wake-ups, evalkit.call.ticks), ``timers``
+   (the same with a timer per line per frame, as before the shared wake-ups) and ``threads`` (a thread per call,
+   each with its own event loop).
+
+0. CPU per frame (one session, no pacing): the caller's frame path from a 16 kHz line frame to the socket
+   (resample to 8 kHz, μ-law, base64, JSON, WebSocket framing, the write), as thread CPU time over blocks of frames,
+   the current path and the previous one (websockets' ``send`` per message, the interpolating resampler)
+   alternated in one run: their ratio holds whatever the machine's load.
 
 ``--profile N`` runs N calls on one event loop in this thread under cProfile (``--line`` on or off) and prints the
 top functions instead.
@@ -36,15 +45,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import cProfile
 import itertools
 import json
 import multiprocessing
 import os
 import pstats
+import resource
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,15 +64,15 @@ from typing import Any
 import numpy as np
 
 from evalkit.agents.base import AgentContext, ToolBox
-from evalkit.call import AudioChannel, CallOutcome, CallSettings, RealClock, run_call
-from evalkit.call.events import AgentSpeech, AgentTurnEnd
+from evalkit.call import AudioChannel, CallOutcome, CallSettings, RealClock, run_call, ticks
+from evalkit.call.events import AgentSpeech, AgentTurnEnd, Frame
 from evalkit.call.host import CallHost, quiet_collector
 from evalkit.call.line import FILL_RATE, CallerLine
 from evalkit.call.loop import Call
 from evalkit.domains.base import ToolExecutor, ToolRegistry
 from evalkit.speech.tts import EspeakTTS
 from evalkit.wire.twilio_ws import TwilioWsConfig
-from evalkit.wire.twilio_ws.codec import encode
+from evalkit.wire.twilio_ws.codec import _resample_grid, encode
 from perturbations import Chain
 from perturbations.environments.cafe import cafe
 
@@ -191,9 +203,9 @@ class TimedSession:
                 self.stop_ms = None
             self.voice_end_ms = getattr(self.session, "_voice_end_ms", now)
         elif isinstance(event, AgentTurnEnd) and self.voice_end_ms is not None:
-            late = now - self.voice_end_ms - TAKE_TURN_MS
-            self.pacing.part("take-turn silence timer late", late)
-            self.pacing.taken_ms.append(now)
+            late = now - self.voice_end_ms - TAKE_TURN_MS  # no longer in the overhead: the turn is taken at at_ms
+            self.pacing.part("take-turn silence timer late (not in the overhead)", late)
+            self.pacing.taken_ms.append(event.at_ms if event.at_ms is not None else now)
             self.voice_end_ms = None
         return event
 
@@ -261,7 +273,7 @@ def turn_parts(outcome: CallOutcome, pacing: Pacing) -> None:
     users = [t for t in outcome.turns if t.role == "user"]
     for taken, turn in zip(pacing.taken_ms, users, strict=False):  # the greeting's end, then each echo's
         align = turn.variation.get("line_align_ms", 0.0)
-        pacing.part("turn taken -> next utterance (loop)", turn.start_ms - taken - REACTION_MS - align)
+        pacing.part("turn decided -> next utterance (loop)", turn.start_ms - taken - REACTION_MS - align)
     for stop, turn in zip(pacing.stops_ms, users, strict=False):
         pacing.part("speech end -> user_speech_stop sent", stop - turn.end_ms)
 
@@ -297,13 +309,26 @@ def with_probe(run: Any) -> tuple[Any, float]:
     return result, baseline
 
 
+@contextlib.contextmanager
+def own_timers(on: bool) -> Iterator[None]:
+    """``timers`` mode: each line waits on a timer of its own for every frame (as before evalkit.call.ticks)."""
+    shared = (ticks.until, ticks.start_delay_ms)
+    if on:
+        ticks.until = lambda clock, at_ms: clock.advance_to(at_ms)  # type: ignore[assignment]
+        ticks.start_delay_ms = lambda: 0.0
+    try:
+        yield
+    finally:
+        ticks.until, ticks.start_delay_ms = shared
+
+
 def run_calls(url: str, n: int, mode: str, n_lines: int) -> tuple[Pacing, list[CallOutcome], float, float]:
     """(pacing, outcomes, wall s, CPU s of this process) of n calls at once."""
     pacing = Pacing()
     delays = [i / n for i in range(n)]
     wall, cpu = time.perf_counter(), time.process_time()
-    if mode == "loop":  # as a cell with concurrency=n runs them (evalkit.cell.run.ConversationRunner.run_all)
-        with CallHost(threads=2 * n) as host, ThreadPoolExecutor(n) as pool:
+    if mode in ("loop", "timers"):  # as a cell with concurrency=n runs them (evalkit.cell.run.ConversationRunner)
+        with own_timers(mode == "timers"), CallHost(threads=2 * n) as host, ThreadPoolExecutor(n) as pool:
             outcomes = list(pool.map(lambda i: host.run(one_call(url, i, n_lines, pacing, delays[i])), range(n)))
     else:  # a thread per call, each with an event loop of its own (the same collector settings)
         with quiet_collector(), ThreadPoolExecutor(n) as pool:
@@ -314,6 +339,54 @@ def run_calls(url: str, n: int, mode: str, n_lines: int) -> tuple[Pacing, list[C
 def call_seconds(outcomes: list[CallOutcome]) -> float:
     """The calls' total length on their own clocks (s): what the CPU time is divided by."""
     return sum((o.turns[-1].end_ms if o.turns else 0.0) / 1000.0 for o in outcomes)
+
+
+async def frame_cpu_us(url: str, blocks: int = 6, n: int = 1000) -> dict[str, list[float]]:
+    """Thread CPU µs per frame of the caller's send path, the current one and the previous one alternated
+    (section 0). Writable line frames (the café bed), so every frame is resampled and encoded."""
+    from evalkit.wire.twilio_ws import client as wire
+
+    session = TwilioWsConfig(name="echo", url=url, transcribe_agent="never").build().session(RealClock())
+    context = AgentContext("bench", "2026-01-01 09:00", ToolBox(ToolExecutor(ToolRegistry(), {})), "bench")
+    await session.open(context)
+    rng = np.random.default_rng(0)
+    frames = [Frame(samples=0.05 * rng.standard_normal(320).astype(np.float32), sample_rate=FILL_RATE, fill=True)
+              for _ in range(50)]  # fmt: skip
+    current = (wire.TwilioCallerSession._send_texts, wire.resample)
+
+    async def send_texts_before(self: Any, *texts: str) -> None:  # websockets' send, a message at a time
+        for text in texts:
+            await self._ws.send(text)
+
+    def resample_before(samples: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:  # always interpolated
+        positions, grid = _resample_grid(samples.size, from_rate, to_rate)
+        return np.interp(positions, grid, samples).astype(np.float32)
+
+    paths = {"before": (send_texts_before, resample_before), "now": current}
+    out: dict[str, list[float]] = {name: [] for name in [*paths, "now, kernel"]}
+    try:
+        for _ in range(blocks):
+            for name, (send_texts, resample) in paths.items():
+                wire.TwilioCallerSession._send_texts, wire.resample = send_texts, resample  # type: ignore[method-assign]
+                cpu, kernel = time.thread_time(), thread_kernel_s()
+                for i in range(n):
+                    await session.send(frames[i % len(frames)])
+                    if i % 25 == 24:  # let the socket drain, as the 20 ms pacing would
+                        await asyncio.sleep(0)
+                out[name].append((time.thread_time() - cpu) / n * 1e6)
+                if name == "now":
+                    out["now, kernel"].append((thread_kernel_s() - kernel) / n * 1e6)
+    finally:
+        wire.TwilioCallerSession._send_texts, wire.resample = current  # type: ignore[method-assign]
+        await session.close()
+    return out
+
+
+def thread_kernel_s() -> float:
+    """This thread's CPU time in the kernel so far (s; Linux: the socket's share of a frame, which on loopback
+    includes delivering it to the agent's process), 0 where the platform does not say."""
+    who = getattr(resource, "RUSAGE_THREAD", None)
+    return resource.getrusage(who).ru_stime if who is not None else 0.0
 
 
 def load() -> str:
@@ -370,6 +443,15 @@ def main() -> None:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
         server.kill()
         return
+
+    # 0. CPU per frame, the previous path and this one side by side
+    cpu_us = asyncio.run(frame_cpu_us(url))
+    before, now = (statistics.median(cpu_us[name]) for name in ("before", "now"))
+    print(
+        f"\n0. CPU per frame sent (thread time, median of {len(cpu_us['now'])} blocks of 1000): "
+        f"previous path {before:.1f} µs, now {now:.1f} µs (ratio {now / before:.2f}; of which in the kernel "
+        f"{statistics.median(cpu_us['now, kernel']):.1f} µs); load {load()}"
+    )
 
     # 1. overhead per turn, one call at a time
     LINE["on"] = args.line != "off"

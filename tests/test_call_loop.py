@@ -298,3 +298,38 @@ def test_each_turn_records_the_hash_of_its_audio() -> None:
         AudioClip(samples=tone(10.0), sample_rate=RATE).sha256()
         != AudioClip(samples=tone(20.0), sample_rate=RATE).sha256()
     )
+
+
+class LateDecisionAgent(StreamingAgent):
+    """A streaming session that decides its turn is over ``DECIDE_MS`` after its audio and delivers that decision
+    ``LATE_MS`` late (a timer that woke late, a loop busy with other calls), saying when it decided (``at_ms``)."""
+
+    DECIDE_MS, LATE_MS = 200.0, 150.0
+
+    def __init__(self, clock: RealClock) -> None:
+        super().__init__(chunks=3)
+        self.clock = clock
+        self.decided: list[float] = []
+
+    async def _stream(self, text: str, n: int, end_turn: bool = True) -> None:
+        await super()._stream(text, n, end_turn=False)
+        self.decided.append(self.clock.now_ms + self.DECIDE_MS)
+        await asyncio.sleep((self.DECIDE_MS + self.LATE_MS) / 1000.0)
+        await self.queue.put(AgentTurnEnd(at_ms=self.decided[-1]))
+
+
+def test_the_caller_reacts_from_when_the_agent_turn_was_decided_not_when_the_loop_heard_of_it() -> None:
+    """AgentTurnEnd.at_ms (a wire session's scheduled end of the take-turn silence): the caller's next utterance
+    starts its reaction time after that moment, however late the event reached the loop (here 150 ms: the caller
+    would otherwise start 150 ms late, the harness's overhead). Exact on the call clock, whatever the load."""
+    clock = RealClock()
+    agent = LateDecisionAgent(clock)
+    # the reaction outlasts the late delivery (a caller cannot start in the past: then it starts when it can)
+    settings = CallSettings(frame_ms=20.0, user_reaction_ms=400.0)
+    outcome = run(run_call(ScriptCaller(["one two"]), agent, ToneChannel(), context(), clock, settings))
+    assert outcome.end_reason == "user_end_call", outcome.error
+    users = [t for t in outcome.turns if t.role == "user"]
+    assert len(users) == 2 and len(agent.decided) == 2  # the greeting and the reply each decided once
+    for decided, user in zip(agent.decided, users, strict=True):
+        start = user.start_ms - user.variation.get("line_align_ms", 0.0)  # the shift onto the line's frame grid
+        assert start == pytest.approx(decided + 400.0, abs=1e-6)

@@ -298,3 +298,30 @@ def test_a_clean_line_is_digital_silence_between_utterances() -> None:
     agent, outcome = _in_process([])
     assert outcome.audio.line and all(not clip.samples.any() for _, clip in outcome.audio.line)
     assert agent.heard == [2400, 1600]  # zeros carry nothing to hear: a clean cell's agent gets its utterances only
+
+
+def test_lines_waiting_for_one_grid_point_share_one_wake_up_and_none_wakes_early() -> None:
+    """evalkit.call.ticks: calls on one event loop whose frames are due at the same point of the shared grid are woken
+    by one timer (one entry, all their waiters); a line cancelled meanwhile does not cancel the others; a time off the
+    grid (an utterance's short last frame) waits on a timer of its own. Nobody is woken before its time."""
+    from evalkit.call import ticks
+
+    async def main() -> None:
+        clocks = [RealClock() for _ in range(6)]
+        loop = asyncio.get_running_loop()
+        ahead_ms = ticks.start_delay_ms() + 4 * ticks.GRID_MS  # a grid point 20-25 ms from now
+        due = [c.now_ms + ahead_ms for c in clocks]
+        waits = [asyncio.create_task(ticks.until(c, at)) for c, at in zip(clocks, due, strict=True)]
+        off_grid = clocks[0].now_ms + ahead_ms + ticks.GRID_MS / 2
+        lone = asyncio.create_task(ticks.until(clocks[0], off_grid))
+        await asyncio.sleep(0)
+        waiting = ticks._waiting[loop]
+        assert [len(w) for w in waiting.values()] == [6]  # one grid point, every line on it; the off-grid one apart
+        waits[0].cancel()
+        await asyncio.gather(*waits[1:])
+        assert all(c.now_ms >= at - 0.1 for c, at in zip(clocks[1:], due[1:], strict=True))
+        assert waiting == {}  # the point was served and forgotten
+        await lone
+        assert clocks[0].now_ms >= off_grid - 0.1
+
+    asyncio.run(main())

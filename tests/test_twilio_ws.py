@@ -551,3 +551,18 @@ def test_a_barge_in_delivers_what_the_agent_said_without_audio_before_its_turn_e
     said, ended = asyncio.run(main())
     assert isinstance(said, AgentSpeech) and said.text == "let me check that"
     assert isinstance(ended, AgentTurnEnd)
+
+
+def test_resampling_by_a_whole_factor_is_the_interpolation_s_values() -> None:
+    """codec.resample takes every k-th sample when the rates divide (16 -> 8 kHz, every line frame): the same values
+    and length as the linear interpolation it replaces, odd lengths included."""
+    import numpy as np
+
+    from evalkit.wire.twilio_ws.codec import _resample_grid, resample
+
+    rng = np.random.default_rng(3)
+    for size in (1, 3, 5, 159, 320, 321):
+        for rates in ((16_000, 8_000), (24_000, 8_000), (48_000, 16_000)):
+            samples = rng.standard_normal(size).astype(np.float32)
+            positions, grid = _resample_grid(size, *rates)
+            assert np.array_equal(resample(samples, *rates), np.interp(positions, grid, samples).astype(np.float32))

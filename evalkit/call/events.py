@@ -57,9 +57,13 @@ class AgentSpeech:
 
 @dataclass(frozen=True)
 class AgentTurnEnd:
-    """The agent has finished its turn; ``end_call``: and hangs up."""
+    """The agent has finished its turn; ``end_call``: and hangs up. ``at_ms``: when the caller decided so, when that
+    is a time the session scheduled (the end of a silence window, on the call clock) rather than the moment the event
+    is received: a timer that fires late, or a loop busy with other calls, then does not delay the caller's reaction
+    (None: when it is received)."""
 
     end_call: bool = False
+    at_ms: float | None = None
 
 
 AgentEvent = AgentSpeech | AgentTurnEnd

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from evalkit.call import ticks
 from evalkit.call.channel import UserSpeech, audio_frames
 from evalkit.call.clock import Clock
 from evalkit.call.events import AgentEvent, Frame
@@ -120,12 +121,13 @@ class CallerLine:
             if prepare is not None:  # a no-op when the cell has warmed it already (evalkit.cell.run)
                 await asyncio.to_thread(prepare, FILL_RATE)
             self._block = await self._render(self.clock.now_ms)
-        self._line_ms = self._t0 = self.clock.now_ms
+        # a live line's frames start on the loop's shared grid, so its wake-ups are shared with the other calls'
+        self._line_ms = self._t0 = self.clock.now_ms + (ticks.start_delay_ms() if self.continuous else 0.0)
         live_echo = getattr(self.channel, "live_echo", None)
         if self.continuous and live_echo is not None:  # the bed is rendered ahead; the echo is mixed at send time
             self._echo = live_echo()
         if self.continuous:
-            self._task = asyncio.create_task(self._pace(self.clock.now_ms))
+            self._task = asyncio.create_task(self._pace(self._t0))
 
     async def close(self) -> None:
         if self._task is not None:
@@ -238,7 +240,7 @@ class CallerLine:
     async def _pace(self, at_ms: float) -> None:
         try:
             while True:
-                await self.clock.advance_to(at_ms)
+                await ticks.until(self.clock, at_ms)
                 frame = self._frame_at(at_ms)
                 await self.session.send(frame)
                 at_ms += frame.duration_ms

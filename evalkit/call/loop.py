@@ -173,7 +173,7 @@ class Call:
                     self.cutter.drop(planned)  # type: ignore[union-attr]
                 if listening is not None:  # same, planned on the audio (or withdrawn: a one-sentence turn)
                     listening.let_go()
-                turn = AgentTurn(chunks, event.end_call, interrupted, self.clock.now_ms)
+                turn = AgentTurn(chunks, event.end_call, interrupted, event.at_ms or self.clock.now_ms)
                 if check:
                     check_agent_audio(turn)  # unusable audio fails the call here, before it is recorded or heard
                 return turn
@@ -361,11 +361,12 @@ def reaction_time_ms(utterance: Any, settings: CallSettings) -> float:
     return max(0.0, settings.user_reaction_ms + float(getattr(utterance, "reaction_jitter_ms", None) or 0.0))
 
 
-def _turn_taken_at(clock: Clock, agent_end_ms: float) -> float:
+def _turn_taken_at(clock: Clock, agent_end_ms: float, decided_ms: float) -> float:
     """When the caller may start reacting to the agent's turn. issue 13: on a real clock the caller knows the agent
-    has finished only once it has decided so (a silence window after the agent's audio), which is later than the
-    audio's end; a virtual clock is untouched (the turn-based agent's end is known at once)."""
-    return max(agent_end_ms, clock.now_ms) if clock.realtime else agent_end_ms
+    has finished only once it has decided so (``decided_ms``: the end of a silence window after the agent's audio, as
+    scheduled, not when a timer got round to it), which is later than the audio's end; a virtual clock is untouched
+    (the turn-based agent's end is known at once)."""
+    return max(agent_end_ms, decided_ms) if clock.realtime else agent_end_ms
 
 
 async def _agent_reply(
@@ -431,7 +432,7 @@ async def run_call(
         if greeting is not None:
             _greeting, now_ms = call.record_agent_turn(greeting)
             await clock.advance_to(now_ms)
-            now_ms = _turn_taken_at(clock, now_ms)
+            now_ms = _turn_taken_at(clock, now_ms, greeting.ended_at_ms)
             # the agent's greeting goes to a caller that listens to it (App. K: the call starts with the agent's
             # greeting; the LLM caller answers it); a scripted caller opens with its scenario's line whatever was said
             getattr(caller, "hear_greeting", lambda _text: None)(greeting.text)
@@ -474,7 +475,7 @@ async def run_call(
             user_turn.heard_text = next((s.heard_text for s in reply.speech if s.heard_text is not None), None)
             reply, now_ms, agent_said = await _agent_reply(call, reply, interrupter, utterance.text)
             await clock.advance_to(now_ms)
-            now_ms = _turn_taken_at(clock, now_ms)
+            now_ms = _turn_taken_at(clock, now_ms, reply.ended_at_ms)
             if reply.end_call:
                 end_reason = "agent_end_call"
                 break

@@ -74,6 +74,9 @@ def resample(samples: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:
     samples = np.asarray(samples, dtype=np.float32)
     if from_rate == to_rate or samples.size == 0:
         return samples
+    if from_rate % to_rate == 0:  # e.g. 16 kHz -> 8 kHz, every frame: the output positions are input samples, so
+        # the interpolation is a stride (the same values, ~30x cheaper per frame)
+        return samples[:: from_rate // to_rate][: max(1, round(samples.size * to_rate / from_rate))]
     positions, grid = _resample_grid(samples.size, from_rate, to_rate)
     return np.interp(positions, grid, samples).astype(np.float32)
 
