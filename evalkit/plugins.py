@@ -85,6 +85,10 @@ class Registry(Generic[T]):
         self.load()
         return self._aliases.get(name, name)
 
+    def same(self, a: str, b: str) -> bool:
+        """Two names of one plugin (a renamed plugin's former name is an alias of it)."""
+        return a == b or self.canonical(a) == self.canonical(b)
+
     def load(self) -> None:
         """Import the built-in modules and every installed entry point of this kind (once)."""
         if self._loaded or self._loading:

@@ -61,6 +61,7 @@ def test_medical_hr_is_the_name_and_hr_an_alias() -> None:
     assert "medical_hr" in DOMAINS.names() and "hr" not in DOMAINS.names()
     assert get_domain("hr") is get_domain("medical_hr") and "hr" in DOMAINS
     assert DOMAINS.canonical("hr") == "medical_hr"
+    assert DOMAINS.same("hr", "medical_hr") and DOMAINS.same("airline", "airline") and not DOMAINS.same("hr", "airline")
     assert {s.domain for s in SCENARIOS} == {"medical_hr"} and len(load_scenarios("medical_hr")) == 83
 
 

@@ -136,3 +136,30 @@ def test_a_sqlite_store_commits_through_a_write_ahead_log(tmp_path: Path) -> Non
         with create_engine(uri).connect() as connection:  # any engine of this process: synchronous NORMAL (1)
             assert connection.execute(text("PRAGMA synchronous")).scalar() == 1
         assert MlflowClient(uri).get_experiment_by_name("wal") is not None
+
+
+def test_a_cell_report_is_written_in_one_pass_and_an_incomplete_one_ends_failed(target, tmp_path: Path) -> None:
+    """publish: the params, the table (written into the folder, then uploaded with it) and the metrics of a computed
+    cell land in its run; a report that says why it is not whole ends the run FAILED, never complete."""
+    from evalkit.tracking import CellReport, publish
+    from evalkit.tracking.store import COMPLETE_TAG, LOGGED_TABLES_TAG
+
+    folder = tmp_path / "cell"
+    folder.mkdir()
+    (folder / "aggregates.json").write_text("{}")
+    columns = {"scenario": ["AL-001"], "turns": [4]}
+    whole = CellReport({"agent": "a"}, folder, {"t.json": columns}, {"conversations": 1.0}, label="k1")
+    with CellRun.open(target, "whole", {"cell_key": "k1", "evalkit.kind": "cell"}, None) as run:
+        publish(run, whole)
+    client = MlflowClient(target.tracking_uri)
+    stored = client.get_run(run.run_id)
+    assert stored.data.params == {"agent": "a"} and stored.data.metrics == {"conversations": 1.0}
+    assert stored.data.tags[COMPLETE_TAG] == "true" and "t.json" in stored.data.tags[LOGGED_TABLES_TAG]
+    assert {a.path for a in client.list_artifacts(run.run_id)} == {"aggregates.json", "t.json"}
+    assert json.loads((folder / "t.json").read_text())["data"] == [["AL-001", 4]]
+
+    broken = CellReport({}, folder, {}, {"conversations": 1.0}, incomplete="infrastructure: 1 failed", label="k2")
+    with CellRun.open(target, "broken", {"cell_key": "k2", "evalkit.kind": "cell"}, None) as failed:
+        publish(failed, broken)
+    dead = client.get_run(failed.run_id)
+    assert dead.info.status == "FAILED" and COMPLETE_TAG not in dead.data.tags

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from types import EllipsisType
 
@@ -26,8 +27,8 @@ from evalkit.cell.build import build_components
 from evalkit.cell.cost import USAGE_FILE, cell_usage, with_usage, write_usage
 from evalkit.cell.log import (
     ARTIFACT_SAMPLE_RATE,
+    TABLE_FILE,
     conversation_traces,
-    log_scored_cell,
     per_conversation_table,
     write_cell_files,
     write_conversation,
@@ -60,15 +61,16 @@ from evalkit.records import CellResult, ConversationRecord
 from evalkit.redaction import redact
 from evalkit.tracking import (
     CellClaimed,
+    CellReport,
     CellRun,
-    FinishedCell,
     TrackingTarget,
     flatten,
-    log_sweep_progress,
+    publish,
     wait_for_run,
 )
-from evalkit.tracking.past import reuse_candidates
-from evalkit.tracking.store import copy_reference
+from evalkit.tracking.past import point_to, recompute_reason, reuse_candidates, reuse_decision
+from evalkit.tracking.progress import report_sweep_progress
+from evalkit.tracking.traces import TraceSpec
 
 __all__ = [
     "ARTIFACT_SAMPLE_RATE",
@@ -193,48 +195,6 @@ def incomplete_reason(records: list[ConversationRecord], max_retries: int) -> st
 REUSE_TAG = "evalkit.reuse"  # what reuse decided for the run: reused / recomputed (and why) / off / fresh
 
 
-def _reuse(plan: CellPlan, target: TrackingTarget, found: FinishedCell, parent_run_id: str | None) -> CellResult:
-    decision = reuse_decision(found, code_fingerprint())
-    log.info(
-        "cell %s (%s) already finished in run %s (%s): reusing it", plan.key, plan.run_name, found.run_id, decision
-    )
-    # what names the pointer, made before the store is touched: then the store's writes, in one pass
-    tags = cell_tags(plan, "reuse") | {"reused_from": found.run_id, REUSE_TAG: decision}
-    tags["reused_fingerprint"] = found.fingerprint or "none"
-    params = axis_params(plan.config)
-    metrics = copy_reference(target, found.run_id)
-    if parent_run_id:  # a pointer in this sweep, so the sweep's summary lists every cell it covers
-        with CellRun.open(target, plan.run_name, tags, parent_run_id) as run:
-            run.log_params(params)
-            run.log_at_close(metrics)
-    return CellResult(
-        cell_key=plan.key,
-        run_id=found.run_id,
-        reused=True,
-        aggregates=metrics,
-        n_conversations=int(metrics.get("conversations", 0)),
-    )
-
-
-def reuse_decision(found: FinishedCell, fingerprint: str) -> str:
-    """What the log and the reuse pointer say about a reused run: same code, or other code taken by reuse=any."""
-    if found.fingerprint == fingerprint:
-        return f"reused: same code fingerprint {fingerprint}"
-    return (
-        f"reused with reuse=any: computed by code fingerprint {found.fingerprint or 'none'}, this code is {fingerprint}"
-    )
-
-
-def recompute_reason(other: FinishedCell | None, fingerprint: str) -> str:
-    """Why a cell runs although reuse is on: nothing finished, or only runs of other code."""
-    if other is None:
-        return "fresh: no finished run of this cell"
-    return (
-        f"recomputed because the code fingerprint differs: run {other.run_id} has {other.fingerprint or 'none'}, "
-        f"this code is {fingerprint} (reuse=any would reuse it)"
-    )
-
-
 def run_cell(config: RunConfig, target: TrackingTarget, out_dir: Path, parent_run_id: str | None = None) -> CellResult:
     """Run (or reuse) one cell and log it. Returns the cell's aggregates.
 
@@ -247,21 +207,29 @@ def run_plan(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run_i
     """:func:`run_cell` of a planned cell (the CLI plans each job once, right after its preflight)."""
     result = _run_or_reuse(plan, target, out_dir, parent_run_id)
     if parent_run_id:
-        _report_progress(target, parent_run_id)
+        report_sweep_progress(target, parent_run_id)  # read from the store: jobs may run in other processes
     return result
 
 
 def _run_or_reuse(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_run_id: str | None) -> CellResult:
     """A finished run of the same cell key is reused when its code fingerprint is this code's (``reuse=true``) or
-    whatever it is (``reuse=any``); ``reuse=false`` always runs."""
+    whatever it is (``reuse=any``); ``reuse=false`` always runs. What names a reuse pointer is made before the store
+    is read: then the store's reads and writes, in one pass."""
     reuse = plan.config.reuse
     fingerprint = code_fingerprint()
+    pointer = cell_tags(plan, "reuse"), axis_params(plan.config)
     while True:
         reason = "off: reuse=false"
         if reuse:
             found, other = reuse_candidates(target, plan.key, None if reuse == "any" else fingerprint)
             if found is not None:
-                return _reuse(plan, target, found, parent_run_id)
+                decision = reuse_decision(found, fingerprint)
+                log.info("cell %s (%s) already finished in run %s (%s): reusing it", plan.key, plan.run_name,
+                         found.run_id, decision)  # fmt: skip
+                said = {REUSE_TAG: decision, "reused_fingerprint": found.fingerprint or "none"}
+                metrics = point_to(target, found, plan.run_name, (pointer[0] | said, pointer[1]), parent_run_id)
+                return CellResult(cell_key=plan.key, run_id=found.run_id, reused=True, aggregates=metrics,
+                                  n_conversations=int(metrics.get("conversations", 0)))  # fmt: skip
             reason = recompute_reason(other, fingerprint)
             log.info("cell %s (%s): %s", plan.key, plan.run_name, reason)
         try:
@@ -269,15 +237,6 @@ def _run_or_reuse(plan: CellPlan, target: TrackingTarget, out_dir: Path, parent_
         except CellClaimed as claimed:
             log.info("cell %s (%s) is being run by %s: waiting for it", plan.key, plan.run_name, claimed.holder)
             wait_for_run(target, claimed.holder)
-
-
-def _report_progress(target: TrackingTarget, parent_run_id: str) -> None:
-    """One progress step on the sweep's parent run, read from the store (jobs may run in other processes). The
-    cell's data is stored by now: a progress write that fails is a warning, never a failed cell."""
-    try:
-        log.info(log_sweep_progress(target, parent_run_id).line())
-    except Exception as exc:
-        log.warning("sweep progress not logged: %s: %s", type(exc).__name__, exc)
 
 
 def _run_fresh(
@@ -291,66 +250,93 @@ def _run_fresh(
     if plan.trials < config.trials:
         log.info("cell %s (%s): nothing in it is random (%s): running 1 trial per scenario instead of k=%d identical "
                  "copies", plan.key, plan.run_name, NO_RANDOMNESS, config.trials)  # fmt: skip
-    components = config.agent.params() | config.simulator.params() | config.voice.params()
-    params = axis_params(config) | components | flatten(plan.identity, "cfg")
     claim, any_code = bool(config.reuse), config.reuse == "any"
+    # The run holds the cell while it computes (claim, heartbeat: evalkit.tracking.liveness); the cell computes
+    # without writing to it, and the run receives the whole cell in one pass at the end.
     with CellRun.open(target, plan.run_name, tags, parent_run_id, claim=claim, claim_any_code=any_code) as run:
-        # Redacted by value (URL user-info, secret env values): the key-name filter alone misses keys pasted
-        # elsewhere. Written once the cell is this run's (a cell another run holds is not this job's folder).
-        params = redact(params)
-        (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
-        # inside the run: a judge that cannot be built fails the run, as any error of the cell does
-        judge = build_cell_judge(config, plan.scenarios)  # once: named in the params, then scoring every record
-        params |= judge_params(judge) | plan.trial_params()
-        params |= version_params(config.metrics)  # which version of each metric scored this cell
-        run.log_params(params)
-        started = time.perf_counter()
-        started_ms = time.time() * 1000.0
-        stats: dict[str, float] = {}
-        records = run_cell_conversations(plan, out_dir, config.mlflow.log_audio, stats, judge)
-        wall = time.perf_counter() - started
-        aggregates = aggregate_cell(records) | stats
-        audio_s = sum((t.end_ms - t.start_ms) / 1000.0 for r in records for t in r.conversation.turns)
-        aggregates["wall_s"] = wall
-        aggregates["simulated_audio_s"] = audio_s
-        aggregates["audio_s_per_wall_s"] = audio_s / wall if wall > 0 else float("nan")
-        failures, reason = judge_failures(records)
-        if config.judge.enabled:
-            aggregates["judge_failures"] = float(failures)
-        incomplete = [] if reason is None else [f"judge: {failures} judgment(s) failed: {reason}"]
-        if reason is not None:
-            log.warning("cell %s (%s): %d judge failure(s), run marked FAILED: %s", plan.key, plan.run_name,
-                        failures, reason)  # fmt: skip
-        infra = incomplete_reason(records, config.infra.max_retries)
-        if infra is not None:
-            log.warning("cell %s (%s): run marked FAILED: %s", plan.key, plan.run_name, infra)
-            incomplete.append(infra)
-        if incomplete:  # infrastructure failures, not scores: never reuse this cell as complete
-            run.mark_incomplete("; ".join(incomplete))
-        headline = _headline(aggregates)  # what the log says of the cell: its aggregates are complete here
-        write_cell_files(out_dir, config.seed, records, aggregates)
-        if config.mlflow.log_viewer and records:
-            _write_viewer(plan, target, out_dir, tags, run)
-        log_scored_cell(run, records, aggregates, out_dir)
-        if config.mlflow.log_traces:
-            _log_traces(run, plan, records, started_ms)
+        cell = compute_cell(plan, target, out_dir, tags, run.run_id, run.artifact_uri)
+        publish(run, cell.report)
         run_id = run.run_id
-    failure = f"{plan.run_name}: {'; '.join(incomplete)}" if incomplete else None
-    if failure is None:
-        log.info("cell %s (%s) finished: %s", plan.key, plan.run_name, headline)
+    incomplete = cell.report.incomplete
+    if incomplete is None:
+        log.info("cell %s (%s) finished: %s", plan.key, plan.run_name, cell.headline)
     else:  # not "finished": the cell is not done, its run is FAILED and the command exits 1 (evalkit.cli.outcome)
-        log.info("cell %s (%s) ended FAILED: %s", plan.key, plan.run_name, headline)
+        log.info("cell %s (%s) ended FAILED: %s", plan.key, plan.run_name, cell.headline)
     return CellResult(
         cell_key=plan.key,
         run_id=run_id,
         reused=False,
-        aggregates=aggregates,
-        n_conversations=len(records),
-        failure=failure,
+        aggregates=cell.aggregates,
+        n_conversations=cell.n_conversations,
+        failure=f"{plan.run_name}: {incomplete}" if incomplete is not None else None,
     )
 
 
-def _write_viewer(plan: CellPlan, target: TrackingTarget, out_dir: Path, tags: dict[str, str], run: CellRun) -> None:
+@dataclass(frozen=True)
+class ComputedCell:
+    """A fresh cell's results: what its run receives (``report``) and what the log and the caller are told."""
+
+    report: CellReport
+    aggregates: dict[str, float]
+    n_conversations: int
+    headline: str
+
+
+def compute_cell(
+    plan: CellPlan, target: TrackingTarget, out_dir: Path, tags: dict[str, str], run_id: str, artifact_uri: str
+) -> ComputedCell:
+    """Run, score and write the cell's conversations and files (folder, viewer) into ``out_dir``, and shape what its
+    run receives. ``target``: the store the viewer finds the clean twin in; ``run_id``, ``artifact_uri``: the run that
+    holds the cell (its traces' session and audio links)."""
+    config = plan.config
+    # the cell's own stages first, then what reads or writes through the layers below (files, viewer, redaction)
+    judge = build_cell_judge(config, plan.scenarios)  # once: named in the params, then scoring every record
+    named = judge_params(judge) | plan.trial_params()
+    started = time.perf_counter()
+    started_ms = time.time() * 1000.0
+    stats: dict[str, float] = {}
+    records = run_cell_conversations(plan, out_dir, config.mlflow.log_audio, stats, judge)
+    wall = time.perf_counter() - started
+    aggregates = aggregate_cell(records) | stats
+    audio_s = sum((t.end_ms - t.start_ms) / 1000.0 for r in records for t in r.conversation.turns)
+    aggregates["wall_s"] = wall
+    aggregates["simulated_audio_s"] = audio_s
+    aggregates["audio_s_per_wall_s"] = audio_s / wall if wall > 0 else float("nan")
+    failures, reason = judge_failures(records)
+    if config.judge.enabled:
+        aggregates["judge_failures"] = float(failures)
+    incomplete = [] if reason is None else [f"judge: {failures} judgment(s) failed: {reason}"]
+    if reason is not None:
+        log.warning("cell %s (%s): %d judge failure(s), run marked FAILED: %s", plan.key, plan.run_name,
+                    failures, reason)  # fmt: skip
+    infra = incomplete_reason(records, config.infra.max_retries)
+    if infra is not None:
+        log.warning("cell %s (%s): run marked FAILED: %s", plan.key, plan.run_name, infra)
+        incomplete.append(infra)  # infrastructure failures, not scores: never reuse this cell as complete
+    headline = _headline(aggregates)  # what the log says of the cell: its aggregates are complete here
+    tables = {TABLE_FILE: per_conversation_table(records)} if records else {}
+    write_cell_files(out_dir, config.seed, records, aggregates)
+    cost = _write_viewer(plan, target, out_dir, tags) if config.mlflow.log_viewer and records else {}
+    traces = _traces(plan, records, started_ms, f"{plan.key}-{run_id[:8]}", artifact_uri)
+    components = config.agent.params() | config.simulator.params() | config.voice.params()
+    named |= axis_params(config) | components | version_params(config.metrics)  # version: of each metric
+    # Redacted by value (URL user-info, secret env values): the key-name filter alone misses keys pasted
+    # elsewhere. Written once the cell is this run's (a cell another run holds is not this job's folder).
+    (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
+    params = redact(named | flatten(plan.identity, "cfg"))
+    report = CellReport(
+        params=params,
+        folder=out_dir,
+        tables=tables,
+        metrics=aggregates | cost,
+        traces=traces,
+        incomplete="; ".join(incomplete) if incomplete else None,
+        label=plan.key,
+    )
+    return ComputedCell(report, aggregates, len(records), headline)
+
+
+def _write_viewer(plan: CellPlan, target: TrackingTarget, out_dir: Path, tags: dict[str, str]) -> dict[str, float]:
     """The cell's viewer.html (logged with the folder). A view of data already written: a page that cannot be built
     costs a warning, never the cell. ``viewer_s``: what it cost (audio encoding, mostly)."""
     t0 = time.perf_counter()
@@ -359,28 +345,21 @@ def _write_viewer(plan: CellPlan, target: TrackingTarget, out_dir: Path, tags: d
         twin = write_viewer(out_dir, target, names, plan.config.mlflow.viewer_embed_mb)
     except Exception as exc:
         log.warning("cell %s: viewer.html not written: %s: %s", plan.key, type(exc).__name__, exc)
-        return
+        return {}
     log.info("cell %s: viewer.html written (%s)", plan.key, twin)
-    run.log_at_close({"viewer_s": time.perf_counter() - t0})
+    return {"viewer_s": time.perf_counter() - t0}
 
 
-def _log_traces(run: CellRun, plan: CellPlan, records: list[ConversationRecord], started_ms: float) -> None:
-    """Each conversation as an MLflow trace, one session per cell run. A view of data already stored (records,
-    table): a store that refuses traces costs a warning, never the cell. ``trace_log_s``: what it cost."""
-    if not records:
-        return
-    t0 = time.perf_counter()
-    session = f"{plan.key}-{run.run_id[:8]}"  # one cell run; its readable name is the trace tag "cell"
-    # twin_key: a trace's clean twin is the trace of that cell key, scenario and trial (docs/running.md)
+def _traces(
+    plan: CellPlan, records: list[ConversationRecord], started_ms: float, session: str, artifact_uri: str
+) -> list[TraceSpec]:
+    """Each conversation as an MLflow trace, one session per cell run (``session``); none when traces are off.
+    twin_key: a trace's clean twin is the trace of that cell key, scenario and trial (docs/running.md)."""
+    if not plan.config.mlflow.log_traces or not records:
+        return []
     tags = {"cell_key": plan.key, "cell": plan.run_name, "condition": plan.config.condition,
             "twin_key": plan.twin_key}  # fmt: skip
-    try:
-        specs = conversation_traces(records, started_ms, session, tags, run.artifact_uri)
-        run.log_traces(specs)
-    except Exception as exc:
-        log.warning("cell %s: conversation traces not logged: %s: %s", plan.key, type(exc).__name__, exc)
-        return
-    run.log_at_close({"trace_log_s": time.perf_counter() - t0})
+    return conversation_traces(records, started_ms, session, tags, artifact_uri)
 
 
 def _headline(aggregates: dict[str, float]) -> str:

@@ -71,13 +71,16 @@ def log_scored_cell(run: Any, records: list[ConversationRecord], aggregates: dic
     """Aggregates, the per-conversation table and the cell folder into an open ``CellRun`` (cell and re-score):
     the table is written into the folder, which goes up in one upload; the aggregates go with the run's last
     write."""
-    tables: tuple[str, ...] = ()
-    if records:
-        table = per_conversation_table(records)
-        write_table(table, out_dir / TABLE_FILE)
-        tables = (TABLE_FILE,)
-    run.log_dir(out_dir, tables=tables)
+    run.log_dir(out_dir, tables=write_tables(out_dir, records))
     run.log_at_close(aggregates)
+
+
+def write_tables(out_dir: Path, records: list[ConversationRecord]) -> tuple[str, ...]:
+    """The per-conversation table into the cell folder (goes up with it); the MLflow tables the folder holds."""
+    if not records:
+        return ()
+    write_table(per_conversation_table(records), out_dir / TABLE_FILE)
+    return (TABLE_FILE,)
 
 
 def _turn_span(turn: Turn, base_ms: float, previous: Turn | None, secrets: list[str]) -> SpanSpec:

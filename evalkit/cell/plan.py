@@ -98,13 +98,14 @@ def plan_cell(config: RunConfig) -> CellPlan:
     its tracking store left unknown."""
     domain = config.domain
     scenarios = load_scenarios(domain.name, domain.scenarios, domain.limit, domain.scenario_dir)
-    return plan_checked(config, scenarios)
+    # read once here, so the twin shares the cell's table as it does after a preflight
+    return plan_checked(config, scenarios, load_table(config.pricing.file, config.pricing.overrides))
 
 
 def plan_checked(
     config: RunConfig,
     scenarios: list[Scenario],
-    pricing: PricingTable | None = None,
+    pricing: PricingTable,
     target: TrackingTarget | None = None,
 ) -> CellPlan:
     """The cell's plan: its key and its twin's, each hashed once, its scenarios and the settings of the cell and
@@ -114,8 +115,6 @@ def plan_checked(
     clean = twin_config(config)
     clean_identity = identity_payload(clean)
     twin_key = identity_key(clean_identity)
-    if pricing is None:  # read once here, so the twin shares the cell's table as it does after a preflight
-        pricing = load_table(config.pricing.file, config.pricing.overrides)
     # the twin's own settings: an accent's twin has another voice (what is metered locally differs)
     settings, twin_settings = (resolve_settings(c, pricing, target) for c in (config, clean))
     if twin_key == key:

@@ -69,12 +69,20 @@ def preflight(config: RunConfig, base_dir: Path, source: Source | None = None) -
 
     The config's own checks run first, then those that read through the layers below (the scenario files, the
     agent's own check, the pricing table, the secrets scan); the lines are reported in one fixed order."""
+    from evalkit.domains.scenarios import load_scenarios
     from evalkit.pricing import PricingError, load_table
+    from evalkit.scenarios.store import ScenarioError
 
     target, tracking_lines = tracking_check(config, base_dir)
     own_lines = {"asr": asr_problems(config), "key_env": key_env_problems(config), "judge": judge_problems(config)}
-    scenarios, scenario_lines = scenario_check(config, source or Source("the domain config"))
+    domain, source = config.domain, source or Source("the domain config")
+    scenario_lines = _repeated_ids(domain.scenarios or [], source)
     agent_lines = config.agent.preflight_problems()
+    try:  # the plan's one read of the scenarios (as the cell selects them), after the checks of this layer
+        scenarios = load_scenarios(domain.name, domain.scenarios, domain.limit, domain.scenario_dir)
+    except ScenarioError as exc:  # only then is the whole folder read again, for a line per problem
+        scenarios = []
+        scenario_lines = scenario_problems(config, source) or [f"domain.scenarios: {str(exc).splitlines()[0]}"]
     table, pricing_lines = None, []
     try:
         table = load_table(config.pricing.file, config.pricing.overrides)
@@ -185,21 +193,6 @@ def _domain_scenarios(domain: str, folder: str | None = None) -> tuple[tuple[str
     except ScenarioError as exc:
         return (), tuple(f"domain {domain!r}: {line}" for line in str(exc).splitlines())
     return tuple(s.id for s in scenarios), ()
-
-
-def scenario_check(config: RunConfig, source: Source) -> tuple[list[Scenario], list[str]]:
-    """(the cell's scenarios, problems): the plan's one read of them (``load_scenarios``, as the cell selects them);
-    only when that read fails is the whole folder read again, for a line per problem."""
-    from evalkit.domains.scenarios import load_scenarios
-    from evalkit.scenarios.store import ScenarioError
-
-    domain = config.domain
-    repeated = _repeated_ids(domain.scenarios or [], source)
-    try:
-        scenarios = load_scenarios(domain.name, domain.scenarios, domain.limit, domain.scenario_dir)
-    except ScenarioError as exc:
-        return [], scenario_problems(config, source) or [f"domain.scenarios: {str(exc).splitlines()[0]}"]
-    return scenarios, repeated
 
 
 def scenario_problems(config: RunConfig, source: Source) -> list[str]:

@@ -17,7 +17,6 @@ from evalkit.scenarios.store import (
     SCENARIO_SUFFIXES,
     ScenarioError,
     load_path,
-    read_folder,
     read_paths,
     scenario_paths,
     unique_ids,
@@ -36,7 +35,7 @@ def scenario_dir(domain: str) -> Path:
 
 def same_domain(a: str, b: str) -> bool:
     """Names of one domain (a renamed domain's former name is an alias: ``hr`` is ``medical_hr``)."""
-    return a == b or DOMAINS.canonical(a) == DOMAINS.canonical(b)
+    return DOMAINS.same(a, b)
 
 
 def scenario_folder(domain: str, folder: str | Path | None = None) -> Path:
@@ -62,7 +61,7 @@ def folder_scenarios(domain: str, folder: str | Path | None = None) -> list[Scen
     owners, scenarios = read_paths(files)
     unique_ids(owners, scenarios)
     for file, scenario in zip(owners, scenarios, strict=True):
-        if not same_domain(scenario.domain, domain):
+        if not DOMAINS.same(scenario.domain, domain):  # the registry's aliases: read below the scenario files
             raise ScenarioError(f"{file}: a scenario of domain {scenario.domain!r}, but the run's domain is {domain!r}")
     return scenarios
 
@@ -73,10 +72,10 @@ def load_scenarios(
     """Scenarios of a domain sorted by id (from ``folder`` when given); ``ids`` selects a subset (unknown ids are an
     error). With ``ids``, only their files are read (fresh objects every call): which file holds which id is read
     once per process while the folder's files stay the same (every cell of a sweep plans its scenarios)."""
-    if not ids:
-        scenarios = folder_scenarios(domain, folder) if folder is not None else read_folder(scenario_dir(domain))
-        return scenarios[:limit] if limit else scenarios
     path = scenario_folder(domain, folder)
+    if not ids:
+        scenarios = folder_scenarios(domain, path)  # a registered domain's own folder is checked as any other
+        return scenarios[:limit] if limit else scenarios
     files = scenario_paths(path)
     signature = tuple((f.name, *_stamp(f)) for f in files)
     by_id = _files_by_id(domain, path, folder is not None, signature)

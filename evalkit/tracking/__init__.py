@@ -2,6 +2,7 @@
 
 from evalkit.tracking.past import reuse_candidates
 from evalkit.tracking.progress import SweepProgress, log_sweep_progress, set_sweep_total, sweep_progress
+from evalkit.tracking.report import CellReport, publish
 from evalkit.tracking.store import (
     PARENT_RUN_ENV,
     CellClaimed,
@@ -25,6 +26,7 @@ from evalkit.tracking.store import (
 __all__ = [
     "PARENT_RUN_ENV",
     "CellClaimed",
+    "CellReport",
     "CellRun",
     "FinishedCell",
     "SweepProgress",
@@ -38,6 +40,7 @@ __all__ = [
     "mark_stale_runs",
     "parent_run_env",
     "parent_run_file",
+    "publish",
     "read_parent_run",
     "resolve_target",
     "reuse_candidates",

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalkit.tracking.store import FinishedCell, TrackingTarget, latest_finished_cell, mlflow_client
+from evalkit.tracking.store import (
+    CellRun,
+    FinishedCell,
+    TrackingTarget,
+    copy_reference,
+    latest_finished_cell,
+    mlflow_client,
+)
 
 
 @dataclass(frozen=True)
@@ -63,3 +70,40 @@ def reuse_candidates(
     if found is not None or fingerprint is None:
         return found, None
     return None, latest_finished_cell(target, cell_key)
+
+
+def reuse_decision(found: FinishedCell, fingerprint: str) -> str:
+    """What the log and the reuse pointer say about a reused run: same code, or other code taken by reuse=any."""
+    if found.fingerprint == fingerprint:
+        return f"reused: same code fingerprint {fingerprint}"
+    return (
+        f"reused with reuse=any: computed by code fingerprint {found.fingerprint or 'none'}, this code is {fingerprint}"
+    )
+
+
+def recompute_reason(other: FinishedCell | None, fingerprint: str) -> str:
+    """Why a cell runs although reuse is on: nothing finished, or only runs of other code."""
+    if other is None:
+        return "fresh: no finished run of this cell"
+    return (
+        f"recomputed because the code fingerprint differs: run {other.run_id} has {other.fingerprint or 'none'}, "
+        f"this code is {fingerprint} (reuse=any would reuse it)"
+    )
+
+
+def point_to(
+    target: TrackingTarget,
+    found: FinishedCell,
+    run_name: str,
+    pointer: tuple[dict[str, str], dict[str, str]],
+    parent_run_id: str | None,
+) -> dict[str, float]:
+    """The finished run's metrics; in a sweep (``parent_run_id``) also a pointer run to it, named by ``pointer``
+    (tags, params; ``reused_from`` added here), so the sweep's summary lists every cell it covers."""
+    tags, params = pointer
+    metrics = copy_reference(target, found.run_id)
+    if parent_run_id:
+        with CellRun.open(target, run_name, tags | {"reused_from": found.run_id}, parent_run_id) as run:
+            run.log_params(params)
+            run.log_at_close(metrics)
+    return metrics

@@ -13,6 +13,7 @@ in this sweep has cost so far (wall time of the sweep / fresh cells, which is th
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ from evalkit.tracking.store import TrackingTarget, mlflow_client
 
 TOTAL_TAG = "evalkit.sweep.cells_total"
 DONE_KINDS = ("cell", "reuse")  # a cell computed here, or a pointer to one computed before
+
+log = logging.getLogger("evalkit")
 
 
 @dataclass(frozen=True)
@@ -154,3 +157,12 @@ def log_sweep_progress(target: TrackingTarget, parent_run_id: str, now_ms: int |
     metrics = [Metric(k, v, stamp, progress.done) for k, v in progress.metrics().items()]
     mlflow_client(target.tracking_uri).log_batch(parent_run_id, metrics=metrics)
     return progress
+
+
+def report_sweep_progress(target: TrackingTarget, parent_run_id: str) -> None:
+    """One progress step on the sweep's parent run, said in the log. The cell's data is stored by now: a progress
+    write that fails is a warning, never a failed cell."""
+    try:
+        log.info(log_sweep_progress(target, parent_run_id).line())
+    except Exception as exc:
+        log.warning("sweep progress not logged: %s: %s", type(exc).__name__, exc)
