@@ -26,9 +26,9 @@ from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Refuse, Slot
 from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios import Scenario
 from evalkit.simulator.corrections import correctable, wrong_value
-from evalkit.simulator.field_answers import FieldAnswers
+from evalkit.simulator.field_answers import FieldAnswers, say_record
 from evalkit.simulator.listening import ALPHABET_CUE, NO_PROGRESS_LIMIT, SPELLED_KINDS, Listening, UserUtterance
-from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code
+from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code, say_code_list
 from evalkit.simulator.read_back import quoted_total, restated_number
 from evalkit.simulator.understanding import (
     FactBook,
@@ -218,6 +218,7 @@ class ScriptedSimulator(Listening):
         if field == "seat_preference":
             text = f"{value.capitalize()}, please."
             return self._say(self.style.answer(field, text, self.stalled, rephrase="lower"))
+        value = say_record(value) or say_code_list(value) or value  # a record's mapping, a list of codes: read out
         return self._say(self.style.answer(field, f"{value}.", self.stalled, rephrase="keep"))
 
     def _maybe_slip(self, field: str, value: str) -> str:
@@ -434,8 +435,10 @@ class ScriptedSimulator(Listening):
             value = f"{value[:1].upper()}{value[1:]}"
         elif value.strip(" .").lower() == "none":  # "none" alone was heard "Thank you very much" (0/4 voices)
             value = f"No {slot.label}."  # "No blackout dates.": 4/4 with the question as the prompt
-        else:  # ... but a code in it is spelled, as a caller reads one out ("with code 3, L, 2, U")
-            value = CODE_IN_TEXT.sub(lambda m: spell_with_alphabet(m.group(0), "letters"), value)
+        else:  # ... but a code in it is spelled, as a caller reads one out ("with code 3, L, 2, U"), codes of a list
+            # one by one ("P R V - O N C - 0 0 9 and ...")
+            spelled = CODE_IN_TEXT.sub(lambda m: spell_with_alphabet(m.group(0), "letters"), value)
+            value = say_code_list(value) or spelled
         rephrase = REPHRASED_KINDS.get(slot.kind)  # free text and email addresses get no words around them
         ended = value if value.endswith((".", "!", "?")) else f"{value}."  # "7 a.m." is not said "7 a.m.."
         return self._say(self.style.answer(field, ended, self.stalled, rephrase=rephrase))
