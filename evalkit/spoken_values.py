@@ -104,9 +104,9 @@ _MERIDIEM_TIME = re.compile(r"\b(\d{1,2}):(\d{2})\s*([AaPp])\.?\s?[Mm]\b\.?")
 # a 24-hour time that cannot be misread: a leading zero ("07:00") or an hour past noon ("19:30"), no AM/PM after it
 _TWENTY_FOUR = re.compile(r"\b(0\d|1[3-9]|2[0-3]):([0-5]\d)\b(?!\s*[AaPp]\.?\s?[Mm]\b)")
 _AMOUNT = re.compile(r"\$(\d{1,3}(?:,\d{3})*|\d+)(?:\.(\d{2}))?(?![\d.,]*\d)")
-# a flight number: an airline's two-character designator, then 1-4 digits; glued ("SK130") or, after "flight",
-# spaced ("flight UA 1234"); never part of a dashed code ("MA-MD-7878130") or of a longer word
-_FLIGHT = re.compile(r"(?<![\w-])([A-Z]{2})(\d{2,4})(?![\w-])|(?<=\bflight )([A-Z]{2}) (\d{1,4})(?![\w-])")
+# a flight number: an airline's two-letter designator, then 3-4 digits ("SK130"; "BL42" is as likely a code) or, after
+# "flight", 1-4 digits glued or spaced ("flight UA 12"); never part of a dashed code ("MA-MD-7878130") or longer word
+FLIGHT_NUMBER = re.compile(r"(?<![\w-])([A-Z]{2}) ?(\d{3,4})(?![\w-])|(?<=\bflight )([A-Z]{2}) ?(\d{1,4})(?![\w-])")
 _DECIMAL_ZERO = re.compile(r"(?<![\d.,$])(?<!version )(\d+)\.0+\b(?!\.\d)")  # "12.0" hours: said "12"
 
 
@@ -126,7 +126,7 @@ def say_written_values(text: str, current_year: int | None = None) -> str:
     )
     text = _TWENTY_FOUR.sub(lambda m: say_clock(int(m.group(1)), int(m.group(2))), text)
     text = _AMOUNT.sub(lambda m: say_amount(m.group(1), m.group(2)), text)
-    text = _FLIGHT.sub(lambda m: f"{m.group(1) or m.group(3)} {number_in_pairs(m.group(2) or m.group(4))}", text)
+    text = FLIGHT_NUMBER.sub(lambda m: f"{m.group(1) or m.group(3)} {number_in_pairs(m.group(2) or m.group(4))}", text)
     return _DECIMAL_ZERO.sub(r"\1", text)
 
 

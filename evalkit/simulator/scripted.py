@@ -35,7 +35,7 @@ from evalkit.simulator.understanding import (
     scenario_facts,
 )
 from evalkit.spoken import parse_flight_numbers, spell_with_alphabet
-from evalkit.spoken_values import say_written_values
+from evalkit.spoken_values import FLIGHT_NUMBER, say_written_values
 
 FIELD_CUES = (
     (
@@ -207,6 +207,8 @@ class ScriptedSimulator(Listening):
             self.asked[field] -= 1  # a non-answer: the real first attempt is still to come
             return self._say(vague)
         value = self._maybe_slip(field, value)
+        if FLIGHT_NUMBER.fullmatch(value):  # said as in a sentence, in pairs ("SK three oh two"), not spelled
+            return self._say(self.style.answer(field, f"{value}.", self.stalled, rephrase="keep"))
         if field in ("confirmation_number", *ROUTE_FIELDS) or is_code(value):
             # App. K says to fall back to the NATO alphabet on a second attempt; eSpeak's NATO words are
             # harder for the offline ASR than its letters, so a repeat is plain letters with pauses and NATO
