@@ -9,7 +9,8 @@ spoken form beside the record's value); keyed by nothing but the value's written
 Also a flight number ("UA1234", "SK 412": a US caller says the airline's letters, then the number in pairs, "UA
 twelve thirty-four", "SK four twelve", "SK one oh five"; eSpeak reads "SK412" "S K four hundred twelve"), an amount
 with cents ("$45.50" -> "45 dollars and 50 cents": TTS engines read "$45.50" as "dollar forty-five point five zero" or
-similar) and a whole figure written with a decimal zero ("12.0" hours -> "12").
+similar), a whole figure written with a decimal zero ("12.0" hours -> "12") and a phone number ("+1-206-555-0334" ->
+"1, 2 0 6, 5 5 5, 0 3 3 4": digit by digit in its groups, where a TTS reads "two hundred six dash ...").
 
 Left as written, because a person would say them the same way or because the written form is ambiguous: a clock
 time with a one-digit or 10-12 hour and no AM/PM ("3:30" may be afternoon) and codes (the caller spells those
@@ -107,6 +108,8 @@ _AMOUNT = re.compile(r"\$(\d{1,3}(?:,\d{3})*|\d+)(?:\.(\d{2}))?(?![\d.,]*\d)")
 # a flight number: an airline's two-letter designator, then 3-4 digits ("SK130"; "BL42" is as likely a code) or, after
 # "flight", 1-4 digits glued or spaced ("flight UA 12"); never part of a dashed code ("MA-MD-7878130") or longer word
 FLIGHT_NUMBER = re.compile(r"(?<![\w-])([A-Z]{2}) ?(\d{3,4})(?![\w-])|(?<=\bflight )([A-Z]{2}) ?(\d{1,4})(?![\w-])")
+# a phone number (NANP: "+1-206-555-0334", "(206) 555-0334", "206.555.0334"): said digit by digit in its groups
+_PHONE = re.compile(r"(?<![\w+])(\+?1[-. ])?\(?(\d{3})\)?[-. ]?(\d{3})[-. ](\d{4})(?![\w-])")
 _DECIMAL_ZERO = re.compile(r"(?<![\d.,$])(?<!version )(\d+)\.0+\b(?!\.\d)")  # "12.0" hours: said "12"
 
 
@@ -126,6 +129,7 @@ def say_written_values(text: str, current_year: int | None = None) -> str:
     )
     text = _TWENTY_FOUR.sub(lambda m: say_clock(int(m.group(1)), int(m.group(2))), text)
     text = _AMOUNT.sub(lambda m: say_amount(m.group(1), m.group(2)), text)
+    text = _PHONE.sub(lambda m: say_phone(m.group(2, 3, 4), bool(m.group(1))), text)
     text = FLIGHT_NUMBER.sub(lambda m: f"{m.group(1) or m.group(3)} {number_in_pairs(m.group(2) or m.group(4))}", text)
     return _DECIMAL_ZERO.sub(r"\1", text)
 
@@ -138,6 +142,14 @@ def say_amount(dollars: str, cents: str | None = None) -> str:
         return whole
     change = f"{int(cents)} cent{'' if int(cents) == 1 else 's'}"
     return change if int(dollars.replace(",", "")) == 0 else f"{whole} and {change}"
+
+
+def say_phone(groups: tuple[str, ...], country: bool = False) -> str:
+    """('206', '555', '0334') -> '2 0 6, 5 5 5, 0 3 3 4': each digit, a pause between the groups, as callers read a
+    number out (a TTS reads "206-555-0334" "two hundred six dash five hundred fifty-five ..."); ``country``: the
+    number was written with its +1, said "1" first."""
+    said = ", ".join(" ".join(group) for group in groups)
+    return f"1, {said}" if country else said
 
 
 def number_in_pairs(digits: str) -> str:

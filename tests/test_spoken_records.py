@@ -32,6 +32,7 @@ UNSPOKEN = {
     "a record's JSON": re.compile(r"[{}\[\]]|\"\w+\"\s*:"),
     "a flight number or code read as a number": re.compile(r"\b[A-Z]{2} ?\d{3,4}\b|\b[A-Za-z]+\d{3,}\b"),
     "a dashed code read as words": re.compile(r"\b[A-Z]{2,}-[A-Z0-9]{2,}"),
+    "a phone number read as numbers": re.compile(r"\b\d{3}[-.]\d{3}[-.]\d{4}\b"),
 }
 
 
@@ -56,8 +57,8 @@ RECORD_SHAPES = [
     ("corrected_hours", "12.0", "12"),
     ("ticket_code", "EJR-99V", "E J R - 9 9 V"),
     ("license_number", "MA-MD-7878130", "M A - M D - 7 8 7 8 1 3 0"),
-    ("passenger_phone_number", "+1-206-555-0334", "+1-206-555-0334"),  # eSpeak: "plus one dash two oh six ..."
-    ("passenger_email", "emily.johansson@gmail.com", "emily.johansson@gmail.com"),
+    ("passenger_phone_number", "+1-206-555-0334", "1, 2 0 6, 5 5 5, 0 3 3 4"),
+    ("passenger_email", "emily.johansson@gmail.com", "emily.johansson@gmail.com"),  # TTS: "emily dot johansson at ..."
 ]
 
 
@@ -78,7 +79,7 @@ def test_the_caller_says_each_record_shape_as_a_person_would(field: str, written
 
 def test_the_audit_sees_each_written_form() -> None:
     """The check itself: each written form is caught, the spoken forms pass."""
-    written = 'On 2026-09-08 at 19:30 for $45.50, 12.0 hours, flight SK130, PRV-ONC-009, {"TB_TEST": "T4B9"}'
+    written = 'On 2026-09-08 at 19:30 for $45.50, 12.0 hours, flight SK130, PRV-ONC-009, 206-555-0334, {"TB": 1}'
     assert {problem.split(":")[0] for problem in unspoken(written)} == set(UNSPOKEN)
     assert unspoken("On September 8th at 7:30 PM for 45 dollars and 50 cents, 12 hours, flight SK one thirty") == []
 
