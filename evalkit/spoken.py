@@ -367,8 +367,21 @@ def said_year(text: str) -> int | None:
     return years[-1] if years else None
 
 
+# a flight number said in words after its airline's capital letters ("SK one thirty", "U A twelve thirty-four": how a
+# caller says one, evalkit.spoken_values.number_in_pairs); the number words and "oh" that can follow
+_NUMBER_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty"
+_NUMBER_WORD += r"|fifty|sixty|seventy|eighty|ninety|hundred|thousand)"
+_SAID_FLIGHT = re.compile(rf"\b([A-Z])[\s.]*([A-Z])\.?\s+((?i:{_NUMBER_WORD}(?:[\s-]+{_NUMBER_WORD})*))\b")
+
+
+def _said_flight(match: re.Match[str]) -> str:
+    digits = "".join(normalize_for_wer(match.group(3)).split())
+    return f"{match.group(1)}{match.group(2)}{digits}" if digits.isdigit() and 2 <= len(digits) <= 4 else match.group(0)
+
+
 def parse_flight_numbers(text: str) -> list[str]:
-    """'SK130', 'SK 130', 'S K 130' -> ['SK130']."""
+    """'SK130', 'SK 130', 'S K 130', 'SK one thirty' -> ['SK130']."""
+    text = _SAID_FLIGHT.sub(_said_flight, text)
     compact = re.sub(r"\b([A-Za-z])[\s.-]*([A-Za-z])[\s.-]*(\d{2,4})\b", r"\1\2\3", text)
     return [m.upper() for m in re.findall(r"\b[A-Za-z]{2}\d{2,4}\b", compact)]
 

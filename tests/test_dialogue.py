@@ -15,6 +15,7 @@ from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.task_completion import task_completion
 from evalkit.records import Conversation
 from evalkit.scenarios import Scenario
+from evalkit.spoken_values import say_written_values
 from evalkit.text_dialogue import run_text_dialogue, transcript
 
 SCENARIOS = load_scenarios("airline")
@@ -80,7 +81,8 @@ def test_misheard_surname_is_spelled_and_repaired():
 
 def test_misheard_flight_choice_books_the_wrong_flight():
     scenario = next(s for s in SCENARIOS if s.id == "AL-001")
-    conversation, _ = talk(scenario, ear=lambda s: s.replace("SK130 at 1 PM", "SK215 at 2:40 PM"))
+    # the caller says the flight number in pairs (evalkit.spoken_values): "SK one thirty"
+    conversation, _ = talk(scenario, ear=lambda s: s.replace("SK one thirty at 1 PM", "SK two fifteen at 2:40 PM"))
     metric = task_completion(conversation)
     assert not metric.passed
     paths = {d["path"] for d in metric.details["diff"]}
@@ -115,7 +117,7 @@ def test_a_garbled_choice_of_the_only_offer_is_still_taken_and_the_caller_restat
     offer; a bare 'yes, that works' to a single offer takes it; and when the agent re-asks 'which flight' without
     the list, the caller restates the flight it chose rather than rejecting the offer."""
     scenario = next(s for s in SCENARIOS if s.id == "AL-018")
-    target = scenario.user_goal.scripted.accept_option
+    target = say_written_values(scenario.user_goal.scripted.accept_option)  # as said: "SK two eighty-one"
     garbled = {"SK-2801 at 420 pm works": True, "Yes, that one works.": True, "Hmm, let me think.": False}
     for heard, completes in garbled.items():
         conversation, lines = talk(scenario, ear=lambda s, h=heard: h if target in s and "works" in s else s)
@@ -151,7 +153,7 @@ def test_a_caller_may_stand_by_for_several_flights_at_once():
     goal = scenario.user_goal.model_copy(update={"scripted": both})
     conversation, lines = talk(scenario.model_copy(update={"user_goal": goal}))
     said = [text for _, text in lines]
-    assert "I'll take flight SK321 and flight SK900." in said, lines
+    assert "I'll take flight SK three twenty-one and flight SK nine hundred." in said, lines
     assert any("standby list for flight SK321 and flight SK900?" in text for text in said), lines
     journeys = conversation.final_db["journeys"]
     listed = [j for j, journey in journeys.items() if journey.get("standby_list")]

@@ -19,6 +19,7 @@ from evalkit.domains.hr.workflows.steps import CLEARANCE_FORM, EMPLOYEE_ID, EMPL
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.task_completion import task_completion
 from evalkit.scenarios import Scenario
+from evalkit.simulator.persona import say_code_list
 from evalkit.simulator.scripted.read_back import same_amount as _same_amount
 from evalkit.spoken import parse_clock_times
 from evalkit.text_dialogue import run_text_dialogue, transcript
@@ -134,10 +135,9 @@ def test_a_failed_call_reasks_the_value_the_words_did_not_give_first() -> None:
     """HR-008: the privilege codes come out as nothing (no PRV code in the words), so reactivation fails; the agent
     asks for the codes again — not the leave type, a choice heard against its options — and the task completes."""
     scenario = next(s for s in load_scenarios("medical_hr") if s.id == "HR-008")
-    state, ear = _garble_once(
-        scenario.user_goal.scripted.answers["privilege_codes"],
-        "The Army on Kneuro Mero Bion and the Army on Kneuro Mero 6.",
-    )
+    said = say_code_list(scenario.user_goal.scripted.answers["privilege_codes"])  # each code spelled, with "and"
+    assert said is not None
+    state, ear = _garble_once(said, "The Army on Kneuro Mero Bion and the Army on Kneuro Mero 6.")
     conversation = run_text_dialogue(scenario, ear=ear)
     agent = [text for role, text in transcript(conversation) if role == "assistant"]
     assert state["done"]

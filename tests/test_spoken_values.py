@@ -31,7 +31,15 @@ RECORD = {
         ("Born 2000-01-02, shift 07:00", "Born January 2nd, 2000, shift 7 AM"),
         ("10:00 AM.", "10 AM."),
         ("at 19:30 or 3:30", "at 7:30 PM or 3:30"),  # "3:30" alone may be afternoon: left as written
-        ("fee $75.00, $1,200 and $7.50", "fee 75 dollars, 1,200 dollars and $7.50"),
+        ("fee $75.00, $1,200 and $7.50", "fee 75 dollars, 1,200 dollars and 7 dollars and 50 cents"),
+        ("$45.50, $1, $0.05", "45 dollars and 50 cents, 1 dollar, 5 cents"),
+        ("I'll take flight SK130 at 1 PM.", "I'll take flight SK one thirty at 1 PM."),
+        (
+            "flight UA 1234, SK412, SK105, DL1200",
+            "flight UA twelve thirty-four, SK four twelve, SK one oh five, DL twelve hundred",
+        ),
+        ("MA-MD-7878130, SC 29201", "MA-MD-7878130, SC 29201"),  # a dashed code and a ZIP code: no flight
+        ("12.0 hours, 12.5 hours, version 2.0", "12 hours, 12.5 hours, version 2.0"),
         ("2026-02-30", "2026-02-30"),  # no date: as written
     ],
 )

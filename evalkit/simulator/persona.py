@@ -94,6 +94,20 @@ def is_code(value: str) -> bool:
     return bool(CODE_LIKE.match(value.replace(" ", "").replace("-", "").upper())) and value.upper() == value
 
 
+LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+
+
+def say_code_list(value: str) -> str | None:
+    """A list of codes said one by one, each spelled as a single code is, the last after "and": 'PRV-ONC-009 and
+    PRV-ONC-006' -> 'P R V - O N C - 0 0 9 and P R V - O N C - 0 0 6', 'GRP-A1, GRP-B2, GRP-C3' -> '..., ... and
+    ...'. None when ``value`` is not a list of two or more codes (a single code is spelled by ``PersonaStyle.code``)."""
+    items = [item for item in LIST_SEPARATOR.split(value.strip().rstrip(".")) if item]
+    if len(items) < 2 or not all(is_code(item) for item in items):
+        return None
+    spelled = [spell_code(item) for item in items]
+    return f"{', '.join(spelled[:-1])} and {spelled[-1]}"
+
+
 def _wrong_version(code: str, rng: np.random.Generator) -> str:
     """The code with one character swapped for another of the same kind: the slip a caller then corrects."""
     position = int(rng.integers(len(code)))

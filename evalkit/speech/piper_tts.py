@@ -52,7 +52,10 @@ from evalkit.speech.tts import text_to_phonemes
 __all__ = ["PiperTTS", "PiperVoice", "VoiceFiles", "discover_voices", "phoneme_ids", "phonemize", "resolve_voice"]
 
 BOS, EOS, PAD = "^", "$", "_"
-_CLAUSE = re.compile(r"([^.,;:!?]+)([.,;:!?]*)")  # a clause and the punctuation that ends it
+# a clause and the punctuation that ends it: a mark followed by a space or the end; one inside a token ("750,000",
+# "8:15", "12.5", "a.b@c.com") is part of it, as eSpeak reads it ("seven hundred and fifty thousand", not "seven
+# hundred and fifty, zero zero zero")
+_CLAUSE = re.compile(r"((?:[^.,;:!?]|(?<=\w)[.,:](?=\w))+)([.,;:!?]*)")
 _LANGUAGE_SWITCH = re.compile(r"\([a-z]{2,3}(?:-[a-z0-9]+)?\)")  # eSpeak's "(fr)" marks around a foreign word
 INTRA_OP_THREADS = 1  # onnxruntime's threads for a voice: one, whatever the cores (module docstring, "Determinism")
 SENTENCE_SILENCE_S = 0.2  # between sentences: Piper voices end a sentence without a pause

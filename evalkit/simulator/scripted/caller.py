@@ -26,8 +26,8 @@ from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Refuse, Slot
 from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios import Scenario
 from evalkit.simulator.corrections import correctable, wrong_value
-from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code
-from evalkit.simulator.scripted.field_answers import FieldAnswers
+from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code, say_code_list
+from evalkit.simulator.scripted.field_answers import FieldAnswers, say_record
 from evalkit.simulator.scripted.listening import (
     ALPHABET_CUE,
     NO_PROGRESS_LIMIT,
@@ -41,7 +41,7 @@ from evalkit.simulator.scripted.understanding import (
     scenario_facts,
 )
 from evalkit.spoken import parse_flight_numbers, spell_with_alphabet
-from evalkit.spoken_values import say_written_values
+from evalkit.spoken_values import FLIGHT_NUMBER, say_written_values
 
 FIELD_CUES = (
     (
@@ -213,6 +213,8 @@ class ScriptedSimulator(Listening):
             self.asked[field] -= 1  # a non-answer: the real first attempt is still to come
             return self._say(vague)
         value = self._maybe_slip(field, value)
+        if FLIGHT_NUMBER.fullmatch(value):  # said as in a sentence, in pairs ("SK three oh two"), not spelled
+            return self._say(self.style.answer(field, f"{value}.", self.stalled, rephrase="keep"))
         if field in ("confirmation_number", *ROUTE_FIELDS) or is_code(value):
             # App. K says to fall back to the NATO alphabet on a second attempt; eSpeak's NATO words are
             # harder for the offline ASR than its letters, so a repeat is plain letters with pauses and NATO
@@ -224,6 +226,7 @@ class ScriptedSimulator(Listening):
         if field == "seat_preference":
             text = f"{value.capitalize()}, please."
             return self._say(self.style.answer(field, text, self.stalled, rephrase="lower"))
+        value = say_record(value) or say_code_list(value) or value  # a record's mapping, a list of codes: read out
         return self._say(self.style.answer(field, f"{value}.", self.stalled, rephrase="keep"))
 
     def _maybe_slip(self, field: str, value: str) -> str:
@@ -440,8 +443,10 @@ class ScriptedSimulator(Listening):
             value = f"{value[:1].upper()}{value[1:]}"
         elif value.strip(" .").lower() == "none":  # "none" alone was heard "Thank you very much" (0/4 voices)
             value = f"No {slot.label}."  # "No blackout dates.": 4/4 with the question as the prompt
-        else:  # ... but a code in it is spelled, as a caller reads one out ("with code 3, L, 2, U")
-            value = CODE_IN_TEXT.sub(lambda m: spell_with_alphabet(m.group(0), "letters"), value)
+        else:  # ... but a code in it is spelled, as a caller reads one out ("with code 3, L, 2, U"), codes of a list
+            # one by one ("P R V - O N C - 0 0 9 and ...")
+            spelled = CODE_IN_TEXT.sub(lambda m: spell_with_alphabet(m.group(0), "letters"), value)
+            value = say_code_list(value) or spelled
         rephrase = REPHRASED_KINDS.get(slot.kind)  # free text and email addresses get no words around them
         ended = value if value.endswith((".", "!", "?")) else f"{value}."  # "7 a.m." is not said "7 a.m.."
         return self._say(self.style.answer(field, ended, self.stalled, rephrase=rephrase))

@@ -14,12 +14,16 @@ The caller also restates its request when asked what it needs, and makes the rec
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from evalkit.domains.workflow import Slot, Workflow
 from evalkit.scenarios import Scenario
+from evalkit.simulator.persona import is_code
 from evalkit.simulator.scripted.understanding import leftmost_longest
+from evalkit.spoken import spell_code
 
 NAME_LABELS = ("your name", "your full name", "full name")
 # The scripted caller's yes/no decisions (``scripted.answers``): said when the agent asks for a decision, never as a
@@ -62,3 +66,35 @@ class FieldAnswers:
             (m.start(), m.end(), self.labels[label]) for label, pattern in self._patterns.items()
             for m in pattern.finditer(low)
         )  # fmt: skip
+
+
+def say_record(value: str) -> str | None:
+    """A record's structured value (JSON, as EVA-Bench stores a mapping or a list of trips) said as a person reads it
+    out: each entry "<key in words>: <value>", a code spelled, entries apart with a pause ("; "), the last after
+    "and": '{"HIPAA_TRAIN":"H7P2","TB_TEST":"T4B9"}' -> 'HIPAA TRAIN: H 7 P 2; and TB TEST: T 4 B 9'. None when
+    ``value`` is no JSON object or list (dates and times in it are said by ``say_written_values`` afterwards)."""
+    if not value.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return None
+    entries = _entries(data)
+    if not entries:
+        return None
+    return entries[0] if len(entries) == 1 else f"{'; '.join(entries[:-1])}; and {entries[-1]}"
+
+
+def _entries(data: Any) -> list[str]:
+    if isinstance(data, dict):
+        return [f"{str(k).replace('_', ' ')}: {_said(v)}" for k, v in data.items() if v not in (None, "")]
+    if isinstance(data, list):
+        return [_said(item) for item in data if item not in (None, "")]
+    return [_said(data)]
+
+
+def _said(item: Any) -> str:
+    if isinstance(item, dict | list):
+        return ", ".join(_entries(item))
+    text = str(item)
+    return spell_code(text) if is_code(text) else text.replace("_", " ")

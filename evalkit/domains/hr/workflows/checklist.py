@@ -22,6 +22,8 @@ TASK_NAMES = {
     "tuberculosis": "TB_TEST",
     "orientation": "ORIENTATION",
 }
+# a task named by its code's words, as a caller reading the code off a record says it ("OCC_HEALTH": "occ health")
+TASK_NAMES |= {code.lower().replace("_", " "): code for code in set(TASK_NAMES.values())}
 SPELLED_GAPS = re.compile(r"(?<=\b[A-Za-z0-9])[\s,]+(?=[A-Za-z0-9]\b)")
 
 
@@ -30,7 +32,7 @@ def finished_tasks(text: str) -> list[dict[str, str]]:
     or a record's own mapping ('{"HIPAA_TRAIN":"H7P2"}'); each as complete_onboarding_task's arguments."""
     task_of = named(TASK_NAMES)
     text = SPELLED_GAPS.sub("", text)  # a code spelled with pauses ("3, L, 2, U") is one code
-    pairs = re.findall(r'"?([A-Z0-9_]{3,})"?\s*:\s*"?([A-Za-z0-9]{4})\b', text)
+    pairs = re.findall(r'"([A-Z0-9_]{3,})"\s*:\s*"?([A-Za-z0-9]{4})\b', text)  # the record's JSON, quoted keys
     found = [(task, code) for task, code in pairs if task in TASK_NAMES.values()]
     if not found:
         for part in re.split(r"\band\b|;|,", text):

@@ -15,6 +15,7 @@ from typing import Any, get_args
 
 from evalkit.domains.itsm.api.common import TIER_OF_URGENCY, ServiceName, TargetSystem
 from evalkit.domains.workflow import Ask, Call, Derived, Say, Slot, Step
+from evalkit.spoken import spelled_runs
 
 # --------------------------------------------------------------------------------------------------- choices
 
@@ -67,8 +68,12 @@ def request_id(value: str) -> str | None:
 
 
 def group_codes(value: str) -> list[str] | None:
-    """The access group codes in the caller's words ("GRP-ENGCORE and GRP-VPNALL")."""
+    """The access group codes in the caller's words, written or spelled ("GRP-ENGCORE and GRP-VPNALL", "G R P - E N
+    G C O R E and G R P - V P N A L L")."""
     found = re.findall(r"GRP-?([A-Z]{2,8})\b", value.upper())
+    if not found:
+        parts = re.split(r",|;|\band\b", value)  # one code per part: "... T and G ..." is no "Tango"
+        found = [run[3:] for part in parts for run in spelled_runs(part) if re.fullmatch(r"GRP[A-Z]{2,8}", run)]
     return [f"GRP-{code}" for code in found] or None
 
 

@@ -1,0 +1,117 @@
+"""Every value the scripted caller says is in the form a person says it (issue 28 point 5), for evalkit's scenarios
+and EVA-Bench's records alike: no written form that a TTS reads otherwise than a person would (an ISO date, a
+24-hour time, a currency sign, a decimal zero, a record's JSON, a flight number or a code read as a cardinal number,
+a dashed code read as words). Keyed by nothing but the written shape of a value.
+
+The record shapes below are those found in evalkit's 213 scenarios and EVA-Bench's 213 records; the slow test runs
+every scenario's text dialogue and checks every caller turn (EVA-Bench's records too when ``EVALKIT_EVA_DATA`` names
+an EVA-Bench checkout or its data folder, kept outside the project).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evalkit.domains.scenarios import load_scenarios
+from evalkit.scenarios import Scenario
+from evalkit.simulator.scripted.caller import ScriptedSimulator
+
+# Written forms a TTS reads otherwise than a person says them (a snake-case identifier is not among them: eSpeak, and
+# the Piper voices it phonemises for, read "reactivate_full" as "reactivate full"; a one-digit or 10-12 hour without
+# AM/PM, "3:30", is said as written)
+UNSPOKEN = {
+    "an ISO date": re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
+    "a 24-hour time": re.compile(r"\b(?:0\d|1[3-9]|2[0-3]):[0-5]\d\b"),
+    "a currency sign": re.compile(r"[$€£]"),
+    "a decimal zero": re.compile(r"\b\d+\.0+\b(?!\.\d)"),
+    "a record's JSON": re.compile(r"[{}\[\]]|\"\w+\"\s*:"),
+    "a flight number or code read as a number": re.compile(r"\b[A-Z]{2} ?\d{3,4}\b|\b[A-Za-z]+\d{3,}\b"),
+    "a dashed code read as words": re.compile(r"\b[A-Z]{2,}-[A-Z0-9]{2,}"),
+    "a phone number read as numbers": re.compile(r"\b\d{3}[-.]\d{3}[-.]\d{4}\b"),
+}
+
+
+def unspoken(text: str) -> list[str]:
+    """The written forms in ``text`` that a TTS would not say as a person does (empty: all said as a person would)."""
+    return [f"{name}: {m.group(0)!r}" for name, pattern in UNSPOKEN.items() for m in pattern.finditer(text)]
+
+
+# (field, the record's written value, what the caller says)
+RECORD_SHAPES = [
+    ("date_of_birth", "1997-09-14", "September 14th, 1997"),
+    ("shift_start", "19:30", "7:30 PM"),
+    ("appointment_time", "07:00", "7 AM"),
+    ("deposit", "$75.00", "75 dollars"),
+    ("copay", "$45.50", "45 dollars and 50 cents"),
+    ("flight_number", "UA1234", "UA twelve thirty-four"),
+    ("original_flight_number", "SK 412", "SK four twelve"),
+    ("missed_flight", "SK105 ATL to ORD departing 8:00 AM on 2026-09-08", "SK one oh five ATL to ORD departing 8 AM"),
+    ("privilege_codes", "PRV-SURG-004, PRV-ECHO-007", "P R V - S U R G - 0 0 4 and P R V - E C H O - 0 0 7"),
+    ("access_groups", "GRP-FINRPT and GRP-VENDOR", "G R P - F I N R P T and G R P - V E N D O R"),
+    ("completion_codes", '{"HIPAA_TRAIN":"H7P2","TB_TEST":"T4B9"}', "HIPAA TRAIN: H 7 P 2; and TB TEST: T 4 B 9"),
+    ("corrected_hours", "12.0", "12"),
+    ("ticket_code", "EJR-99V", "E J R - 9 9 V"),
+    ("license_number", "MA-MD-7878130", "M A - M D - 7 8 7 8 1 3 0"),
+    ("passenger_phone_number", "+1-206-555-0334", "1, 2 0 6, 5 5 5, 0 3 3 4"),
+    ("passenger_email", "emily.johansson@gmail.com", "emily.johansson@gmail.com"),  # TTS: "emily dot johansson at ..."
+]
+
+
+def record_scenario(answers: dict[str, str]) -> Scenario:
+    """An imported record (a workflow evalkit does not know) whose answers are written as a database writes them."""
+    scenario = next(s for s in load_scenarios("airline") if s.id == "AL-001")
+    scripted = scenario.user_goal.scripted.model_copy(update={"answers": answers})
+    goal = scenario.user_goal.model_copy(update={"scripted": scripted, "information_required": answers})
+    return scenario.model_copy(update={"user_goal": goal, "source": "eva_import", "workflow": "eva_record"})
+
+
+@pytest.mark.parametrize(("field", "written", "said"), RECORD_SHAPES, ids=[f for f, _, _ in RECORD_SHAPES])
+def test_the_caller_says_each_record_shape_as_a_person_would(field: str, written: str, said: str) -> None:
+    simulator = ScriptedSimulator(record_scenario({field: written}), None, np.random.default_rng(0))
+    text = simulator.respond(f"Could you tell me your {field.replace('_', ' ')}?").text
+    assert said in text and not unspoken(text), text
+
+
+def test_the_audit_sees_each_written_form() -> None:
+    """The check itself: each written form is caught, the spoken forms pass."""
+    written = 'On 2026-09-08 at 19:30 for $45.50, 12.0 hours, flight SK130, PRV-ONC-009, 206-555-0334, {"TB": 1}'
+    assert {problem.split(":")[0] for problem in unspoken(written)} == set(UNSPOKEN)
+    assert unspoken("On September 8th at 7:30 PM for 45 dollars and 50 cents, 12 hours, flight SK one thirty") == []
+
+
+def _eva_records() -> Path | None:
+    path = os.environ.get("EVALKIT_EVA_DATA")  # an EVA-Bench checkout or its data folder (outside the project)
+    return Path(path) if path else None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("collection", ["evalkit", "eva"])
+def test_every_caller_turn_of_every_scenario_is_said_as_a_person_would(collection: str, tmp_path: Path) -> None:
+    from evalkit.domains.scenarios import scenario_dir
+    from evalkit.scenario_tools.walk import walk
+    from evalkit.text_dialogue import run_text_dialogue
+
+    if collection == "eva":
+        if _eva_records() is None:
+            pytest.skip("EVA-Bench's records are not part of the project: set EVALKIT_EVA_DATA to a checkout of them")
+        folders = [_eva_records()]
+    else:
+        folders = [scenario_dir(d) for d in ("airline", "medical_hr", "itsm")]
+    found: list[str] = []
+    count = 0
+    for folder in folders:
+        for entry in walk(folder):
+            assert entry.scenario is not None, entry.error
+            conversation = run_text_dialogue(entry.scenario)
+            count += 1
+            for turn in conversation.turns:
+                if turn.role == "user":
+                    found += [f"{entry.id}: {problem}" for problem in unspoken(turn.intended_text or "")]
+    assert count >= 200
+    # left: ITSM request numbers with a lower-case hexadecimal tail ("REQ-SW-214a4860fa72"), said as written
+    assert [f for f in found if "REQ-" not in f] == [], found[:20]
