@@ -1,19 +1,20 @@
 """The architecture axis, for real (issue 13 point 6 and its "done when"): one sweep crosses the embedded agent
 in-process with the same agent behind ``python -m evalkit.serve`` (a wire agent declared the Hydra way, as an
-option file of the ``agent`` group on the search path), both cells land side by side in MLflow, the analysis
-reports the deltas per agent, and the served agent completes the same tasks as the in-process one."""
+option file of the ``agent`` group on the search path), both cells land side by side in MLflow, and the served agent
+completes the same tasks as the in-process one.
+
+Clean cells only: a wire call runs on the real clock (~90 s for AL-005, ~140 s under café noise), and the noisy
+cells were only checked to be scored. The analysis's deltas per agent across architectures, two of them over the
+wire, are tests/test_architectures_sweep.py's; the noise condition through a sweep is tests/test_end_to_end.py's."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from mlflow.tracking import MlflowClient
 
-from tests.conftest import REPO
 from tests.test_end_to_end import run_evalkit
 from tests.test_twilio_ws import served_cascade  # noqa: F401  (the fixture: python -m evalkit.serve)
 
@@ -41,8 +42,6 @@ def test_one_sweep_compares_the_in_process_agent_with_the_same_agent_over_the_wi
         tmp_path,
         "agent=cascade_local,served_cascade",
         f"hydra.searchpath=[file://{tmp_path / 'my_conf'}]",
-        "+perturb=noise_cafe",
-        "perturb.snr_db=20",
         SCENARIOS,
         "trials=1",
         "progress=false",
@@ -55,28 +54,11 @@ def test_one_sweep_compares_the_in_process_agent_with_the_same_agent_over_the_wi
     cells = {
         (r.data.params["agent"], r.data.params["perturb"]): r for r in runs if r.data.tags["evalkit.kind"] == "cell"
     }
-    assert set(cells) == {(a, p) for a in ("cascade_local", "served_cascade") for p in ("clean", "noise_cafe")}
+    assert set(cells) == {("cascade_local", "clean"), ("served_cascade", "clean")}
     assert {r.data.params["architecture"] for r in cells.values()} == {"cascade"}
     for run in cells.values():
         assert run.info.status == "FINISHED" and run.data.metrics["infrastructure_errors"] == 0
-    # the same agent completes the same task in-process and over the wire on a clean line. (Under café noise the
-    # noise bed is placed on the call's timeline, which a real clock moves by measured compute times: the noisy
-    # wire cell hears other noise than the in-process one, so only that both are scored is checked.)
+        assert "user_wer_mean" in run.data.metrics
+    # the same agent completes the same task in-process and over the wire
     local, wire = (cells[(agent, "clean")].data.metrics for agent in ("cascade_local", "served_cascade"))
     assert wire["task_completion_pass_at_1"] == local["task_completion_pass_at_1"]
-    for agent in ("cascade_local", "served_cascade"):
-        assert 0.0 <= cells[(agent, "noise_cafe")].data.metrics["task_completion_pass_at_1"] <= 1.0
-        assert "user_wer_mean" in cells[(agent, "noise_cafe")].data.metrics
-    analysis = subprocess.run(
-        [sys.executable, "-m", "evalkit.analyze", "plots=false", "permutations=100", "bootstrap=50"],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert analysis.returncode == 0, analysis.stderr[-3000:]
-    report_path = Path(analysis.stdout.split("report: ")[1].split()[0])
-    report_path = report_path if report_path.is_absolute() else tmp_path / report_path
-    text = report_path.read_text()
-    assert "cascade_local" in text and "served_cascade" in text  # deltas per agent

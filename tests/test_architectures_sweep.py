@@ -1,6 +1,11 @@
 """Issue 14's "done when": one sweep over three agent architectures — the embedded cascade in process, an LLM
 cascade on an OpenAI-compatible server, a speech-to-speech model over the Realtime protocol — with the LLM caller
-(``simulator=llm``), offline against the test servers on 127.0.0.1, and the analysis comparing the agents."""
+(``simulator=llm``), offline against the test servers on 127.0.0.1, and the analysis comparing the agents.
+
+The calls stop after five caller turns: the wire agents run on the real clock (AL-002 whole is ~11 caller turns, up
+to ~2 min a call), and what is checked of each cell is that it finishes scored with its tool calls scored, and AL-002
+makes at the fourth caller turn (the lookup by name). Whole calls over the wire are test_openai_agents.py's and
+test_openai_realtime.py's."""
 
 from __future__ import annotations
 
@@ -38,6 +43,7 @@ def test_one_sweep_compares_three_architectures_with_the_llm_caller(tmp_path: Pa
             "+experiment=smoke",
             "domain.scenarios=[AL-002]",
             "validation.enabled=false",
+            "simulator.max_user_turns=5",  # the first tool call comes at the 4th: one turn of margin
             "metrics=[task_completion,tool_call_validity,response_latency]",
             "progress=false",
             "-m",

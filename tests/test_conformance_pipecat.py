@@ -170,20 +170,32 @@ def listener() -> Any:
     return ASR_ENGINES.get("faster_whisper")().build()
 
 
-def call_bot(kind: str, folder: Path, interrupter: Interrupter | None = None) -> BotCall:
+def call_bot(kind: str, bots: tuple[str, Path], interrupter: Interrupter | None = None) -> BotCall:
+    """One call to the ``kind`` bot of the module's bot process; what the bot saw of this call (its tag)."""
     listener()  # loaded before the call: its first turn is not late by the model's load
-    with bot(kind, folder) as (url, log):
-        agent = TwilioWsConfig(
-            name=f"pipecat_{kind}", url=url, speech_events=False, tools="none", response_timeout_s=10.0
-        ).build()
-        agent.listener = listener
-        clock, wall_t0 = RealClock(), time.time()
-        settings = agent.call_settings(CallSettings())
-        call = run_call(ScriptCaller(list(LINES)), agent.session(clock), caller_voice(), context(), clock, settings,
-                        interrupter)  # fmt: skip
-        outcome = asyncio.run(call)
-    events = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-    return BotCall(outcome, events, wall_t0)
+    url, log = bots
+    agent = TwilioWsConfig(
+        name=f"pipecat_{kind}", url=f"{url}/{kind}/{kind}", speech_events=False, tools="none", response_timeout_s=10.0
+    ).build()
+    agent.listener = listener
+    clock, wall_t0 = RealClock(), time.time()
+    settings = agent.call_settings(CallSettings())
+    call = run_call(ScriptCaller(list(LINES)), agent.session(clock), caller_voice(), context(), clock, settings,
+                    interrupter)  # fmt: skip
+    outcome = asyncio.run(call)
+    return BotCall(outcome, call_events(log, kind, until="call_ended"), wall_t0)
+
+
+def call_events(log: Path, call: str, until: str, timeout_s: float = 10.0) -> list[dict[str, Any]]:
+    """The bot's events of one call (its tag), once ``until`` is among them: the bot logs the end of a call after
+    the caller has hung up, and the process serves on."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        lines = log.read_text().splitlines() if log.exists() else []
+        events = [e for e in map(json.loads, lines) if e.get("call") == call]
+        if any(e["event"] == until for e in events) or time.monotonic() > deadline:
+            return events
+        time.sleep(0.05)
 
 
 def latencies_s(outcome: CallOutcome) -> list[float]:
@@ -236,18 +248,26 @@ def report(name: str, call: BotCall) -> str:
 
 
 @pytest.fixture(scope="module")
-def waits(tmp_path_factory: pytest.TempPathFactory) -> BotCall:
-    return call_bot("waits", tmp_path_factory.mktemp("waits"))
+def bots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """One bot process for the module's calls (importing pipecat and onnxruntime costs ~10 s a process); each call
+    picks its bot by its URL and is told apart in the log by its tag."""
+    with bot("waits", tmp_path_factory.mktemp("bots")) as (url, log):
+        yield url, log
 
 
 @pytest.fixture(scope="module")
-def greets(tmp_path_factory: pytest.TempPathFactory) -> BotCall:
-    return call_bot("greets", tmp_path_factory.mktemp("greets"))
+def waits(bots: tuple[str, Path]) -> BotCall:
+    return call_bot("waits", bots)
 
 
 @pytest.fixture(scope="module")
-def yields(tmp_path_factory: pytest.TempPathFactory) -> BotCall:
-    return call_bot("yields", tmp_path_factory.mktemp("yields"), impatient())
+def greets(bots: tuple[str, Path]) -> BotCall:
+    return call_bot("greets", bots)
+
+
+@pytest.fixture(scope="module")
+def yields(bots: tuple[str, Path]) -> BotCall:
+    return call_bot("yields", bots, impatient())
 
 
 def check_one_agent_turn_per_caller_utterance(call: BotCall, greeted: bool) -> None:
@@ -331,9 +351,9 @@ def test_a_caller_barge_in_is_an_interruption_for_pipecat_and_a_yield_for_evalki
     assert 0.0 <= effect.params["yield_ms"] < 1200.0, effect.params
 
 
-@pytest.mark.slow  # a fourth bot process (~40 s on a loaded machine): the control of the fixture, not of evalkit
+@pytest.mark.slow  # a fourth call (~10 s): the control of the fixture, not of evalkit
 def test_the_bot_logs_a_forced_stop_for_a_line_that_goes_quiet_and_none_for_one_that_carries_silence(
-    tmp_path: Path,
+    bots: tuple[str, Path],
 ) -> None:
     """The control for the latency test's sharp check, with a plain Twilio client (no evalkit call loop): after a
     line of speech, a line that sends nothing leaves pipecat's VAD to force the stop after 1 s; one that sends
@@ -357,10 +377,9 @@ def test_the_bot_logs_a_forced_stop_for_a_line_that_goes_quiet_and_none_for_one_
             await asyncio.sleep(max(0.0, t0 + n * 0.02 - loop.time()))
             await ws.send(json.dumps(protocol.media("MZ1", audio[i : i + 160], n + 2, n + 1, n * 20)))
 
-    with bot("waits", tmp_path) as (url, log):
-        asyncio.run(client(url))
-        time.sleep(0.5)
-    events = [json.loads(line) for line in log.read_text().splitlines()]
+    url, log = bots
+    asyncio.run(client(f"{url}/waits/control"))
+    events = call_events(log, "control", until="call_ended")
     kinds = [e["event"] for e in events if e["event"] in ("user_started", "user_stopped", "vad_forced_stop")]
     # the first turn's stop was forced (logged just before the stop it causes), the second one's heard
     assert kinds == ["user_started", "vad_forced_stop", "user_stopped", "user_started", "user_stopped"], events

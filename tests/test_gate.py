@@ -175,14 +175,11 @@ def test_parse_threshold_refuses_nan():
         parse_threshold("x>=nan")
 
 
-def test_command_line_help_and_exit_status(store, tmp_path):
-    """The module as CI runs it: --help has examples; a failing gate exits 1, a missing store 2, in one line."""
+def test_command_line_help_and_exit_status(store, tmp_path, capsys, monkeypatch):
+    """The module as CI runs it: a failing gate exits 1 (a subprocess: ``main``'s exit status); --help has examples
+    and a missing store is exit 2 in one line (``run``, in process: each start of the module costs ~3 s)."""
     target, base_id, *_ = store
     env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"} | {"PYTHONPATH": str(REPO)}
-    help_text = subprocess.run([sys.executable, "-m", "evalkit.gate", "--help"], env=env, capture_output=True,
-                               text=True, timeout=120)  # fmt: skip
-    assert help_text.returncode == 0 and "delta:task_completion_pass_at_1>=-0.1" in help_text.stdout
-    assert "exit status: 0" in help_text.stdout
     failing = subprocess.run(
         [sys.executable, "-m", "evalkit.gate", "delta:key_entity_accuracy_mean>=-0.15", "--sweep", base_id,
          "--tracking-uri", target.tracking_uri, "--experiment", "synthetic"],
@@ -190,9 +187,14 @@ def test_command_line_help_and_exit_status(store, tmp_path):
     )  # fmt: skip
     assert failing.returncode == 1, failing.stderr[-2000:]
     assert "Traceback" not in failing.stderr
-    missing = subprocess.run([sys.executable, "-m", "evalkit.gate", "x>=1"], env=env, capture_output=True,
-                             text=True, timeout=120, cwd=tmp_path)  # fmt: skip
-    assert missing.returncode == 2 and missing.stderr.strip().splitlines() == [
+    capsys.readouterr()
+    assert run(["--help"]) == 0
+    help_text = capsys.readouterr().out
+    assert "delta:task_completion_pass_at_1>=-0.1" in help_text and "exit status: 0" in help_text
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert run(["x>=1"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
         f"evalkit.gate: no MLflow store at {tmp_path / 'mlflow.db'}: pass --tracking-uri or set MLFLOW_TRACKING_URI"
     ]
     assert not (tmp_path / "mlflow.db").exists()

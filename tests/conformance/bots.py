@@ -8,7 +8,9 @@ Run (by tests/test_conformance_pipecat.py, in the interpreter that has pipecat, 
 
     python -m tests.conformance.bots --kind waits|greets|yields --log events.jsonl
 
-prints ``ready ws://127.0.0.1:<port>/ws`` once it listens (port 0: a free one) and serves until SIGTERM.
+prints ``ready ws://127.0.0.1:<port>/ws`` once it listens (port 0: a free one) and serves until SIGTERM. ``/ws`` is
+the ``--kind`` bot; ``/ws/<kind>/<call>`` is any kind, its events tagged ``"call": <call>`` in the log: one process
+serves the tests' calls one after another, so pipecat and its models are loaded once.
 
 - ``waits``: says nothing until the caller has spoken (a bot that lets the caller speak first).
 - ``greets``: greets as soon as the call is up.
@@ -84,12 +86,13 @@ class EventLog:
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
+        self.call = ""  # the current call's tag: calls come one at a time, and pipecat's log lines name none
         self._lock = threading.Lock()
 
     def write(self, event: str, **fields: Any) -> None:
         if self.path is None:
             return
-        line = json.dumps({"event": event, "t": time.time(), **fields})
+        line = json.dumps({"event": event, "t": time.time(), "call": self.call, **fields})
         with self._lock, self.path.open("a", encoding="utf-8") as out:
             out.write(line + "\n")
 
@@ -225,6 +228,15 @@ def app_for(kind: str, log: EventLog, stop: str) -> FastAPI:
     async def media_stream(websocket: WebSocket) -> None:
         await websocket.accept()
         await run_bot(websocket, kind, log, stop)
+
+    @app.websocket("/ws/{call_kind}/{call}")
+    async def tagged_stream(websocket: WebSocket, call_kind: str, call: str) -> None:
+        if call_kind not in KINDS:
+            await websocket.close(code=1008)
+            return
+        await websocket.accept()
+        log.call = call
+        await run_bot(websocket, call_kind, log, stop)
 
     return app
 
