@@ -324,6 +324,27 @@ def test_a_misheard_id_is_repaired_through_the_read_back() -> None:
     assert task_completion(conversation).passed, lines
 
 
+def test_a_misheard_yes_to_a_read_back_gets_the_read_back_again_not_a_transfer() -> None:
+    state = {"ids": 0, "yes": 0}
+
+    def ear(text: str) -> str:  # the ID is missed twice (two re-asks spent), then its "yes" is misheard twice
+        if re.search(r"4\W+4\W+7\W+2", text):
+            state["ids"] += 1
+            if state["ids"] <= 2:
+                return "Hmm."
+        if state["ids"] >= 3 and re.search(r"\b(yes|yep|correct)\b", text, re.IGNORECASE) and state["yes"] < 2:
+            state["yes"] += 1
+            return "Next slide."
+        return text
+
+    conversation, lines = talk(SCENARIOS[0], ear)
+    assert state["yes"] == 2, lines
+    again = "Sorry, I didn't catch that. I have E M P 4 4 7 2. Is that right?"
+    assert said(lines).count(again) == 2, lines  # asked again, as a careful agent does, not handed over
+    assert not any("transferring you" in t for t in said(lines)), lines
+    assert task_completion(conversation).passed, lines
+
+
 def test_a_misheard_digit_past_the_eighth_is_repaired_by_restating_the_number() -> None:
     first = {"done": False}
 

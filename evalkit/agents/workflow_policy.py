@@ -21,7 +21,6 @@ from evalkit.agents.slot_hearing import clean_text, hear_slot, read_back_text, s
 from evalkit.agents.workflow_facts import acts_for_others, handover_arguments, identity_slots
 from evalkit.agents.workflow_hearing import (
     WorkflowHearing,
-    echoes,
     listed_names,
     match_workflows,
     names_among,
@@ -50,6 +49,7 @@ __all__ = ["WorkflowPolicy", "clean_text", "hear_slot", "identity_slots", "match
 ALPHABET_ASK = " Could you spell it with the phonetic alphabet, like A as in Alpha?"
 MAX_REASKS = 2  # two plain re-asks (the second one clearer), then a transfer, as in the airline policy
 MAX_REPAIRS = 8  # single-character corrections of one read-back before giving up
+MAX_UNCLEAR = 2  # a read-back asked again when the reply was neither a yes nor a no, before asking for the value
 MAX_TOOL_RETRIES = 1  # a failed lookup re-asks the slot that fed it once (a misheard ID), then transfers
 ANYTHING_ELSE = "Is there anything else I can help you with?"
 # The caller asks to hear the last question again (elderly persona): repeat it instead of spending a re-ask.
@@ -122,6 +122,7 @@ class WorkflowPolicy(WorkflowHearing):
         self.memo: dict[str, Any] = {}  # results of ``Call.once`` steps (auth), reused by the call's later tasks
         self.reasks = 0
         self.repairs = 0
+        self.unclear = 0  # replies to the pending read-back that were neither a yes, a no nor a correction
         self.refused: tuple[str, str] | None = None  # (workflow, spoken refusal) of the last refused workflow
         self.last_text = ""
         self.confirming = ""  # the pending Confirm question, for asking it again
@@ -375,6 +376,7 @@ class WorkflowPolicy(WorkflowHearing):
         self.known[self.slot.name] = value
         self.reasks = 0
         self.repairs = 0
+        self.unclear = 0
         if run.resume_at is not None:
             run.index, run.resume_at = run.resume_at, None
         else:
@@ -383,8 +385,6 @@ class WorkflowPolicy(WorkflowHearing):
 
     def _on_slot(self, heard: str) -> PolicyReply:
         slot = self.slot
-        if slot.kind in ("text", "name") and echoes(heard, self.requests):  # its prompt written out: not heard
-            heard = ""
         if self.known_names(slot):
             value = self.heard_name(slot, heard)
             # none close: the words as said where the tool decides (a listed name), or a code the tool takes said
@@ -411,12 +411,13 @@ class WorkflowPolicy(WorkflowHearing):
         return self._filled(value)
 
     # -- read-backs ------------------------------------------------------------------------------------------
-    def _read_back(self, value: Any) -> PolicyReply:
+    def _read_back(self, value: Any, prefix: str = "") -> PolicyReply:
         """Confirm a critical value before using it (App. L: read codes back; the caller corrects)."""
         self.value = value
         slot = self.slot
         said = read_back_text(slot, value)
-        return self._ask("check", f"I have {said}. Is that right?", DialogueAct("confirm", slot.name, said))
+        text = f"{prefix}I have {said}. Is that right?"
+        return self._ask("check", text, DialogueAct("confirm", slot.name, said))
 
     def _on_check(self, heard: str) -> PolicyReply:
         slot = self.slot
@@ -443,6 +444,11 @@ class WorkflowPolicy(WorkflowHearing):
             if self.repairs > MAX_REPAIRS:
                 return self._transfer(f"could not capture the {slot.label}")
             return self._read_back(restated)
+        if answer is None and self.unclear < MAX_UNCLEAR:
+            # Neither a yes nor a no (a "Yes, that's right." misheard): a careful agent asks again rather than
+            # dropping a value it may well have right, and never hands the call over for it.
+            self.unclear += 1
+            return self._read_back(self.value, "Sorry, I didn't catch that. ")
         # An unusable "no" is a failed repair too (the value given again next resets the re-ask count).
         self.repairs += 1
         if self.repairs > MAX_REPAIRS:
