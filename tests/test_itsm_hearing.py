@@ -137,23 +137,6 @@ def test_a_product_is_heard_against_the_callers_own_licenses() -> None:
     assert task_completion(conversation).passed
 
 
-def test_a_request_said_again_is_not_an_answer() -> None:
-    """IT-043: the product was named in the opening, not in the request that followed; a transcript that is one of
-    the call's requests said again is no answer (asked again)."""
-    workflows = get_domain("itsm").workflows
-    assert workflows is not None
-    policy = WorkflowPolicy(ToolBox(ToolExecutor(tool_registry("itsm"), {})), TODAY, workflows)
-    opening = "Hello, hi, I've got a few IT things. First, I need a license for Mathematica."
-    policy.step(opening)  # -> "what's the first one?"
-    policy.step("I need help with software license.")  # -> the employee ID
-    policy.pending = "slot"
-    policy.run = Run(workflows["software_license"], index=_ask_index(workflows["software_license"], "text"))
-    fits = expected_form(policy)
-    assert fits is not None and fits("Mathematica.") and not fits("I need help with software license.")
-    question = policy.slot.question
-    assert policy.step("I need help with software license").text == f"Sorry, I didn't catch that. {question}"
-
-
 @pytest.mark.parametrize(
     ("heard", "value"),
     [
