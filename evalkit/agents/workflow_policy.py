@@ -49,7 +49,6 @@ __all__ = ["WorkflowPolicy", "clean_text", "hear_slot", "identity_slots", "match
 ALPHABET_ASK = " Could you spell it with the phonetic alphabet, like A as in Alpha?"
 MAX_REASKS = 2  # two plain re-asks (the second one clearer), then a transfer, as in the airline policy
 MAX_REPAIRS = 8  # single-character corrections of one read-back before giving up
-MAX_UNCLEAR = 2  # a read-back asked again when the reply was neither a yes nor a no, before asking for the value
 MAX_TOOL_RETRIES = 1  # a failed lookup re-asks the slot that fed it once (a misheard ID), then transfers
 ANYTHING_ELSE = "Is there anything else I can help you with?"
 # The caller asks to hear the last question again (elderly persona): repeat it instead of spending a re-ask.
@@ -121,8 +120,8 @@ class WorkflowPolicy(WorkflowHearing):
         self.known: dict[str, Any] = {}
         self.memo: dict[str, Any] = {}  # results of ``Call.once`` steps (auth), reused by the call's later tasks
         self.reasks = 0
-        self.repairs = 0
-        self.unclear = 0  # replies to the pending read-back that were neither a yes, a no nor a correction
+        # repairs of the value read back; unclear: replies to it that were neither a yes, a no nor a correction
+        self.repairs = self.unclear = 0
         self.refused: tuple[str, str] | None = None  # (workflow, spoken refusal) of the last refused workflow
         self.last_text = ""
         self.confirming = ""  # the pending Confirm question, for asking it again
@@ -375,8 +374,7 @@ class WorkflowPolicy(WorkflowHearing):
         run.scope[self.slot.name] = value
         self.known[self.slot.name] = value
         self.reasks = 0
-        self.repairs = 0
-        self.unclear = 0
+        self.repairs = self.unclear = 0
         if run.resume_at is not None:
             run.index, run.resume_at = run.resume_at, None
         else:
@@ -416,8 +414,7 @@ class WorkflowPolicy(WorkflowHearing):
         self.value = value
         slot = self.slot
         said = read_back_text(slot, value)
-        text = f"{prefix}I have {said}. Is that right?"
-        return self._ask("check", text, DialogueAct("confirm", slot.name, said))
+        return self._ask("check", f"{prefix}I have {said}. Is that right?", DialogueAct("confirm", slot.name, said))
 
     def _on_check(self, heard: str) -> PolicyReply:
         slot = self.slot
@@ -444,7 +441,7 @@ class WorkflowPolicy(WorkflowHearing):
             if self.repairs > MAX_REPAIRS:
                 return self._transfer(f"could not capture the {slot.label}")
             return self._read_back(restated)
-        if answer is None and self.unclear < MAX_UNCLEAR:
+        if answer is None and self.unclear < 2:  # twice at most, then the value is asked for again
             # Neither a yes nor a no (a "Yes, that's right." misheard): a careful agent asks again rather than
             # dropping a value it may well have right, and never hands the call over for it.
             self.unclear += 1
