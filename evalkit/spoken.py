@@ -67,7 +67,11 @@ def spell_with_alphabet(code: str, spelling: Spelling) -> str:
     return ", ".join(chars)
 
 
-ORDINAL_WORDS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
+# Up to the sixteenth: a caller corrects the tenth character of a 13-character policy number by its place as well
+ORDINAL_WORDS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
+ORDINAL_WORDS += ["eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth"]
+# A near spelling is read as an ordinal for the first eight only ("forth" is fourth): "ten", "eleven" are numbers
+NEAR_ORDINALS = ORDINAL_WORDS[:8]
 # The "is" of "the fourth one is Delta": the character is said after it, so the words before it are no candidates.
 IS_WORD = re.compile(r"is", re.IGNORECASE)
 NATO_WORDS = sorted(NATO)
@@ -196,7 +200,9 @@ def parse_ordinal(text: str) -> int | None:
         digits = re.fullmatch(r"(\d+)(st|nd|rd|th)", token)
         if digits:
             return int(digits.group(1))
-        match = difflib.get_close_matches(token, ORDINAL_WORDS, n=1, cutoff=0.7)
+        if token in ORDINAL_WORDS:  # before the near spellings: "eleventh" is near "seventh"
+            return ORDINAL_WORDS.index(token) + 1
+        match = difflib.get_close_matches(token, NEAR_ORDINALS, n=1, cutoff=0.7)
         if match:
             return ORDINAL_WORDS.index(match[0]) + 1
     return None

@@ -15,6 +15,7 @@ from evalkit.spoken import (
     parse_date,
     parse_flight_numbers,
     parse_name,
+    parse_ordinal,
     parse_seat_preference,
     parse_seat_preferences,
     parse_spelled_word,
@@ -90,6 +91,15 @@ def test_parse_name_and_seat_and_yes_no():
     assert parse_seat_preference("I'll, please.") == "aisle"  # a homophone (tiny.en on Piper's "Aisle, please.")
     assert parse_seat_preference("Sure, wind off, please.") is None  # issue 28.3: eSpeak lore retired, asked again
     assert parse_seat_preference("whatever") is None
+
+
+def test_ordinals_past_the_eighth_are_said_and_read_but_only_exactly():
+    # a 13-character policy number's tenth character is corrected by its place, as the first eight are
+    assert parse_correction(say_correction(10, "B")) == (10, "B")
+    assert parse_correction("No, the 12th character is the number 8.") == (12, "8")
+    assert parse_ordinal("No, the eleventh one is Bravo.") == 11  # not the near "seventh"
+    assert parse_ordinal("It is eleven.") is None and parse_ordinal("No, it's ten.") is None  # numbers, not places
+    assert parse_ordinal("the forth one") == 4  # a near spelling of the first eight still is one
 
 
 def test_a_spelling_written_in_small_letters_keeps_its_a_and_m():
