@@ -67,7 +67,11 @@ def spell_with_alphabet(code: str, spelling: Spelling) -> str:
     return ", ".join(chars)
 
 
-ORDINAL_WORDS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
+# Up to the sixteenth: a caller corrects the tenth character of a 13-character policy number by its place as well
+ORDINAL_WORDS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
+ORDINAL_WORDS += ["eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth"]
+# A near spelling is read as an ordinal for the first eight only ("forth" is fourth): "ten", "eleven" are numbers
+NEAR_ORDINALS = ORDINAL_WORDS[:8]
 # The "is" of "the fourth one is Delta": the character is said after it, so the words before it are no candidates.
 IS_WORD = re.compile(r"is", re.IGNORECASE)
 NATO_WORDS = sorted(NATO)
@@ -176,8 +180,14 @@ def parse_code(text: str, length: int = 6) -> str | None:
     return best if len(best) >= length - 2 else None
 
 
+# Three or more single letters in a row, in lower case ("m u k h e r j e e."): a spelling written in small letters,
+# whose "a" and "m" are letters like the others, not the article or "I'm"
+LOWER_CASE_SPELLING = re.compile(r"\b[a-z](?:[\s,.-]+[a-z]\b){2,}")
+
+
 def parse_spelled_word(text: str) -> str | None:
-    """A word spelled letter by letter ('R, A, M, A, N.') -> 'RAMAN' (letters only)."""
+    """A word spelled letter by letter ('R, A, M, A, N.', 'h a s s a n') -> 'RAMAN' / 'HASSAN' (letters only)."""
+    text = LOWER_CASE_SPELLING.sub(lambda m: m.group(0).upper(), text)
     runs = [re.sub(r"\d", "", r) for r in spelled_runs(text)]
     # a letter three times in a row is Whisper looping ("Okay, hey, hey, hey, ..."), not a name: not heard
     runs = [r for r in runs if len(r) >= 2 and not re.search(r"(.)\1\1", r)]
@@ -190,7 +200,9 @@ def parse_ordinal(text: str) -> int | None:
         digits = re.fullmatch(r"(\d+)(st|nd|rd|th)", token)
         if digits:
             return int(digits.group(1))
-        match = difflib.get_close_matches(token, ORDINAL_WORDS, n=1, cutoff=0.7)
+        if token in ORDINAL_WORDS:  # before the near spellings: "eleventh" is near "seventh"
+            return ORDINAL_WORDS.index(token) + 1
+        match = difflib.get_close_matches(token, NEAR_ORDINALS, n=1, cutoff=0.7)
         if match:
             return ORDINAL_WORDS.index(match[0]) + 1
     return None
@@ -264,18 +276,27 @@ def parse_yes_no(text: str) -> bool | None:
     return None
 
 
+# A homophone of "aisle" said as an item of the answer, not as "I will" ("I'll, then window" is aisle first,
+# "I'll take the window" is not): a seat type is what was asked, so a listener hears it among the types named.
+AISLE_HOMOPHONE = re.compile(r"\b(?:isle|i'll)\b(?=\s*(?:[,.!?]|$|then\b|first\b|please\b|seat\b|or\b|and\b))")
+
+
 def parse_seat_preferences(text: str) -> list[str]:
-    """Every seat type the caller names, in the order named ('aisle, then window' -> ['aisle', 'window'])."""
+    """Every seat type the caller names, in the order named ('aisle, then window' -> ['aisle', 'window']); the
+    homophone of aisle counts where it stands as an item ("I'll, then window" -> ['aisle', 'window'])."""
     low = text.lower()
-    return [kind for _, kind in sorted((low.find(k), k) for k in ("window", "aisle", "middle") if k in low)]
+    named = [(low.find(k), k) for k in ("window", "aisle", "middle") if k in low]
+    if "aisle" not in low and (homophone := AISLE_HOMOPHONE.search(low)):
+        named.append((homophone.start(), "aisle"))
+    return [kind for _, kind in sorted(named)]
 
 
 def parse_seat_preference(text: str) -> str | None:
-    """The seat type the caller names first ('aisle, then window' -> aisle)."""
+    """The seat type the caller names first ('aisle, then window' -> aisle; "I'll, then window" -> aisle)."""
     low = text.lower()
-    named = [(low.find(kind), kind) for kind in ("window", "aisle", "middle") if kind in low]
+    named = parse_seat_preferences(text)
     if named:
-        return min(named)[1]
+        return named[0]
     if re.search(r"\b(isle|i'll)\b", low):  # homophones of 'aisle' ("I'll, please.": tiny.en on Piper's voice)
         return "aisle"
     if "no preference" in low or "don't care" in low or "any seat" in low:

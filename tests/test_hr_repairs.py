@@ -109,6 +109,13 @@ def test_a_number_is_heard_with_its_scale_and_its_digits(heard: str, value: floa
     assert parse_slot(hours, heard, TODAY) == value
 
 
+def test_a_decimal_figure_read_back_as_its_whole_part_is_not_restated_as_that_part() -> None:
+    # HR-007 in audio: "12.5 hours" read back "12"; the caller said "No, it's 1 2, 12." nine times (its own value
+    # cut to two digits) and the call was handed over; it now says its value as it is
+    assert restated_number("12.5") is None and restated_number("12.5 hours") is None
+    assert restated_number("12") == "No, it's 1 2, 12."
+
+
 def test_a_teen_read_back_wrong_is_said_again_with_its_digits() -> None:
     """HR-031: "14 hours" was heard 40 every time the caller said "No, it's 14 hours."; said "No, it's 1 4, 14." the
     read-back is corrected and the payroll correction completes."""

@@ -12,7 +12,7 @@ import pytest
 
 from evalkit.agents.base import ToolBox
 from evalkit.agents.reference.hearing import expected_form
-from evalkit.agents.reference.workflow_hearing import closest_name, echoes
+from evalkit.agents.reference.workflow_hearing import closest_name
 from evalkit.agents.reference.workflow_policy import Run, WorkflowPolicy, hear_slot, listed_names, named_in
 from evalkit.domains import get_domain, tool_registry
 from evalkit.domains.base import ToolExecutor
@@ -137,23 +137,6 @@ def test_a_product_is_heard_against_the_callers_own_licenses() -> None:
     assert task_completion(conversation).passed
 
 
-def test_a_request_said_again_is_not_an_answer() -> None:
-    """IT-043: the product was named in the opening, not in the request that followed; a transcript that is one of
-    the call's requests said again is no answer (asked again)."""
-    workflows = get_domain("itsm").workflows
-    assert workflows is not None
-    policy = WorkflowPolicy(ToolBox(ToolExecutor(tool_registry("itsm"), {})), TODAY, workflows)
-    opening = "Hello, hi, I've got a few IT things. First, I need a license for Mathematica."
-    policy.step(opening)  # -> "what's the first one?"
-    policy.step("I need help with software license.")  # -> the employee ID
-    policy.pending = "slot"
-    policy.run = Run(workflows["software_license"], index=_ask_index(workflows["software_license"], "text"))
-    fits = expected_form(policy)
-    assert fits is not None and fits("Mathematica.") and not fits("I need help with software license.")
-    question = policy.slot.question
-    assert policy.step("I need help with software license").text == f"Sorry, I didn't catch that. {question}"
-
-
 @pytest.mark.parametrize(
     ("heard", "value"),
     [
@@ -199,9 +182,3 @@ def test_a_corrected_group_code_is_in_the_tools_form() -> None:
     assert policy.step("No, the fourth one is Delta.").text == "I have G R P D S L A B. Is that right?"
     policy.step("Yes, that's right.")
     assert policy.known["group_code"] == "GRP-DSLAB"
-
-
-def test_only_a_sentence_can_be_an_echo_of_the_prompt() -> None:
-    """IT-009: "Adobe Acrobat." said to the task menu came back as the answer to the product question: an answer."""
-    assert echoes("I need help with software license.", ["Hi.", "I need help with software license"])
-    assert not echoes("Adobe Acrobat.", ["Hi, I need to remove my Adobe Acromat license.", "Adobe Acrobat."])

@@ -15,7 +15,9 @@ from evalkit.spoken import (
     parse_date,
     parse_flight_numbers,
     parse_name,
+    parse_ordinal,
     parse_seat_preference,
+    parse_seat_preferences,
     parse_spelled_word,
     parse_yes_no,
     say_correction,
@@ -89,6 +91,33 @@ def test_parse_name_and_seat_and_yes_no():
     assert parse_seat_preference("I'll, please.") == "aisle"  # a homophone (tiny.en on Piper's "Aisle, please.")
     assert parse_seat_preference("Sure, wind off, please.") is None  # issue 28.3: eSpeak lore retired, asked again
     assert parse_seat_preference("whatever") is None
+
+
+def test_ordinals_past_the_eighth_are_said_and_read_but_only_exactly():
+    # a 13-character policy number's tenth character is corrected by its place, as the first eight are
+    assert parse_correction(say_correction(10, "B")) == (10, "B")
+    assert parse_correction("No, the 12th character is the number 8.") == (12, "8")
+    assert parse_ordinal("No, the eleventh one is Bravo.") == 11  # not the near "seventh"
+    assert parse_ordinal("It is eleven.") is None and parse_ordinal("No, it's ten.") is None  # numbers, not places
+    assert parse_ordinal("the forth one") == 4  # a near spelling of the first eight still is one
+
+
+def test_a_spelling_written_in_small_letters_keeps_its_a_and_m():
+    # HR-011 in audio: "M, U, K, H, E, R, J, E, E." heard "m u k h e r j e e." was taken as UKHERJEE (a lower-case
+    # "m" read as no letter) and the dependent added under the wrong name
+    assert parse_spelled_word("m u k h e r j e e.") == "MUKHERJEE"
+    assert parse_spelled_word("h a s s a n") == "HASSAN"
+    assert parse_spelled_word("It is a good day") is None
+
+
+def test_a_ranked_seat_answer_hears_the_aisle_homophone_as_an_item():
+    # EVA-Bench's callers rank all three ("Aisle, then window, then middle"), heard "I'll, then window, ...": the
+    # aisle homophone is the first choice where it stands as an item, not where it is "I will"
+    assert parse_seat_preferences("That's I'll, then window, then middle, please.") == ["aisle", "window", "middle"]
+    assert parse_seat_preference("I'll then window, then middle, please.") == "aisle"
+    assert parse_seat_preferences("Window, then I'll.") == ["window", "aisle"]
+    assert parse_seat_preferences("I'll take the window, please.") == ["window"]
+    assert parse_seat_preferences("Aisle, then window.") == ["aisle", "window"]
     assert parse_yes_no("Yes, please go ahead.") is True
     assert parse_yes_no("No, that's too expensive.") is False
     assert parse_yes_no("Hmm.") is None

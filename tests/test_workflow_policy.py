@@ -324,7 +324,28 @@ def test_a_misheard_id_is_repaired_through_the_read_back() -> None:
     assert task_completion(conversation).passed, lines
 
 
-def test_a_misheard_digit_past_the_eighth_is_repaired_by_restating_the_number() -> None:
+def test_a_misheard_yes_to_a_read_back_gets_the_read_back_again_not_a_transfer() -> None:
+    state = {"ids": 0, "yes": 0}
+
+    def ear(text: str) -> str:  # the ID is missed twice (two re-asks spent), then its "yes" is misheard twice
+        if re.search(r"4\W+4\W+7\W+2", text):
+            state["ids"] += 1
+            if state["ids"] <= 2:
+                return "Hmm."
+        if state["ids"] >= 3 and re.search(r"\b(yes|yep|correct)\b", text, re.IGNORECASE) and state["yes"] < 2:
+            state["yes"] += 1
+            return "Next slide."
+        return text
+
+    conversation, lines = talk(SCENARIOS[0], ear)
+    assert state["yes"] == 2, lines
+    again = "Sorry, I didn't catch that. I have E M P 4 4 7 2. Is that right?"
+    assert said(lines).count(again) == 2, lines  # asked again, as a careful agent does, not handed over
+    assert not any("transferring you" in t for t in said(lines)), lines
+    assert task_completion(conversation).passed, lines
+
+
+def test_a_misheard_digit_past_the_eighth_is_corrected_by_its_place() -> None:
     first = {"done": False}
 
     def ear(text: str) -> str:  # the ninth digit of the badge number is misheard once
@@ -336,8 +357,10 @@ def test_a_misheard_digit_past_the_eighth_is_repaired_by_restating_the_number() 
     s = scenario("T-6", ["badge_replacement"], {**DELGADO, "old_badge": "5839201746", "expedite": "no"})
     conversation, lines = talk(s, ear)
     assert "I have 5 8 3 9 2 0 1 7 1 6. Is that right?" in said(lines)
-    # no ordinal for a ninth place: the whole number again, slowly (the caller's first re-spelling, issue 17.2)
-    assert "No... it's... 5... 8... 3... 9... 2... 0... 1... 7... 4... 6..." in said(lines, "user")
+    # the ninth place has its ordinal as the first eight do (before: the whole number again, slowly); issue 28.6:
+    # 13-character policy and reference numbers wrong past the eighth were re-spelled until the caller gave up
+    assert "No, the ninth character is the number four." in said(lines, "user")
+    assert "I have 5 8 3 9 2 0 1 7 4 6. Is that right?" in said(lines)
     assert task_completion(conversation).passed, lines
 
 

@@ -90,10 +90,10 @@ class WorkflowHearing:
         if slot.kind == "name":
             return None
         if slot.kind == "text" and slot.normalize is None:  # free text; one that normalizes has a form (a date)
-            said, requests = content_words(self.request_heard), list(self.requests)
+            said = content_words(self.request_heard)
             # a hypothesis that repeats a word of the request ("GitHub" after "I need access to GitHub"); none
             # does: the recogniser's best (an answer the request did not name)
-            return (lambda text: bool(content_words(text) & said) and not echoes(text, requests)) if said else None
+            return (lambda text: bool(content_words(text) & said)) if said else None
         fits = _slot_form(slot, self.today)
         offered = offered_times(self.run.scope) if slot.kind == "time" else set()
         if offered:  # a time among those a lookup just offered (the open slots), as a listener expects one
@@ -198,18 +198,6 @@ STOP_WORDS = frozenset(
 def content_words(text: str) -> set[str]:
     """The words of four letters or more that carry content ("github", "visio", "harbor"), lower case."""
     return {w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in STOP_WORDS}
-
-
-def echoes(heard: str, requests: Sequence[str]) -> bool:
-    """Whether a transcript is one of the requests the recogniser was given as its prompt, written out whole:
-    Whisper sometimes does that for a short clip ("Mathematica." -> "I need help with software license.", measured).
-    A part of one is an answer ("Standing desk converter." after "... a standing desk converter.")."""
-
-    def plain(text: str) -> str:
-        return " ".join(re.findall(r"[a-z0-9']+", text.lower()))
-
-    # a sentence: a short request ("Adobe Acrobat." said to the task menu) may well be the answer said again
-    return len(plain(heard).split()) >= 4 and any(plain(heard) == plain(r) for r in requests)
 
 
 KNOWN_NAMES = re.compile(r"\bKnown names: (.+?)\.?$")

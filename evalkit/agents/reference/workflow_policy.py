@@ -21,7 +21,6 @@ from evalkit.agents.reference.slot_hearing import clean_text, hear_slot, read_ba
 from evalkit.agents.reference.workflow_facts import acts_for_others, handover_arguments, identity_slots
 from evalkit.agents.reference.workflow_hearing import (
     WorkflowHearing,
-    echoes,
     listed_names,
     match_workflows,
     names_among,
@@ -121,7 +120,8 @@ class WorkflowPolicy(WorkflowHearing):
         self.known: dict[str, Any] = {}
         self.memo: dict[str, Any] = {}  # results of ``Call.once`` steps (auth), reused by the call's later tasks
         self.reasks = 0
-        self.repairs = 0
+        # repairs of the value read back; unclear: replies to it that were neither a yes, a no nor a correction
+        self.repairs = self.unclear = 0
         self.refused: tuple[str, str] | None = None  # (workflow, spoken refusal) of the last refused workflow
         self.last_text = ""
         self.confirming = ""  # the pending Confirm question, for asking it again
@@ -374,7 +374,7 @@ class WorkflowPolicy(WorkflowHearing):
         run.scope[self.slot.name] = value
         self.known[self.slot.name] = value
         self.reasks = 0
-        self.repairs = 0
+        self.repairs = self.unclear = 0
         if run.resume_at is not None:
             run.index, run.resume_at = run.resume_at, None
         else:
@@ -383,8 +383,6 @@ class WorkflowPolicy(WorkflowHearing):
 
     def _on_slot(self, heard: str) -> PolicyReply:
         slot = self.slot
-        if slot.kind in ("text", "name") and echoes(heard, self.requests):  # its prompt written out: not heard
-            heard = ""
         if self.known_names(slot):
             value = self.heard_name(slot, heard)
             # none close: the words as said where the tool decides (a listed name), or a code the tool takes said
@@ -411,12 +409,12 @@ class WorkflowPolicy(WorkflowHearing):
         return self._filled(value)
 
     # -- read-backs ------------------------------------------------------------------------------------------
-    def _read_back(self, value: Any) -> PolicyReply:
+    def _read_back(self, value: Any, prefix: str = "") -> PolicyReply:
         """Confirm a critical value before using it (App. L: read codes back; the caller corrects)."""
         self.value = value
         slot = self.slot
         said = read_back_text(slot, value)
-        return self._ask("check", f"I have {said}. Is that right?", DialogueAct("confirm", slot.name, said))
+        return self._ask("check", f"{prefix}I have {said}. Is that right?", DialogueAct("confirm", slot.name, said))
 
     def _on_check(self, heard: str) -> PolicyReply:
         slot = self.slot
@@ -443,6 +441,11 @@ class WorkflowPolicy(WorkflowHearing):
             if self.repairs > MAX_REPAIRS:
                 return self._transfer(f"could not capture the {slot.label}")
             return self._read_back(restated)
+        if answer is None and self.unclear < 2:  # twice at most, then the value is asked for again
+            # Neither a yes nor a no (a "Yes, that's right." misheard): a careful agent asks again rather than
+            # dropping a value it may well have right, and never hands the call over for it.
+            self.unclear += 1
+            return self._read_back(self.value, "Sorry, I didn't catch that. ")
         # An unusable "no" is a failed repair too (the value given again next resets the re-ask count).
         self.repairs += 1
         if self.repairs > MAX_REPAIRS:

@@ -89,7 +89,7 @@ class Listening:
                 if self.missed == 2:  # neither way landed: the whole value with the alphabet (App. K)
                     correction = f"No. It's {self.style.alphabet(truth)}."
                 return self._styled(correction)
-            # Past the eighth character (a ten-digit NPI) there is no ordinal to say: restate the whole value.
+            # Past the sixteenth character there is no ordinal to say: restate the whole value.
         # A wrong-length read-back means the whole value has to be spelled again. The agent may ask for that
         # without bound, so this is where App. K's "end after 5 turns without progress" rule has to hold
         # (before, each read-back reset the count and a caller the ASR kept mishearing looped until max_turns).

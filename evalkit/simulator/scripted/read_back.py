@@ -37,7 +37,8 @@ def restated_number(truth: str) -> str | None:
     """A two-digit number read back wrong ("14" heard 40) said again with its digits first, as a caller does ("No,
     it's 1 4, 14."); None for other numbers. tiny.en, eSpeak, 4 teens x 4 voices: "No, it's 14 hours." 0/16
     heard 14, "No, it's 14 hours. 1 4." 0/16, "No, 1 4. 14 hours." 4/16, "No, it's 1 4, 14." 11/16."""
-    two_digits = re.match(r"(\d{2})(?:\.0)?\b", truth)
+    # a whole number only: "12.5" is not 12 (said "No, it's 1 2, 12." it contradicted the caller's own value)
+    two_digits = re.match(r"(\d{2})(?:\.0)?(?![.\d])", truth)
     if two_digits is None:
         return None
     number = two_digits.group(1)
