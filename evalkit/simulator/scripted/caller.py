@@ -296,6 +296,11 @@ class ScriptedSimulator(Listening):
 
         if any(c in low for c in CONFIRM_CUES):
             return self._confirm(agent_text)
+        return self._when_not_understood(agent_text, low)
+
+    def _when_not_understood(self, agent_text: str, low: str) -> UserUtterance:
+        """What the caller says when no cue of its task matched: the last thing again if asked to repeat, else what
+        it understood of the turn, else a plea for help, until the call has gone nowhere for too long."""
         if "sorry" in low and ("catch" in low or "again" in low or "repeat" in low):
             return self._say(self.last)
         if (reply := self._understand(agent_text)) is not None:
@@ -373,14 +378,7 @@ class ScriptedSimulator(Listening):
             return self._styled(self.style.words.request(current.name.replace("_", " ")))
         if "what else" in low and self.followups_said:
             return self._say(self.last)
-        if "sorry" in low and ("catch" in low or "again" in low or "repeat" in low):
-            return self._say(self.last)
-        if (reply := self._understand(agent_text)) is not None:
-            return reply
-        self.no_progress += 1
-        if self.no_progress >= NO_PROGRESS_LIMIT:
-            return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
-        return self._styled("Sorry, can you help me with that?")
+        return self._when_not_understood(agent_text, low)
 
     def _asked_slot(self, agent_text: str, exact: bool) -> Slot | None:
         """The slot whose exact question (or, not ``exact``, whose label) the agent's text contains; the one that
