@@ -167,11 +167,22 @@ def spelled_runs(text: str) -> list[str]:
     return piece_runs(_merge_split_nato(_tokens(text)), _code_piece)
 
 
+def _letter_a(token: str) -> str | None:
+    """A lone "a" read as the letter A; any other token as in a code."""
+    return "A" if token.lower() == "a" else _code_piece(token)
+
+
 def parse_code(text: str, length: int = 6) -> str | None:
     """The run of code-like tokens with ``length`` characters (the last one), else the longest run if it is
-    within two characters of it; None when nothing code-like was heard, so the agent asks again."""
+    within two characters of it; None when nothing code-like was heard, so the agent asks again.
+
+    A lone "a" is the article, unless reading it as the letter A makes a run of exactly ``length`` characters: a
+    transcript writes a spoken A as "a" ("It's a Z3UM9." for A Z 3 U M 9), and a listener who expects six
+    characters and counts five after it takes the A."""
     runs = spelled_runs(text)
     exact = [r for r in runs if len(r) == length]
+    if not exact:
+        exact = [r for r in piece_runs(_merge_split_nato(_tokens(text)), _letter_a) if len(r) == length]
     if exact:
         return exact[-1]
     if not runs:

@@ -72,6 +72,19 @@ def test_one_misheard_character_is_repaired_through_the_read_back():
     assert ("user", "No, the fourth one is Echo.") in transcript
 
 
+def test_a_code_spelled_twice_and_not_heard_is_asked_for_with_the_phonetic_alphabet():
+    scenario = next(s for s in SCENARIOS if s.id == "AL-001")
+
+    def ear(text: str) -> str:  # loses the code's first letter when spelled letter by letter, never a NATO word
+        return text.replace("W K 2", "K 2").replace("W, K, 2", "K, 2")
+
+    conversation, transcript = talk(scenario, ear=ear)
+    asks = [text for role, text in transcript if role == "assistant" and "characters" in text]
+    assert len(asks) == 2 and "like A as in Alpha" in asks[1], transcript  # the second re-ask: the alphabet
+    assert any(role == "user" and "Whiskey" in text for role, text in transcript), transcript
+    assert task_completion(conversation).passed, transcript
+
+
 def test_misheard_surname_is_spelled_and_repaired():
     scenario = next(s for s in SCENARIOS if s.id == "AL-002")
     conversation, transcript = talk(scenario, ear=lambda s: "Ramen." if s == "Raman." else s)

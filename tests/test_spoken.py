@@ -43,6 +43,9 @@ from evalkit.spoken import (
         ("N V 3 G 4 C.", "NV3G4C"),
         ("I need it and AB", None),  # an "and" that would not make six characters stays a word
         ("I'll cancel and rebook", None),
+        ("It's a Z3UM9.", "AZ3UM9"),  # a spoken A written "a": the sixth character, where five follow it
+        ("That's a D3U and 9.", None),  # the article stays one where the A would not make six characters
+        ("It's a code, W K 2 E X B.", "WK2EXB"),  # six without it: the article
     ],
 )
 def test_parse_code(heard, code):

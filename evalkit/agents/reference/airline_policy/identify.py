@@ -59,7 +59,11 @@ class IdentifyMixin(PolicyCore):
             return self._transfer("unresolved_after_two_attempts")
         if self.reasks == 1:
             return PolicyReply("Sorry, I didn't get all six characters. Could you repeat the code slowly?")
-        return PolicyReply("I still didn't get six characters. Please spell the code once more, slowly.")
+        # a code spelled twice and still not heard: the phonetic alphabet (EVA-Bench App. K's fallback), as the
+        # workflow engine asks for a code it cannot get (its ALPHABET_ASK)
+        return PolicyReply(
+            "I still didn't get six characters. Could you spell it with the phonetic alphabet, like A as in Alpha?"
+        )
 
     def _read_back(self, what: str) -> PolicyReply:
         """Confirm a spelled value before using it (App. L.4: confirm critical details; the caller corrects)."""
