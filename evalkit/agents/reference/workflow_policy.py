@@ -18,12 +18,18 @@ from evalkit.agents.base import ToolBox
 from evalkit.agents.reference.policy import DialogueAct, PolicyReply
 from evalkit.agents.reference.slot_hearing import clean_text, hear_slot, say_value, speak
 from evalkit.agents.reference.workflow_calls import WorkflowCalls
-from evalkit.agents.reference.workflow_facts import acts_for_others, handover_arguments, identity_slots
+from evalkit.agents.reference.workflow_facts import (
+    acts_for_others,
+    escalation_arguments,
+    handover_arguments,
+    identity_slots,
+)
 from evalkit.agents.reference.workflow_hearing import WorkflowHearing, listed_names, match_workflows, names_among
+from evalkit.agents.reference.workflow_offer import WorkflowOffers
 from evalkit.agents.reference.workflow_repair import named_in
 from evalkit.agents.reference.workflow_run import Run
 from evalkit.agents.reference.workflow_slots import ALPHABET_ASK, WorkflowSlots
-from evalkit.domains.workflow import TODAY, Ask, Confirm, Refuse, Say, Workflow, applies
+from evalkit.domains.workflow import TODAY, Ask, Confirm, Offer, Refuse, Say, Workflow, applies
 from evalkit.spoken import parse_yes_no
 
 # Names other modules and tests import from here (the engine's public face before it was split in modules).
@@ -63,7 +69,7 @@ FOR_SOMEONE_ELSE = re.compile(
 NOT_FOR_OTHERS = "I'm sorry, I can only help you with your own records. They will need to call us themselves."
 
 
-class WorkflowPolicy(WorkflowSlots, WorkflowCalls, WorkflowHearing):
+class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHearing):
     """A ``DialoguePolicy`` over a domain's ``WORKFLOWS`` (every non-airline domain)."""
 
     def __init__(
@@ -93,6 +99,7 @@ class WorkflowPolicy(WorkflowSlots, WorkflowCalls, WorkflowHearing):
         self.confirming = ""  # the pending Confirm question, for asking it again
         self.asked_first = False  # the caller announced several requests and was asked for the first one
         self.started: set[str] = set()  # the workflows begun in this call
+        self.last_run: Run | None = None  # the workflow begun last, running or not (its ``escalate`` rule holds)
         # Per slot, the names a tool listed for it after a miss ("Known names: Harbor Point, ..."): values the agent
         # legitimately has, so it hears the slot's next answer against them.
         self.listed: dict[str, tuple[str, ...]] = {}
@@ -105,6 +112,8 @@ class WorkflowPolicy(WorkflowSlots, WorkflowCalls, WorkflowHearing):
     def step(self, heard: str) -> PolicyReply:
         if REPEAT_REQUEST.search(heard) and self.last_text:
             return PolicyReply(self.last_text)
+        if (escalated := self._escalate(heard)) is not None:
+            return escalated
         if self.pending in ("intent", "choose", "anything_else") and heard.strip():
             # the call's requests so far, latest last (an opening "a few IT things: first, a license for
             # Mathematica" names the product; the request that follows may not): bounded, as Whisper's prompt is
@@ -132,6 +141,16 @@ class WorkflowPolicy(WorkflowSlots, WorkflowCalls, WorkflowHearing):
                 self.tools.call("transfer_to_agent", **args)
         self.run = None
         return self._say(f"{prefix} I'm transferring you to a live agent now.", end_call=True)
+
+    def _escalate(self, heard: str) -> PolicyReply | None:
+        """The caller asks for a person during (or right after) a workflow that declares ``escalate``: hand over
+        with its tool at once, from any step; None when no such rule applies."""
+        rule = self.last_run.workflow.escalate if self.last_run is not None else None
+        if rule is None or self.last_run is None or not re.search(rule.cue, heard, re.IGNORECASE):
+            return None
+        self.tools.call(rule.tool, **escalation_arguments(rule, self.last_run.scope))
+        self.run = None
+        return self._say(speak(rule.text, self.last_run.scope), end_call=True)
 
     def _anything_else(self, prefix: str) -> PolicyReply:
         self.run = None
@@ -184,7 +203,7 @@ class WorkflowPolicy(WorkflowSlots, WorkflowCalls, WorkflowHearing):
             for slot in set(s.name for s in workflow.slots) - identity_slots(workflow):
                 self.known.pop(slot, None)
         self.started.add(name)
-        self.run = Run(workflow, scope={TODAY: self.today.isoformat()})
+        self.run = self.last_run = Run(workflow, scope={TODAY: self.today.isoformat()})
         return self._advance(prefix)
 
     # -- walking the steps -----------------------------------------------------------------------------------
@@ -207,6 +226,11 @@ class WorkflowPolicy(WorkflowSlots, WorkflowCalls, WorkflowHearing):
                 if names := names_among(step.slot, run.scope):
                     self.listed[step.slot.name] = names
                 return self._ask("slot", " ".join([*said, step.slot.question]), DialogueAct("ask", step.slot.name))
+            if isinstance(step, Offer):
+                if (offer := self._offer(step, said)) is not None:
+                    return offer
+                run.index += 1
+                continue
             if isinstance(step, Confirm):
                 self.confirming = speak(step.text, run.scope)
                 return self._ask("confirm", " ".join([*said, self.confirming]))

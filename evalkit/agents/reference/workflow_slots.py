@@ -13,7 +13,7 @@ from evalkit.agents.reference.policy import DialogueAct, PolicyReply
 from evalkit.agents.reference.slot_hearing import hear_slot, read_back_text, spelled_back
 from evalkit.agents.reference.workflow_hearing import spells_letters
 from evalkit.agents.reference.workflow_run import Run
-from evalkit.domains.workflow import Ask, Slot, fit_pattern
+from evalkit.domains.workflow import Ask, Offer, Slot, fit_pattern
 from evalkit.spoken import parse_correction, parse_yes_no
 
 ALPHABET_ASK = " Could you spell it with the phonetic alphabet, like A as in Alpha?"
@@ -54,7 +54,7 @@ class WorkflowSlots:
     def slot(self) -> Slot:
         assert self.run is not None
         step = self.run.workflow.steps[self.run.index]
-        assert isinstance(step, Ask)
+        assert isinstance(step, Ask | Offer)
         return step.slot
 
     def _filled(self, value: Any) -> PolicyReply:
