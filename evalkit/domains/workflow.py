@@ -238,6 +238,7 @@ class Escalate:
 
 Step = Ask | Call | Confirm | Say | Refuse | Offer
 TODAY = "today"  # the scope's name for the call's date (ISO), for a ``Derived`` that compares against it
+NOW = "now"  # the call's date and time ("YYYY-MM-DD HH:MM") where the agent knows it (a 24-hour rule)
 
 
 @dataclass(frozen=True)
@@ -284,12 +285,18 @@ class Workflow:
 def _references(step: Step) -> list[str]:
     refs: list[str] = []
     if isinstance(step.when, Derived):
-        refs += [r.split(".")[0] for r in step.when.refs if r != TODAY]
+        refs += [r.split(".")[0] for r in step.when.refs if r not in (TODAY, NOW)]
     elif step.when:
         refs.append(step.when.lstrip("!$").partition("=")[0].split(".")[0])
     if isinstance(step, Call):
         refs += [m.group(1) for v in step.args.values() if isinstance(v, str) and (m := REFERENCE.match(v))]
-        refs += [r.split(".")[0] for v in step.args.values() if isinstance(v, Derived) for r in v.refs]
+        refs += [
+            r.split(".")[0]
+            for v in step.args.values()
+            if isinstance(v, Derived)
+            for r in v.refs
+            if r not in (TODAY, NOW)
+        ]
         refs += [r.split(".")[0] for r in (step.each.refs if step.each else ())]
     if isinstance(step, Confirm | Say | Refuse):
         refs += [m.split(".")[0] for m in TEXT_REFERENCE.findall(step.text)]

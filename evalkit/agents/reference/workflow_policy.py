@@ -29,7 +29,7 @@ from evalkit.agents.reference.workflow_offer import WorkflowOffers
 from evalkit.agents.reference.workflow_repair import named_in
 from evalkit.agents.reference.workflow_run import Run
 from evalkit.agents.reference.workflow_slots import ALPHABET_ASK, WorkflowSlots
-from evalkit.domains.workflow import TODAY, Ask, Confirm, Offer, Refuse, Say, Workflow, applies
+from evalkit.domains.workflow import NOW, TODAY, Ask, Confirm, Offer, Refuse, Say, Workflow, applies
 from evalkit.spoken import parse_yes_no
 
 # Names other modules and tests import from here (the engine's public face before it was split in modules).
@@ -78,9 +78,11 @@ class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHeari
         today: date,
         workflows: Mapping[str, Workflow],
         greeting: str = "Hello! You're through to the help desk. How can I help you today?",
+        now: str | None = None,
     ) -> None:
         self.tools = tools
         self.today = today
+        self.now = now  # the call's date and time ("YYYY-MM-DD HH:MM"), ``$now`` in a workflow (a 24-hour rule)
         self.workflows = dict(workflows)
         self.greeting = greeting
         self.pending = "intent"
@@ -203,7 +205,8 @@ class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHeari
             for slot in set(s.name for s in workflow.slots) - identity_slots(workflow):
                 self.known.pop(slot, None)
         self.started.add(name)
-        self.run = self.last_run = Run(workflow, scope={TODAY: self.today.isoformat()})
+        clock = {NOW: self.now} if self.now else {}
+        self.run = self.last_run = Run(workflow, scope={TODAY: self.today.isoformat(), **clock})
         return self._advance(prefix)
 
     # -- walking the steps -----------------------------------------------------------------------------------
