@@ -16,7 +16,16 @@ A workflow is an ordered tuple of steps:
 - ``Confirm(text)``: the agent states what it will do and needs a yes; a no ends the workflow, nothing written;
 - ``Say(text)``: the agent tells the caller something (e.g. a ticket number from a result);
 - ``Refuse(text, when=...)``: the policy boundary the agent itself checks (no tool does): when ``when`` holds the
-  workflow stops with ``text`` spoken, nothing written (an FMLA request longer than the weeks left).
+  workflow stops with ``text`` spoken, nothing written (an FMLA request longer than the weeks left);
+- ``Offer(items, value, option, slot)``: offer-and-choose over a list an earlier call returned: the agent says up to
+  ``limit`` items (each as the ``option`` template says it), hears the caller's choice against them (its value, an
+  ordinal, the words of one option), reads it back and binds the chosen item's ``value`` to ``slot`` (the whole
+  item to ``name``); an empty list stops the workflow with ``none`` spoken; a caller who takes none of them is asked
+  the ``again`` slot once more (a new search, at most ``retries`` times), else the workflow ends, nothing written.
+
+``Workflow.escalate`` (an ``Escalate(tool, args)``): a caller who asks for a person (a supervisor, a live agent) at
+any step of the workflow, or after it was refused, is handed over with that tool at once; ``args`` are templates
+over the values gathered so far (one whose value was not gathered yet is left out).
 
 Templates: a string argument ``"$slot_name"`` is the slot's value, ``"$step_name.a.b"`` (or ``.0`` for a list
 index) is a value from an earlier call's result; any other value is a literal. Text templates use the same
@@ -187,8 +196,49 @@ class Refuse:
     when: str | Derived | None = None
 
 
-Step = Ask | Call | Confirm | Say | Refuse
+@dataclass(frozen=True)
+class Offer:
+    """Offer-and-choose (see the module docstring). ``items``: a reference to a list of mappings (``"$search.found"``);
+    ``value``: the item field the ``slot`` takes (its question names the label, as for ``Ask``); ``option``: how one
+    item is said, a ``{field}`` template over the item (``"flight {number} at {departs}"``)."""
+
+    items: str
+    value: str
+    option: str
+    slot: Slot
+    name: str | None = None
+    limit: int = 3
+    none: str = "I'm sorry, I found nothing that fits."
+    again: str | None = None  # an earlier Ask slot to ask again when the caller takes none (a new search)
+    retries: int = 1
+    when: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.limit < 1:
+            raise WorkflowError(f"offer {self.slot.name}: limit must be at least 1, got {self.limit}")
+
+
+# The words of a caller asking for a person instead of the agent ("can I speak to a supervisor?", "get me a human").
+ESCALATION_CUE = (
+    r"\b(?:supervisor|manager|live agent|real person|human being|a human|representative|someone else|somebody else)\b"
+)
+
+
+@dataclass(frozen=True)
+class Escalate:
+    """The workflow's hand-over when the caller asks for a person at any step: ``tool`` with ``args`` (templates;
+    one whose value is not gathered yet is left out), ``text`` said as the call ends; ``cue``: a regular expression
+    (case-insensitive) for such a request in the caller's words."""
+
+    tool: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    text: str = "Of course. I'm transferring you to a supervisor now."
+    cue: str = ESCALATION_CUE
+
+
+Step = Ask | Call | Confirm | Say | Refuse | Offer
 TODAY = "today"  # the scope's name for the call's date (ISO), for a ``Derived`` that compares against it
+NOW = "now"  # the call's date and time ("YYYY-MM-DD HH:MM") where the agent knows it (a 24-hour rule)
 
 
 @dataclass(frozen=True)
@@ -199,10 +249,11 @@ class Workflow:
     description: str
     intents: tuple[str, ...]
     steps: tuple[Step, ...]
+    escalate: Escalate | None = None  # a caller asking for a person at any step: this hand-over (None: no rule)
 
     @property
     def slots(self) -> list[Slot]:
-        return [step.slot for step in self.steps if isinstance(step, Ask)]
+        return [step.slot for step in self.steps if isinstance(step, Ask | Offer)]
 
     @property
     def tools(self) -> list[str]:
@@ -218,26 +269,56 @@ class Workflow:
                     raise WorkflowError(f"{where}: reference ${ref} is neither a slot nor an earlier named call")
             if isinstance(step, Ask):
                 known.add(step.slot.name)
+            elif isinstance(step, Offer):
+                if step.again is not None and step.again not in {s.name for s in self.slots}:
+                    raise WorkflowError(f"{where}: offer again={step.again!r} is no slot of the workflow")
+                known.update(n for n in (step.slot.name, step.name) if n)
             elif isinstance(step, Call):
                 if step.tool not in registry:
                     raise WorkflowError(f"{where}: unknown tool {step.tool!r}")
                 if step.name:
                     known.add(step.name)
+        if self.escalate is not None and self.escalate.tool not in registry:
+            raise WorkflowError(f"workflow {self.name} escalate: unknown tool {self.escalate.tool!r}")
 
 
 def _references(step: Step) -> list[str]:
     refs: list[str] = []
     if isinstance(step.when, Derived):
-        refs += [r.split(".")[0] for r in step.when.refs if r != TODAY]
+        refs += [r.split(".")[0] for r in step.when.refs if r not in (TODAY, NOW)]
     elif step.when:
         refs.append(step.when.lstrip("!$").partition("=")[0].split(".")[0])
     if isinstance(step, Call):
         refs += [m.group(1) for v in step.args.values() if isinstance(v, str) and (m := REFERENCE.match(v))]
-        refs += [r.split(".")[0] for v in step.args.values() if isinstance(v, Derived) for r in v.refs]
+        refs += [
+            r.split(".")[0]
+            for v in step.args.values()
+            if isinstance(v, Derived)
+            for r in v.refs
+            if r not in (TODAY, NOW)
+        ]
         refs += [r.split(".")[0] for r in (step.each.refs if step.each else ())]
     if isinstance(step, Confirm | Say | Refuse):
         refs += [m.split(".")[0] for m in TEXT_REFERENCE.findall(step.text)]
+    if isinstance(step, Offer):
+        refs.append(step.items.lstrip("$").split(".")[0])
     return refs
+
+
+def offered(step: Offer, scope: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The items an ``Offer`` says: the first ``limit`` mappings of its list (none when the list is missing)."""
+    try:
+        items = resolve(step.items, scope)
+    except WorkflowError:
+        return []
+    return [item for item in items or () if isinstance(item, Mapping)][: step.limit]
+
+
+def bind_choice(step: Offer, item: Mapping[str, Any], scope: dict[str, Any]) -> None:
+    """The chosen item into the scope: its ``value`` as the slot, the whole item under ``name``."""
+    scope[step.slot.name] = item.get(step.value)
+    if step.name:
+        scope[step.name] = item
 
 
 def lookup(path: str, scope: Mapping[str, Any]) -> Any:
@@ -363,6 +444,14 @@ def run_reference(
                 return ReferenceRun(calls, "refused", scope, errors)
             if step.once:
                 memo[key] = result
+        elif isinstance(step, Offer):
+            items = offered(step, scope)
+            if not items:
+                return ReferenceRun(calls, "refused", scope, errors)
+            chosen = [item for item in items if str(item.get(step.value)) == str(answers.get(step.slot.name))]
+            if not chosen:
+                raise WorkflowError(f"workflow {workflow.name}: answer for {step.slot.name!r} is not among the offer")
+            bind_choice(step, chosen[0], scope)
         elif isinstance(step, Confirm) and not confirm:
             return ReferenceRun(calls, "declined", scope, errors)
         elif isinstance(step, Refuse):

@@ -26,8 +26,9 @@ def make_policy(
     """The domain's policy: the one registered for it in ``POLICIES`` (airline's hand-written one), else the
     workflow engine on the domain's workflows (or on the ``workflows`` given, e.g. a test domain's)."""
     today = date.fromisoformat(current_date_time[:10])
+    now = current_date_time[:16]  # "YYYY-MM-DD HH:MM": ``$now`` in a workflow
     if workflows is not None:
-        return WorkflowPolicy(tools, today, workflows)
+        return WorkflowPolicy(tools, today, workflows, now=now)
     if domain in POLICIES:
         return POLICIES.get(domain)(tools, current_date_time)
     try:
@@ -40,4 +41,4 @@ def make_policy(
             f"is registered for it (registered: {', '.join(POLICIES.names())})"
         )
     greeting = {"greeting": found.greeting} if found.greeting else {}
-    return WorkflowPolicy(tools, today, found.workflows, **greeting)
+    return WorkflowPolicy(tools, today, found.workflows, **greeting, now=now)

@@ -3,9 +3,10 @@ arguments of its hand-over: pure functions, in their own module so the engine st
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from evalkit.domains.workflow import REFERENCE, Call, Derived, Workflow
+from evalkit.domains.workflow import REFERENCE, Call, Derived, Escalate, Workflow, WorkflowError, resolve
 
 
 def acts_for_others(workflow: Workflow) -> bool:
@@ -44,3 +45,15 @@ def handover_arguments(
         "reason": reason,
     }
     return {name: value for name, value in candidates.items() if name in fields}
+
+
+def escalation_arguments(rule: Escalate, scope: Mapping[str, Any]) -> dict[str, Any]:
+    """The hand-over tool's arguments from the values gathered so far: one whose value is not gathered yet (the
+    caller asked for a person before giving it) is left out, as the tool's optional fields are."""
+    args: dict[str, Any] = {}
+    for key, value in rule.args.items():
+        try:
+            args[key] = resolve(value, scope)
+        except (WorkflowError, TypeError, ValueError):
+            continue
+    return args

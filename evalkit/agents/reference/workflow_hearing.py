@@ -50,6 +50,7 @@ class WorkflowHearing:
     listed: dict[str, tuple[str, ...]]  # per slot: the names a tool listed for it in this call
     requests: list[str]  # the caller's last requests as heard (what the tasks are about), latest last
     _menu: Callable[[], str]  # the engine's spoken list of its tasks
+    offer_form: Callable[[], Callable[[str], bool]]  # WorkflowOffers: which words choose an option
 
     def known_names(self, slot: Slot) -> tuple[str, ...]:
         """The names the answer is heard against: those a tool listed for the slot in this call, else the slot's
@@ -75,8 +76,10 @@ class WorkflowHearing:
         if pending in ("intent", "choose"):
             pool = self.workflows if pending == "intent" else {n: self.workflows[n] for n in self.candidates}
             return lambda text: len(match_workflows(text, pool)) == 1
-        if pending == "confirm":
+        if pending in ("confirm", "offer_check"):
             return lambda text: parse_yes_no(text) is not None
+        if pending == "offer":  # one of the options said, or none of them (``choose_option``)
+            return self.offer_form()
         if pending not in ("slot", "check") or self.run is None:
             return None
         slot = self.slot

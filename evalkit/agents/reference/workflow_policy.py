@@ -11,45 +11,43 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
 from evalkit.agents.base import ToolBox
-from evalkit.agents.reference.policy import DialogueAct, PolicyReply, ok
-from evalkit.agents.reference.slot_hearing import clean_text, hear_slot, read_back_text, say_value, speak, spelled_back
-from evalkit.agents.reference.workflow_facts import acts_for_others, handover_arguments, identity_slots
-from evalkit.agents.reference.workflow_hearing import (
-    WorkflowHearing,
-    listed_names,
-    match_workflows,
-    names_among,
-    spells_letters,
+from evalkit.agents.reference.policy import DialogueAct, PolicyReply
+from evalkit.agents.reference.slot_hearing import clean_text, hear_slot, say_value, speak
+from evalkit.agents.reference.workflow_calls import WorkflowCalls
+from evalkit.agents.reference.workflow_facts import (
+    acts_for_others,
+    escalation_arguments,
+    handover_arguments,
+    identity_slots,
 )
-from evalkit.agents.reference.workflow_repair import fed_slots, named_in, slots_to_reask
-from evalkit.domains.workflow import (
-    TODAY,
-    Ask,
-    Call,
-    Confirm,
-    Refuse,
-    Say,
-    Slot,
-    Workflow,
-    applies,
-    fit_pattern,
-    lookup_or_none,
-    memo_key,
-    resolve,
-)
-from evalkit.spoken import parse_correction, parse_yes_no
+from evalkit.agents.reference.workflow_hearing import WorkflowHearing, listed_names, match_workflows, names_among
+from evalkit.agents.reference.workflow_offer import WorkflowOffers
+from evalkit.agents.reference.workflow_repair import named_in
+from evalkit.agents.reference.workflow_run import Run
+from evalkit.agents.reference.workflow_slots import ALPHABET_ASK, WorkflowSlots
+from evalkit.domains.workflow import NOW, TODAY, Ask, Confirm, Offer, Refuse, Say, Workflow, applies
+from evalkit.spoken import parse_yes_no
 
-__all__ = ["WorkflowPolicy", "clean_text", "hear_slot", "identity_slots", "match_workflows", "say_value", "speak"]
+# Names other modules and tests import from here (the engine's public face before it was split in modules).
+__all__ = [
+    "ALPHABET_ASK",
+    "Run",
+    "WorkflowPolicy",
+    "clean_text",
+    "hear_slot",
+    "identity_slots",
+    "listed_names",
+    "match_workflows",
+    "named_in",
+    "say_value",
+    "speak",
+]
 
-ALPHABET_ASK = " Could you spell it with the phonetic alphabet, like A as in Alpha?"
 MAX_REASKS = 2  # two plain re-asks (the second one clearer), then a transfer, as in the airline policy
-MAX_REPAIRS = 8  # single-character corrections of one read-back before giving up
-MAX_TOOL_RETRIES = 1  # a failed lookup re-asks the slot that fed it once (a misheard ID), then transfers
 ANYTHING_ELSE = "Is there anything else I can help you with?"
 # The caller asks to hear the last question again (elderly persona): repeat it instead of spending a re-ask.
 REPEAT_REQUEST = re.compile(r"\b(say that again|repeat that|come again|pardon)\b", re.IGNORECASE)
@@ -69,35 +67,9 @@ FOR_SOMEONE_ELSE = re.compile(
     re.IGNORECASE,
 )
 NOT_FOR_OTHERS = "I'm sorry, I can only help you with your own records. They will need to call us themselves."
-HINTS = {
-    "code": "Please say it slowly, one character at a time.",
-    "digits": "Please say the digits slowly, one at a time.",
-    "date": "Please tell me the month and the day.",
-    "time": "Please tell me the time, for example two thirty PM.",
-    "yes_no": "Please say yes or no.",
-    "number": "Please tell me the number.",
-    "email": "Please say it like john dot smith at company dot com.",
-    "name": "Please say just the name.",
-}
-NO_PREFIX = re.compile(r"^\W*(?:no|nope)\b\W*", re.IGNORECASE)  # "No, it's ..." restates; a bare "No." does not
 
 
-@dataclass
-class Run:
-    """Where the engine is in one workflow: the step index and the values gathered so far."""
-
-    workflow: Workflow
-    index: int = 0
-    scope: dict[str, Any] = field(default_factory=dict)
-    resume_at: int | None = None  # after re-asking a slot for a failed call, go back to that call
-    retries: dict[int, int] = field(default_factory=dict)
-    fresh_once: bool = False  # a ``once`` call was made afresh here, so the later ones are too (Call.once)
-    # Slots whose value a call already accepted (a lookup found the NPI, a verification matched the ID): a later
-    # call's failure is not theirs, so they are not asked again for it (the value it did not find is).
-    accepted: set[str] = field(default_factory=set)
-
-
-class WorkflowPolicy(WorkflowHearing):
+class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHearing):
     """A ``DialoguePolicy`` over a domain's ``WORKFLOWS`` (every non-airline domain)."""
 
     def __init__(
@@ -106,9 +78,11 @@ class WorkflowPolicy(WorkflowHearing):
         today: date,
         workflows: Mapping[str, Workflow],
         greeting: str = "Hello! You're through to the help desk. How can I help you today?",
+        now: str | None = None,
     ) -> None:
         self.tools = tools
         self.today = today
+        self.now = now  # the call's date and time ("YYYY-MM-DD HH:MM"), ``$now`` in a workflow (a 24-hour rule)
         self.workflows = dict(workflows)
         self.greeting = greeting
         self.pending = "intent"
@@ -127,6 +101,7 @@ class WorkflowPolicy(WorkflowHearing):
         self.confirming = ""  # the pending Confirm question, for asking it again
         self.asked_first = False  # the caller announced several requests and was asked for the first one
         self.started: set[str] = set()  # the workflows begun in this call
+        self.last_run: Run | None = None  # the workflow begun last, running or not (its ``escalate`` rule holds)
         # Per slot, the names a tool listed for it after a miss ("Known names: Harbor Point, ..."): values the agent
         # legitimately has, so it hears the slot's next answer against them.
         self.listed: dict[str, tuple[str, ...]] = {}
@@ -139,6 +114,8 @@ class WorkflowPolicy(WorkflowHearing):
     def step(self, heard: str) -> PolicyReply:
         if REPEAT_REQUEST.search(heard) and self.last_text:
             return PolicyReply(self.last_text)
+        if (escalated := self._escalate(heard)) is not None:
+            return escalated
         if self.pending in ("intent", "choose", "anything_else") and heard.strip():
             # the call's requests so far, latest last (an opening "a few IT things: first, a license for
             # Mathematica" names the product; the request that follows may not): bounded, as Whisper's prompt is
@@ -166,6 +143,16 @@ class WorkflowPolicy(WorkflowHearing):
                 self.tools.call("transfer_to_agent", **args)
         self.run = None
         return self._say(f"{prefix} I'm transferring you to a live agent now.", end_call=True)
+
+    def _escalate(self, heard: str) -> PolicyReply | None:
+        """The caller asks for a person during (or right after) a workflow that declares ``escalate``: hand over
+        with its tool at once, from any step; None when no such rule applies."""
+        rule = self.last_run.workflow.escalate if self.last_run is not None else None
+        if rule is None or self.last_run is None or not re.search(rule.cue, heard, re.IGNORECASE):
+            return None
+        self.tools.call(rule.tool, **escalation_arguments(rule, self.last_run.scope))
+        self.run = None
+        return self._say(speak(rule.text, self.last_run.scope), end_call=True)
 
     def _anything_else(self, prefix: str) -> PolicyReply:
         self.run = None
@@ -218,7 +205,8 @@ class WorkflowPolicy(WorkflowHearing):
             for slot in set(s.name for s in workflow.slots) - identity_slots(workflow):
                 self.known.pop(slot, None)
         self.started.add(name)
-        self.run = Run(workflow, scope={TODAY: self.today.isoformat()})
+        clock = {NOW: self.now} if self.now else {}
+        self.run = self.last_run = Run(workflow, scope={TODAY: self.today.isoformat(), **clock})
         return self._advance(prefix)
 
     # -- walking the steps -----------------------------------------------------------------------------------
@@ -241,6 +229,11 @@ class WorkflowPolicy(WorkflowHearing):
                 if names := names_among(step.slot, run.scope):
                     self.listed[step.slot.name] = names
                 return self._ask("slot", " ".join([*said, step.slot.question]), DialogueAct("ask", step.slot.name))
+            if isinstance(step, Offer):
+                if (offer := self._offer(step, said)) is not None:
+                    return offer
+                run.index += 1
+                continue
             if isinstance(step, Confirm):
                 self.confirming = speak(step.text, run.scope)
                 return self._ask("confirm", " ".join([*said, self.confirming]))
@@ -257,205 +250,6 @@ class WorkflowPolicy(WorkflowHearing):
                 return reply
             run.index += 1
         return self._anything_else(" ".join(said) or "All done.")
-
-    def _call(self, step: Call, said: list[str]) -> PolicyReply | None:
-        """Make the call; a reply when the workflow cannot go on (refusal, re-ask after an error, transfer)."""
-        run = self.run
-        assert run is not None
-        if step.each is not None:
-            return self._call_each(step, said)
-        args = {key: resolve(value, run.scope) for key, value in step.args.items()}
-        key = memo_key(step.tool, args)
-        # A ``once`` call already made in this call (the caller's verification) is not made again (App. L.6).
-        if step.once and key in self.memo and not run.fresh_once:
-            result = self.memo[key]
-        else:
-            result = self.tools.call(step.tool, **args)
-            run.fresh_once = run.fresh_once or step.once
-        if not ok(result) and result.get("error_type") in step.refuse_on:
-            if step.once and (retry := self._verify_again(step, said)) is not None:
-                return retry
-            if step.name:
-                run.scope[step.name] = result
-            refusal = speak(step.refusal, run.scope)
-            self.refused = (run.workflow.name, refusal)
-            return self._anything_else(" ".join([*said, refusal]))
-        if not ok(result) and not step.accepts(result):
-            return self._after_error(step, result, said)
-        if step.once and not any(lookup_or_none(path, result) != want for path, want in step.require.items()):
-            self.memo[key] = result
-        if ok(result):
-            run.accepted.update(fed_slots(step))
-        if step.name:
-            run.scope[step.name] = result
-        if any(lookup_or_none(path, result) != want for path, want in step.require.items()):
-            refusal = speak(step.refusal, run.scope)
-            self.refused = (run.workflow.name, refusal)
-            return self._anything_else(" ".join([*said, refusal]))
-        return None
-
-    def _verify_again(self, step: Call, said: list[str]) -> PolicyReply | None:
-        """A verification that did not match (App. L, HR: "If credentials do not match, inform the caller and try
-        again"; OTP: "try once more"): ask again, once, for the details it tested that no call has accepted yet (the
-        passcode, not the ID a first verification matched); None when that was done already (the refusal stands)."""
-        run = self.run
-        assert run is not None
-        asks = {s.slot.name: i for i, s in enumerate(run.workflow.steps) if isinstance(s, Ask)}
-        fed = [name for name in fed_slots(step) if name in asks]
-        again = [name for name in fed if name not in run.accepted] or fed
-        if not again or run.retries.get(run.index, 0) >= MAX_TOOL_RETRIES:
-            return None
-        run.retries[run.index] = run.retries.get(run.index, 0) + 1
-        for name in again:
-            self.known.pop(name, None)
-            run.scope.pop(name, None)
-        run.index = min(asks[name] for name in again)
-        self.reasks = 0
-        apology = "I'm sorry, those details don't match our records. Let's try once more."
-        slot = run.workflow.steps[run.index].slot
-        return self._ask("slot", " ".join([*said, apology, slot.question]), DialogueAct("ask", slot.name))
-
-    def _call_each(self, step: Call, said: list[str]) -> PolicyReply | None:
-        """One call per item of ``step.each`` (none heard: the value is asked again, as after a failed call)."""
-        run = self.run
-        assert run is not None
-        base = {key: resolve(value, run.scope) for key, value in step.args.items()}
-        items = resolve(step.each, run.scope) or []
-        if not items:
-            return self._after_error(step, {"message": "nothing to do was heard"}, said)
-        for item in items:
-            result = self.tools.call(step.tool, **{**base, **item})
-            if not ok(result):
-                return self._after_error(step, result, said)
-            if step.name:
-                run.scope[step.name] = result
-        return None
-
-    def _after_error(self, step: Call, result: Mapping[str, Any], said: list[str]) -> PolicyReply:
-        """A failed tool call: most often a misheard ID, so ask for the value that fed it once more."""
-        run = self.run
-        assert run is not None
-        slots = {s.slot.name: i for i, s in enumerate(run.workflow.steps) if isinstance(s, Ask)}
-        fed = slots_to_reask(step, result, run.workflow, run.scope, run.accepted)
-        message = str(result.get("message", ""))
-        tries = run.retries.get(run.index, 0)
-        # "<record>_not_found" (checklist, DEA record, ...): the person is known but has no such record; a plain
-        # "not_found" (no such employee or provider) is more likely a misheard ID, and stays a transfer.
-        missing = str(result.get("error_type", "")).endswith("_not_found") and not step.once
-        if fed and tries >= MAX_TOOL_RETRIES and missing:
-            # The same value heard twice and still no record: the caller has none on file. That ends this task,
-            # not the call (App. L: transfers are for technical issues and exceptions, not a missing record).
-            self.refused = (run.workflow.name, f"I'm sorry, I can't find that on file: {result.get('message', '')}.")
-            return self._anything_else(" ".join([*said, self.refused[1]]))
-        if not fed or tries >= MAX_TOOL_RETRIES:
-            return self._transfer(f"{step.tool} failed: {result.get('message', '')}")
-        run.retries[run.index] = tries + 1
-        run.resume_at = run.index
-        slot = run.workflow.steps[slots[fed[0]]].slot
-        run.index = slots[fed[0]]
-        self.reasks = 0
-        apology = f"I'm sorry, I couldn't find a match for that {slot.label}."
-        if named_in(run.scope.get(slot.name), message) and (names := listed_names(message)):
-            # The tool listed the names it knows: the agent now hears the answer against that list (issue 17.2).
-            self.listed[slot.name] = names
-            apology += f" The ones I have are {', '.join(names[:-1])} and {names[-1]}." if len(names) > 1 else ""
-        return self._ask("slot", " ".join([*said, apology, slot.question]), DialogueAct("ask", slot.name))
-
-    @property
-    def slot(self) -> Slot:
-        assert self.run is not None
-        step = self.run.workflow.steps[self.run.index]
-        assert isinstance(step, Ask)
-        return step.slot
-
-    def _filled(self, value: Any) -> PolicyReply:
-        run = self.run
-        assert run is not None
-        run.scope[self.slot.name] = value
-        self.known[self.slot.name] = value
-        self.reasks = 0
-        self.repairs = self.unclear = 0
-        if run.resume_at is not None:
-            run.index, run.resume_at = run.resume_at, None
-        else:
-            run.index += 1
-        return self._advance("Thank you.")
-
-    def _on_slot(self, heard: str) -> PolicyReply:
-        slot = self.slot
-        if self.known_names(slot):
-            value = self.heard_name(slot, heard)
-            # none close: the words as said where the tool decides (a listed name), or a code the tool takes said
-            # as such ("EAD", "reactivate_full", "AZ": an EVA-Bench record's answer), not any stray sentence
-            if value is None and (slot.among is not None or re.fullmatch(r"[\w-]+", heard.strip(" .,!?"))):
-                value = hear_slot(slot, heard, self.today)
-        else:
-            value = hear_slot(slot, heard, self.today)
-        if value is None:
-            hint = HINTS.get(slot.kind, "")
-            if slot.kind == "choice":
-                hint = f"Please choose {' or '.join(c.replace('_', ' ') for c in slot.choices)}."
-            # a code with letters is asked for with the spelling alphabet first (App. L: clarify a misheard code;
-            # on tiny.en, eSpeak's "Sierra, Victor, Alpha, 8, 4, Mike" was heard exactly 13/20 against 5/20 for
-            # the letters with pauses, scripts/bench_entity_asr.py --hr)
-            again = ALPHABET_ASK if spells_letters(slot) else ""
-            return self._reask(
-                f"Sorry, I didn't catch that. {slot.question}{again}",
-                f"{slot.question} {hint}",
-                f"could not capture the {slot.label}",
-            )
-        if spelled_back(slot):
-            return self._read_back(value)
-        return self._filled(value)
-
-    # -- read-backs ------------------------------------------------------------------------------------------
-    def _read_back(self, value: Any, prefix: str = "") -> PolicyReply:
-        """Confirm a critical value before using it (App. L: read codes back; the caller corrects)."""
-        self.value = value
-        slot = self.slot
-        said = read_back_text(slot, value)
-        return self._ask("check", f"{prefix}I have {said}. Is that right?", DialogueAct("confirm", slot.name, said))
-
-    def _on_check(self, heard: str) -> PolicyReply:
-        slot = self.slot
-        value = str(self.value).replace("-", "") if slot.pattern else str(self.value)  # as it was read back
-        correction = parse_correction(heard) if slot.kind in ("code", "digits", "name") else None
-        if correction is not None and 1 <= correction[0] <= len(value):
-            position, char = correction
-            if slot.kind != "digits" or char.isdigit():
-                self.repairs += 1
-                if self.repairs > MAX_REPAIRS:
-                    return self._transfer(f"could not capture the {slot.label}")
-                fixed = value[: position - 1] + char + value[position:]
-                if slot.pattern:  # the characters in the pattern's written form, in the tools' form
-                    fitted = fit_pattern(" ".join(fixed), slot.pattern)
-                    fixed = (slot.normalize(fitted) if slot.normalize else fitted) if fitted else fixed
-                return self._read_back(fixed.capitalize() if slot.kind == "name" else fixed)
-        answer = parse_yes_no(heard)
-        if answer is True:
-            return self._filled(self.value)
-        restated = hear_slot(slot, NO_PREFIX.sub("", heard), self.today) if NO_PREFIX.sub("", heard).strip() else None
-        # a value said again in a "no" ("No, it's March 27, 2030."): free text only when it has a form (a date)
-        if restated is not None and slot.kind != "yes_no" and (slot.kind != "text" or slot.normalize is not None):
-            self.repairs += 1
-            if self.repairs > MAX_REPAIRS:
-                return self._transfer(f"could not capture the {slot.label}")
-            return self._read_back(restated)
-        if answer is None and self.unclear < 2:  # twice at most, then the value is asked for again
-            # Neither a yes nor a no (a "Yes, that's right." misheard): a careful agent asks again rather than
-            # dropping a value it may well have right, and never hands the call over for it.
-            self.unclear += 1
-            return self._read_back(self.value, "Sorry, I didn't catch that. ")
-        # An unusable "no" is a failed repair too (the value given again next resets the re-ask count).
-        self.repairs += 1
-        if self.repairs > MAX_REPAIRS:
-            return self._transfer(f"could not capture the {slot.label}")
-        self.pending = "slot"
-        return self._reask(
-            f"Sorry, could you give me the {slot.label} again?",
-            f"{slot.question} {HINTS.get(slot.kind, '')}",
-            f"could not capture the {slot.label}",
-        )
 
     # -- confirmations and the end of a task -----------------------------------------------------------------
     def _on_confirm(self, heard: str) -> PolicyReply:

@@ -22,7 +22,7 @@ import numpy as np
 
 from evalkit.dialogue_acts import DialogueAct
 from evalkit.domains import get_domain
-from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Refuse, Slot, Workflow, parse_slot
+from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Offer, Refuse, Slot, Workflow, parse_slot
 from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios import Scenario
 from evalkit.simulator.corrections import correctable, wrong_value
@@ -115,6 +115,8 @@ def fixed_wording(workflows: list[Workflow], kind: type[Call] | type[Confirm]) -
                 text = step.refusal
             elif (isinstance(step, Refuse) and kind is Call) or (isinstance(step, Confirm) and kind is Confirm):
                 text = step.text
+            elif isinstance(step, Offer) and kind is Call:  # nothing to offer ends the task as a refusal does
+                text = step.none
             else:
                 continue
             pieces = [p.strip(" .,").lower() for p in TEXT_REFERENCE.split(text)[::2]]

@@ -1,0 +1,119 @@
+"""Airline's cancellation-and-refund task as a declarative workflow (issue 28.4: one dialogue engine for all
+domains): a first step of airline's move onto the workflow engine, measured against the hand-written policy
+(``evalkit.agents.reference.airline_policy``) in text mode. Not registered as the domain's workflows: airline keeps
+its hand-written policy until every task family runs on the engine at least as well (docs/scenarios.md); the
+module is not named ``workflows`` for that reason (a domain's ``workflows`` module or package is what it runs).
+
+The refund rules are the domain's (App. L.4 "Refund Policy", ``policy.cancellation_terms``): an airline disruption
+that entitles a refund, then the 24-hour rule (booked within 24 hours, first flight at least seven days after
+booking), refund any fare; else a refundable fare refunds and a non-refundable one becomes credit less the fee.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from evalkit.domains.workflow import NOW, Ask, Call, Confirm, Derived, Say, Slot, Workflow
+
+CODE = Slot(
+    "confirmation_number",
+    "code",
+    "Could you give me your six-character confirmation number?",
+    label="confirmation number",
+    length=6,
+)
+LAST_NAME = Slot("last_name", "name", "And the last name on the booking?", label="last name")
+
+
+def live_booking(found: dict[str, Any]) -> dict[str, Any]:
+    """The reservation's first booking not cancelled yet (the one a single-journey cancellation covers)."""
+    bookings = found["reservation"]["bookings"]
+    return next((b for b in bookings if b.get("status") != "cancelled"), bookings[0])
+
+
+def within_24_hours(found: dict[str, Any], now: str) -> bool:
+    """The 24-hour rule: booked at most 24 hours ago, for a first flight at least seven days after booking."""
+    booked = found["reservation"].get("booking_date")
+    if not booked:
+        return False
+    since = datetime.fromisoformat(now) - datetime.fromisoformat(booked[:16])
+    first = date.fromisoformat(live_booking(found)["segments"][0]["date"])
+    return since.total_seconds() <= 24 * 3600 and (first - date.fromisoformat(booked[:10])).days >= 7
+
+
+def refund_reason(found: dict[str, Any], now: str) -> str:
+    """The cancellation reason when no disruption entitles a refund: the 24-hour rule, else voluntary."""
+    return "24_hour_rule" if within_24_hours(found, now) else "voluntary"
+
+
+FLIGHT = Derived(lambda found: live_booking(found)["segments"][0]["flight_number"], "$reservation")
+DAY = Derived(lambda found: live_booking(found)["segments"][0]["date"], "$reservation")
+JOURNEY = Derived(lambda found: live_booking(found)["journey_id"], "$reservation")
+PASSENGER = Derived(lambda found: found["reservation"]["passengers"][0]["passenger_id"], "$reservation")
+DISRUPTED = Derived(lambda status: status["journey"].get("status") not in ("scheduled", "on_time"), "$status")
+REFUND_OWED = "$disruption.disruption.passenger_entitled_to.refund_option"
+
+CANCEL = {"confirmation_number": "$confirmation_number", "journey_id": JOURNEY}
+CANCELLATION = Workflow(
+    name="cancellation_refund",
+    description="Cancel a booked flight with the refund or travel credit the fare allows.",
+    intents=("cancel", "cancellation", "refund"),
+    steps=(
+        Ask(CODE),
+        Ask(LAST_NAME),
+        Call(
+            "get_reservation",
+            {"confirmation_number": "$confirmation_number", "last_name": "$last_name"},
+            name="reservation",
+            once=True,
+        ),
+        Call("get_flight_status", {"flight_number": FLIGHT, "flight_date": DAY}, name="status"),
+        Call(
+            "get_disruption_info",
+            {"flight_number": FLIGHT, "date": DAY},
+            name="disruption",
+            when=DISRUPTED,
+            errors_ok=("not_found",),
+        ),
+        Confirm(
+            "I found your booking on flight {reservation.reservation.bookings.0.segments.0.flight_number}. "
+            "Shall I go ahead and cancel it?"
+        ),
+        Call("cancel_reservation", {**CANCEL, "cancellation_reason": "irrops_refund"}, name="cancel", when=REFUND_OWED),
+        Call(
+            "cancel_reservation",
+            {**CANCEL, "cancellation_reason": Derived(refund_reason, "$reservation", f"${NOW}")},
+            name="cancel",
+            when=f"!{REFUND_OWED}",
+        ),
+        Call(
+            "issue_travel_credit",
+            {
+                "confirmation_number": "$confirmation_number",
+                "passenger_id": PASSENGER,
+                "amount": "$cancel.credit_amount_eligible",
+                "credit_reason": "cancellation_non_refundable",
+            },
+            when="$cancel.credit_amount_eligible",
+        ),
+        Call(
+            "process_refund",
+            {
+                "confirmation_number": "$confirmation_number",
+                "refund_amount": "$cancel.refund_amount_eligible",
+                "refund_type": "full_fare",
+            },
+            when="$cancel.refund_amount_eligible",
+        ),
+        Say(
+            "Your booking is cancelled and a travel credit of {cancel.credit_amount_eligible} dollars is ready.",
+            when="$cancel.credit_amount_eligible",
+        ),
+        Say(
+            "Your booking is cancelled and a refund of {cancel.refund_amount_eligible} dollars is on its way.",
+            when="$cancel.refund_amount_eligible",
+        ),
+    ),
+)
+WORKFLOWS = {CANCELLATION.name: CANCELLATION}
