@@ -87,11 +87,27 @@ class PersonaSpec:
 
 def is_code(value: str) -> bool:
     """Values spelled character by character: confirmation codes, IDs, OTPs ('WK2EXB', '7HQ4TZ'), also written
-    with dashes ('EJR-99V', 'FL-MD-30058838': a caller reads those out character by character too); a date
-    ('2026-08-20') is no code."""
+    with dashes ('EJR-99V', 'FL-MD-30058838': a caller reads those out character by character too), and IDs in
+    mixed case (``is_mixed_case_id``: 'REQ-SW-214a4860fa72'); a date ('2026-08-20') is no code."""
     if WRITTEN_DATE.fullmatch(value.strip()):
         return False
-    return bool(CODE_LIKE.match(value.replace(" ", "").replace("-", "").upper())) and value.upper() == value
+    upper_case = bool(CODE_LIKE.match(value.replace(" ", "").replace("-", "").upper())) and value.upper() == value
+    return upper_case or is_mixed_case_id(value.strip())
+
+
+# A token of letters and digits, dashes between its parts ("REQ-SW-214a4860fa72", "a3f9c2e1", "inv7b2k9").
+ID_TOKEN = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+LETTER_OR_DIGIT_RUN = re.compile(r"[A-Za-z]+|\d+")
+
+
+def is_mixed_case_id(token: str) -> bool:
+    """An identifier with lower-case letters that a person reads out character by character, as they would the
+    same ID in capitals: a part where letters and digits alternate at least twice ("214a4860fa72": 214, a, 4860, fa,
+    72), which no word has. A number with a suffix ("14th", "10am", "5kg": one switch), a word with a number
+    ("covid-19", "mp3") or a word alone is no ID; at least 4 letters and digits in all."""
+    if not ID_TOKEN.fullmatch(token) or sum(c.isalnum() for c in token) < 4:
+        return False
+    return any(len(LETTER_OR_DIGIT_RUN.findall(part)) >= 3 for part in token.split("-"))
 
 
 LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
