@@ -16,7 +16,8 @@ from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.task_completion import task_completion
 from evalkit.records import Conversation
 from evalkit.scenarios import Scenario
-from evalkit.simulator.persona import PersonaSpec, PersonaStyle
+from evalkit.simulator.persona import PersonaSpec
+from evalkit.simulator.scripted.style import PersonaStyle
 from evalkit.spoken import parse_code, parse_correction, parse_yes_no
 from evalkit.text_dialogue import run_text_dialogue, transcript
 from tests.conftest import CONF_DIR

@@ -24,7 +24,8 @@ from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics import aggregate_cell
 from evalkit.metrics.task_completion import task_completion
 from evalkit.simulator import paraphrase
-from evalkit.simulator.persona import PersonaSpec, PersonaStyle
+from evalkit.simulator.persona import PersonaSpec
+from evalkit.simulator.scripted.style import PersonaStyle
 from evalkit.speech.voices import Prosody
 from evalkit.spoken import parse_code, parse_date, parse_name, parse_seat_preference, parse_yes_no
 from evalkit.text_dialogue import run_text_dialogue, transcript

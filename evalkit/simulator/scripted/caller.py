@@ -26,7 +26,7 @@ from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Refuse, Slot
 from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios import Scenario
 from evalkit.simulator.corrections import correctable, wrong_value
-from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code, is_mixed_case_id, say_code_list
+from evalkit.simulator.persona import PersonaSpec, is_code, is_mixed_case_id
 from evalkit.simulator.scripted.field_answers import FieldAnswers, say_record
 from evalkit.simulator.scripted.listening import (
     ALPHABET_CUE,
@@ -36,6 +36,7 @@ from evalkit.simulator.scripted.listening import (
     UserUtterance,
 )
 from evalkit.simulator.scripted.read_back import quoted_total, restated_number
+from evalkit.simulator.scripted.style import PersonaStyle, say_code_list
 from evalkit.simulator.scripted.understanding import (
     FactBook,
     scenario_facts,
