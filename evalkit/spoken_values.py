@@ -14,8 +14,9 @@ similar), a whole figure written with a decimal zero ("12.0" hours -> "12") and 
 
 Left as written, because a person would say them the same way or because the written form is ambiguous: a clock
 time with a one-digit or 10-12 hour and no AM/PM ("3:30" may be afternoon) and codes (the caller spells those
-itself, evalkit.simulator.persona, lists of codes included), a record's identifier in snake case ("reactivate_full":
-eSpeak, and the Piper voices it phonemises for, read the underscore as a word break, "reactivate full").
+itself, evalkit.simulator.scripted.style, lists of codes included), a record's identifier in snake case
+("reactivate_full": eSpeak, and the Piper voices it phonemises for, read the underscore as a word break, "reactivate
+full").
 """
 
 from __future__ import annotations

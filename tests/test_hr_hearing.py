@@ -19,8 +19,8 @@ from evalkit.domains.hr.workflows.steps import CLEARANCE_FORM, EMPLOYEE_ID, EMPL
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.task_completion import task_completion
 from evalkit.scenarios import Scenario
-from evalkit.simulator.persona import say_code_list
 from evalkit.simulator.scripted.read_back import same_amount as _same_amount
+from evalkit.simulator.scripted.style import say_code_list
 from evalkit.spoken import parse_clock_times
 from evalkit.text_dialogue import run_text_dialogue, transcript
 

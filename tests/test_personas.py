@@ -16,7 +16,8 @@ from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.task_completion import task_completion
 from evalkit.records import Conversation
 from evalkit.scenarios import Scenario
-from evalkit.simulator.persona import PersonaSpec, PersonaStyle
+from evalkit.simulator.persona import PersonaSpec
+from evalkit.simulator.scripted.style import PersonaStyle
 from evalkit.spoken import parse_code, parse_correction, parse_yes_no
 from evalkit.text_dialogue import run_text_dialogue, transcript
 from tests.conftest import CONF_DIR
@@ -165,3 +166,14 @@ def test_accent_with_default_persona_and_any_level_is_allowed() -> None:
 def test_unknown_level_is_rejected() -> None:
     with pytest.raises(ConfigError, match=r"persona\.level"):
         validate_config(composed("persona.level=expert"))
+
+
+def test_the_shared_persona_module_holds_the_knobs_and_the_scripted_caller_its_wording() -> None:
+    """Issue 28 point 4/5: what every caller shares (``PersonaSpec``, ``is_code``) is in evalkit.simulator.persona;
+    how the scripted caller words a persona (``PersonaStyle``, ``say_code_list``) is in its own package."""
+    from evalkit.simulator import persona
+    from evalkit.simulator.scripted import style
+
+    assert not hasattr(persona, "PersonaStyle") and not hasattr(persona, "say_code_list")
+    assert style.PersonaStyle(PersonaSpec()).spec == PersonaSpec()
+    assert style.say_code_list("GRP-A1, GRP-B2") == "G R P - A 1 and G R P - B 2"

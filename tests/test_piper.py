@@ -305,3 +305,20 @@ def test_a_voice_speaks_the_same_samples_in_any_launch_and_from_concurrent_calls
     with ThreadPoolExecutor(3) as pool:
         concurrent = set(pool.map(lambda _: hashlib.sha256(joe.synthesize(text)[0].tobytes()).hexdigest(), range(3)))
     assert concurrent == {serial}
+
+
+def test_the_tts_cache_key_changes_with_the_text_front_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edit to the text front end (evalkit.speech.spelled_letters) changes what is synthesised: a cached entry of
+    the old front end is a miss, never replayed."""
+    from evalkit.speech import spelled_letters, tts_cache
+
+    tts_cache._code_identity.cache_clear()
+    before = tts_cache.TtsCache.key({"engine": "piper"}, "W A 2")
+    edited = tmp_path / "spelled_letters.py"
+    edited.write_text(Path(spelled_letters.__file__).read_text() + "\n# edited\n")
+    monkeypatch.setattr(spelled_letters, "__file__", str(edited))
+    tts_cache._code_identity.cache_clear()
+    try:
+        assert tts_cache.TtsCache.key({"engine": "piper"}, "W A 2") != before
+    finally:
+        tts_cache._code_identity.cache_clear()

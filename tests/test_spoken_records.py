@@ -33,6 +33,8 @@ UNSPOKEN = {
     "a flight number or code read as a number": re.compile(r"\b[A-Z]{2} ?\d{3,4}\b|\b[A-Za-z]+\d{3,}\b"),
     "a dashed code read as words": re.compile(r"\b[A-Z]{2,}-[A-Z0-9]{2,}"),
     "a phone number read as numbers": re.compile(r"\b\d{3}[-.]\d{3}[-.]\d{4}\b"),
+    # an ID with lower-case letters between its digits ("REQ-SW-214a4860fa72"): read as words and numbers
+    "an ID in lower case read as written": re.compile(r"\b[\w-]*(?:\d[a-z]+\d|[a-z]\d+[a-z])[\w-]*"),
 }
 
 
@@ -59,6 +61,9 @@ RECORD_SHAPES = [
     ("license_number", "MA-MD-7878130", "M A - M D - 7 8 7 8 1 3 0"),
     ("passenger_phone_number", "+1-206-555-0334", "1, 2 0 6, 5 5 5, 0 3 3 4"),
     ("passenger_email", "emily.johansson@gmail.com", "emily.johansson@gmail.com"),  # TTS: "emily dot johansson at ..."
+    ("request_id", "REQ-SW-214a4860fa72", "R E Q - S W - 2 1 4 A 4 8 6 0 F A 7 2"),  # mixed case: spelled too
+    ("invoice", "inv7b2k9", "I N V 7 B 2 K 9"),
+    ("notes", "Order 14th, 10am, covid-19 rules", "Order 14th, 10am, covid-19 rules"),  # no ID: said as written
 ]
 
 
@@ -80,6 +85,7 @@ def test_the_caller_says_each_record_shape_as_a_person_would(field: str, written
 def test_the_audit_sees_each_written_form() -> None:
     """The check itself: each written form is caught, the spoken forms pass."""
     written = 'On 2026-09-08 at 19:30 for $45.50, 12.0 hours, flight SK130, PRV-ONC-009, 206-555-0334, {"TB": 1}'
+    written += ", REQ-SW-2a3b"
     assert {problem.split(":")[0] for problem in unspoken(written)} == set(UNSPOKEN)
     assert unspoken("On September 8th at 7:30 PM for 45 dollars and 50 cents, 12 hours, flight SK one thirty") == []
 
@@ -113,5 +119,39 @@ def test_every_caller_turn_of_every_scenario_is_said_as_a_person_would(collectio
                 if turn.role == "user":
                     found += [f"{entry.id}: {problem}" for problem in unspoken(turn.intended_text or "")]
     assert count >= 200
-    # left: ITSM request numbers with a lower-case hexadecimal tail ("REQ-SW-214a4860fa72"), said as written
-    assert [f for f in found if "REQ-" not in f] == [], found[:20]
+    assert found == [], found[:20]
+
+
+def test_a_request_number_in_lower_case_is_spelled_and_taken_by_the_agent() -> None:
+    """ITSM request numbers ("REQ-SW-214a4860fa72") are read out character by character, as a person reads an ID,
+    and the request slot takes the spelled form: the call still ends with the request escalated."""
+    from evalkit.text_dialogue import run_text_dialogue
+
+    scenario = next(s for s in load_scenarios("itsm") if s.id == "IT-018")
+    conversation = run_text_dialogue(scenario)
+    said = [t.intended_text or "" for t in conversation.turns if t.role == "user"]
+    assert "It's R, E, Q, -, S, W, -, 2, 1, 4, A, 4, 8, 6, 0, F, A, 7, 2." in said
+    assert not [problem for text in said for problem in unspoken(text)]
+    assert conversation.final_db == conversation.expected_db
+
+
+@pytest.mark.parametrize(
+    ("text", "letter_a"),
+    [
+        ("W A 2", True),
+        ("It's A W 2.", True),
+        ("It's R E Q - S W - 2 1 4 a 4.", True),
+        ("A as in Alpha, W as in Whiskey", True),
+        ("A flight at 9", False),
+        ("Plan B. A new one", False),
+        ("take 5 a day", False),
+    ],
+)
+def test_a_spelled_letter_a_is_phonemised_as_the_letter(text: str, letter_a: bool) -> None:
+    """eSpeak NG's phonemiser (the eSpeak and the Piper voices) reads a lone "A" as the article /ɐ/ unless a clause
+    ends after it; the text front end makes a spelled A the letter /eɪ/ and leaves the article alone."""
+    from evalkit.speech.tts import text_to_phonemes
+
+    ipa = " ".join(text_to_phonemes(text, "en-us", ipa=True))
+    article = re.search(r"(?:^| )ɐ(?: |$)", ipa) is not None
+    assert article != letter_a and (("ˈeɪ" in ipa) or not letter_a), ipa

@@ -115,7 +115,7 @@ def _outside(knob: str, value: float, bound: str, limits: tuple[float, float], r
 
 def persona_random_sources(persona: Any) -> list[str]:
     """The persona's own draws: its variation, and behaviour knobs that draw from the conversation's rng (see
-    ``evalkit.simulator.persona.PersonaStyle``: a knob at zero draws nothing)."""
+    ``evalkit.simulator.scripted.style.PersonaStyle``: a knob at zero draws nothing)."""
     sources = [name for name, on in persona.variation.active().items() if on]
     behaviour = persona.behaviour
     if behaviour.caps > 0 or behaviour.disfluency > 0 or behaviour.self_correct > 0:

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import soxr
 
+from evalkit.speech.spelled_letters import say_spelled_letters
 from perturbations import register_speech_source
 
 __all__ = ["EspeakTTS", "available_voices", "text_to_phonemes"]
@@ -245,6 +246,7 @@ def text_to_phonemes(text: str, voice: str = "en-us", ipa: bool = False) -> list
     (``evalkit.speech.piper``).
     """
     clauses: list[str] = []
+    text = say_spelled_letters(text)  # the text front end: a spelled "A" is the letter, not the article
     with _LOCK:
         lib = _engine().lib
         if not _set_voice(lib, voice):
@@ -309,6 +311,8 @@ class EspeakTTS:
         rather than an error, so callers that render arbitrary agent turns never crash on an empty turn.
         """
         text = (text or "").strip()
+        if not phonemes:  # the text front end (phonemes come from text_to_phonemes, which applied it)
+            text = say_spelled_letters(text)
         flags = _ESPEAK_CHARS_UTF8 | (_ESPEAK_PHONEMES if phonemes else 0)
         with _LOCK:
             engine = _engine()

@@ -35,10 +35,14 @@ log = logging.getLogger(__name__)
 
 @functools.cache
 def _code_identity() -> str:
-    """The synthesising module's source: an edit to it misses the cache instead of replaying old audio."""
-    from evalkit.speech import piper_tts
+    """The synthesising modules' source (the voice's and the text front end's): an edit to one misses the cache
+    instead of replaying old audio."""
+    from evalkit.speech import piper_tts, spelled_letters
 
-    return hashlib.sha256(Path(piper_tts.__file__).read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    for module in (piper_tts, spelled_letters):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()
 
 
 class TtsCache:

@@ -26,7 +26,7 @@ from evalkit.domains.workflow import TEXT_REFERENCE, Call, Confirm, Offer, Refus
 from evalkit.plugins import UnknownPluginError
 from evalkit.scenarios import Scenario
 from evalkit.simulator.corrections import correctable, wrong_value
-from evalkit.simulator.persona import PersonaSpec, PersonaStyle, is_code, say_code_list
+from evalkit.simulator.persona import PersonaSpec, is_code, is_mixed_case_id
 from evalkit.simulator.scripted.field_answers import FieldAnswers, say_record
 from evalkit.simulator.scripted.listening import (
     ALPHABET_CUE,
@@ -36,6 +36,7 @@ from evalkit.simulator.scripted.listening import (
     UserUtterance,
 )
 from evalkit.simulator.scripted.read_back import quoted_total, restated_number
+from evalkit.simulator.scripted.style import PersonaStyle, say_code_list
 from evalkit.simulator.scripted.understanding import (
     FactBook,
     scenario_facts,
@@ -69,12 +70,21 @@ REFUSAL_CUES = ("not able to", "can't issue")  # the airline policy's refusals
 # a code inside free text: letters and digits mixed ("3L2U", "DN55"), or digits named a code ("code 5677"); eSpeak
 # reads "3L2U" as a word (tiny.en: "real to"), spelled it was heard 3L2U or 3L2 (scripts: issue 17.2 note)
 CODE_IN_TEXT = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{3,}\b|(?<=\bcode )\d{3,}\b")
+TOKEN_IN_TEXT = re.compile(r"(?<![\w-])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w-])")  # a word, number or dashed ID
 SPELL_CUE = re.compile(r"\bspell\b", re.IGNORECASE)
 TRANSFER_OFFER = "would you like me to transfer you"  # slots whose read-back is spelled character by character
 # Slot kinds a paraphrase may put words before (and whether the value's first letter is then lower-cased).
 REPHRASED_KINDS = {"name": "keep", "date": "keep", "time": "keep", "number": "keep", "choice": "lower"}
 # the reference agent's own read-back ("I have W K 2 E X B. Is that right?"), which the cue-based script checks
 OWN_READ_BACK = re.compile(r"\bI have\b.*\bIs that right", re.DOTALL)
+
+
+def spell_mixed_case_ids(text: str) -> str:
+    """``text`` with each ID in mixed case spelled as a caller reads it out ("request REQ-SW-214a4860fa72" ->
+    "request R, E, Q, S, W, 2, 1, 4, A, ..."; ``is_mixed_case_id``), other words as they are."""
+    return TOKEN_IN_TEXT.sub(
+        lambda m: spell_with_alphabet(m.group(0), "letters") if is_mixed_case_id(m.group(0)) else m.group(0), text
+    )
 
 
 def domain_record_plan(scenario: Scenario) -> tuple[list[str], dict[str, str]] | None:
@@ -445,7 +455,8 @@ class ScriptedSimulator(Listening):
             value = f"No {slot.label}."  # "No blackout dates.": 4/4 with the question as the prompt
         else:  # ... but a code in it is spelled, as a caller reads one out ("with code 3, L, 2, U"), codes of a list
             # one by one ("P R V - O N C - 0 0 9 and ...")
-            spelled = CODE_IN_TEXT.sub(lambda m: spell_with_alphabet(m.group(0), "letters"), value)
+            spelled = spell_mixed_case_ids(value)
+            spelled = CODE_IN_TEXT.sub(lambda m: spell_with_alphabet(m.group(0), "letters"), spelled)
             value = say_code_list(value) or spelled
         rephrase = REPHRASED_KINDS.get(slot.kind)  # free text and email addresses get no words around them
         ended = value if value.endswith((".", "!", "?")) else f"{value}."  # "7 a.m." is not said "7 a.m.."

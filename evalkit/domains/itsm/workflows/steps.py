@@ -61,9 +61,13 @@ REQUEST_CATEGORIES = ("ACCT", "FAC", "HW", "SW")
 
 
 def request_id(value: str) -> str | None:
-    """The request number in the caller's words ("it's REQ-SW-3f2a..."), in the tools' form ("REQ-SW-3f2a...")."""
+    """The request number in the caller's words, written or spelled ("it's REQ-SW-3f2a...", "R, E, Q, -, S, W, -,
+    3, F, 2, A, ..."), in the tools' form ("REQ-SW-3f2a...")."""
     categories = "|".join(REQUEST_CATEGORIES)
     found = re.search(rf"REQ[\s-]*({categories})[\s-]*([0-9a-f]{{12}})\b", value, re.IGNORECASE)
+    if found is None:  # spelled: the characters with spaces, commas or dashes between them
+        squeezed = re.sub(r"(?<=\b\w)[\s,.-]+(?=\w\b)", "", value)
+        found = re.search(rf"REQ[\s,-]*({categories})[\s,-]*([0-9a-f]{{12}})\b", squeezed, re.IGNORECASE)
     return f"REQ-{found.group(1).upper()}-{found.group(2).lower()}" if found else None
 
 
