@@ -6,6 +6,8 @@ still runs the hand-written policy."""
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -52,6 +54,25 @@ def test_the_engine_quotes_the_refund_or_credit_as_the_hand_written_policy_does(
     # the same words from the route on (the engine spells the flight number: "S K 8 0 4" for "SK804")
     assert engine.partition(" from ")[2] == hand.partition(" from ")[2], (engine, hand)
     assert " dollars" in engine
+
+
+def test_a_disruption_refund_gives_back_seat_and_bag_fees_as_the_hand_written_policy_does() -> None:
+    scenario = next(s for s in CANCELLATIONS if s.id == "AL-036")  # a disrupted flight: an IRROPS refund
+    db = copy.deepcopy(scenario.scenario_db)
+    next(iter(db["reservations"].values()))["ancillaries"] = {"bags_fee": 35.0, "seat_selection_fee": 25.0}
+    with_fees = scenario.model_copy(update={"scenario_db": db})
+    runs = {
+        who: run_text_dialogue(with_fees, lambda t: t, None, np.random.default_rng(0), **engine)  # type: ignore[arg-type]
+        for who, engine in (("hand", {}), ("engine", {"registry": REGISTRY, "workflows": WORKFLOWS}))
+    }
+    refunds = {
+        who: [call.arguments for turn in run.turns for call in turn.tool_calls if call.name == "process_refund"]
+        for who, run in runs.items()
+    }
+    fees = {"confirmation_number": "3FTVFL", "refund_amount": 60.0, "refund_type": "ancillary_fees"}
+    assert refunds["engine"] == refunds["hand"] and fees in refunds["engine"], refunds
+    closing = [next(t for r, t in transcript(c) if r == "assistant" and "is cancelled" in t) for c in runs.values()]
+    assert closing[0] == closing[1] and "Your 60 dollars of seat and bag fees are refunded as well." in closing[1]
 
 
 def test_the_quote_is_the_domain_s_cancellation_terms_for_the_fare_paid() -> None:

@@ -60,6 +60,11 @@ def cancellation_quote(found: dict[str, Any], reason: str) -> dict[str, Any]:
     return {**terms, "paid": paid, "basis": basis}
 
 
+def irrops_fees(found: dict[str, Any], reason: str) -> float:
+    """The seat and bag fees an IRROPS refund gives back as well, in a refund of their own; 0 for any other reason."""
+    return float(sum((found["reservation"].get("ancillaries") or {}).values())) if reason == "irrops_refund" else 0.0
+
+
 FLIGHT = Derived(lambda found: live_booking(found)["segments"][0]["flight_number"], "$reservation")
 DAY = Derived(lambda found: live_booking(found)["segments"][0]["date"], "$reservation")
 JOURNEY = Derived(lambda found: live_booking(found)["journey_id"], "$reservation")
@@ -135,6 +140,12 @@ CANCELLATION = Workflow(
             },
             when="$cancel.refund_amount_eligible",
         ),
+        Compute("fees", Derived(irrops_fees, "$reservation", "$reason")),
+        Call(
+            "process_refund",
+            {"confirmation_number": "$confirmation_number", "refund_amount": "$fees", "refund_type": "ancillary_fees"},
+            when="$fees",
+        ),
         Say(
             "Your booking is cancelled and a travel credit of {cancel.credit_amount_eligible} dollars is ready.",
             when="$cancel.credit_amount_eligible",
@@ -143,6 +154,7 @@ CANCELLATION = Workflow(
             "Your booking is cancelled and a refund of {cancel.refund_amount_eligible} dollars is on its way.",
             when="$cancel.refund_amount_eligible",
         ),
+        Say("Your {fees} dollars of seat and bag fees are refunded as well.", when="$fees"),
     ),
 )
 WORKFLOWS = {CANCELLATION.name: CANCELLATION}
