@@ -1,14 +1,17 @@
 """Airline's cancellation-and-refund task on the workflow engine (issue 28.4, a first step of airline's move): the
 declaration is well formed, and in text mode with the scripted caller it completes every cancellation scenario the
 hand-written policy completes, with the reference calls (24-hour rule, disruption refund, credit, a declined
-cancellation). Airline itself still runs the hand-written policy."""
+cancellation), and its confirmation quotes the refund or credit in the hand-written policy's words. Airline itself
+still runs the hand-written policy."""
 
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 import pytest
 
-from evalkit.domains.airline.engine_workflows import WORKFLOWS, within_24_hours
+from evalkit.domains.airline.engine_workflows import WORKFLOWS, cancellation_quote, within_24_hours
 from evalkit.domains.airline.tools import REGISTRY
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.task_completion import task_completion
@@ -35,6 +38,56 @@ def test_the_engine_completes_airline_cancellations_with_the_reference_calls(sid
     assert task_completion(conversation).score == 1.0, lines
     made = [(c.name, c.arguments) for t in conversation.turns for c in t.tool_calls]
     assert made == [(c.name, c.arguments) for c in scenario.reference_calls], lines
+
+
+def confirmation(sid: str, **engine: object) -> str:
+    """The agent's cancellation question in a text run (the hand-written policy's unless ``engine`` is given)."""
+    scenario = next(s for s in CANCELLATIONS if s.id == sid)
+    conversation = run_text_dialogue(scenario, lambda t: t, None, np.random.default_rng(0), **engine)  # type: ignore[arg-type]
+    return next(t for r, t in transcript(conversation) if r == "assistant" and "go ahead and cancel" in t)
+
+
+@pytest.mark.parametrize("sid", ["AL-032", "AL-034", "AL-036", "AL-039"])  # credit, 24 hours, disruption, refundable
+def test_the_engine_quotes_the_refund_or_credit_as_the_hand_written_policy_does(sid: str) -> None:
+    hand = confirmation(sid)
+    engine = confirmation(sid, registry=REGISTRY, workflows=WORKFLOWS)
+    # the same words from the route on (the engine spells the flight number: "S K 8 0 4" for "SK804")
+    assert engine.partition(" from ")[2] == hand.partition(" from ")[2], (engine, hand)
+    assert " dollars" in engine
+
+
+def test_a_disruption_refund_gives_back_seat_and_bag_fees_as_the_hand_written_policy_does() -> None:
+    scenario = next(s for s in CANCELLATIONS if s.id == "AL-036")  # a disrupted flight: an IRROPS refund
+    db = copy.deepcopy(scenario.scenario_db)
+    next(iter(db["reservations"].values()))["ancillaries"] = {"bags_fee": 35.0, "seat_selection_fee": 25.0}
+    with_fees = scenario.model_copy(update={"scenario_db": db})
+    runs = {
+        who: run_text_dialogue(with_fees, lambda t: t, None, np.random.default_rng(0), **engine)  # type: ignore[arg-type]
+        for who, engine in (("hand", {}), ("engine", {"registry": REGISTRY, "workflows": WORKFLOWS}))
+    }
+    refunds = {
+        who: [call.arguments for turn in run.turns for call in turn.tool_calls if call.name == "process_refund"]
+        for who, run in runs.items()
+    }
+    fees = {"confirmation_number": "3FTVFL", "refund_amount": 60.0, "refund_type": "ancillary_fees"}
+    assert refunds["engine"] == refunds["hand"] and fees in refunds["engine"], refunds
+    closing = [next(t for r, t in transcript(c) if r == "assistant" and "is cancelled" in t) for c in runs.values()]
+    assert closing[0] == closing[1] and "Your 60 dollars of seat and bag fees are refunded as well." in closing[1]
+
+
+def test_the_quote_is_the_domain_s_cancellation_terms_for_the_fare_paid() -> None:
+    found = {"reservation": {"fare_type": "non_refundable", "bookings": [{"fare_paid": 249, "status": "confirmed"}]}}
+    quote = cancellation_quote(found, "voluntary")
+    assert (quote["basis"], quote["credit_amount_eligible"], quote["cancellation_fee"], quote["paid"]) == (
+        "credit",
+        149,
+        100,
+        249,
+    )
+    assert cancellation_quote(found, "24_hour_rule")["basis"] == "24_hour_rule"
+    assert cancellation_quote(found, "24_hour_rule")["refund_amount_eligible"] == 249
+    found["reservation"]["fare_type"] = "refundable"
+    assert cancellation_quote(found, "voluntary")["basis"] == "refundable"
 
 
 def test_the_24_hour_rule_counts_hours_and_the_week_before_the_flight() -> None:

@@ -21,7 +21,11 @@ A workflow is an ordered tuple of steps:
   ``limit`` items (each as the ``option`` template says it), hears the caller's choice against them (its value, an
   ordinal, the words of one option), reads it back and binds the chosen item's ``value`` to ``slot`` (the whole
   item to ``name``); an empty list stops the workflow with ``none`` spoken; a caller who takes none of them is asked
-  the ``again`` slot once more (a new search, at most ``retries`` times), else the workflow ends, nothing written.
+  the ``again`` slot once more (a new search, at most ``retries`` times), else the workflow ends, nothing written;
+- ``Compute(name, of)``: a value put into the scope under ``name`` (nothing said, no tool called), so a later step
+  can quote it (a fee, a total, the refund or credit a cancellation gives) or branch on it: ``of`` is a literal, a
+  ``"$ref"`` template or a ``Derived`` (a pure function of earlier values, written in Python beside the workflow;
+  no string is ever evaluated).
 
 ``Workflow.escalate`` (an ``Escalate(tool, args)``): a caller who asks for a person (a supervisor, a live agent) at
 any step of the workflow, or after it was refused, is handed over with that tool at once; ``args`` are templates
@@ -236,7 +240,17 @@ class Escalate:
     cue: str = ESCALATION_CUE
 
 
-Step = Ask | Call | Confirm | Say | Refuse | Offer
+@dataclass(frozen=True)
+class Compute:
+    """A value into the scope under ``name`` (see the module docstring): ``of`` is resolved as a call argument is
+    (a literal, ``"$ref"`` or ``Derived``); a reference it needs that was not gathered is an error, as for a call."""
+
+    name: str
+    of: Any
+    when: str | Derived | None = None
+
+
+Step = Ask | Call | Confirm | Say | Refuse | Offer | Compute
 TODAY = "today"  # the scope's name for the call's date (ISO), for a ``Derived`` that compares against it
 NOW = "now"  # the call's date and time ("YYYY-MM-DD HH:MM") where the agent knows it (a 24-hour rule)
 
@@ -273,6 +287,8 @@ class Workflow:
                 if step.again is not None and step.again not in {s.name for s in self.slots}:
                     raise WorkflowError(f"{where}: offer again={step.again!r} is no slot of the workflow")
                 known.update(n for n in (step.slot.name, step.name) if n)
+            elif isinstance(step, Compute):
+                known.add(step.name)
             elif isinstance(step, Call):
                 if step.tool not in registry:
                     raise WorkflowError(f"{where}: unknown tool {step.tool!r}")
@@ -288,15 +304,10 @@ def _references(step: Step) -> list[str]:
         refs += [r.split(".")[0] for r in step.when.refs if r not in (TODAY, NOW)]
     elif step.when:
         refs.append(step.when.lstrip("!$").partition("=")[0].split(".")[0])
+    values = list(step.args.values()) if isinstance(step, Call) else [step.of] if isinstance(step, Compute) else []
+    refs += [m.group(1) for v in values if isinstance(v, str) and (m := REFERENCE.match(v))]
+    refs += [r.split(".")[0] for v in values if isinstance(v, Derived) for r in v.refs if r not in (TODAY, NOW)]
     if isinstance(step, Call):
-        refs += [m.group(1) for v in step.args.values() if isinstance(v, str) and (m := REFERENCE.match(v))]
-        refs += [
-            r.split(".")[0]
-            for v in step.args.values()
-            if isinstance(v, Derived)
-            for r in v.refs
-            if r not in (TODAY, NOW)
-        ]
         refs += [r.split(".")[0] for r in (step.each.refs if step.each else ())]
     if isinstance(step, Confirm | Say | Refuse):
         refs += [m.split(".")[0] for m in TEXT_REFERENCE.findall(step.text)]
@@ -452,6 +463,8 @@ def run_reference(
             if not chosen:
                 raise WorkflowError(f"workflow {workflow.name}: answer for {step.slot.name!r} is not among the offer")
             bind_choice(step, chosen[0], scope)
+        elif isinstance(step, Compute):
+            scope[step.name] = resolve(step.of, scope)
         elif isinstance(step, Confirm) and not confirm:
             return ReferenceRun(calls, "declined", scope, errors)
         elif isinstance(step, Refuse):

@@ -29,7 +29,7 @@ from evalkit.agents.reference.workflow_offer import WorkflowOffers
 from evalkit.agents.reference.workflow_repair import named_in
 from evalkit.agents.reference.workflow_run import Run
 from evalkit.agents.reference.workflow_slots import ALPHABET_ASK, WorkflowSlots
-from evalkit.domains.workflow import NOW, TODAY, Ask, Confirm, Offer, Refuse, Say, Workflow, applies
+from evalkit.domains.workflow import NOW, TODAY, Ask, Compute, Confirm, Offer, Refuse, Say, Workflow, applies, resolve
 from evalkit.spoken import parse_yes_no
 
 # Names other modules and tests import from here (the engine's public face before it was split in modules).
@@ -211,7 +211,7 @@ class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHeari
 
     # -- walking the steps -----------------------------------------------------------------------------------
     def _advance(self, prefix: str = "") -> PolicyReply:
-        """Run steps until one needs the caller (an Ask or a Confirm) or the workflow ends."""
+        """Run steps until one needs the caller (an Ask, an Offer or a Confirm) or the workflow ends."""
         run = self.run
         assert run is not None
         said = [prefix] if prefix else []
@@ -237,6 +237,10 @@ class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHeari
             if isinstance(step, Confirm):
                 self.confirming = speak(step.text, run.scope)
                 return self._ask("confirm", " ".join([*said, self.confirming]))
+            if isinstance(step, Compute):  # a value for later steps to quote or branch on: nothing said
+                run.scope[step.name] = resolve(step.of, run.scope)
+                run.index += 1
+                continue
             if isinstance(step, Say):
                 said.append(speak(step.text, run.scope))
                 run.index += 1

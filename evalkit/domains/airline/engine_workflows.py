@@ -7,6 +7,8 @@ module is not named ``workflows`` for that reason (a domain's ``workflows`` modu
 The refund rules are the domain's (App. L.4 "Refund Policy", ``policy.cancellation_terms``): an airline disruption
 that entitles a refund, then the 24-hour rule (booked within 24 hours, first flight at least seven days after
 booking), refund any fare; else a refundable fare refunds and a non-refundable one becomes credit less the fee.
+The confirmation quotes what cancelling gives before anything is written (``Compute`` steps: the reason, then the
+quote from ``cancellation_terms``), in the hand-written policy's words.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from evalkit.domains.workflow import NOW, Ask, Call, Confirm, Derived, Say, Slot, Workflow
+from evalkit.domains.airline.policy import cancellation_terms
+from evalkit.domains.workflow import NOW, Ask, Call, Compute, Confirm, Derived, Say, Slot, Workflow
 
 CODE = Slot(
     "confirmation_number",
@@ -47,6 +50,21 @@ def refund_reason(found: dict[str, Any], now: str) -> str:
     return "24_hour_rule" if within_24_hours(found, now) else "voluntary"
 
 
+def cancellation_quote(found: dict[str, Any], reason: str) -> dict[str, Any]:
+    """What cancelling the booking gives, quoted before the caller agrees (App. L.4): the domain's
+    ``cancellation_terms`` for the fare paid, with ``paid`` and the ``basis`` the confirmation states (the
+    cancellation reason, or for a voluntary one whether the fare is refundable or becomes credit)."""
+    paid = live_booking(found)["fare_paid"]
+    terms = cancellation_terms(found["reservation"].get("fare_type", ""), reason, paid)
+    basis = reason if reason != "voluntary" else "refundable" if terms["is_refundable"] else "credit"
+    return {**terms, "paid": paid, "basis": basis}
+
+
+def irrops_fees(found: dict[str, Any], reason: str) -> float:
+    """The seat and bag fees an IRROPS refund gives back as well, in a refund of their own; 0 for any other reason."""
+    return float(sum((found["reservation"].get("ancillaries") or {}).values())) if reason == "irrops_refund" else 0.0
+
+
 FLIGHT = Derived(lambda found: live_booking(found)["segments"][0]["flight_number"], "$reservation")
 DAY = Derived(lambda found: live_booking(found)["segments"][0]["date"], "$reservation")
 JOURNEY = Derived(lambda found: live_booking(found)["journey_id"], "$reservation")
@@ -54,6 +72,21 @@ PASSENGER = Derived(lambda found: found["reservation"]["passengers"][0]["passeng
 DISRUPTED = Derived(lambda status: status["journey"].get("status") not in ("scheduled", "on_time"), "$status")
 REFUND_OWED = "$disruption.disruption.passenger_entitled_to.refund_option"
 
+# The confirmation quotes what cancelling gives, as the hand-written policy does (the route and time from the
+# flight status, the refund or the credit less the fee from ``quote``), so the caller agrees knowing the amount.
+FOUND = (
+    "I found your booking on flight {status.journey.segments.0.flight_number} from {status.journey.origin} to "
+    "{status.journey.destination} on {status.journey.date} at {status.journey.segments.0.scheduled_departure}."
+)
+FULL_REFUND = (
+    "get a full refund of {quote.refund_amount_eligible} dollars to your original payment in five to seven "
+    "business days. Shall I go ahead and cancel?"
+)
+REFUND_WHY = {
+    "irrops_refund": "Because that flight was disrupted by the airline, you",
+    "24_hour_rule": "You booked within the last 24 hours, so you",
+    "refundable": "Your fare is refundable, so you",
+}
 CANCEL = {"confirmation_number": "$confirmation_number", "journey_id": JOURNEY}
 CANCELLATION = Workflow(
     name="cancellation_refund",
@@ -76,17 +109,18 @@ CANCELLATION = Workflow(
             when=DISRUPTED,
             errors_ok=("not_found",),
         ),
+        Compute("reason", "irrops_refund", when=REFUND_OWED),
+        Compute("reason", Derived(refund_reason, "$reservation", f"${NOW}"), when=f"!{REFUND_OWED}"),
+        Compute("quote", Derived(cancellation_quote, "$reservation", "$reason")),
+        *(Confirm(f"{FOUND} {why} {FULL_REFUND}", when=f"$quote.basis={basis}") for basis, why in REFUND_WHY.items()),
         Confirm(
-            "I found your booking on flight {reservation.reservation.bookings.0.segments.0.flight_number}. "
-            "Shall I go ahead and cancel it?"
+            f"{FOUND} Your fare is non-refundable, so instead of a refund you would get a travel credit of "
+            "{quote.credit_amount_eligible} dollars, that's the {quote.paid} you paid minus the "
+            "{quote.cancellation_fee} dollar cancellation fee. It is valid for twelve months, for you only. "
+            "Shall I go ahead and cancel?",
+            when="$quote.basis=credit",
         ),
-        Call("cancel_reservation", {**CANCEL, "cancellation_reason": "irrops_refund"}, name="cancel", when=REFUND_OWED),
-        Call(
-            "cancel_reservation",
-            {**CANCEL, "cancellation_reason": Derived(refund_reason, "$reservation", f"${NOW}")},
-            name="cancel",
-            when=f"!{REFUND_OWED}",
-        ),
+        Call("cancel_reservation", {**CANCEL, "cancellation_reason": "$reason"}, name="cancel"),
         Call(
             "issue_travel_credit",
             {
@@ -106,6 +140,12 @@ CANCELLATION = Workflow(
             },
             when="$cancel.refund_amount_eligible",
         ),
+        Compute("fees", Derived(irrops_fees, "$reservation", "$reason")),
+        Call(
+            "process_refund",
+            {"confirmation_number": "$confirmation_number", "refund_amount": "$fees", "refund_type": "ancillary_fees"},
+            when="$fees",
+        ),
         Say(
             "Your booking is cancelled and a travel credit of {cancel.credit_amount_eligible} dollars is ready.",
             when="$cancel.credit_amount_eligible",
@@ -114,6 +154,7 @@ CANCELLATION = Workflow(
             "Your booking is cancelled and a refund of {cancel.refund_amount_eligible} dollars is on its way.",
             when="$cancel.refund_amount_eligible",
         ),
+        Say("Your {fees} dollars of seat and bag fees are refunded as well.", when="$fees"),
     ),
 )
 WORKFLOWS = {CANCELLATION.name: CANCELLATION}
