@@ -96,3 +96,38 @@ def test_the_24_hour_rule_counts_hours_and_the_week_before_the_flight() -> None:
     assert not within_24_hours(found, "2026-06-18 15:31")  # 24 hours and a minute
     found["reservation"]["bookings"][0]["segments"][0]["date"] = "2026-06-23"  # six days after booking
     assert not within_24_hours(found, "2026-06-18 10:50")
+
+
+def with_a_second_journey(sid: str) -> object:
+    """A made-up variant of a real scenario: the reservation holds a second live journey (a return flight a week
+    later at its own fare), so cancelling it covers both journeys."""
+    scenario = next(s for s in CANCELLATIONS if s.id == sid)
+    db = copy.deepcopy(scenario.scenario_db)
+    reservation = next(iter(db["reservations"].values()))
+    back = copy.deepcopy(reservation["bookings"][0])
+    back["segments"][0].update(flight_number="SK999", date="2026-07-30")
+    back.update(journey_id="FL_SK999_20260730", fare_paid=back["fare_paid"] + 50)
+    reservation["bookings"].append(back)
+    return scenario.model_copy(update={"scenario_db": db})
+
+
+@pytest.mark.parametrize("sid", ["AL-032", "AL-039"])  # a non-refundable fare (credit), a refundable one (refund)
+def test_two_live_journeys_are_both_cancelled_and_settled_in_one_total_as_the_hand_written_policy_does(
+    sid: str,
+) -> None:
+    scenario = with_a_second_journey(sid)
+    runs = {
+        who: run_text_dialogue(scenario, lambda t: t, None, np.random.default_rng(0), **engine)  # type: ignore[arg-type]
+        for who, engine in (("hand", {}), ("engine", {"registry": REGISTRY, "workflows": WORKFLOWS}))
+    }
+    made = {who: [(c.name, c.arguments) for t in run.turns for c in t.tool_calls] for who, run in runs.items()}
+    writes = {who: [c for c in calls if c[0] != "get_flight_status"] for who, calls in made.items()}
+    assert writes["engine"] == writes["hand"], made
+    cancelled = [args["journey_id"] for name, args in made["engine"] if name == "cancel_reservation"]
+    assert len(cancelled) == 2 and cancelled[1] == "FL_SK999_20260730", made
+    settled = [args for name, args in made["engine"] if name in ("issue_travel_credit", "process_refund")]
+    assert len(settled) == 1, made  # one credit or refund for both journeys
+    said = {who: [t for r, t in transcript(run) if r == "assistant"] for who, run in runs.items()}
+    quote, closing = ([next(t for t in said[w] if cue in t) for w in said] for cue in ("go ahead", "is cancelled"))
+    assert quote[0].partition(" from ")[2] == quote[1].partition(" from ")[2], quote
+    assert closing[0] == closing[1], closing

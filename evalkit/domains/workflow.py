@@ -44,7 +44,8 @@ made). ``when`` may also be a ``Derived`` (its value's truth decides), and ``$to
 A ``Call`` may name ``errors_ok``: error types that are an answer, not a failure (an unlock refused for a security
 hold, a device too new to replace): the error result goes into the scope like a success, and ``require`` decides;
 ``refuse_on``: error types that are the policy's refusal (EVA-Bench's eligibility checks answer "no" with an error);
-``each``: one call per item of a list of argument sets. ``Derived(fn, "$ref", ...)`` as an argument is ``fn`` of the
+``each``: one call per item of a list of argument sets, with ``total``: the result fields summed over those calls
+(the refund and the credit of every booking cancelled). ``Derived(fn, "$ref", ...)`` as an argument is ``fn`` of the
 values (an SLA tier from the urgency); a ``Slot`` may ``normalize`` the parsed value to the tool's format (a floor
 "2" -> "FL2") or give a code's written ``pattern`` (its dashes put back).
 """
@@ -168,13 +169,29 @@ class Call:
     # One call per item of this list of argument sets (each merged into ``args``): a request of several like
     # things (the onboarding tasks a caller finished, each with its own code); the result is the last call's.
     each: Derived | None = None
+    # With ``each``: result fields summed over all its calls (the result under ``name`` is the last call's with these
+    # fields the totals), so later steps quote, pass on or branch on the whole, e.g. the refund of every journey.
+    total: tuple[str, ...] = ()
     # Error types that are the policy's answer, not a mistake (EVA-Bench's eligibility checks answer "no" with an
     # error): the workflow stops with ``refusal`` as for a failed ``require``; the error is in scope as ``name``.
     refuse_on: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        if self.total and self.each is None:
+            raise WorkflowError(f"call {self.tool}: total= sums the results of an each= call; this call has no each")
+
     def accepts(self, result: Mapping[str, Any]) -> bool:
         """A success, or an error of one of the ``errors_ok`` types."""
         return result.get("status") == "success" or result.get("error_type") in self.errors_ok
+
+
+def totalled(step: Call, results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """An ``each`` call's result for the scope: the last call's, each ``total`` field the sum over all the calls (a
+    call whose result lacks the field adds nothing)."""
+    last = dict(results[-1]) if results else {}
+    for name in step.total:
+        last[name] = sum(v for r in results if isinstance(v := r.get(name), int | float))
+    return last
 
 
 def memo_key(tool: str, args: Mapping[str, Any]) -> str:
@@ -418,15 +435,16 @@ def run_reference(
             scope[step.slot.name] = answers[step.slot.name]
         elif isinstance(step, Call) and step.each is not None:
             base = {key: resolve(value, scope) for key, value in step.args.items()}
+            results = []
             for item in resolve(step.each, scope) or ():
                 args = {**base, **item}
-                result = executor.call(step.tool, args)
+                results.append(result := executor.call(step.tool, args))
                 calls.append((step.tool, args))
                 errors.append(None)
                 if result.get("status") != "success":
                     raise WorkflowError(f"workflow {workflow.name} step {i}: {step.tool}({args}) failed: {result}")
-                if step.name:
-                    scope[step.name] = result
+            if step.name and results:
+                scope[step.name] = totalled(step, results)
         elif isinstance(step, Call):
             args = {key: resolve(value, scope) for key, value in step.args.items()}
             key = memo_key(step.tool, args)

@@ -14,7 +14,7 @@ from evalkit.agents.reference.slot_hearing import speak
 from evalkit.agents.reference.workflow_hearing import listed_names
 from evalkit.agents.reference.workflow_repair import fed_slots, named_in, slots_to_reask
 from evalkit.agents.reference.workflow_run import Run
-from evalkit.domains.workflow import Ask, Call, lookup_or_none, memo_key, resolve
+from evalkit.domains.workflow import Ask, Call, lookup_or_none, memo_key, resolve, totalled
 
 MAX_TOOL_RETRIES = 1  # a failed lookup re-asks the slot that fed it once (a misheard ID), then transfers
 
@@ -92,19 +92,21 @@ class WorkflowCalls:
         return self._ask("slot", " ".join([*said, apology, slot.question]), DialogueAct("ask", slot.name))
 
     def _call_each(self, step: Call, said: list[str]) -> PolicyReply | None:
-        """One call per item of ``step.each`` (none heard: the value is asked again, as after a failed call)."""
+        """One call per item of ``step.each`` (none heard: the value is asked again, as after a failed call); the
+        result under ``step.name`` has its ``total`` fields summed over the calls."""
         run = self.run
         assert run is not None
         base = {key: resolve(value, run.scope) for key, value in step.args.items()}
         items = resolve(step.each, run.scope) or []
         if not items:
             return self._after_error(step, {"message": "nothing to do was heard"}, said)
+        results = []
         for item in items:
-            result = self.tools.call(step.tool, **{**base, **item})
+            results.append(result := self.tools.call(step.tool, **{**base, **item}))
             if not ok(result):
                 return self._after_error(step, result, said)
-            if step.name:
-                run.scope[step.name] = result
+        if step.name:
+            run.scope[step.name] = totalled(step, results)
         return None
 
     def _after_error(self, step: Call, result: Mapping[str, Any], said: list[str]) -> PolicyReply:

@@ -8,7 +8,9 @@ The refund rules are the domain's (App. L.4 "Refund Policy", ``policy.cancellati
 that entitles a refund, then the 24-hour rule (booked within 24 hours, first flight at least seven days after
 booking), refund any fare; else a refundable fare refunds and a non-refundable one becomes credit less the fee.
 The confirmation quotes what cancelling gives before anything is written (``Compute`` steps: the reason, then the
-quote from ``cancellation_terms``), in the hand-written policy's words.
+quote from ``cancellation_terms``), in the hand-written policy's words. Every live journey of the reservation is
+cancelled (``Call(each=...)``) and the refund or credit the cancellations give is summed over them (``total=``) into
+one refund or one credit, as the hand-written policy does when the caller names no journey.
 """
 
 from __future__ import annotations
@@ -29,10 +31,16 @@ CODE = Slot(
 LAST_NAME = Slot("last_name", "name", "And the last name on the booking?", label="last name")
 
 
-def live_booking(found: dict[str, Any]) -> dict[str, Any]:
-    """The reservation's first booking not cancelled yet (the one a single-journey cancellation covers)."""
+def live_bookings(found: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reservation's bookings not cancelled yet: the journeys a cancellation covers, as in the hand-written
+    policy (its first one when every booking is cancelled already, so the tool states that)."""
     bookings = found["reservation"]["bookings"]
-    return next((b for b in bookings if b.get("status") != "cancelled"), bookings[0])
+    return [b for b in bookings if b.get("status") != "cancelled"] or bookings[:1]
+
+
+def live_booking(found: dict[str, Any]) -> dict[str, Any]:
+    """The first live booking: the flight whose status and disruption decide the refund."""
+    return live_bookings(found)[0]
 
 
 def within_24_hours(found: dict[str, Any], now: str) -> bool:
@@ -41,7 +49,7 @@ def within_24_hours(found: dict[str, Any], now: str) -> bool:
     if not booked:
         return False
     since = datetime.fromisoformat(now) - datetime.fromisoformat(booked[:16])
-    first = date.fromisoformat(live_booking(found)["segments"][0]["date"])
+    first = min(date.fromisoformat(b["segments"][0]["date"]) for b in live_bookings(found))
     return since.total_seconds() <= 24 * 3600 and (first - date.fromisoformat(booked[:10])).days >= 7
 
 
@@ -51,10 +59,11 @@ def refund_reason(found: dict[str, Any], now: str) -> str:
 
 
 def cancellation_quote(found: dict[str, Any], reason: str) -> dict[str, Any]:
-    """What cancelling the booking gives, quoted before the caller agrees (App. L.4): the domain's
-    ``cancellation_terms`` for the fare paid, with ``paid`` and the ``basis`` the confirmation states (the
-    cancellation reason, or for a voluntary one whether the fare is refundable or becomes credit)."""
-    paid = live_booking(found)["fare_paid"]
+    """What cancelling the live bookings gives, quoted before the caller agrees (App. L.4): the domain's
+    ``cancellation_terms`` for the fares paid (summed over the bookings, as the hand-written policy quotes), with
+    ``paid`` and the ``basis`` the confirmation states (the cancellation reason, or for a voluntary one whether the
+    fare is refundable or becomes credit)."""
+    paid = sum(b["fare_paid"] for b in live_bookings(found))
     terms = cancellation_terms(found["reservation"].get("fare_type", ""), reason, paid)
     basis = reason if reason != "voluntary" else "refundable" if terms["is_refundable"] else "credit"
     return {**terms, "paid": paid, "basis": basis}
@@ -67,7 +76,7 @@ def irrops_fees(found: dict[str, Any], reason: str) -> float:
 
 FLIGHT = Derived(lambda found: live_booking(found)["segments"][0]["flight_number"], "$reservation")
 DAY = Derived(lambda found: live_booking(found)["segments"][0]["date"], "$reservation")
-JOURNEY = Derived(lambda found: live_booking(found)["journey_id"], "$reservation")
+JOURNEYS = Derived(lambda found: [{"journey_id": b["journey_id"]} for b in live_bookings(found)], "$reservation")
 PASSENGER = Derived(lambda found: found["reservation"]["passengers"][0]["passenger_id"], "$reservation")
 DISRUPTED = Derived(lambda status: status["journey"].get("status") not in ("scheduled", "on_time"), "$status")
 REFUND_OWED = "$disruption.disruption.passenger_entitled_to.refund_option"
@@ -87,7 +96,6 @@ REFUND_WHY = {
     "24_hour_rule": "You booked within the last 24 hours, so you",
     "refundable": "Your fare is refundable, so you",
 }
-CANCEL = {"confirmation_number": "$confirmation_number", "journey_id": JOURNEY}
 CANCELLATION = Workflow(
     name="cancellation_refund",
     description="Cancel a booked flight with the refund or travel credit the fare allows.",
@@ -120,7 +128,14 @@ CANCELLATION = Workflow(
             "Shall I go ahead and cancel?",
             when="$quote.basis=credit",
         ),
-        Call("cancel_reservation", {**CANCEL, "cancellation_reason": "$reason"}, name="cancel"),
+        # every live journey cancelled; the refund and the credit the cancellations give, summed over them
+        Call(
+            "cancel_reservation",
+            {"confirmation_number": "$confirmation_number", "cancellation_reason": "$reason"},
+            name="cancel",
+            each=JOURNEYS,
+            total=("refund_amount_eligible", "credit_amount_eligible"),
+        ),
         Call(
             "issue_travel_credit",
             {
