@@ -98,36 +98,59 @@ def test_the_24_hour_rule_counts_hours_and_the_week_before_the_flight() -> None:
     assert not within_24_hours(found, "2026-06-18 10:50")
 
 
-def with_a_second_journey(sid: str) -> object:
+def with_a_second_journey(sid: str, opening: str | None = None) -> object:
     """A made-up variant of a real scenario: the reservation holds a second live journey (a return flight a week
-    later at its own fare), so cancelling it covers both journeys."""
+    later at its own fare), so cancelling it covers both journeys unless the caller's ``opening`` names one."""
     scenario = next(s for s in CANCELLATIONS if s.id == sid)
+    if opening is not None:
+        goal = scenario.user_goal.model_copy(update={"starting_utterance": opening})
+        scenario = scenario.model_copy(update={"user_goal": goal})
     db = copy.deepcopy(scenario.scenario_db)
     reservation = next(iter(db["reservations"].values()))
     back = copy.deepcopy(reservation["bookings"][0])
     back["segments"][0].update(flight_number="SK999", date="2026-07-30")
     back.update(journey_id="FL_SK999_20260730", fare_paid=back["fare_paid"] + 50)
     reservation["bookings"].append(back)
+    flight = copy.deepcopy(db["journeys"][reservation["bookings"][0]["journey_id"]])  # the flight runs, as the first
+    flight.update(journey_id="FL_SK999_20260730", date="2026-07-30")
+    flight["segments"][0]["flight_number"] = "SK999"
+    db["journeys"]["FL_SK999_20260730"] = flight
     return scenario.model_copy(update={"scenario_db": db})
+
+
+def both_ways(scenario: object) -> tuple[dict[str, list[tuple[str, dict]]], dict[str, list[str]]]:
+    """The tool calls of the hand-written policy and of the engine on ``scenario``, and what each said."""
+    runs = {
+        who: run_text_dialogue(scenario, lambda t: t, None, np.random.default_rng(0), **engine)  # type: ignore[arg-type]
+        for who, engine in (("hand", {}), ("engine", {"registry": REGISTRY, "workflows": WORKFLOWS}))
+    }
+    made = {who: [(c.name, c.arguments) for t in run.turns for c in t.tool_calls] for who, run in runs.items()}
+    said = {who: [t for r, t in transcript(run) if r == "assistant"] for who, run in runs.items()}
+    return made, said
 
 
 @pytest.mark.parametrize("sid", ["AL-032", "AL-039"])  # a non-refundable fare (credit), a refundable one (refund)
 def test_two_live_journeys_are_both_cancelled_and_settled_in_one_total_as_the_hand_written_policy_does(
     sid: str,
 ) -> None:
-    scenario = with_a_second_journey(sid)
-    runs = {
-        who: run_text_dialogue(scenario, lambda t: t, None, np.random.default_rng(0), **engine)  # type: ignore[arg-type]
-        for who, engine in (("hand", {}), ("engine", {"registry": REGISTRY, "workflows": WORKFLOWS}))
-    }
-    made = {who: [(c.name, c.arguments) for t in run.turns for c in t.tool_calls] for who, run in runs.items()}
+    made, said = both_ways(with_a_second_journey(sid))
     writes = {who: [c for c in calls if c[0] != "get_flight_status"] for who, calls in made.items()}
     assert writes["engine"] == writes["hand"], made
     cancelled = [args["journey_id"] for name, args in made["engine"] if name == "cancel_reservation"]
     assert len(cancelled) == 2 and cancelled[1] == "FL_SK999_20260730", made
     settled = [args for name, args in made["engine"] if name in ("issue_travel_credit", "process_refund")]
     assert len(settled) == 1, made  # one credit or refund for both journeys
-    said = {who: [t for r, t in transcript(run) if r == "assistant"] for who, run in runs.items()}
     quote, closing = ([next(t for t in said[w] if cue in t) for w in said] for cue in ("go ahead", "is cancelled"))
     assert quote[0].partition(" from ")[2] == quote[1].partition(" from ")[2], quote
+    assert closing[0] == closing[1], closing
+
+
+def test_a_caller_who_names_the_return_has_only_the_return_cancelled_as_the_hand_written_policy_does() -> None:
+    made, said = both_ways(with_a_second_journey("AL-032", "Hi, I need to cancel just the return part of my trip."))
+    assert made["engine"] == made["hand"], made
+    cancelled = [args["journey_id"] for name, args in made["engine"] if name == "cancel_reservation"]
+    assert cancelled == ["FL_SK999_20260730"], made  # the outbound stays booked
+    credit = next(args for name, args in made["engine"] if name == "issue_travel_credit")
+    assert credit["amount"] == 199, made  # the return's 299 less the 100 dollar fee
+    closing = [next(t for t in said[w] if "is cancelled" in t) for w in said]
     assert closing[0] == closing[1], closing

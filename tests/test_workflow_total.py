@@ -12,7 +12,18 @@ import pytest
 from evalkit.agents.base import ToolBox
 from evalkit.agents.reference.workflow_policy import WorkflowPolicy
 from evalkit.domains.base import ToolArgs, ToolExecutor, ToolRegistry
-from evalkit.domains.workflow import Ask, Call, Derived, Say, Slot, Workflow, WorkflowError, run_reference, totalled
+from evalkit.domains.workflow import (
+    REQUESTED,
+    Ask,
+    Call,
+    Derived,
+    Say,
+    Slot,
+    Workflow,
+    WorkflowError,
+    run_reference,
+    totalled,
+)
 
 TODAY = date(2026, 6, 18)
 REGISTRY = ToolRegistry()
@@ -105,3 +116,31 @@ def test_a_field_no_result_has_totals_zero_and_total_needs_each() -> None:
     }
     with pytest.raises(WorkflowError, match="total= sums the results of an each= call"):
         Call("pay_refund", {"order_id": "$order_id"}, total=("paid",))
+
+
+def named_or_all(found: dict[str, Any], requested: str) -> list[dict[str, str]]:
+    """The parcels the caller's request names ("just parcel P2"), else every one."""
+    parcels = list(found["order"]["parcels"])
+    return [{"parcel_id": p} for p in parcels if p.lower() in requested.lower().split()] or [
+        {"parcel_id": p} for p in parcels
+    ]
+
+
+def test_the_caller_s_request_is_in_scope_as_requested() -> None:
+    step = Call(
+        "return_parcel",
+        {"order_id": "$order_id"},
+        name="returned",
+        each=Derived(named_or_all, "$found", f"${REQUESTED}"),
+        total=("refund",),
+    )
+    named = Workflow("returns", "Return an order.", ("return",), (*STEPS[:2], step, *STEPS[3:]))
+    named.check(REGISTRY)  # $requested needs no step to gather it
+    run = run_reference(named, {"order_id": "ORD123", REQUESTED: "return just p2"}, ToolExecutor(REGISTRY, fresh_db()))
+    assert run.scope["returned"]["refund"] == 35.5
+    executor = ToolExecutor(REGISTRY, fresh_db())
+    agent = WorkflowPolicy(ToolBox(executor), TODAY, {"returns": named})
+    agent.greet()
+    for line in ("I'd like to return just P2 of my order.", "O R D 1 2 3", "Yes."):
+        reply = agent.step(line).text
+    assert "35.5 dollars refunded" in reply and executor.db["payments"][0]["amount"] == 35.5, reply

@@ -40,6 +40,7 @@ Branches (ITSM: troubleshooting must fail before a ticket; HR: OTP elevation) ar
 referenced value is truthy (or falsy with ``!``); a reference to a call that did not run (or a result without the
 field) is falsy. ``when="$ref=value"`` (``!$ref=value``) compares the value's text instead (e.g. the choice a caller
 made). ``when`` may also be a ``Derived`` (its value's truth decides), and ``$today`` is the call's date (ISO).
+``$requested`` (a ``Derived``'s input) is the caller's words that started the task.
 
 A ``Call`` may name ``errors_ok``: error types that are an answer, not a failure (an unlock refused for a security
 hold, a device too new to replace): the error result goes into the scope like a success, and ``require`` decides;
@@ -270,6 +271,10 @@ class Compute:
 Step = Ask | Call | Confirm | Say | Refuse | Offer | Compute
 TODAY = "today"  # the scope's name for the call's date (ISO), for a ``Derived`` that compares against it
 NOW = "now"  # the call's date and time ("YYYY-MM-DD HH:MM") where the agent knows it (a 24-hour rule)
+# The caller's words that started the task, as heard ("cancel just the return part of my trip"): a ``Derived`` reads
+# which of several like things the caller named (the reference run takes them from ``answers``, else "").
+REQUESTED = "requested"
+BUILT_IN = (TODAY, NOW, REQUESTED)  # names in every scope: no step has to gather them
 
 
 @dataclass(frozen=True)
@@ -318,14 +323,14 @@ class Workflow:
 def _references(step: Step) -> list[str]:
     refs: list[str] = []
     if isinstance(step.when, Derived):
-        refs += [r.split(".")[0] for r in step.when.refs if r not in (TODAY, NOW)]
+        refs += [r.split(".")[0] for r in step.when.refs if r not in BUILT_IN]
     elif step.when:
         refs.append(step.when.lstrip("!$").partition("=")[0].split(".")[0])
     values = list(step.args.values()) if isinstance(step, Call) else [step.of] if isinstance(step, Compute) else []
     refs += [m.group(1) for v in values if isinstance(v, str) and (m := REFERENCE.match(v))]
-    refs += [r.split(".")[0] for v in values if isinstance(v, Derived) for r in v.refs if r not in (TODAY, NOW)]
+    refs += [r.split(".")[0] for v in values if isinstance(v, Derived) for r in v.refs if r not in BUILT_IN]
     if isinstance(step, Call):
-        refs += [r.split(".")[0] for r in (step.each.refs if step.each else ())]
+        refs += [r.split(".")[0] for r in (step.each.refs if step.each else ()) if r not in BUILT_IN]
     if isinstance(step, Confirm | Say | Refuse):
         refs += [m.split(".")[0] for m in TEXT_REFERENCE.findall(step.text)]
     if isinstance(step, Offer):
@@ -424,6 +429,7 @@ def run_reference(
     fresh = False  # a ``once`` call of this workflow was made afresh: the later ones are too
     today = executor.db.get("_current_date")
     scope: dict[str, Any] = {TODAY: today} if today else {}
+    scope[REQUESTED] = str(answers.get(REQUESTED, ""))
     calls: list[tuple[str, dict[str, Any]]] = []
     errors: list[str | None] = []
     for i, step in enumerate(workflow.steps):

@@ -29,7 +29,20 @@ from evalkit.agents.reference.workflow_offer import WorkflowOffers
 from evalkit.agents.reference.workflow_repair import named_in
 from evalkit.agents.reference.workflow_run import Run
 from evalkit.agents.reference.workflow_slots import ALPHABET_ASK, WorkflowSlots
-from evalkit.domains.workflow import NOW, TODAY, Ask, Compute, Confirm, Offer, Refuse, Say, Workflow, applies, resolve
+from evalkit.domains.workflow import (
+    NOW,
+    REQUESTED,
+    TODAY,
+    Ask,
+    Compute,
+    Confirm,
+    Offer,
+    Refuse,
+    Say,
+    Workflow,
+    applies,
+    resolve,
+)
 from evalkit.spoken import parse_yes_no
 
 # Names other modules and tests import from here (the engine's public face before it was split in modules).
@@ -206,7 +219,8 @@ class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHeari
                 self.known.pop(slot, None)
         self.started.add(name)
         clock = {NOW: self.now} if self.now else {}
-        self.run = self.last_run = Run(workflow, scope={TODAY: self.today.isoformat(), **clock})
+        asked = {REQUESTED: self.requests[-1] if self.requests else ""}  # the words that started this task
+        self.run = self.last_run = Run(workflow, scope={TODAY: self.today.isoformat(), **clock, **asked})
         return self._advance(prefix)
 
     # -- walking the steps -----------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ booking), refund any fare; else a refundable fare refunds and a non-refundable o
 The confirmation quotes what cancelling gives before anything is written (``Compute`` steps: the reason, then the
 quote from ``cancellation_terms``), in the hand-written policy's words. Every live journey of the reservation is
 cancelled (``Call(each=...)``) and the refund or credit the cancellations give is summed over them (``total=``) into
-one refund or one credit, as the hand-written policy does when the caller names no journey.
+one refund or one credit, as the hand-written policy does when the caller names no journey (one who asks to cancel
+the return has only that journey cancelled, read from ``$requested``).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from datetime import date, datetime
 from typing import Any
 
 from evalkit.domains.airline.policy import cancellation_terms
-from evalkit.domains.workflow import NOW, Ask, Call, Compute, Confirm, Derived, Say, Slot, Workflow
+from evalkit.domains.workflow import NOW, REQUESTED, Ask, Call, Compute, Confirm, Derived, Say, Slot, Workflow
 
+ASKED = f"${REQUESTED}"  # the caller's words that started the task: a journey it names ("just the return")
 CODE = Slot(
     "confirmation_number",
     "code",
@@ -38,9 +40,11 @@ def live_bookings(found: dict[str, Any]) -> list[dict[str, Any]]:
     return [b for b in bookings if b.get("status") != "cancelled"] or bookings[:1]
 
 
-def live_booking(found: dict[str, Any]) -> dict[str, Any]:
-    """The first live booking: the flight whose status and disruption decide the refund."""
-    return live_bookings(found)[0]
+def cancelling(found: dict[str, Any], requested: str) -> list[dict[str, Any]]:
+    """The bookings a cancellation covers, as in the hand-written policy: the return (the last live one) when the
+    caller's request names it on a reservation of several journeys, else every live one."""
+    live = live_bookings(found)
+    return live[-1:] if len(live) > 1 and "return" in requested.lower() else live
 
 
 def within_24_hours(found: dict[str, Any], now: str) -> bool:
@@ -58,12 +62,12 @@ def refund_reason(found: dict[str, Any], now: str) -> str:
     return "24_hour_rule" if within_24_hours(found, now) else "voluntary"
 
 
-def cancellation_quote(found: dict[str, Any], reason: str) -> dict[str, Any]:
+def cancellation_quote(found: dict[str, Any], reason: str, requested: str = "") -> dict[str, Any]:
     """What cancelling the live bookings gives, quoted before the caller agrees (App. L.4): the domain's
     ``cancellation_terms`` for the fares paid (summed over the bookings, as the hand-written policy quotes), with
     ``paid`` and the ``basis`` the confirmation states (the cancellation reason, or for a voluntary one whether the
     fare is refundable or becomes credit)."""
-    paid = sum(b["fare_paid"] for b in live_bookings(found))
+    paid = sum(b["fare_paid"] for b in cancelling(found, requested))
     terms = cancellation_terms(found["reservation"].get("fare_type", ""), reason, paid)
     basis = reason if reason != "voluntary" else "refundable" if terms["is_refundable"] else "credit"
     return {**terms, "paid": paid, "basis": basis}
@@ -74,9 +78,12 @@ def irrops_fees(found: dict[str, Any], reason: str) -> float:
     return float(sum((found["reservation"].get("ancillaries") or {}).values())) if reason == "irrops_refund" else 0.0
 
 
-FLIGHT = Derived(lambda found: live_booking(found)["segments"][0]["flight_number"], "$reservation")
-DAY = Derived(lambda found: live_booking(found)["segments"][0]["date"], "$reservation")
-JOURNEYS = Derived(lambda found: [{"journey_id": b["journey_id"]} for b in live_bookings(found)], "$reservation")
+# The flight whose status and disruption decide the refund: the first of the bookings cancelled.
+FLIGHT = Derived(lambda found, said: cancelling(found, said)[0]["segments"][0]["flight_number"], "$reservation", ASKED)
+DAY = Derived(lambda found, said: cancelling(found, said)[0]["segments"][0]["date"], "$reservation", ASKED)
+JOURNEYS = Derived(
+    lambda found, said: [{"journey_id": b["journey_id"]} for b in cancelling(found, said)], "$reservation", ASKED
+)
 PASSENGER = Derived(lambda found: found["reservation"]["passengers"][0]["passenger_id"], "$reservation")
 DISRUPTED = Derived(lambda status: status["journey"].get("status") not in ("scheduled", "on_time"), "$status")
 REFUND_OWED = "$disruption.disruption.passenger_entitled_to.refund_option"
@@ -119,7 +126,7 @@ CANCELLATION = Workflow(
         ),
         Compute("reason", "irrops_refund", when=REFUND_OWED),
         Compute("reason", Derived(refund_reason, "$reservation", f"${NOW}"), when=f"!{REFUND_OWED}"),
-        Compute("quote", Derived(cancellation_quote, "$reservation", "$reason")),
+        Compute("quote", Derived(cancellation_quote, "$reservation", "$reason", ASKED)),
         *(Confirm(f"{FOUND} {why} {FULL_REFUND}", when=f"$quote.basis={basis}") for basis, why in REFUND_WHY.items()),
         Confirm(
             f"{FOUND} Your fare is non-refundable, so instead of a refund you would get a travel credit of "
