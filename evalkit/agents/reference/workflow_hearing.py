@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from evalkit.agents.reference.slot_hearing import CLOCK, hear_slot
+from evalkit.agents.reference.slot_hearing import CLOCK, hear_slot, next_offer
 from evalkit.domains.workflow import WorkflowError, resolve
 from evalkit.spoken import DIGIT_NAMES, NATO, parse_correction, parse_yes_no
 
@@ -50,6 +50,8 @@ class WorkflowHearing:
     listed: dict[str, tuple[str, ...]]  # per slot: the names a tool listed for it in this call
     requests: list[str]  # the caller's last requests as heard (what the tasks are about), latest last
     _menu: Callable[[], str]  # the engine's spoken list of its tasks
+    offered: dict[str, list[str]]  # per choice slot: the options offered so far as yes-or-no questions
+    _read_back: Callable[..., Any]  # the engine's read-back of a value ("I have LIST A. Is that right?")
 
     def known_names(self, slot: Slot) -> tuple[str, ...]:
         """The names the answer is heard against: those a tool listed for the slot in this call, else the slot's
@@ -61,6 +63,16 @@ class WorkflowHearing:
         nearer one than against the few a tool listed ("Thank you" is 0.6 like Ghana)."""
         cutoff = 0.6 if slot.name in self.listed else VOCABULARY_CUTOFF
         return closest_name(heard, self.known_names(slot), cutoff)
+
+    def _offer_choice(self, slot: Slot, heard: str) -> Any:
+        """A choice twice not heard ("List A" heard "Let's stay"): offer the options one at a time, nearest to the
+        words first, as a yes-or-no read-back a caller answers in one word; None once every option was offered."""
+        offered = self.offered.setdefault(slot.name, [])
+        option = next_offer(heard, slot.choices, offered)
+        if option is None:
+            return None
+        offered.append(option)
+        return self._read_back(option, "Sorry, the line is unclear. ")
 
     @property
     def request_heard(self) -> str:

@@ -17,7 +17,16 @@ from typing import Any
 
 from evalkit.agents.base import ToolBox
 from evalkit.agents.reference.policy import DialogueAct, PolicyReply, ok
-from evalkit.agents.reference.slot_hearing import clean_text, hear_slot, read_back_text, say_value, speak, spelled_back
+from evalkit.agents.reference.slot_hearing import (
+    clean_text,
+    doubtful_date,
+    hear_slot,
+    read_back_text,
+    say_value,
+    speak,
+    spelled_back,
+    spelled_name,
+)
 from evalkit.agents.reference.workflow_facts import acts_for_others, handover_arguments, identity_slots
 from evalkit.agents.reference.workflow_hearing import (
     WorkflowHearing,
@@ -131,6 +140,7 @@ class WorkflowPolicy(WorkflowHearing):
         # legitimately has, so it hears the slot's next answer against them.
         self.listed: dict[str, tuple[str, ...]] = {}
         self.requests: list[str] = []  # what the caller asked for, as heard: context for the ASR (WorkflowHearing)
+        self.offered: dict[str, list[str]] = {}  # per choice slot: the options offered as yes-or-no questions
 
     # -- public ----------------------------------------------------------------------------------------------
     def greet(self) -> PolicyReply:
@@ -375,6 +385,7 @@ class WorkflowPolicy(WorkflowHearing):
         self.known[self.slot.name] = value
         self.reasks = 0
         self.repairs = self.unclear = 0
+        self.offered.pop(self.slot.name, None)
         if run.resume_at is not None:
             run.index, run.resume_at = run.resume_at, None
         else:
@@ -392,6 +403,8 @@ class WorkflowPolicy(WorkflowHearing):
         else:
             value = hear_slot(slot, heard, self.today)
         if value is None:
+            if slot.kind == "choice" and self.reasks and (offer := self._offer_choice(slot, heard)) is not None:
+                return offer  # asked twice and still not heard: the options one by one, as yes-or-no questions
             hint = HINTS.get(slot.kind, "")
             if slot.kind == "choice":
                 hint = f"Please choose {' or '.join(c.replace('_', ' ') for c in slot.choices)}."
@@ -404,7 +417,7 @@ class WorkflowPolicy(WorkflowHearing):
                 f"{slot.question} {hint}",
                 f"could not capture the {slot.label}",
             )
-        if spelled_back(slot):
+        if spelled_back(slot) or spelled_name(slot, heard) or doubtful_date(heard, value, self.today):
             return self._read_back(value)
         return self._filled(value)
 
@@ -441,6 +454,8 @@ class WorkflowPolicy(WorkflowHearing):
             if self.repairs > MAX_REPAIRS:
                 return self._transfer(f"could not capture the {slot.label}")
             return self._read_back(restated)
+        if answer is False and slot.name in self.offered and (offer := self._offer_choice(slot, heard)) is not None:
+            return offer  # an option offered was refused and the right one not heard: the next one
         if answer is None and self.unclear < 2:  # twice at most, then the value is asked for again
             # Neither a yes nor a no (a "Yes, that's right." misheard): a careful agent asks again rather than
             # dropping a value it may well have right, and never hands the call over for it.
