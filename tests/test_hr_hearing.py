@@ -18,6 +18,7 @@ from evalkit.agents.reference.slot_hearing import (
     hear_slot,
     homophone_digits,
     last_year_only,
+    month_unheard,
     near_choice,
     next_offer,
     spelled_name,
@@ -410,3 +411,16 @@ def test_a_spelled_name_is_read_back_letter_by_letter() -> None:
     assert passed, lines
     first_name = next(s for s in WORKFLOWS["visa_dependent"].slots if s.name == "dependent_first_name")
     assert spelled_name(first_name, "P, R, I, Y, A.") and not spelled_name(first_name, "Priya.")  # said: as heard
+
+
+def test_a_date_heard_without_its_month_is_read_back_with_it() -> None:
+    """HR-006: "October 12" heard "That sucked over 12." was taken as the 12th of this month and the check-in
+    failed twice. A day heard without a month is read back with the month the agent took, and corrected."""
+    state, ear = _garble_once("October 12", "That sucked over 12.")
+    lines, passed = _run("HR-006", ear)
+    assert state["done"]
+    assert ("assistant", "I have July 12. Is that right?") in lines, lines
+    assert ("user", "No, it's October 12.") in lines, lines
+    assert passed, lines
+    preferred = next(s for s in WORKFLOWS["fmla_leave"].slots if s.name == "preferred_date")
+    assert not month_unheard(preferred, "October 12.") and not month_unheard(preferred, "Tomorrow, please.")

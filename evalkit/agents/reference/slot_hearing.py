@@ -11,7 +11,7 @@ from datetime import date
 from typing import Any
 
 from evalkit.domains.workflow import TEXT_REFERENCE, Slot, fit_pattern, lookup, parse_slot
-from evalkit.spoken import HOMOPHONES, parse_spelled_word, say_date, say_time, spell_code, spelled_runs
+from evalkit.spoken import HOMOPHONES, MONTHS, parse_spelled_word, say_date, say_time, spell_code, spelled_runs
 
 # Where a self-correcting caller restarts ("... oh wait, sorry, actually it's E M P ..."): the tail wins.
 SELF_CORRECTION = re.compile(r"\b(?:actually|i mean|sorry)\b", re.IGNORECASE)
@@ -221,6 +221,25 @@ def doubtful_date(heard: str, value: Any, today: date) -> bool:
         return False
     years = {m.group(0) for m in YEAR.finditer(heard)}
     return len(years) > 1 or int(value[:4]) < today.year - OLDEST_YEARS
+
+
+def confirm_first(slot: Slot, heard: str, value: Any, today: date) -> bool:
+    """A value read back before it is used though its slot is not always read back: a name spelled letter by
+    letter, a date in doubt, a day heard without its month."""
+    return spelled_name(slot, heard) or doubtful_date(heard, value, today) or month_unheard(slot, heard)
+
+
+def month_unheard(slot: Slot, heard: str) -> bool:
+    """A date heard as a day alone ("That sucked over 12" for "October 12"): the parser takes this month, which the
+    caller may not have said, so the agent reads the date back with its month ("I have July 12. Is that right?")."""
+    if slot.kind != "date" or ISO_IN_TEXT.search(heard):
+        return False
+    words = set(re.findall(r"[a-z]+", heard.lower()))
+    return not words & (set(MONTHS) | RELATIVE_DAYS)
+
+
+ISO_IN_TEXT = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+RELATIVE_DAYS = {"today", "tomorrow"}  # the days the date parser reads without a month
 
 
 def spelled_name(slot: Slot, heard: str) -> bool:

@@ -19,13 +19,12 @@ from evalkit.agents.base import ToolBox
 from evalkit.agents.reference.policy import DialogueAct, PolicyReply, ok
 from evalkit.agents.reference.slot_hearing import (
     clean_text,
-    doubtful_date,
+    confirm_first,
     hear_slot,
     read_back_text,
     say_value,
     speak,
     spelled_back,
-    spelled_name,
 )
 from evalkit.agents.reference.workflow_facts import acts_for_others, handover_arguments, identity_slots
 from evalkit.agents.reference.workflow_hearing import (
@@ -417,7 +416,7 @@ class WorkflowPolicy(WorkflowHearing):
                 f"{slot.question} {hint}",
                 f"could not capture the {slot.label}",
             )
-        if spelled_back(slot) or spelled_name(slot, heard) or doubtful_date(heard, value, self.today):
+        if spelled_back(slot) or confirm_first(slot, heard, value, self.today):
             return self._read_back(value)
         return self._filled(value)
 
