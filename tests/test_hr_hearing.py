@@ -18,12 +18,14 @@ from evalkit.agents.reference.slot_hearing import (
     hear_slot,
     homophone_digits,
     last_year_only,
+    lone_letters_upper,
     month_unheard,
     near_choice,
     next_offer,
     spelled_name,
 )
 from evalkit.agents.reference.workflow_hearing import _slot_form
+from evalkit.agents.reference.workflow_repair import stated_in
 from evalkit.domains.hr.workflows import WORKFLOWS
 from evalkit.domains.hr.workflows.checklist import SPELLED_GAPS
 from evalkit.domains.hr.workflows.steps import CLEARANCE_FORM, EMPLOYEE_ID, EMPLOYEE_ID_FORM, NPI, POLICY_FORM
@@ -362,12 +364,12 @@ def test_a_refused_option_leads_to_the_next_one() -> None:
     """The nearest option to what was heard ("Lisbee": List B) is not the caller's: their "no" (the right option
     misheard again) brings the next one, and the task completes."""
     lines, passed = _run("HR-022", lambda text: re.sub(r"(?i)\blist a\b", "Lisbee", text))
-    offers = [text for role, text in lines if role == "assistant" and "the line is unclear" in text]
-    assert offers == [
-        "Sorry, the line is unclear. I have LIST B. Is that right?",
-        "Sorry, the line is unclear. I have LIST A. Is that right?",
-    ], lines
-    assert ("user", "No, it's List A.") in lines, lines  # as the caller says its option
+    at = lines.index(("assistant", "Sorry, the line is unclear. I have LIST B. Is that right?"))
+    assert lines[at + 1 : at + 4] == [
+        ("user", "No, it's List A."),  # as the caller says its option
+        ("assistant", "I have LIST A. Is that right?"),
+        ("user", "Yes, that's right."),
+    ], lines  # as the caller says its option
     assert passed, lines
     assert next_offer("x", ("LIST_A", "LIST_B"), ["LIST_A", "LIST_B"]) is None  # every option offered: asked again
 
@@ -424,3 +426,30 @@ def test_a_date_heard_without_its_month_is_read_back_with_it() -> None:
     assert passed, lines
     preferred = next(s for s in WORKFLOWS["fmla_leave"].slots if s.name == "preferred_date")
     assert not month_unheard(preferred, "October 12.") and not month_unheard(preferred, "Tomorrow, please.")
+
+
+def test_a_code_written_in_lower_case_letters_is_heard() -> None:
+    """HR-041: the DEA number "A, K, 3, 2, 0, 1, 8, 9, 5" written "It's a k 3 2 0 1 8 9 5" three times (the letters
+    in lower case, the "a" like an article) and the call transferred. Case is writing: the code is heard."""
+    answer = _hr("HR-041").user_goal.scripted.answers["dea_number"]
+
+    def ear(text: str) -> str:  # every way the caller says it (plain, slowly, "Alpha, Kilo, ...") written so
+        return "It's a k 3 2 0 1 8 9 5" if answer in re.sub(r"[^A-Z0-9]", "", text) else text
+
+    lines, passed = _run("HR-041", ear)
+    assert ("assistant", "I have A K 3 2 0 1 8 9 5. Is that right?") in lines, lines
+    assert passed, lines
+    assert lone_letters_upper("It's a K-3 and I'm") == "It's A K-3 and I'm"
+
+
+def test_a_value_a_later_call_refuses_is_asked_again_though_a_lookup_took_it() -> None:
+    """HR-042: "October 14" heard "October 4 in"; the availability check took October 4 (no slots, alternatives),
+    the booking refused it ("... on or after the leave's end (2026-10-11), not 2026-10-04") and the agent asked
+    the time again twice, then transferred. The date the error states is asked again, and the task completes."""
+    state, ear = _garble_once("October 14", "That's October 4 in.")
+    lines, passed = _run("HR-042", ear)
+    assert state["done"]
+    agent = [text for role, text in lines if role == "assistant"]
+    assert any("couldn't find a match for that appointment date" in text for text in agent), agent
+    assert passed, lines
+    assert stated_in("2026-10-04", "..., not 2026-10-04") and not stated_in("2026-10-04", "not 2026-10-041")

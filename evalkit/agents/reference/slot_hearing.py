@@ -74,7 +74,7 @@ def _hear_in_form(slot: Slot, heard: str) -> Any:
     a code's fixed letters put back ("CMP 417258" for ``EMP\\d{6}``), digits heard as their homophones ("one for
     zero" for a ten-digit NPI) when that gives the asked length, an option heard nearly ("Magmuteal")."""
     if slot.kind == "code" and slot.pattern:
-        return fit_known_prefix(heard, slot.pattern)
+        return fit_known_prefix(heard, slot.pattern) or fit_pattern(lone_letters_upper(heard), slot.pattern)
     if slot.kind == "digits" and slot.length:
         digits = homophone_digits(_strip_label(slot, heard))
         return digits if len(digits) == slot.length else None
@@ -124,6 +124,16 @@ def clean_text(slot: Slot, heard: str) -> str | None:
         text = re.sub(rf"^(?:the|my|our|their)\s+(?:{naming})\s+(?:is|are)\b[\s.,]*", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\s*\.\.\.+\s*", ", ", text).strip(" ,.!")
     return None if not text or text.endswith("?") or NON_ANSWER.search(text) else text
+
+
+LONE_LOWER = re.compile(r"(?<![\w'])[a-z](?![\w'])")
+
+
+def lone_letters_upper(text: str) -> str:
+    """Single lower-case letters standing alone written as capitals ("It's a k 3 2 0 1 8 9 5" -> "It's A K 3 2 0 1 8 9
+    5"): case is the recogniser's writing, not the caller's speech, and a listener who asked for a code hears letters
+    there (the article "a" too; the code's pattern decides whether the result is one)."""
+    return LONE_LOWER.sub(lambda m: m.group(0).upper(), text)
 
 
 PREFIX = re.compile(r"^([A-Z]{2,})(-?)")  # a format's fixed leading letters ("EMP", "POL-")
@@ -193,6 +203,11 @@ def choice_scores(heard: str, choices: tuple[str, ...]) -> list[tuple[float, str
         near = (difflib.SequenceMatcher(None, span, compact).ratio() for span in spans)
         scores.append((max(near, default=0.0) if len(compact) > 3 else 0.0, choice))
     return sorted(scores, key=lambda item: -item[0])  # stable: equals keep the declared order
+
+
+def choice_hint(slot: Slot) -> str:
+    """How a re-ask spells out a choice's options ("Please choose LIST A or LIST B or LIST C."); "" for other kinds."""
+    return f"Please choose {' or '.join(c.replace('_', ' ') for c in slot.choices)}." if slot.kind == "choice" else ""
 
 
 def next_offer(heard: str, choices: tuple[str, ...], offered: list[str]) -> str | None:

@@ -17,15 +17,7 @@ from typing import Any
 
 from evalkit.agents.base import ToolBox
 from evalkit.agents.reference.policy import DialogueAct, PolicyReply, ok
-from evalkit.agents.reference.slot_hearing import (
-    clean_text,
-    confirm_first,
-    hear_slot,
-    read_back_text,
-    say_value,
-    speak,
-    spelled_back,
-)
+from evalkit.agents.reference.slot_hearing import choice_hint, clean_text, hear_slot, read_back_text, say_value, speak
 from evalkit.agents.reference.workflow_facts import acts_for_others, handover_arguments, identity_slots
 from evalkit.agents.reference.workflow_hearing import (
     WorkflowHearing,
@@ -87,7 +79,6 @@ HINTS = {
     "email": "Please say it like john dot smith at company dot com.",
     "name": "Please say just the name.",
 }
-NO_PREFIX = re.compile(r"^\W*(?:no|nope)\b\W*", re.IGNORECASE)  # "No, it's ..." restates; a bare "No." does not
 
 
 @dataclass
@@ -139,7 +130,6 @@ class WorkflowPolicy(WorkflowHearing):
         # legitimately has, so it hears the slot's next answer against them.
         self.listed: dict[str, tuple[str, ...]] = {}
         self.requests: list[str] = []  # what the caller asked for, as heard: context for the ASR (WorkflowHearing)
-        self.offered: dict[str, list[str]] = {}  # per choice slot: the options offered as yes-or-no questions
 
     # -- public ----------------------------------------------------------------------------------------------
     def greet(self) -> PolicyReply:
@@ -384,7 +374,6 @@ class WorkflowPolicy(WorkflowHearing):
         self.known[self.slot.name] = value
         self.reasks = 0
         self.repairs = self.unclear = 0
-        self.offered.pop(self.slot.name, None)
         if run.resume_at is not None:
             run.index, run.resume_at = run.resume_at, None
         else:
@@ -404,9 +393,7 @@ class WorkflowPolicy(WorkflowHearing):
         if value is None:
             if slot.kind == "choice" and self.reasks and (offer := self._offer_choice(slot, heard)) is not None:
                 return offer  # asked twice and still not heard: the options one by one, as yes-or-no questions
-            hint = HINTS.get(slot.kind, "")
-            if slot.kind == "choice":
-                hint = f"Please choose {' or '.join(c.replace('_', ' ') for c in slot.choices)}."
+            hint = choice_hint(slot) or HINTS.get(slot.kind, "")
             # a code with letters is asked for with the spelling alphabet first (App. L: clarify a misheard code;
             # on tiny.en, eSpeak's "Sierra, Victor, Alpha, 8, 4, Mike" was heard exactly 13/20 against 5/20 for
             # the letters with pauses, scripts/bench_entity_asr.py --hr)
@@ -416,7 +403,7 @@ class WorkflowPolicy(WorkflowHearing):
                 f"{slot.question} {hint}",
                 f"could not capture the {slot.label}",
             )
-        if spelled_back(slot) or confirm_first(slot, heard, value, self.today):
+        if self._read_back_first(slot, heard, value):
             return self._read_back(value)
         return self._filled(value)
 
@@ -446,15 +433,13 @@ class WorkflowPolicy(WorkflowHearing):
         answer = parse_yes_no(heard)
         if answer is True:
             return self._filled(self.value)
-        restated = hear_slot(slot, NO_PREFIX.sub("", heard), self.today) if NO_PREFIX.sub("", heard).strip() else None
+        restated = self._restated(slot, heard)  # or, an option offered refused, the next one to offer
         # a value said again in a "no" ("No, it's March 27, 2030."): free text only when it has a form (a date)
         if restated is not None and slot.kind != "yes_no" and (slot.kind != "text" or slot.normalize is not None):
             self.repairs += 1
             if self.repairs > MAX_REPAIRS:
                 return self._transfer(f"could not capture the {slot.label}")
             return self._read_back(restated)
-        if answer is False and slot.name in self.offered and (offer := self._offer_choice(slot, heard)) is not None:
-            return offer  # an option offered was refused and the right one not heard: the next one
         if answer is None and self.unclear < 2:  # twice at most, then the value is asked for again
             # Neither a yes nor a no (a "Yes, that's right." misheard): a careful agent asks again rather than
             # dropping a value it may well have right, and never hands the call over for it.
