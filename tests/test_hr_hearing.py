@@ -11,8 +11,21 @@ from datetime import date
 
 import pytest
 
-from evalkit.agents.reference.slot_hearing import fit_known_prefix, hear_slot, homophone_digits, near_choice
+from evalkit.agents.reference.slot_hearing import (
+    choice_scores,
+    doubtful_date,
+    fit_known_prefix,
+    hear_slot,
+    homophone_digits,
+    last_year_only,
+    lone_letters_upper,
+    month_unheard,
+    near_choice,
+    next_offer,
+    spelled_name,
+)
 from evalkit.agents.reference.workflow_hearing import _slot_form
+from evalkit.agents.reference.workflow_repair import stated_in
 from evalkit.domains.hr.workflows import WORKFLOWS
 from evalkit.domains.hr.workflows.checklist import SPELLED_GAPS
 from evalkit.domains.hr.workflows.steps import CLEARANCE_FORM, EMPLOYEE_ID, EMPLOYEE_ID_FORM, NPI, POLICY_FORM
@@ -329,3 +342,114 @@ def test_a_failed_call_reasks_the_value_its_error_names() -> None:
     policy.run = Run(workflow, index, scope={"employee_id": "EMP890324", "date_of_birth": "1974-02-09"})
     not_found = {"status": "error", "error_type": "not_found", "message": "No employee EMP890324"}
     assert policy._after_error(step, not_found, []).text.endswith("Could you give me your employee ID?")
+
+
+# -- issue 28.6: what the agent does when a value may be misheard (generic, as a careful agent on a bad line) -------
+
+
+def _run(scenario_id: str, ear: Callable[[str], str]) -> tuple[list[tuple[str, str]], bool]:
+    conversation = run_text_dialogue(_hr(scenario_id), ear=ear)
+    return transcript(conversation), task_completion(conversation).passed
+
+
+def test_a_choice_not_heard_twice_is_offered_as_yes_or_no_questions() -> None:
+    """HR-022: "List A" heard "less day" every time. After the plain re-ask the agent offers the nearest option as
+    a yes-or-no question (before: a third "which list?" and a transfer)."""
+    lines, passed = _run("HR-022", lambda text: re.sub(r"(?i)\blist a\b", "less day", text))
+    assert ("assistant", "Sorry, the line is unclear. I have LIST A. Is that right?") in lines, lines
+    assert passed, lines
+
+
+def test_a_refused_option_leads_to_the_next_one() -> None:
+    """The nearest option to what was heard ("Lisbee": List B) is not the caller's: their "no" (the right option
+    misheard again) brings the next one, and the task completes."""
+    lines, passed = _run("HR-022", lambda text: re.sub(r"(?i)\blist a\b", "Lisbee", text))
+    at = lines.index(("assistant", "Sorry, the line is unclear. I have LIST B. Is that right?"))
+    assert lines[at + 1 : at + 4] == [
+        ("user", "No, it's List A."),  # as the caller says its option
+        ("assistant", "I have LIST A. Is that right?"),
+        ("user", "Yes, that's right."),
+    ], lines  # as the caller says its option
+    assert passed, lines
+    assert next_offer("x", ("LIST_A", "LIST_B"), ["LIST_A", "LIST_B"]) is None  # every option offered: asked again
+
+
+def test_a_short_option_is_not_heard_in_a_short_word() -> None:
+    """HR-036: "Sick leave." heard "Make sure to leave.": "to" is no PTO (before: PTO booked instead of sick leave);
+    the agent asks again."""
+    pto_type = next(s for s in WORKFLOWS["pto_request"].slots if s.name == "pto_type")
+    assert hear_slot(pto_type, "Make sure to leave.", TODAY) is None
+    assert hear_slot(pto_type, "PTO.", TODAY) == "pto"  # said as itself it is heard
+    assert (0.0, "pto") in choice_scores("to", ("pto", "sick"))
+
+
+@pytest.mark.parametrize(
+    ("heard", "read_back"),
+    [
+        ("May 7, 1900, 1990.", "I have May 7, 1990. Is that right?"),  # two years: the last one, read back
+        ("May 7, 1900.", "I have May 7, 1900. Is that right?"),  # no living person's birth year: read back
+    ],
+)
+def test_a_date_of_birth_in_doubt_is_read_back(heard: str, read_back: str) -> None:
+    """HR-031: "May 7, 1990" heard "May 7, 1900, 1990" — the agent took 1900 and failed the verification twice.
+    A date heard with two years, or further back than anyone living, is read back before it is used."""
+    scenario = _hr("HR-031")
+    state, ear = _garble_once(scenario.user_goal.scripted.answers["date_of_birth"], heard)
+    lines, passed = _run("HR-031", ear)
+    assert state["done"]
+    assert ("assistant", read_back) in lines, lines
+    assert passed, lines
+    assert last_year_only("May 7, 1900, 1990") == "May 7, 1990" and last_year_only("May 7, 1990") == "May 7, 1990"
+    assert not doubtful_date("May 7, 1990.", "1990-05-07", TODAY)  # one plausible year: not read back
+
+
+def test_a_spelled_name_is_read_back_letter_by_letter() -> None:
+    """HR-035: the dependent's name spelled "P, R, I, Y, A" heard "D R I Y A" was added as Driya. A spelled name is
+    read back as a code is, and the caller's correction of its first letter lands."""
+    state, ear = _garble_once("P, R, I, Y, A", "D R I Y A.")
+    lines, passed = _run("HR-035", ear)
+    assert state["done"]
+    assert ("assistant", "I have D R I Y A. Is that right?") in lines, lines
+    assert passed, lines
+    first_name = next(s for s in WORKFLOWS["visa_dependent"].slots if s.name == "dependent_first_name")
+    assert spelled_name(first_name, "P, R, I, Y, A.") and not spelled_name(first_name, "Priya.")  # said: as heard
+
+
+def test_a_date_heard_without_its_month_is_read_back_with_it() -> None:
+    """HR-006: "October 12" heard "That sucked over 12." was taken as the 12th of this month and the check-in
+    failed twice. A day heard without a month is read back with the month the agent took, and corrected."""
+    state, ear = _garble_once("October 12", "That sucked over 12.")
+    lines, passed = _run("HR-006", ear)
+    assert state["done"]
+    assert ("assistant", "I have July 12. Is that right?") in lines, lines
+    assert ("user", "No, it's October 12.") in lines, lines
+    assert passed, lines
+    preferred = next(s for s in WORKFLOWS["fmla_leave"].slots if s.name == "preferred_date")
+    assert not month_unheard(preferred, "October 12.") and not month_unheard(preferred, "Tomorrow, please.")
+
+
+def test_a_code_written_in_lower_case_letters_is_heard() -> None:
+    """HR-041: the DEA number "A, K, 3, 2, 0, 1, 8, 9, 5" written "It's a k 3 2 0 1 8 9 5" three times (the letters
+    in lower case, the "a" like an article) and the call transferred. Case is writing: the code is heard."""
+    answer = _hr("HR-041").user_goal.scripted.answers["dea_number"]
+
+    def ear(text: str) -> str:  # every way the caller says it (plain, slowly, "Alpha, Kilo, ...") written so
+        return "It's a k 3 2 0 1 8 9 5" if answer in re.sub(r"[^A-Z0-9]", "", text) else text
+
+    lines, passed = _run("HR-041", ear)
+    assert ("assistant", "I have A K 3 2 0 1 8 9 5. Is that right?") in lines, lines
+    assert passed, lines
+    assert lone_letters_upper("It's a K-3 and I'm") == "It's A K-3 and I'm"
+
+
+def test_a_value_a_later_call_refuses_is_asked_again_though_a_lookup_took_it() -> None:
+    """HR-042: "October 14" heard "October 4 in"; the availability check took October 4 (no slots, alternatives),
+    the booking refused it ("... on or after the leave's end (2026-10-11), not 2026-10-04") and the agent asked
+    the time again twice, then transferred. The date the error states is asked again, and the task completes."""
+    state, ear = _garble_once("October 14", "That's October 4 in.")
+    lines, passed = _run("HR-042", ear)
+    assert state["done"]
+    agent = [text for role, text in lines if role == "assistant"]
+    assert any("couldn't find a match for that appointment date" in text for text in agent), agent
+    assert passed, lines
+    assert stated_in("2026-10-04", "..., not 2026-10-04") and not stated_in("2026-10-04", "not 2026-10-041")

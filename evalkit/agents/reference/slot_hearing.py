@@ -11,7 +11,7 @@ from datetime import date
 from typing import Any
 
 from evalkit.domains.workflow import TEXT_REFERENCE, Slot, fit_pattern, lookup, parse_slot
-from evalkit.spoken import HOMOPHONES, parse_spelled_word, say_date, say_time, spell_code, spelled_runs
+from evalkit.spoken import HOMOPHONES, MONTHS, parse_spelled_word, say_date, say_time, spell_code, spelled_runs
 
 # Where a self-correcting caller restarts ("... oh wait, sorry, actually it's E M P ..."): the tail wins.
 SELF_CORRECTION = re.compile(r"\b(?:actually|i mean|sorry)\b", re.IGNORECASE)
@@ -74,7 +74,7 @@ def _hear_in_form(slot: Slot, heard: str) -> Any:
     a code's fixed letters put back ("CMP 417258" for ``EMP\\d{6}``), digits heard as their homophones ("one for
     zero" for a ten-digit NPI) when that gives the asked length, an option heard nearly ("Magmuteal")."""
     if slot.kind == "code" and slot.pattern:
-        return fit_known_prefix(heard, slot.pattern)
+        return fit_known_prefix(heard, slot.pattern) or fit_pattern(lone_letters_upper(heard), slot.pattern)
     if slot.kind == "digits" and slot.length:
         digits = homophone_digits(_strip_label(slot, heard))
         return digits if len(digits) == slot.length else None
@@ -98,7 +98,9 @@ def _hear_literal(slot: Slot, heard: str, today: date) -> Any:
         heard = _strip_label(slot, heard)
     if slot.kind == "text":
         text = clean_text(slot, heard)
-        return slot.normalize(text) if slot.normalize is not None and text is not None else text
+        if slot.normalize is not None and text is not None:
+            return slot.normalize(last_year_only(text))
+        return text
     if slot.kind == "name" and (spelled := parse_spelled_word(heard)) and len(spelled) >= 3:
         return spelled.capitalize()  # "D, E, L, G, A, D, O": parse_name alone would keep the last letter
     parts = SELF_CORRECTION.split(heard)
@@ -122,6 +124,16 @@ def clean_text(slot: Slot, heard: str) -> str | None:
         text = re.sub(rf"^(?:the|my|our|their)\s+(?:{naming})\s+(?:is|are)\b[\s.,]*", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\s*\.\.\.+\s*", ", ", text).strip(" ,.!")
     return None if not text or text.endswith("?") or NON_ANSWER.search(text) else text
+
+
+LONE_LOWER = re.compile(r"(?<![\w'])[a-z](?![\w'])")
+
+
+def lone_letters_upper(text: str) -> str:
+    """Single lower-case letters standing alone written as capitals ("It's a k 3 2 0 1 8 9 5" -> "It's A K 3 2 0 1 8 9
+    5"): case is the recogniser's writing, not the caller's speech, and a listener who asked for a code hears letters
+    there (the article "a" too; the code's pattern decides whether the result is one)."""
+    return LONE_LOWER.sub(lambda m: m.group(0).upper(), text)
 
 
 PREFIX = re.compile(r"^([A-Z]{2,})(-?)")  # a format's fixed leading letters ("EMP", "POL-")
@@ -172,15 +184,80 @@ NEAR_ENOUGH = ((0.8, 0.05), (0.65, 0.3))
 def near_choice(heard: str, choices: tuple[str, ...]) -> str | None:
     """The one option whose letters a run of up to four heard words nearly spell ("Magmuteal" -> mag_mutual);
     None when no option comes close or two come about as close. The options are the slot's fixed vocabulary."""
+    scores = choice_scores(heard, choices)
+    if not scores:
+        return None
+    best, runner_up = scores[0][0], scores[1][0] if len(scores) > 1 else 0.0
+    return scores[0][1] if any(best >= near and best - runner_up >= lead for near, lead in NEAR_ENOUGH) else None
+
+
+def choice_scores(heard: str, choices: tuple[str, ...]) -> list[tuple[float, str]]:
+    """(similarity, option) for each option, nearest first (declared order among equals): how nearly a run of up
+    to four heard words spells it. An option of three characters or fewer ("pto") scores 0: one letter off is
+    another word ("to" in "Make sure to leave" is no PTO), so a listener hears such an option only as itself."""
     words = re.findall(r"[a-z0-9]+", heard.lower())
     spans = {"".join(words[i : i + n]) for n in range(1, 5) for i in range(len(words) - n + 1)}
     scores = []
     for choice in choices:
         compact = re.sub(r"[^a-z0-9]", "", choice.lower())
-        best = max((difflib.SequenceMatcher(None, span, compact).ratio() for span in spans), default=0.0)
-        scores.append((best, choice))
-    scores.sort(reverse=True)
-    if not scores:
-        return None
-    best, runner_up = scores[0][0], scores[1][0] if len(scores) > 1 else 0.0
-    return scores[0][1] if any(best >= near and best - runner_up >= lead for near, lead in NEAR_ENOUGH) else None
+        near = (difflib.SequenceMatcher(None, span, compact).ratio() for span in spans)
+        scores.append((max(near, default=0.0) if len(compact) > 3 else 0.0, choice))
+    return sorted(scores, key=lambda item: -item[0])  # stable: equals keep the declared order
+
+
+def choice_hint(slot: Slot) -> str:
+    """How a re-ask spells out a choice's options ("Please choose LIST A or LIST B or LIST C."); "" for other kinds."""
+    return f"Please choose {' or '.join(c.replace('_', ' ') for c in slot.choices)}." if slot.kind == "choice" else ""
+
+
+def next_offer(heard: str, choices: tuple[str, ...], offered: list[str]) -> str | None:
+    """The option to offer the caller as a yes-or-no question when their choice was not heard ("Is it List A?"),
+    as an agent on a bad line does: the nearest to the words heard of those not offered yet; None when all were."""
+    return next((choice for _, choice in choice_scores(heard, choices) if choice not in offered), None)
+
+
+YEAR = re.compile(r"\b(?:1[89]|2[01])\d\d\b")
+OLDEST_YEARS = 110  # a date further back than this (a birth in 1900) is no one's living date: read it back
+
+
+def last_year_only(text: str) -> str:
+    """A date said with two years ("May 7, 1900, 1990": the recogniser wrote a year, then the year again as said)
+    keeps the last one, as a listener takes the words a speaker settles on; a text with one year is unchanged."""
+    years = list(YEAR.finditer(text))
+    for found in reversed(years[:-1]):  # drop the earlier years with the comma or space after them
+        text = text[: found.start()] + re.sub(r"^[\s,]*", "", text[found.end() :])
+    return text
+
+
+def doubtful_date(heard: str, value: Any, today: date) -> bool:
+    """A date value to read back before using it though its slot is not read back: the words held more than one
+    year (which one was said?), or the year lies more than ``OLDEST_YEARS`` before today (no living person's)."""
+    if not (isinstance(value, str) and ISO_DATE.match(value)):
+        return False
+    years = {m.group(0) for m in YEAR.finditer(heard)}
+    return len(years) > 1 or int(value[:4]) < today.year - OLDEST_YEARS
+
+
+def confirm_first(slot: Slot, heard: str, value: Any, today: date) -> bool:
+    """A value read back before it is used though its slot is not always read back: a name spelled letter by
+    letter, a date in doubt, a day heard without its month."""
+    return spelled_name(slot, heard) or doubtful_date(heard, value, today) or month_unheard(slot, heard)
+
+
+def month_unheard(slot: Slot, heard: str) -> bool:
+    """A date heard as a day alone ("That sucked over 12" for "October 12"): the parser takes this month, which the
+    caller may not have said, so the agent reads the date back with its month ("I have July 12. Is that right?")."""
+    if slot.kind != "date" or ISO_IN_TEXT.search(heard):
+        return False
+    words = set(re.findall(r"[a-z]+", heard.lower()))
+    return not words & (set(MONTHS) | RELATIVE_DAYS)
+
+
+ISO_IN_TEXT = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+RELATIVE_DAYS = {"today", "tomorrow"}  # the days the date parser reads without a month
+
+
+def spelled_name(slot: Slot, heard: str) -> bool:
+    """A name the caller spelled letter by letter: read back letter by letter too, as any code is (one misheard
+    letter, "P" heard "D", gives another name that no later step would catch)."""
+    return slot.kind == "name" and len(parse_spelled_word(heard) or "") >= 3

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from evalkit.agents.reference.slot_hearing import CLOCK, hear_slot
+from evalkit.agents.reference.slot_hearing import CLOCK, confirm_first, hear_slot, next_offer, spelled_back
 from evalkit.domains.workflow import WorkflowError, resolve
 from evalkit.spoken import DIGIT_NAMES, NATO, parse_correction, parse_yes_no
 
@@ -51,6 +51,7 @@ class WorkflowHearing:
     requests: list[str]  # the caller's last requests as heard (what the tasks are about), latest last
     _menu: Callable[[], str]  # the engine's spoken list of its tasks
     offer_form: Callable[[], Callable[[str], bool]]  # WorkflowOffers: which words choose an option
+    _read_back: Callable[..., Any]  # the engine's read-back of a value ("I have LIST A. Is that right?")
 
     def known_names(self, slot: Slot) -> tuple[str, ...]:
         """The names the answer is heard against: those a tool listed for the slot in this call, else the slot's
@@ -62,6 +63,37 @@ class WorkflowHearing:
         nearer one than against the few a tool listed ("Thank you" is 0.6 like Ghana)."""
         cutoff = 0.6 if slot.name in self.listed else VOCABULARY_CUTOFF
         return closest_name(heard, self.known_names(slot), cutoff)
+
+    def _read_back_first(self, slot: Slot, heard: str, value: Any) -> bool:
+        """Whether the value is read back before it is used: always for codes and digits (``spelled_back``), else
+        when this hearing of it is in doubt (``confirm_first``: a spelled name, a date with two years, ...)."""
+        return spelled_back(slot) or confirm_first(slot, heard, value, self.today)
+
+    def _choices_offered(self, slot: Slot) -> list[str]:
+        """The options of a choice offered so far in this task (kept per run: a later task asks afresh)."""
+        offers: dict[tuple[str, int], list[str]] = vars(self).setdefault("_offers", {})
+        return offers.setdefault((slot.name, id(self.run)), [])
+
+    def _offer_choice(self, slot: Slot, heard: str) -> Any:
+        """A choice twice not heard ("List A" heard "Let's stay"): offer the options one at a time, nearest to the
+        words first, as a yes-or-no read-back a caller answers in one word; None once every option was offered."""
+        option = self._next_offer(slot, heard)
+        return None if option is None else self._read_back(option, "Sorry, the line is unclear. ")
+
+    def _next_offer(self, slot: Slot, heard: str) -> str | None:
+        offered = self._choices_offered(slot)
+        option = next_offer(heard, slot.choices, offered) if slot.kind == "choice" else None
+        offered.extend([option] if option else [])
+        return option
+
+    def _restated(self, slot: Slot, heard: str) -> Any:
+        """The value said again in a reply to a read-back ("No, it's March 27, 2030."); when the read-back offered
+        an option (``_offer_choice``), was refused and the right one was not heard, the next option to offer."""
+        said = NO_PREFIX.sub("", heard)
+        restated = hear_slot(slot, said, self.today) if said.strip() else None
+        if restated is None and self._choices_offered(slot) and parse_yes_no(heard) is False:
+            return self._next_offer(slot, heard)
+        return restated
 
     @property
     def request_heard(self) -> str:
@@ -104,6 +136,7 @@ class WorkflowHearing:
         return fits
 
 
+NO_PREFIX = re.compile(r"^\W*(?:no|nope)\b\W*", re.IGNORECASE)  # "No, it's ..." restates; a bare "No." does not
 VOCABULARY_CUTOFF = 0.7  # "Massachuses", "Vietnamese", "employment organization document" are all above 0.8
 # The character of a correction said so it cannot be taken for another: a spelling-alphabet word, a lone capital
 # letter, or "the number <digit>" (tiny.en's "the second one is melted" for "... Alpha" is no such thing)

@@ -10,7 +10,7 @@ from datetime import date
 from typing import Any
 
 from evalkit.agents.reference.policy import DialogueAct, PolicyReply
-from evalkit.agents.reference.slot_hearing import hear_slot, read_back_text, spelled_back
+from evalkit.agents.reference.slot_hearing import choice_hint, hear_slot, read_back_text
 from evalkit.agents.reference.workflow_hearing import spells_letters
 from evalkit.agents.reference.workflow_run import Run
 from evalkit.domains.workflow import Ask, Offer, Slot, fit_pattern
@@ -28,12 +28,12 @@ HINTS = {
     "email": "Please say it like john dot smith at company dot com.",
     "name": "Please say just the name.",
 }
-NO_PREFIX = re.compile(r"^\W*(?:no|nope)\b\W*", re.IGNORECASE)  # "No, it's ..." restates; a bare "No." does not
 
 
 class WorkflowSlots:
     """The ``Ask`` steps of ``WorkflowPolicy``: the engine's state and methods it relies on are declared here,
-    defined there (``known_names`` and ``heard_name`` in ``WorkflowHearing``)."""
+    defined there (``known_names``, ``heard_name``, ``_read_back_first``, ``_offer_choice`` and ``_restated`` in
+    ``WorkflowHearing``)."""
 
     run: Run | None
     today: date
@@ -49,6 +49,9 @@ class WorkflowSlots:
     _advance: Callable[..., PolicyReply]
     known_names: Callable[[Slot], tuple[str, ...]]
     heard_name: Callable[[Slot, str], str | None]
+    _read_back_first: Callable[[Slot, str, Any], bool]
+    _offer_choice: Callable[[Slot, str], PolicyReply | None]
+    _restated: Callable[[Slot, str], Any]
 
     @property
     def slot(self) -> Slot:
@@ -81,9 +84,9 @@ class WorkflowSlots:
         else:
             value = hear_slot(slot, heard, self.today)
         if value is None:
-            hint = HINTS.get(slot.kind, "")
-            if slot.kind == "choice":
-                hint = f"Please choose {' or '.join(c.replace('_', ' ') for c in slot.choices)}."
+            if slot.kind == "choice" and self.reasks and (offer := self._offer_choice(slot, heard)) is not None:
+                return offer  # asked twice and still not heard: the options one by one, as yes-or-no questions
+            hint = choice_hint(slot) or HINTS.get(slot.kind, "")
             # a code with letters is asked for with the spelling alphabet first (App. L: clarify a misheard code;
             # on tiny.en, eSpeak's "Sierra, Victor, Alpha, 8, 4, Mike" was heard exactly 13/20 against 5/20 for
             # the letters with pauses, scripts/bench_entity_asr.py --hr)
@@ -93,7 +96,7 @@ class WorkflowSlots:
                 f"{slot.question} {hint}",
                 f"could not capture the {slot.label}",
             )
-        if spelled_back(slot):
+        if self._read_back_first(slot, heard, value):
             return self._read_back(value)
         return self._filled(value)
 
@@ -123,7 +126,7 @@ class WorkflowSlots:
         answer = parse_yes_no(heard)
         if answer is True:
             return self._filled(self.value)
-        restated = hear_slot(slot, NO_PREFIX.sub("", heard), self.today) if NO_PREFIX.sub("", heard).strip() else None
+        restated = self._restated(slot, heard)  # or, an option offered refused, the next one to offer
         # a value said again in a "no" ("No, it's March 27, 2030."): free text only when it has a form (a date)
         if restated is not None and slot.kind != "yes_no" and (slot.kind != "text" or slot.normalize is not None):
             self.repairs += 1

@@ -478,6 +478,8 @@ class ScriptedSimulator(Listening):
         if heard is not None and heard == parse_slot(slot, truth, self.today):
             return self._styled("Yes, that's right.")
         restated = restated_number(truth) if slot.kind == "number" else None
+        if slot.kind == "choice":  # an option offered that is not the caller's: said as they said it ("list A")
+            truth = truth.replace("_", " ")
         return self._say(self.style.answer(slot.name, restated or f"No, it's {truth}.", self.stalled))
 
     # -- scenarios of a workflow evalkit does not know (evalkit.simulator.scripted.field_answers) --------------
