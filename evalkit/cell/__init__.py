@@ -119,7 +119,9 @@ def run_cell_conversations(
             "is configured (judge=none); recorded as skipped (sim_gate_skipped_<gate>), never as passed"
         )
     stats = stats if stats is not None else {}
-    configure_limits(settings.max_concurrency, settings.caps)  # the judge's requests share the conversations' caps
+    # this process's provider caps, once: the judge's requests share the in-process conversations' caps (a worker
+    # process sets its own, evalkit.cell.run._run_batch)
+    configure_limits(settings.max_concurrency, settings.caps)
     needs_asr = "assistant_asr" in required_preparation(config.metrics, judge=config.judge.enabled)
     records: list[ConversationRecord] = []
     total = len(plan.scenarios) * plan.trials

@@ -311,9 +311,8 @@ def run_conversations(plan: CellPlan, workers: int | str = 1, concurrency: int =
                  concurrency, plan.config.agent.kind)  # fmt: skip
         concurrency = 1
     if workers <= 1 or len(jobs) <= 1:
-        runner = ConversationRunner(plan.config, concurrency)
-        configure_limits(plan.settings.max_concurrency, plan.settings.caps)  # this process's provider caps
-        yield from runner.run_all(jobs)
+        # this process's provider caps are the caller's to set (run_cell_conversations, once for the judge too)
+        yield from ConversationRunner(plan.config, concurrency).run_all(jobs)
         return
     batches = [jobs[i : i + concurrency] for i in range(0, len(jobs), concurrency)]
     share = process_share() * workers
