@@ -126,7 +126,7 @@ def run_cell_conversations(
     records: list[ConversationRecord] = []
     total = len(plan.scenarios) * plan.trials
     with tqdm(total=total, desc=plan.run_name, unit="conv", disable=not config.progress) as bar:
-        for done in run_conversations(plan, config.workers, config.concurrency):
+        for done in run_conversations(plan, settings.workers, config.concurrency):
             conversation = done.conversation
             if needs_asr:
                 stats["assistant_asr_s"] = stats.get("assistant_asr_s", 0.0) + done.asr_s
