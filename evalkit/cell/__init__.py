@@ -291,7 +291,8 @@ def compute_cell(
     run receives. ``target``: the store the viewer finds the clean twin in; ``run_id``, ``artifact_uri``: the run that
     holds the cell (its traces' session and audio links)."""
     config = plan.config
-    # the cell's own stages first, then what reads or writes through the layers below (files, viewer, redaction)
+    # the cell's own stages first, then what writes through the layers below (files, traces, redaction), then the
+    # viewer
     judge = build_cell_judge(config, plan.scenarios)  # once: named in the params, then scoring every record
     named = judge_params(judge) | plan.trial_params()
     started = time.perf_counter()
@@ -318,7 +319,6 @@ def compute_cell(
     headline = _headline(aggregates)  # what the log says of the cell: its aggregates are complete here
     tables = {TABLE_FILE: per_conversation_table(records)} if records else {}
     write_cell_files(out_dir, config.seed, records, aggregates)
-    cost = _write_viewer(plan, target, out_dir, tags) if config.mlflow.log_viewer and records else {}
     traces = _traces(plan, records, started_ms, f"{plan.key}-{run_id[:8]}", artifact_uri)
     components = config.agent.params() | config.simulator.params() | config.voice.params()
     named |= axis_params(config) | components | version_params(config.metrics)  # version: of each metric
@@ -326,6 +326,9 @@ def compute_cell(
     # elsewhere. Written once the cell is this run's (a cell another run holds is not this job's folder).
     (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
     params = redact(named | flatten(plan.identity, "cfg"))
+    # last: the viewer is the one step that reads back (the clean twin's run in the store), once the cell's own
+    # files are written
+    cost = _write_viewer(plan, target, out_dir, tags) if config.mlflow.log_viewer and records else {}
     report = CellReport(
         params=params,
         folder=out_dir,
