@@ -121,6 +121,26 @@ def test_auto_workers_start_a_process_per_core_only_where_a_voice_cell_pays_for_
     assert pick("auto", 14, voice=True, realtime=False) == 2
 
 
+def test_the_plan_resolves_auto_workers_once_for_the_cell_and_its_twin(monkeypatch) -> None:
+    from evalkit.config.settings import resolve_settings
+    from evalkit.pricing import load_table
+    from evalkit.speech import cores
+
+    monkeypatch.setattr(cores, "usable_cores", lambda: 4)
+    monkeypatch.setenv("EVALKIT_PROCESS_SHARE", "1")
+    voice = validate_config(composed("+perturb=burst_noise"))
+    table = load_table()
+    assert resolve_settings(voice, table, conversations=14).workers == 4  # the run stage takes this number
+    assert resolve_settings(voice, table, conversations=3).workers == 1  # two conversations or more per worker
+    assert resolve_settings(validate_config(composed("workers=3")), table, conversations=1).workers == 3
+    plan = plan_cell(validate_config(composed("+perturb=burst_noise", "domain.scenarios=[AL-001,AL-002]", "trials=2")))
+    assert plan.twin is not None
+    for cell in (plan, plan.twin):  # each sized by its own conversations (a clean twin may run one trial each)
+        expected = cores.conversation_workers("auto", len(cell.scenarios) * cell.trials, voice=True, realtime=False)
+        assert cell.settings.workers == expected
+    assert plan.settings.workers == 2  # 2 scenarios x 2 trials
+
+
 def test_workers_accepts_auto_or_a_count_and_refuses_anything_else() -> None:
     assert validate_config(composed()).workers == "auto"
     assert validate_config(composed("workers=3")).workers == 3

@@ -119,12 +119,14 @@ def run_cell_conversations(
             "is configured (judge=none); recorded as skipped (sim_gate_skipped_<gate>), never as passed"
         )
     stats = stats if stats is not None else {}
-    configure_limits(settings.max_concurrency, settings.caps)  # the judge's requests share the conversations' caps
+    # this process's provider caps, once: the judge's requests share the in-process conversations' caps (a worker
+    # process sets its own, evalkit.cell.run._run_batch)
+    configure_limits(settings.max_concurrency, settings.caps)
     needs_asr = "assistant_asr" in required_preparation(config.metrics, judge=config.judge.enabled)
     records: list[ConversationRecord] = []
     total = len(plan.scenarios) * plan.trials
     with tqdm(total=total, desc=plan.run_name, unit="conv", disable=not config.progress) as bar:
-        for done in run_conversations(plan, config.workers, config.concurrency):
+        for done in run_conversations(plan, settings.workers, config.concurrency):
             conversation = done.conversation
             if needs_asr:
                 stats["assistant_asr_s"] = stats.get("assistant_asr_s", 0.0) + done.asr_s
@@ -289,7 +291,8 @@ def compute_cell(
     run receives. ``target``: the store the viewer finds the clean twin in; ``run_id``, ``artifact_uri``: the run that
     holds the cell (its traces' session and audio links)."""
     config = plan.config
-    # the cell's own stages first, then what reads or writes through the layers below (files, viewer, redaction)
+    # the cell's own stages first, then what writes through the layers below (files, traces, redaction), then the
+    # viewer
     judge = build_cell_judge(config, plan.scenarios)  # once: named in the params, then scoring every record
     named = judge_params(judge) | plan.trial_params()
     started = time.perf_counter()
@@ -316,7 +319,6 @@ def compute_cell(
     headline = _headline(aggregates)  # what the log says of the cell: its aggregates are complete here
     tables = {TABLE_FILE: per_conversation_table(records)} if records else {}
     write_cell_files(out_dir, config.seed, records, aggregates)
-    cost = _write_viewer(plan, target, out_dir, tags) if config.mlflow.log_viewer and records else {}
     traces = _traces(plan, records, started_ms, f"{plan.key}-{run_id[:8]}", artifact_uri)
     components = config.agent.params() | config.simulator.params() | config.voice.params()
     named |= axis_params(config) | components | version_params(config.metrics)  # version: of each metric
@@ -324,6 +326,9 @@ def compute_cell(
     # elsewhere. Written once the cell is this run's (a cell another run holds is not this job's folder).
     (out_dir / "config.yaml").write_text(yaml.safe_dump(redact(config.model_dump(mode="json")), sort_keys=False))
     params = redact(named | flatten(plan.identity, "cfg"))
+    # last: the viewer is the one step that reads back (the clean twin's run in the store), once the cell's own
+    # files are written
+    cost = _write_viewer(plan, target, out_dir, tags) if config.mlflow.log_viewer and records else {}
     report = CellReport(
         params=params,
         folder=out_dir,

@@ -116,7 +116,9 @@ def plan_checked(
     clean_identity = identity_payload(clean)
     twin_key = identity_key(clean_identity)
     # the twin's own settings: an accent's twin has another voice (what is metered locally differs)
-    settings, twin_settings = (resolve_settings(c, pricing, target) for c in (config, clean))
+    # (and the worker processes for its conversations: a twin that runs one trial may want fewer)
+    sized = ((c, len(scenarios) * c.trials_to_run) for c in (config, clean))
+    settings, twin_settings = (resolve_settings(c, pricing, target, n) for c, n in sized)
     if twin_key == key:
         return CellPlan(config, key, scenarios, key, identity, settings)
     # A clean config is its own twin (twin_config's rule), so the twin's plan names itself as its twin.

@@ -28,7 +28,7 @@ from evalkit.config.schema import InfraConfig, RunConfig
 from evalkit.config.settings import CellSettings
 from evalkit.records import Conversation, SimulationValidation
 from evalkit.scenarios import Scenario
-from evalkit.speech.cores import AUTO, conversation_workers, process_share, set_process_share
+from evalkit.speech.cores import AUTO, process_share, set_process_share
 from evalkit.validation import GATES, JUDGE_GATES, Flag, judge_flags, validate
 
 log = logging.getLogger("evalkit")
@@ -291,7 +291,7 @@ def shutdown_worker_pools() -> None:
 atexit.register(shutdown_worker_pools)
 
 
-def run_conversations(plan: CellPlan, workers: int | str = 1, concurrency: int = 1) -> Iterator[ConversationResult]:
+def run_conversations(plan: CellPlan, workers: int = 1, concurrency: int = 1) -> Iterator[ConversationResult]:
     """Every (scenario, trial) job of the plan, yielded in plan order as each finishes. Every seed derives from
     (cell seed, scenario, trial), so ``workers`` processes × ``concurrency`` calls give exactly the results of
     one. With both, each worker process takes ``concurrency`` consecutive jobs at a time. A cell with nothing
@@ -303,17 +303,15 @@ def run_conversations(plan: CellPlan, workers: int | str = 1, concurrency: int =
     the agent object holds one conversation's state."""
     jobs = [(s, t) for s in plan.scenarios for t in range(plan.trials)]
     realtime = getattr(plan.config.agent, "realtime", False)
-    if workers == AUTO:
-        workers = conversation_workers(AUTO, len(jobs), plan.config.modality.name != "text", realtime)
+    if plan.config.workers == AUTO:  # resolved by the plan (CellSettings.workers)
         log.info("workers=auto: %d worker process(es) for %d conversation(s)", workers, len(jobs))
     if concurrency > 1 and not realtime:
         log.info("concurrency=%d: %s is an in-process agent, its conversations run one at a time (use workers)",
                  concurrency, plan.config.agent.kind)  # fmt: skip
         concurrency = 1
     if workers <= 1 or len(jobs) <= 1:
-        runner = ConversationRunner(plan.config, concurrency)
-        configure_limits(plan.settings.max_concurrency, plan.settings.caps)  # this process's provider caps
-        yield from runner.run_all(jobs)
+        # this process's provider caps are the caller's to set (run_cell_conversations, once for the judge too)
+        yield from ConversationRunner(plan.config, concurrency).run_all(jobs)
         return
     batches = [jobs[i : i + concurrency] for i in range(0, len(jobs), concurrency)]
     share = process_share() * workers

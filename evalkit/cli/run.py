@@ -52,18 +52,19 @@ def main(cfg: DictConfig, record: Callable[[CellResult], None] | None = None) ->
     """The Hydra task: one cell per job. Returns {"cell": ..., and "twin": ... when this job ran its twin};
     ``record`` is told each cell as it ends (a twin that finished still counts when the cell after it raises)."""
     record = record or (lambda _: None)
+    hydra_cfg = HydraConfig.get()
+    multirun = hydra_cfg.mode == RunMode.MULTIRUN
+    if multirun and (jobs := launcher_parallelism(hydra_cfg.launcher)) > 1:
+        # cells side by side (joblib): each decodes with its share of the cores, and the plan sizes its workers so
+        set_process_share(jobs)
     plan = to_plan(cfg)
     config = plan.config
-    hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
     target = plan.settings.target
     assert target is not None  # the preflight found the store (checked_plan)
-    multirun = hydra_cfg.mode == RunMode.MULTIRUN
     parent = read_parent_run(Path(hydra_cfg.sweep.dir).resolve()) if multirun else None
     if not multirun:  # a sweep's callback already did this once for all its jobs
         mark_stale_runs(target)
-    elif (jobs := launcher_parallelism(hydra_cfg.launcher)) > 1:
-        set_process_share(jobs)  # cells side by side (joblib): each decodes with its share of the cores
     results: dict[str, CellResult] = {}
     if config.twins and not multirun and plan.twin is not None:
         # A single run has no sweeper to schedule the twin (perturb, accent voice or behavioural persona reset),

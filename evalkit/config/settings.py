@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from evalkit.config.schema import RunConfig
 from evalkit.pricing import PricingTable, external_components, load_table, local_components
+from evalkit.speech.cores import conversation_workers
 
 if TYPE_CHECKING:
     from evalkit.tracking import TrackingTarget
@@ -26,17 +27,20 @@ class CellSettings:
     max_concurrency: int | None  # ``providers.max_concurrency``: requests in flight per provider
     caps: dict[str, int | None] = field(default_factory=dict)  # ``providers.limits``: base URL -> cap
     target: TrackingTarget | None = None  # the store the cells log to, as the preflight found it (None: not checked)
+    workers: int = 1  # worker processes for the cell's conversations (``workers``, ``auto`` resolved for this process)
 
 
 def resolve_settings(
-    config: RunConfig, pricing: PricingTable | None = None, target: TrackingTarget | None = None
+    config: RunConfig, pricing: PricingTable | None = None, target: TrackingTarget | None = None, conversations: int = 1
 ) -> CellSettings:
     """The config's settings for the stages below the plan (``pricing``: the table the preflight read; else read
-    here)."""
+    here; ``conversations``: how many the cell runs, which ``workers=auto`` sizes its processes by)."""
+    voice, realtime = config.modality.name != "text", getattr(config.agent, "realtime", False)
     return CellSettings(
-        voice=config.modality.name != "text",
+        voice=voice,
         max_concurrency=config.providers.max_concurrency,
         caps=config.providers.caps(),
+        workers=conversation_workers(config.workers, conversations, voice, realtime),
         external=tuple(external_components(config)),
         local=tuple(local_components(config)),
         pricing=pricing if pricing is not None else load_table(config.pricing.file, config.pricing.overrides),
