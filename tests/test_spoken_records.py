@@ -155,3 +155,19 @@ def test_a_spelled_letter_a_is_phonemised_as_the_letter(text: str, letter_a: boo
     ipa = " ".join(text_to_phonemes(text, "en-us", ipa=True))
     article = re.search(r"(?:^| )ɐ(?: |$)", ipa) is not None
     assert article != letter_a and (("ˈeɪ" in ipa) or not letter_a), ipa
+
+
+@pytest.mark.parametrize(
+    ("value", "question", "said"),
+    [
+        ("macos", "Which operating system: macOS or Windows?", "macOS"),  # not "Macos", a word no one says
+        ("fmla", "Which leave type: FMLA, sick or vacation?", "FMLA"),
+        ("list_a", "Which document list: List A, List B or List C?", "List A"),
+        ("on_call", "Which pay type: on-call hours or overtime?", "on-call"),
+        ("read_only", "Which access do you need?", "read only"),  # not offered in the question: its words
+    ],
+)
+def test_a_choice_is_said_as_the_question_offered_it(value: str, question: str, said: str) -> None:
+    from evalkit.simulator.scripted.caller import as_offered
+
+    assert as_offered(value, question) == said

@@ -134,6 +134,16 @@ def fixed_wording(workflows: list[Workflow], kind: type[Call] | type[Confirm]) -
     return [f for f in fragments if len(f) >= 8]
 
 
+def as_offered(value: str, question: str) -> str:
+    """A choice said as the question offered it ("macos" -> "macOS" where the agent asked "macOS or Windows?"), as a
+    caller repeats the option it heard; else the value with its underscores as spaces ("read_only" -> "read only")."""
+    plain = re.sub(r"[\s_-]", "", value).lower()
+    words = re.findall(r"[\w'-]+", question)
+    spans = [" ".join(words[i : i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)]  # "List A"
+    offered = next((w for w in spans if re.sub(r"[\s_-]", "", w).lower() == plain), None)
+    return offered or value.replace("_", " ")
+
+
 class ScriptedSimulator(Listening):
     """``persona`` changes how answers are said (``PersonaStyle``); ``rng`` is the conversation's own stream, so
     a persona's choices replay exactly for a (cell seed, scenario, trial)."""
@@ -448,7 +458,7 @@ class ScriptedSimulator(Listening):
             # asked to spell a name: letter by letter with a pause after each (App. K), as the agent asked
             return self._say(self.style.answer(field, f"{spell_with_alphabet(value, 'letters')}.", self.stalled))
         if slot.kind == "choice":
-            value = value.replace("_", " ")  # "read_only" is said "read only" (the agent's parser takes both)
+            value = as_offered(value, slot.question)
         if slot.kind != "text":  # free text is said as written: the agent writes it down verbatim
             value = f"{value[:1].upper()}{value[1:]}"
         elif value.strip(" .").lower() == "none":  # "none" alone was heard "Thank you very much" (0/4 voices)
@@ -478,8 +488,8 @@ class ScriptedSimulator(Listening):
         if heard is not None and heard == parse_slot(slot, truth, self.today):
             return self._styled("Yes, that's right.")
         restated = restated_number(truth) if slot.kind == "number" else None
-        if slot.kind == "choice":  # an option offered that is not the caller's: said as they said it ("list A")
-            truth = truth.replace("_", " ")
+        if slot.kind == "choice":  # an option offered that is not the caller's: said as it was offered ("List A")
+            truth = as_offered(truth, slot.question)
         return self._say(self.style.answer(slot.name, restated or f"No, it's {truth}.", self.stalled))
 
     # -- scenarios of a workflow evalkit does not know (evalkit.simulator.scripted.field_answers) --------------
