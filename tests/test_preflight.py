@@ -44,6 +44,24 @@ def evalkit_cli(tmp_path: Path, *overrides: str, cwd: Path | None = None, env: d
     )
 
 
+def preflight_refusal(tmp_path: Path, *overrides: str) -> list[str]:
+    """What ``python -m evalkit`` refuses, in this process: the same composition and the same ``checked_plan`` its
+    task runs before any cell, and the same one stderr line per problem (``problem_lines``). Each start of the CLI
+    costs ~5 s; its wiring (exit 2, those lines on stderr, nothing started) is proven by the subprocess cases here.
+    Nothing is written: the store would be created under ``tmp_path``, and the caller checks it was not."""
+    from evalkit.cli.entry import problem_lines
+    from evalkit.cli.preflight import checked_plan
+
+    args = [*([] if any(o.startswith("mlflow.tracking_uri=") for o in overrides) else [_store(tmp_path)]), *overrides]
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=args, return_hydra_config=True)
+    with pytest.raises(ConfigError) as refused:
+        checked_plan(cfg, dict(cfg.hydra.runtime.choices), args, tmp_path)
+    lines = problem_lines(refused.value)
+    assert lines and not any("Traceback" in line for line in lines), lines
+    return lines
+
+
 def _store(tmp_path: Path) -> str:
     return f"mlflow.tracking_uri=sqlite:///{tmp_path}/mlflow.db"
 
