@@ -50,7 +50,7 @@ from evalkit.wire.twilio_ws.codec import encode
 from perturbations import Chain, PerturbationError
 from tests.conftest import CONF_DIR, REPO
 from tests.test_config import composed
-from tests.test_preflight import assert_no_cell_started, assert_one_line_refusal, evalkit_cli
+from tests.test_preflight import assert_no_cell_started, assert_one_line_refusal, evalkit_cli, preflight_refusal
 
 SECRET = "s3cr3t-Hostile-9731"
 AIRLINE = REPO / "evalkit" / "domains" / "airline" / "scenarios"
@@ -136,17 +136,18 @@ def test_settings_named_like_secrets_are_settings(override: str) -> None:
 
 
 def test_a_token_limit_reaches_the_validator_not_the_secret_check(tmp_path: Path) -> None:
-    """Real CLI: ``agent.asr.max_new_tokens=100`` used to exit 2 with "keys are never given in the config"."""
-    proc = evalkit_cli(
-        tmp_path,
+    """``agent.asr.max_new_tokens=100`` used to exit 2 with "keys are never given in the config": the CLI's check of
+    its arguments before Hydra, then its preflight, in process (the CLI's wiring: tests/test_preflight.py)."""
+    overrides = (
         "agent.asr.max_new_tokens=100",
         "judge=openai_compatible",
         "judge.api_key_env=null",
         "judge.max_tokens=1000",
         "domain.scenarios=[NOPE]",
     )
-    line = assert_one_line_refusal(proc, "NOPE")
-    assert "never given" not in line
+    assert secret_override_problem(list(overrides)) is None
+    [line] = preflight_refusal(tmp_path, *overrides)
+    assert "NOPE" in line and "never given" not in line
 
 
 # -- 5. secrets in headers and URLs ----------------------------------------------------------------------------

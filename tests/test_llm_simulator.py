@@ -37,7 +37,7 @@ from evalkit.wire.openai_http.simulator import LlmSimulator, LlmSimulatorConfig
 from tests.conftest import REPO
 from tests.openai_voice_server import CALLER_MODEL, VoiceAgentServer
 from tests.test_config import composed
-from tests.test_preflight import assert_no_cell_started, assert_one_line_refusal, evalkit_cli
+from tests.test_preflight import assert_no_cell_started, preflight_refusal
 
 SCENARIO = "AL-002"  # a short airline call the scripted caller and cascade_local complete (task completion 1)
 QUICK = ("simulator.max_user_turns=2",)  # two caller turns: enough for a retry or a failure
@@ -280,8 +280,8 @@ def test_caller_side_endpoint_failures_are_counted_apart_from_the_agents() -> No
 
 
 def test_a_missing_key_env_is_one_preflight_line(tmp_path: Path) -> None:
-    proc = evalkit_cli(tmp_path, "simulator=llm", "simulator.api_key_env=EVALKIT_TEST_UNSET_SIM_KEY")
-    line = assert_one_line_refusal(proc, "simulator.api_key_env", "$EVALKIT_TEST_UNSET_SIM_KEY is not set")
+    [line] = preflight_refusal(tmp_path, "simulator=llm", "simulator.api_key_env=EVALKIT_TEST_UNSET_SIM_KEY")
+    assert "simulator.api_key_env" in line and "$EVALKIT_TEST_UNSET_SIM_KEY is not set" in line
     assert "simulator=llm" in line
     assert_no_cell_started(tmp_path)
 

@@ -3,6 +3,8 @@ without its version (or a reviewed --accept) being recorded in tests/metric_sign
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import subprocess
 import sys
@@ -11,7 +13,13 @@ from pathlib import Path
 import pytest
 
 from evalkit.metrics import METRICS, Metric, metric_versions, register, score_conversation, version_params
-from evalkit.metrics.signatures import builtin_signatures, normalized_source, scoring_modules, signature_problems
+from evalkit.metrics.signatures import (
+    Signatures,
+    builtin_signatures,
+    normalized_source,
+    scoring_modules,
+    signature_problems,
+)
 from evalkit.records import Conversation, MetricValue, Turn
 from tests.conftest import REPO
 
@@ -20,8 +28,14 @@ SCRIPT = REPO / "scripts" / "update_metric_signatures.py"
 UPDATE = "python scripts/update_metric_signatures.py"
 
 
+@functools.cache
+def current_signatures() -> Signatures:
+    """The built-in metrics' signatures, computed once for the module (hashing every metric's code costs ~5 s)."""
+    return builtin_signatures()
+
+
 def test_recorded_signatures_match_the_metric_code():
-    problems = signature_problems(json.loads(SIGNATURES.read_text()), builtin_signatures())
+    problems = signature_problems(json.loads(SIGNATURES.read_text()), current_signatures())
     assert not problems, f"bump the version of a metric whose scores can change, then run `{UPDATE}`:\n" + "\n".join(
         problems
     )
@@ -58,22 +72,32 @@ def update(*args: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("accept", [False, True])
-def test_the_update_script_refuses_an_unbumped_change_unless_accepted(tmp_path: Path, accept: bool):
+def update_in_process(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
+    """The script's ``main`` in this process, with the real signatures hashed once for the module: each start of the
+    script costs ~8 s (it imports and hashes every metric); its exit status wiring (``sys.exit(main())``) is proven
+    once, by the subprocess run below."""
+    spec = importlib.util.spec_from_file_location("update_metric_signatures", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    monkeypatch.setattr(module, "builtin_signatures", current_signatures)
+    return module.main(list(args))
+
+
+def test_the_update_script_refuses_an_unbumped_change_unless_accepted(tmp_path: Path, capsys, monkeypatch) -> None:
     stale = json.loads(SIGNATURES.read_text())
     stale["response_latency"]["hash"] = "0" * 16  # as if its code had changed since the file was written
     file = tmp_path / "signatures.json"
     file.write_text(json.dumps(stale))
-    if not accept:  # the same file, the same --check: run once (each run of the script hashes every metric, ~8 s)
-        check = update("--check", "--file", str(file))
-        assert check.returncode == 1 and "response_latency: its code changed but its version is still" in check.stderr
-    done = update("--file", str(file), *(["--accept", "response_latency"] if accept else []))
-    if accept:
-        assert done.returncode == 0, done.stderr
-        assert json.loads(file.read_text()) == json.loads(SIGNATURES.read_text())
-    else:
-        assert done.returncode == 1 and "bump Metric(version=...) or pass --accept response_latency" in done.stderr
-        assert json.loads(file.read_text()) == stale  # nothing written
+    check = update("--check", "--file", str(file))  # the script as a user runs it: its exit status and message
+    assert check.returncode == 1 and "response_latency: its code changed but its version is still" in check.stderr
+    capsys.readouterr()
+    assert update_in_process(monkeypatch, "--file", str(file)) == 1
+    assert "bump Metric(version=...) or pass --accept response_latency" in capsys.readouterr().err
+    assert json.loads(file.read_text()) == stale  # nothing written
+    assert update_in_process(monkeypatch, "--file", str(file), "--accept", "response_latency") == 0, (
+        capsys.readouterr().err
+    )
+    assert json.loads(file.read_text()) == json.loads(SIGNATURES.read_text())
 
 
 def conversation(end_reason: str = "agent_end_call") -> Conversation:

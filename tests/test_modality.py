@@ -18,7 +18,7 @@ from evalkit.config.schema import ConfigError, cell_key, identity_payload, twin_
 from tests.conftest import REPO
 from tests.test_axes import composed
 from tests.test_end_to_end import run_evalkit
-from tests.test_preflight import assert_one_line_refusal, evalkit_cli
+from tests.test_preflight import assert_no_cell_started, preflight_refusal
 
 
 def test_text_cells_refuse_audio_settings_and_agents_without_a_text_path():
@@ -41,8 +41,9 @@ def test_voice_cells_keep_their_keys_and_the_text_twin_is_the_voice_cell():
 
 
 def test_a_text_audio_override_is_one_line_before_any_cell(tmp_path):
-    result = evalkit_cli(tmp_path, "modality=text", "+perturb=noise_cafe", "-m")
-    assert_one_line_refusal(result, "modality=text has no audio")
+    [line] = preflight_refusal(tmp_path, "modality=text", "+perturb=noise_cafe")
+    assert "modality=text has no audio" in line
+    assert_no_cell_started(tmp_path)
 
 
 def _report_rows(path: Path) -> list[dict[str, str]]:

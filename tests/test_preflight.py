@@ -44,6 +44,24 @@ def evalkit_cli(tmp_path: Path, *overrides: str, cwd: Path | None = None, env: d
     )
 
 
+def preflight_refusal(tmp_path: Path, *overrides: str) -> list[str]:
+    """What ``python -m evalkit`` refuses, in this process: the same composition and the same ``checked_plan`` its
+    task runs before any cell, and the same one stderr line per problem (``problem_lines``). Each start of the CLI
+    costs ~5 s; its wiring (exit 2, those lines on stderr, nothing started) is proven by the subprocess cases here.
+    Nothing is written: the store would be created under ``tmp_path``, and the caller checks it was not."""
+    from evalkit.cli.entry import problem_lines
+    from evalkit.cli.preflight import checked_plan
+
+    args = [*([] if any(o.startswith("mlflow.tracking_uri=") for o in overrides) else [_store(tmp_path)]), *overrides]
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=args, return_hydra_config=True)
+    with pytest.raises(ConfigError) as refused:
+        checked_plan(cfg, dict(cfg.hydra.runtime.choices), args, tmp_path)
+    lines = problem_lines(refused.value)
+    assert lines and not any("Traceback" in line for line in lines), lines
+    return lines
+
+
 def _store(tmp_path: Path) -> str:
     return f"mlflow.tracking_uri=sqlite:///{tmp_path}/mlflow.db"
 
@@ -99,9 +117,30 @@ CLI_CASES = {
 }
 
 
+# Refused before Hydra runs (a key on the command line): the CLI cases of test_a_key_on_the_command_line_never_...
+BEFORE_HYDRA = ("key as override", "credentials in judge url")
+
+
+@pytest.mark.parametrize("case", [c for c in CLI_CASES if c not in BEFORE_HYDRA])
+def test_malformed_input_is_refused_by_the_preflight_in_one_line_each(tmp_path: Path, case: str) -> None:
+    """Every case as the CLI's task refuses it (in process: ~0.5 s a case, not ~5 s a CLI start)."""
+    overrides, named = CLI_CASES[case]
+    lines = preflight_refusal(tmp_path, *overrides)
+    if case == "snr out of range":  # the value, then the chain it feeds: two problems, a line each
+        value, chain = lines
+        assert "perturb.snr_db" in value and "perturb.chain" in chain, lines
+    else:
+        [line] = lines
+        assert all(name in line for name in named), (named, line)
+    assert not any(SECRET in line for line in lines)
+    assert_no_cell_started(tmp_path)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("case", list(CLI_CASES))
+@pytest.mark.parametrize("case", ["snr out of range", "unknown scenario id"])
 def test_malformed_input_is_one_line_before_any_cell(tmp_path: Path, case: str) -> None:
+    """The CLI's wiring for a preflight refusal (exit 2, one stderr line per problem, nothing started): every case
+    is checked in process above, the ones refused before Hydra runs by the test below."""
     overrides, named = CLI_CASES[case]
     proc = evalkit_cli(tmp_path, *overrides)
     if case == "snr out of range":  # the value, then the chain it feeds: two problems, a line each
@@ -118,8 +157,9 @@ def test_malformed_input_is_one_line_before_any_cell(tmp_path: Path, case: str) 
 @pytest.mark.parametrize("multirun", [False, True])
 def test_a_key_on_the_command_line_never_reaches_disk_or_stdout(tmp_path: Path, override: str, multirun: bool) -> None:
     proc = evalkit_cli(tmp_path, "judge=openai_compatible", override, *(["-m"] if multirun else []))
-    assert_one_line_refusal(proc, "api_key_env")
+    assert_one_line_refusal(proc, "api_key_env", override.lstrip("+").split("=")[0])  # names the key given
     assert SECRET not in proc.stdout + proc.stderr
+    assert_no_cell_started(tmp_path)
     for path in tmp_path.rglob("*"):
         assert not path.is_file() or SECRET.encode() not in path.read_bytes(), path
 

@@ -25,6 +25,7 @@ from evalkit.judges.judge import Judge
 from evalkit.judges.prompts import PROMPTS
 from evalkit.metrics.registry import score_conversation
 from evalkit.records import Conversation
+from evalkit.scenario_tools.__main__ import main as scenario_tools_main
 from evalkit.scenarios.file import (
     ScenarioFile,
     from_scenario,
@@ -257,16 +258,20 @@ def scenarios_cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_new_scaffolds_a_commented_scenario_that_check_accepts(tmp_path: Path) -> None:
+def test_new_scaffolds_a_commented_scenario_that_check_accepts(tmp_path: Path, capsys) -> None:
+    """The first ``new`` as a user runs it (the command's name and exit status; ``check``'s: the test below); the
+    rest through the same ``main`` in process (each start of the command costs ~2-4 s)."""
     folder = tmp_path / "mine"
     made = scenarios_cli("new", str(folder))
     assert made.returncode == 0, made.stderr
     text = (folder / "scenario-1.yaml").read_text()
     assert "id: scenario-1 " in text and text.count("#") > 20  # commented
-    assert scenarios_cli("new", str(folder)).returncode == 0 and (folder / "scenario-2.yaml").exists()
-    assert scenarios_cli("new", str(folder), "--id", "scenario-1").returncode == 2  # never overwrites
-    checked = scenarios_cli("check", str(folder))
-    assert checked.returncode == 0 and "2 scenario files checked: no problems" in checked.stdout, checked.stdout
+    assert scenario_tools_main(["new", str(folder)]) == 0 and (folder / "scenario-2.yaml").exists()
+    assert scenario_tools_main(["new", str(folder), "--id", "scenario-1"]) == 2  # never overwrites
+    capsys.readouterr()
+    assert scenario_tools_main(["check", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "2 scenario files checked: no problems" in out, out
     assert ScenarioFile.model_validate(yaml.safe_load(text)).success.judge
 
 
