@@ -453,3 +453,15 @@ def test_a_value_a_later_call_refuses_is_asked_again_though_a_lookup_took_it() -
     assert any("couldn't find a match for that appointment date" in text for text in agent), agent
     assert passed, lines
     assert stated_in("2026-10-04", "..., not 2026-10-04") and not stated_in("2026-10-04", "not 2026-10-041")
+
+
+def test_a_state_the_record_gives_as_its_postal_code_is_said_by_its_name() -> None:
+    """EVA-Bench's records give the caller "GA" where a person says "Georgia" (``Slot.said_as``); the agent hears the
+    name against the states and the tools get the code (issue 28.5)."""
+    scenario = _hr("HR-005").model_copy(deep=True)
+    answers = scenario.user_goal.scripted.answers
+    answers["new_state_code"] = "GA"  # as an EVA-Bench record writes it
+    conversation = run_text_dialogue(scenario)
+    said = [text for role, text in transcript(conversation) if role == "user"]
+    assert any("Georgia" in text for text in said) and not any(re.search(r"\bGA\b", text) for text in said), said
+    assert task_completion(conversation).passed, said

@@ -168,6 +168,6 @@ def test_a_spelled_letter_a_is_phonemised_as_the_letter(text: str, letter_a: boo
     ],
 )
 def test_a_choice_is_said_as_the_question_offered_it(value: str, question: str, said: str) -> None:
-    from evalkit.simulator.scripted.caller import as_offered
+    from evalkit.simulator.scripted.style import as_offered
 
     assert as_offered(value, question) == said

@@ -115,6 +115,10 @@ class Slot:
     # The domain's fixed vocabulary the answer comes from (US states, the document types a tool takes): heard as the
     # closest of these names (issue 17.2: a listener who knows the options).
     vocabulary: tuple[str, ...] = ()
+    # How a person says a value the tools write as a code: (value, words) pairs, e.g. ("OH", "Ohio"),
+    # ("reactivate_full", "Full access"). The caller says the words (issue 28.5: a record said as a person would);
+    # the agent hears them against ``vocabulary``.
+    said_as: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         label = self.label or self.name.replace("_", " ")

@@ -90,6 +90,10 @@ COUNTRIES = {
 # The names as said, for the agent's ear (``Slot.vocabulary``): "New Hampshire", "USA"
 STATE_NAMES = tuple(name.title() for name in US_STATES)
 COUNTRY_NAMES = tuple(name.upper() if len(name) <= 3 else name.title() for name in COUNTRIES)
+# A code as a caller says it (``Slot.said_as``): "OH" -> "Ohio", "PH" -> "Philippines"; the first name of a code
+# ("United States", not "USA") where the table has two
+STATES_SAID = tuple((code, name.title()) for name, code in US_STATES.items())
+COUNTRIES_SAID = tuple({code: name.title() for name, code in reversed(COUNTRIES.items())}.items())
 
 
 def _place(value: str) -> str:

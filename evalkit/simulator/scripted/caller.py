@@ -36,7 +36,7 @@ from evalkit.simulator.scripted.listening import (
     UserUtterance,
 )
 from evalkit.simulator.scripted.read_back import quoted_total, restated_number
-from evalkit.simulator.scripted.style import PersonaStyle, say_code_list
+from evalkit.simulator.scripted.style import PersonaStyle, as_offered, say_code_list
 from evalkit.simulator.scripted.understanding import (
     FactBook,
     scenario_facts,
@@ -132,16 +132,6 @@ def fixed_wording(workflows: list[Workflow], kind: type[Call] | type[Confirm]) -
             pieces = [p.strip(" .,").lower() for p in TEXT_REFERENCE.split(text)[::2]]
             fragments.append(max(pieces, key=len))
     return [f for f in fragments if len(f) >= 8]
-
-
-def as_offered(value: str, question: str) -> str:
-    """A choice said as the question offered it ("macos" -> "macOS" where the agent asked "macOS or Windows?"), as a
-    caller repeats the option it heard; else the value with its underscores as spaces ("read_only" -> "read only")."""
-    plain = re.sub(r"[\s_-]", "", value).lower()
-    words = re.findall(r"[\w'-]+", question)
-    spans = [" ".join(words[i : i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)]  # "List A"
-    offered = next((w for w in spans if re.sub(r"[\s_-]", "", w).lower() == plain), None)
-    return offered or value.replace("_", " ")
 
 
 class ScriptedSimulator(Listening):
@@ -430,6 +420,7 @@ class ScriptedSimulator(Listening):
         value = self._task_value(field)
         if value is None:
             return self._say(self.style.reply("I don't have that, sorry."))
+        value = dict(slot.said_as).get(value, value)  # "OH" is said "Ohio", as a person names a state
         vague = self.style.vague_first(field, value)
         if vague is not None:
             self.asked[field] -= 1

@@ -239,3 +239,13 @@ class PersonaStyle:
         index = candidates[int(self.rng.integers(len(candidates)))]
         words[index] = words[index].upper()
         return " ".join(words)
+
+
+def as_offered(value: str, question: str) -> str:
+    """A choice said as the question offered it ("macos" -> "macOS" where the agent asked "macOS or Windows?"), as a
+    caller repeats the option it heard; else the value with its underscores as spaces ("read_only" -> "read only")."""
+    plain = re.sub(r"[\s_-]", "", value).lower()
+    words = re.findall(r"[\w'-]+", question)
+    spans = [" ".join(words[i : i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)]  # "List A"
+    offered = next((w for w in spans if re.sub(r"[\s_-]", "", w).lower() == plain), None)
+    return offered or value.replace("_", " ")

@@ -4,7 +4,7 @@ reactivation (provider tier, plus the passcode where the policy asks for it).
 
 from __future__ import annotations
 
-from evalkit.domains.hr.places import STATE_NAMES
+from evalkit.domains.hr.places import STATE_NAMES, STATES_SAID
 from evalkit.domains.hr.workflows.steps import (
     CLEARANCE_FORM,
     DEA_FORM,
@@ -228,6 +228,7 @@ DEA_TRANSFER = Workflow(
                 "Which state is the new facility in?",
                 label="which state",
                 vocabulary=STATE_NAMES,
+                said_as=STATES_SAID,
             )
         ),
         Ask(
@@ -342,6 +343,7 @@ PRIVILEGE_REACTIVATION = Workflow(
                 "Do you need full or restricted EHR access?",
                 label="EHR access",
                 vocabulary=("full access", "restricted access"),  # "restricted access" was heard "this trick to access"
+                said_as=(("reactivate_full", "Full access"), ("reactivate_restricted", "Restricted access")),
             )
         ),
         Call(

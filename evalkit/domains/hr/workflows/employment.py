@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from evalkit.domains.hr.places import COUNTRY_NAMES
+from evalkit.domains.hr.places import COUNTRIES_SAID, COUNTRY_NAMES
 from evalkit.domains.hr.workflows.checklist import finished_on_checklist
 from evalkit.domains.hr.workflows.steps import (
     COUNTRY_OF_BIRTH,
@@ -214,6 +214,7 @@ I9 = Workflow(
                 "Which country issued it? Country of issue, please.",
                 label="country of issue",
                 vocabulary=COUNTRY_NAMES,
+                said_as=COUNTRIES_SAID,
             )
         ),
         Confirm("I'll submit document {document_number}. Shall I go ahead?"),
@@ -281,6 +282,7 @@ VISA_DEPENDENT = Workflow(
                 "What is their country of birth?",
                 label="country of birth",
                 vocabulary=COUNTRY_NAMES,
+                said_as=COUNTRIES_SAID,
             )
         ),
         Ask(
