@@ -22,6 +22,7 @@ import select
 import shutil
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,6 +48,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+# node starting aimock takes ~0.3 s on an idle machine; on a loaded 2-core machine it once said nothing for 30 s
+READY_TIMEOUT_S = 120.0
+
+
 @pytest.fixture
 def aimock(tmp_path: Path) -> Iterator[str]:
     """aimock on a free port of 127.0.0.1 with one catch-all fixture; its Realtime URL."""
@@ -61,11 +66,14 @@ def aimock(tmp_path: Path) -> Iterator[str]:
     )
     try:
         assert process.stdout is not None
-        line = ""
+        line, said = "", []
+        deadline = time.monotonic() + READY_TIMEOUT_S
         while "listening on http://127.0.0.1:" not in line:
-            ready, _, _ = select.select([process.stdout], [], [], 30.0)
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([process.stdout], [], [], max(left, 0.0))
             line = process.stdout.readline() if ready else ""
-            assert line, "aimock did not start"
+            said.append(line)
+            assert line, f"aimock did not start in {READY_TIMEOUT_S:.0f} s (exit {process.poll()}): {''.join(said)!r}"
         yield "ws://" + line.split("http://", 1)[1].strip() + "/v1/realtime"
     finally:
         process.send_signal(signal.SIGTERM)
