@@ -5,7 +5,7 @@ policy boundary, the value that fed it asked again once, a missing record, a tra
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from evalkit.agents.base import ToolBox
@@ -13,26 +13,19 @@ from evalkit.agents.reference.policy import DialogueAct, PolicyReply, ok
 from evalkit.agents.reference.slot_hearing import speak
 from evalkit.agents.reference.workflow_hearing import listed_names
 from evalkit.agents.reference.workflow_repair import fed_slots, named_in, slots_to_reask
-from evalkit.agents.reference.workflow_run import Run
+from evalkit.agents.reference.workflow_run import EngineState
 from evalkit.domains.workflow import Ask, Call, lookup_or_none, memo_key, resolve, totalled
 
 MAX_TOOL_RETRIES = 1  # a failed lookup re-asks the slot that fed it once (a misheard ID), then transfers
 
 
-class WorkflowCalls:
-    """The ``Call`` steps of ``WorkflowPolicy``: the engine's state and speaking methods it relies on are declared
-    here, defined there."""
+class WorkflowCalls(EngineState):
+    """The ``Call`` steps of ``WorkflowPolicy`` (the engine's state and methods it relies on: ``EngineState``; the
+    call's own state below)."""
 
     tools: ToolBox
-    run: Run | None
-    known: dict[str, Any]
     memo: dict[str, Any]
-    reasks: int
-    refused: tuple[str, str] | None
     listed: dict[str, tuple[str, ...]]
-    _ask: Callable[..., PolicyReply]
-    _transfer: Callable[..., PolicyReply]
-    _anything_else: Callable[[str], PolicyReply]
 
     def _call(self, step: Call, said: list[str]) -> PolicyReply | None:
         """Make the call; a reply when the workflow cannot go on (refusal, re-ask after an error, transfer)."""

@@ -14,7 +14,7 @@ from typing import Any
 from evalkit.agents.reference.policy import DialogueAct, PolicyReply
 from evalkit.agents.reference.slot_hearing import hear_slot, read_back_text, speak
 from evalkit.agents.reference.workflow_hearing import closest_name
-from evalkit.agents.reference.workflow_run import Run
+from evalkit.agents.reference.workflow_run import EngineState
 from evalkit.domains.workflow import Ask, Offer, bind_choice, offered
 from evalkit.spoken import parse_yes_no
 
@@ -65,21 +65,8 @@ def choose_option(
     return texts.index(nearest) if nearest is not None else None
 
 
-class WorkflowOffers:
-    """The ``Offer`` steps of ``WorkflowPolicy``: the engine's state and methods it relies on are declared here,
-    defined there."""
-
-    run: Run | None
-    today: date
-    pending: str
-    value: Any
-    known: dict[str, Any]
-    reasks: int
-    refused: tuple[str, str] | None
-    _ask: Callable[..., PolicyReply]
-    _reask: Callable[[str, str, str], PolicyReply]
-    _advance: Callable[..., PolicyReply]
-    _anything_else: Callable[[str], PolicyReply]
+class WorkflowOffers(EngineState):
+    """The ``Offer`` steps of ``WorkflowPolicy`` (the engine's state and methods it relies on: ``EngineState``)."""
 
     @property
     def _offer_step(self) -> Offer:

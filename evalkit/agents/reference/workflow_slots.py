@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import date
 from typing import Any
 
 from evalkit.agents.reference.policy import DialogueAct, PolicyReply
 from evalkit.agents.reference.slot_hearing import choice_hint, hear_slot, read_back_text
 from evalkit.agents.reference.workflow_hearing import spells_letters
-from evalkit.agents.reference.workflow_run import Run
+from evalkit.agents.reference.workflow_run import EngineState
 from evalkit.domains.workflow import Ask, Offer, Slot, fit_pattern
 from evalkit.spoken import parse_correction, parse_yes_no
 
@@ -30,23 +29,13 @@ HINTS = {
 }
 
 
-class WorkflowSlots:
-    """The ``Ask`` steps of ``WorkflowPolicy``: the engine's state and methods it relies on are declared here,
-    defined there (``known_names``, ``heard_name``, ``_read_back_first``, ``_offer_choice`` and ``_restated`` in
-    ``WorkflowHearing``)."""
+class WorkflowSlots(EngineState):
+    """The ``Ask`` steps of ``WorkflowPolicy`` (the engine's state and methods it relies on: ``EngineState``; below,
+    what ``WorkflowHearing`` defines: ``known_names``, ``heard_name``, ``_read_back_first``, ``_offer_choice``,
+    ``_restated``)."""
 
-    run: Run | None
-    today: date
-    pending: str
-    value: Any
-    known: dict[str, Any]
-    reasks: int
     repairs: int
     unclear: int
-    _ask: Callable[..., PolicyReply]
-    _reask: Callable[[str, str, str], PolicyReply]
-    _transfer: Callable[..., PolicyReply]
-    _advance: Callable[..., PolicyReply]
     known_names: Callable[[Slot], tuple[str, ...]]
     heard_name: Callable[[Slot, str], str | None]
     _read_back_first: Callable[[Slot, str, Any], bool]
