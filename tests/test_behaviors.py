@@ -436,7 +436,8 @@ def test_the_reference_agent_keeps_talking_through_backchannels_and_yields_to_an
     from evalkit.scenarios import load_scenario
 
     config_ = composed("persona.variation.enabled=false", "+behavior=backchannel", "behavior.rate=1.0")
-    agent, voice, chain = build_components(config_)
+    built = build_components(config_, hears_agent_audio=False)
+    agent, voice, chain = built.agent, built.user_tts, built.chain
     scenario = load_scenario(scenario_dir("airline") / "AL-001.json")
     conversation, audio = run_conversation(
         scenario, 0, config_.seed, agent, tool_registry("airline"), voice, chain, behavior=config_.behavior
@@ -476,7 +477,8 @@ def reference_call(phrase: str) -> tuple[CallOutcome, list[Any]]:
     from evalkit.scenarios import load_scenario
 
     built = composed("persona.variation.enabled=false", "+behavior=backchannel", "behavior.rate=1.0")
-    agent, voice, chain = build_components(built)
+    parts = build_components(built, hears_agent_audio=False)
+    agent, voice, chain = parts.agent, parts.user_tts, parts.chain
     scenario = load_scenario(scenario_dir("airline") / "AL-001.json")
     planner = BehaviorPlanner(built.behavior, np.random.default_rng(0))
     planner.table = {"backchannel": [phrase]}

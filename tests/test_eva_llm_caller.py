@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 from evalkit.cell import run_cell
-from evalkit.config import preflight as pf
 from evalkit.config.schema import validate_config
 from evalkit.scenario_tools.__main__ import main as scenarios_cli
 from evalkit.scenarios import load_scenario
@@ -22,7 +21,6 @@ from tests.test_config import composed
 def test_an_imported_record_runs_with_the_llm_caller(tmp_path: Path) -> None:
     root = write_checkout(tmp_path / "eva", {"airline": [(airline_record(), AIRLINE_DB)]})
     assert scenarios_cli(["import-eva", str(root), "--out", str(tmp_path / "imported")]) == 0
-    pf._domain_scenarios.cache_clear()
     folder = tmp_path / "imported" / "airline"
     scenario = load_scenario(folder / "8.1.1.json")
     with VoiceAgentServer(scenario_dir=folder) as server:

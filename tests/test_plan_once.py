@@ -15,7 +15,6 @@ from hydra import compose, initialize_config_dir
 from mlflow.tracking import MlflowClient
 
 import evalkit.cell.plan as plan_module
-import evalkit.config.preflight as config_preflight
 import evalkit.config.schema as schema
 import evalkit.config.settings as settings_module
 import evalkit.domains.scenarios as domain_scenarios
@@ -56,7 +55,6 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> collections.Counter[str]:
     counts: collections.Counter[str] = collections.Counter()
     counting(monkeypatch, counts, "identity_payload", [schema, plan_module])
     counting(monkeypatch, counts, "load_scenarios", [domain_scenarios, plan_module])
-    counting(monkeypatch, counts, "_domain_scenarios", [config_preflight])  # the preflight's whole-folder read
     counting(monkeypatch, counts, "load_table", [pricing, settings_module])  # the pricing table
     return counts
 

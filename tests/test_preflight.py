@@ -261,9 +261,7 @@ def domains_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         shutil.copy(airline.scenario_dir / name, folder / name)
     # the domain object names its scenario folder: point the registered airline domain at the copy
     monkeypatch.setitem(DOMAINS._items, "airline", dataclasses.replace(airline, scenario_dir=folder))
-    pf._domain_scenarios.cache_clear()
     yield folder
-    pf._domain_scenarios.cache_clear()
 
 
 def test_one_unreadable_scenario_file_is_named(domains_dir: Path, tmp_path: Path) -> None:

@@ -239,7 +239,9 @@ def test_configs_build_the_same_engines_the_cell_used_to_wire_by_hand() -> None:
     # the eSpeak agent voice: its engine shows the voice, rate and pitch it was built with (Piper's is a cached
     # synthesis function, tests/test_piper.py)
     config = validate_config(composed("+perturb=noise_cafe", "agent.tts.kind=espeak", "agent.tts.voice=en-gb"))
-    agent, user_tts, chain = build_components(config)
+    built = build_components(config, hears_agent_audio=True)
+    agent, user_tts, chain = built.agent, built.user_tts, built.chain
+    assert built.listener is agent.asr  # the agent's own ASR hears its audio: no second model load
     assert isinstance(agent, CascadeLocalAgent) and isinstance(user_tts, UserVoice)
     asr, tts = config.agent.asr, config.agent.tts
     assert isinstance(agent.asr, WhisperASR) and isinstance(agent.tts, EspeakTTS)

@@ -17,7 +17,6 @@ import yaml
 from mlflow.tracking import MlflowClient
 
 from evalkit.cell import run_cell
-from evalkit.config import preflight as pf
 from evalkit.config.schema import validate_config
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.judges import JudgeConfig
@@ -222,7 +221,6 @@ def test_a_folder_of_yaml_scenarios_runs_through_a_real_cell(tmp_path: Path) -> 
     (folder / "rebook.yaml").write_text(yaml.safe_dump(al001_file(**ALL_KINDS) | {"id": "rebook"}))
     limited = al001_file(transcript={"must_say": ["SK130"]}) | {"id": "short", "limits": {"turns": 2}}
     (folder / "short.yaml").write_text(yaml.safe_dump(limited))
-    pf._domain_scenarios.cache_clear()
     raw = compose_with(
         None,
         "domain=airline",

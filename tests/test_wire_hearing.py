@@ -144,7 +144,7 @@ def test_the_cell_gives_a_wire_agent_its_listener_asr() -> None:
     from evalkit.config.schema import validate_config
     from tests.test_config import composed
 
-    agent, _voice, _chain = build_components(validate_config(composed("agent=twilio_ws")))
+    agent = build_components(validate_config(composed("agent=twilio_ws")), hears_agent_audio=False).agent
     assert callable(agent.listener)
 
 

@@ -32,7 +32,6 @@ from evalkit.cell.log import (
     per_conversation_table,
     write_cell_files,
     write_conversation,
-    write_viewer,
 )
 from evalkit.cell.plan import CellPlan, CellSettings, axis_params, cell_tags, plan_cell, plan_checked
 from evalkit.cell.run import (
@@ -344,10 +343,12 @@ def compute_cell(
 def _write_viewer(plan: CellPlan, target: TrackingTarget, out_dir: Path, tags: dict[str, str]) -> dict[str, float]:
     """The cell's viewer.html (logged with the folder). A view of data already written: a page that cannot be built
     costs a warning, never the cell. ``viewer_s``: what it cost (audio encoding, mostly)."""
+    from evalkit.view import write_cell_page  # the page's renderer: loaded only for a cell that writes one
+
     t0 = time.perf_counter()
     names = {"mlflow.runName": plan.run_name} | {k: tags[k] for k in ("condition", "cell_key", "twin_key")}
     try:
-        twin = write_viewer(out_dir, target, names, plan.config.mlflow.viewer_embed_mb)
+        twin = write_cell_page(out_dir, names, target, plan.config.mlflow.viewer_embed_mb)
     except Exception as exc:
         log.warning("cell %s: viewer.html not written: %s: %s", plan.key, type(exc).__name__, exc)
         return {}

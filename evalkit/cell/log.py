@@ -13,7 +13,7 @@ import soundfile as sf
 from evalkit.records import ConversationRecord, Turn
 from evalkit.redaction import redact, secret_env_values
 from evalkit.safe_paths import inside
-from evalkit.tracking.store import TrackingTarget, write_table
+from evalkit.tracking.store import write_table
 from evalkit.tracking.traces import SpanSpec, TraceSpec
 
 ARTIFACT_SAMPLE_RATE = 16_000  # audio artifacts: 16 kHz 16-bit WAV, playable in the MLflow UI
@@ -228,34 +228,3 @@ def conversation_traces(
         )
         base_ms += length + 1000.0  # a second between calls, so the trace list keeps plan order
     return specs
-
-
-def write_viewer(
-    out_dir: Path,
-    target: TrackingTarget,
-    names: dict[str, str],
-    embed_mb: float,
-) -> str:
-    """``viewer.html`` in the cell folder (logged with it): the cell's conversations beside its clean twin's,
-    found in the store by the twin's cell key (its newest finished run). ``names``: the cell run's name, condition,
-    cell and twin keys (as its tags). What the page says about the twin, for the log."""
-    import tempfile
-
-    from evalkit.tracking import latest_finished_cell
-    from evalkit.tracking.reading import download_cell_folder, get_run
-    from evalkit.view import PAGE_FILE, load_cell_dir, write_page
-
-    cell = load_cell_dir(out_dir, names)
-    twin_key = names.get("twin_key")
-    found = latest_finished_cell(target, twin_key) if twin_key and twin_key != names.get("cell_key") else None
-    with tempfile.TemporaryDirectory(prefix="evalkit-twin-") as tmp:
-        twin = None
-        if found is not None:
-            run = get_run(target, found.run_id)
-            folder = download_cell_folder(target, found.run_id, Path(tmp) / "twin", audio=embed_mb > 0)
-            tags = (run.tags | {"mlflow.runName": run.name}) if run else None
-            twin = load_cell_dir(folder, tags, linkable=False)  # a temporary copy: its WAVs cannot be linked
-        write_page(cell, twin, out_dir / PAGE_FILE, embed_mb)
-    if found is None:
-        return "no clean twin" if not twin_key or twin_key == names.get("cell_key") else "clean twin not finished yet"
-    return f"beside clean twin run {found.run_id}"

@@ -58,43 +58,33 @@ class ConversationRunner:
     are loaded per process)."""
 
     def __init__(self, config: RunConfig, concurrency: int = 1) -> None:
-        from evalkit.cell.build import build_components, listener_asr
-        from evalkit.cell.score import assistant_asr_entity_turns_only
+        from evalkit.cell.build import build_components
+        from evalkit.cell.score import assistant_asr_entity_turns_only, build_cell_judge
         from evalkit.domains import tool_registry
         from evalkit.metrics import required_preparation
 
+        # what the config says, read first; then the components (the models) are built, once
         self.config = config
         self.concurrency = concurrency
         self.text = config.modality.name == "text"  # MM-τ-p²'s text modality: no voice, channel or ears
-        if self.text:
-            self.agent, self.user_tts, self.chain = config.agent.text_agent(), None, None
-        else:
-            self.agent, self.user_tts, self.chain = build_components(config)
-        if getattr(self.agent, "realtime", False) and self.chain is not None and len(self.chain):
-            from evalkit.call.line import FILL_RATE
-
-            self.chain.prepare(FILL_RATE)  # the caller's line renders the condition's bed in real time: warm it now
         needs = required_preparation(config.metrics, judge=config.judge.enabled)
         hears_agent_audio = "assistant_asr" in needs and not self.text  # a text agent speaks no audio to hear
-        self.listener = listener_asr(config, self.agent) if hears_agent_audio else None
         self.entity_turns_only = assistant_asr_entity_turns_only(config)
-        # the listener runs behind the next call (a thread) for an in-process agent, whose calls run one at a time
-        # on a virtual clock; a real-time agent's live calls keep their cores: its listener runs after each call
-        self.listen_behind = concurrency <= 1 and not getattr(self.agent, "realtime", False)
-        self.registry = tool_registry(config.domain.name)
         # App. D.1.2/D.1.3: the LLM-judge validation gates, through the cell's judge (None: judge=none, skipped)
-        self.gate_judge = None
+        self.gate_judge = build_cell_judge(config) if config.validation.enabled else None
         self._gate_asr: Any = None
-        if config.validation.enabled:
-            from evalkit.cell.score import build_cell_judge
-
-            self.gate_judge = build_cell_judge(config)
         self.settings = CallSettings(
             max_user_turns=config.simulator.max_user_turns,
             max_duration_s=config.simulator.max_duration_s,
             user_reaction_ms=config.simulator.user_reaction_ms,
             agent_timeout_s=config.infra.agent_timeout_s,
         )
+        self.registry = tool_registry(config.domain.name)
+        built = build_components(config, hears_agent_audio)
+        self.agent, self.user_tts, self.chain, self.listener = built.agent, built.user_tts, built.chain, built.listener
+        # the listener runs behind the next call (a thread) for an in-process agent, whose calls run one at a time
+        # on a virtual clock; a real-time agent's live calls keep their cores: its listener runs after each call
+        self.listen_behind = concurrency <= 1 and not getattr(self.agent, "realtime", False)
 
     def run_all(self, jobs: list[tuple[Scenario, int]]) -> Iterator[ConversationResult]:
         """The jobs' results in their order; ``concurrency`` of them in flight at once, their calls sharing one

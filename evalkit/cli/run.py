@@ -66,11 +66,10 @@ def main(cfg: DictConfig, record: Callable[[CellResult], None] | None = None) ->
     if not multirun:  # a sweep's callback already did this once for all its jobs
         mark_stale_runs(target)
     results: dict[str, CellResult] = {}
-    if config.twins and not multirun and plan.twin is not None:
-        # A single run has no sweeper to schedule the twin (perturb, accent voice or behavioural persona reset),
-        # so the job runs (or reuses) it itself.
-        results["twin"] = run_plan(plan.twin, target, out_dir / "clean_twin", parent)
-        record(results["twin"])
-    results["cell"] = run_plan(plan, target, out_dir, parent)
-    record(results["cell"])
+    # A single run has no sweeper to schedule the twin (perturb, accent voice or behavioural persona reset), so the
+    # job runs (or reuses) it itself, first.
+    twin_first = config.twins and not multirun and plan.twin is not None
+    for name, cell in ([("twin", plan.twin)] if twin_first else []) + [("cell", plan)]:
+        results[name] = run_plan(cell, target, out_dir / "clean_twin" if name == "twin" else out_dir, parent)
+        record(results[name])
     return results

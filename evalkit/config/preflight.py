@@ -80,9 +80,13 @@ def preflight(config: RunConfig, base_dir: Path, source: Source | None = None) -
     agent_lines = config.agent.preflight_problems()
     try:  # the plan's one read of the scenarios (as the cell selects them), after the checks of this layer
         scenarios = load_scenarios(domain.name, domain.scenarios, domain.limit, domain.scenario_dir)
-    except ScenarioError as exc:  # only then is the whole folder read again, for a line per problem
+    except ScenarioError as exc:  # the loader names every problem, with the option it is in
         scenarios = []
-        scenario_lines = scenario_problems(config, source) or [f"domain.scenarios: {str(exc).splitlines()[0]}"]
+        listed = f" (list from {source.text})" if exc.option == "domain.scenarios" else ""
+        scenario_lines += [
+            f"{exc.option}: {line}{listed}" if exc.option else f"domain {domain.name!r}: {line}"
+            for line in str(exc).splitlines()
+        ]
     table, pricing_lines = None, []
     try:
         table = load_table(config.pricing.file, config.pricing.overrides)
@@ -162,54 +166,6 @@ def endpoint_problems(config: RunConfig) -> list[str]:
 
 
 # -- scenarios ---------------------------------------------------------------------------------------------------
-
-
-@functools.cache
-def _domain_scenarios(domain: str, folder: str | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(ids, problems) of a domain's scenario files (``folder``: ``domain.scenario_dir``): one unreadable file is
-    named, not a crash in every cell; every problem of a scenario file (YAML, JSONL) is one line."""
-    from evalkit.domains.scenarios import folder_scenarios, scenario_dir
-    from evalkit.scenarios.store import ScenarioError, read_paths, scenario_paths, unique_ids
-
-    if folder is not None:
-        try:
-            return tuple(s.id for s in folder_scenarios(domain, folder)), ()
-        except ScenarioError as exc:
-            return (), tuple(f"domain.scenario_dir: {line}" for line in str(exc).splitlines())
-    try:
-        files = scenario_paths(scenario_dir(domain))
-    except ScenarioError as exc:
-        return (), (f"domain.name: {exc}",)
-    try:
-        owners, scenarios = read_paths(files)
-    except ScenarioError as exc:
-        lines = str(exc).splitlines()
-        if len(lines) > 1 or all(f.suffix != ".json" for f in files):
-            return (), tuple(f"domain {domain!r}: {line}" for line in lines)
-        first_line = lines[0]
-        return (), (f"domain {domain!r}: scenario file {first_line} (fix it or move it out of the folder)",)
-    try:
-        unique_ids(owners, scenarios)
-    except ScenarioError as exc:
-        return (), tuple(f"domain {domain!r}: {line}" for line in str(exc).splitlines())
-    return tuple(s.id for s in scenarios), ()
-
-
-def scenario_problems(config: RunConfig, source: Source) -> list[str]:
-    domain = config.domain
-    wanted = domain.scenarios or []
-    repeated = _repeated_ids(wanted, source)
-    ids, problems_found = _domain_scenarios(domain.name, domain.scenario_dir)
-    if problems_found:
-        return list(problems_found)
-    where = f"domain {domain.name!r}" + (f" folder {domain.scenario_dir}" if domain.scenario_dir else "")
-    problems = [
-        f"domain.scenarios: unknown scenario id {i!r} in {where} (list from {source.text}); "
-        f"{len(ids)} known, e.g. {', '.join(ids[:3])}"
-        for i in dict.fromkeys(wanted)
-        if i not in ids
-    ]
-    return problems + repeated
 
 
 def _repeated_ids(wanted: list[str], source: Source) -> list[str]:

@@ -16,7 +16,14 @@ SCENARIO_SUFFIXES = (".json", *FILE_SUFFIXES)
 
 
 class ScenarioError(ValueError):
-    """A scenario file that cannot be used; the message names the file, the field and the reason."""
+    """Scenarios that cannot be used: one line per problem, each naming the file, the field and the reason.
+    ``option``: the run option the problems are in, for a caller that reports against the config (``domain.name``:
+    the domain or its folder; ``domain.scenario_dir``: a folder the run names; ``domain.scenarios``: the ids it
+    picks); None: the files of a registered domain's own folder, or no run option."""
+
+    def __init__(self, message: str, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
 
 
 def load_scenario(path: Path) -> Scenario:

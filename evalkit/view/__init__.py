@@ -5,18 +5,18 @@ by side with the clean twin's conversation of the same scenario and trial. Writt
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from evalkit.view.cells import CellView, ViewInputError, load_cell_dir
 from evalkit.view.page import render_page
+from evalkit.view.store import PAGE_FILE, cell_from_run, twin_from_store, write_cell_page, write_page
 
-__all__ = ["PAGE_FILE", "CellView", "ViewInputError", "load_cell_dir", "render_page", "write_page"]
-
-PAGE_FILE = "viewer.html"
-
-
-def write_page(cell: CellView, twin: CellView | None, out: Path, embed_mb: float) -> Path:
-    """Render and write the page to ``out`` (its folder is where linked WAVs are found from)."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_page(cell, twin, out.parent, int(embed_mb * 1_000_000)), encoding="utf-8")
-    return out
+__all__ = [
+    "PAGE_FILE",
+    "CellView",
+    "ViewInputError",
+    "cell_from_run",
+    "load_cell_dir",
+    "render_page",
+    "twin_from_store",
+    "write_cell_page",
+    "write_page",
+]

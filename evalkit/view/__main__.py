@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from evalkit.commandline import EXIT_BAD_INPUT, OneLineParser
-from evalkit.view import PAGE_FILE, CellView, ViewInputError, load_cell_dir, write_page
+from evalkit.view import PAGE_FILE, CellView, ViewInputError, cell_from_run, load_cell_dir, twin_from_store, write_page
 
 PROG = "evalkit.view"
 RUN_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -66,21 +66,6 @@ class _Store:
         return self._target
 
 
-def _from_run(store: _Store, run_id: str, dest: Path) -> CellView:
-    from evalkit.tracking.reading import download_cell_folder, get_run
-
-    target = store.target()
-    run = get_run(target, run_id)
-    if run is None:
-        raise ViewInputError(f"no run {run_id} in {target.tracking_uri}")
-    if run.tags.get("evalkit.kind") != "cell":
-        raise ViewInputError(f"run {run_id} is not a cell run (evalkit.kind={run.tags.get('evalkit.kind')})")
-    if run.tags.get("reused_from"):  # a reuse pointer holds no data: show the run it points to
-        return _from_run(store, run.tags["reused_from"], dest)
-    download_cell_folder(target, run_id, dest)
-    return load_cell_dir(dest, run.tags | {"mlflow.runName": run.name}, linkable=False)
-
-
 def _cell_key_of(folder: Path, twin: bool) -> str | None:
     """The cell key (``twin``: the clean twin's) of a folder's config.yaml; None when it has none or it is invalid."""
     import yaml
@@ -115,7 +100,7 @@ def _load(target: str, store: _Store, tmp: Path, name: str) -> CellView:
     if path.is_dir():
         return load_cell_dir(path)
     if RUN_ID.match(target):
-        return _from_run(store, target, tmp / name)
+        return cell_from_run(store.target(), target, tmp / name)
     raise ViewInputError(f"{target} is neither a cell folder nor an MLflow run id (32 hex digits)")
 
 
@@ -133,10 +118,8 @@ def _find_twin(cell: CellView, target: str, store: _Store, tmp: Path) -> CellVie
         key = cell.twin_key
         if key is None or key == cell.cell_key:
             return None
-    from evalkit.tracking import latest_finished_cell
-
-    found = latest_finished_cell(store.target(), key)
-    return None if found is None else _from_run(store, found.run_id, tmp / "twin")
+    found = twin_from_store(store.target(), key, tmp / "twin")
+    return None if found is None else found[1]
 
 
 def run(argv: list[str]) -> Path:
