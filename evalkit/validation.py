@@ -11,7 +11,8 @@ Gates:
   call while giving the agent actionable information (an answer value from the decision tree or the option it
   accepts), so the agent never got to act on it.
 - ``outside_goal`` (types 1 and 5, stand-in): the user said a code-like entity (e.g. "SK901", "7HQ4TZ") that is
-  neither in its information nor among the options its decision tree may accept or name.
+  neither in its information nor among the options its decision tree may accept or name (an ordinal or a clock
+  time, "the 14th", "10AM", is a date or time said as a person says it, not a code).
 - ``duplicate_modification`` (type 4): the same write-tool call with identical arguments succeeded twice.
 "Missing information" needs the judge (is an unanswered question the user's fault?) and is not checked here.
 
@@ -40,6 +41,9 @@ VALID_END_REASONS = frozenset({"user_end_call", "agent_no_response", "agent_end_
 JUDGE_GATES = ("user_behavioral_fidelity", "user_speech_fidelity")  # App. D.1.2 and D.1.3, through the judge
 GATES = ("valid_end", "premature_ending", "outside_goal", "duplicate_modification", *JUDGE_GATES)  # every gate, by name
 CODE_LIKE = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{4,10}\b")
+# Words that look code-like but are how a person says a date or a time ("the 14th", "10AM", "30PM" of "10:30PM"):
+# a caller saying a record's date as people do has not said an entity outside its goal.
+SPOKEN_NUMBER = re.compile(r"\d+(?:ST|ND|RD|TH|AM|PM)")
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,7 @@ def outside_goal(conversation: Conversation, scenario: Scenario) -> list[Flag]:
     flags = []
     for turn in conversation.user_turns:
         for entity in CODE_LIKE.findall(turn.intended_text.upper()):
-            if _compact(entity) not in known:
+            if _compact(entity) not in known and not SPOKEN_NUMBER.fullmatch(entity):
                 flags.append(Flag("outside_goal", f"turn {turn.index}: the user said {entity!r}, not in its goal"))
     return flags
 

@@ -68,6 +68,19 @@ def test_an_entity_outside_the_goal_is_flagged() -> None:
     assert [f.gate for f in flags] == ["outside_goal"] and "SK999" in flags[0].reason
 
 
+def test_a_date_or_time_said_as_a_person_says_it_is_no_entity_outside_the_goal() -> None:
+    """Ordinals and clock times look code-like (digits and letters) but are a date or a time in spoken form: the
+    EVA-Bench medical_hr records' callers say "the 14th" (33 conversations were rerun three times for it)."""
+    scenario = SCENARIOS["AL-002"]
+    conversation, _ = talk(scenario)
+    turns = list(conversation.turns)
+    first_user = next(i for i, t in enumerate(turns) if t.role == "user")
+    spoken = "March 14th, the 22nd or the 1st, at 10AM or 10:30PM. Also SK999."
+    turns[first_user] = turns[first_user].model_copy(update={"intended_text": spoken})
+    flags = validate(with_turns(conversation, turns=turns), scenario, REGISTRY)
+    assert [f.reason.split("said ")[1] for f in flags] == ["'SK999', not in its goal"]  # the code is still caught
+
+
 def test_the_same_write_twice_is_a_duplicate_modification() -> None:
     scenario = SCENARIOS["AL-002"]
     conversation, _ = talk(scenario)
