@@ -272,7 +272,7 @@ def test_malformed_scenario_file_names_file_and_field(tmp_path, al001):
 def test_unknown_domain_and_ids_are_clear_errors():
     with pytest.raises(ScenarioError, match="unknown domain 'space'"):
         load_scenarios("space")
-    with pytest.raises(ScenarioError, match="unknown scenario id 'AL-999' in domain 'airline'; .* known") as info:
+    with pytest.raises(ScenarioError, match=r"unknown scenario id 'AL-999' in domain 'airline'; .* known") as info:
         load_scenarios("airline", ["AL-999", "AL-001", "AL-998"])
     assert len(str(info.value).splitlines()) == 2 and info.value.option == "domain.scenarios"  # one line per id
 

@@ -171,3 +171,35 @@ def test_a_choice_is_said_as_the_question_offered_it(value: str, question: str, 
     from evalkit.simulator.scripted.style import as_offered
 
     assert as_offered(value, question) == said
+
+
+def hr_record_scenario(answers: dict[str, str]) -> Scenario:
+    """A medical_hr record of a workflow evalkit does not know (an EVA-Bench record): the caller answers from its
+    fields, and the domain's slots of those fields say how each is said."""
+    scenario = load_scenarios("medical_hr")[0]
+    scripted = scenario.user_goal.scripted.model_copy(update={"answers": answers})
+    goal = scenario.user_goal.model_copy(update={"scripted": scripted, "information_required": answers})
+    return scenario.model_copy(update={"user_goal": goal, "source": "eva_import", "workflow": "eva_record"})
+
+
+@pytest.mark.parametrize(
+    ("field", "written", "question", "said", "not_said"),
+    [
+        ("new_state_code", "OH", "Which state is the new facility in?", "Ohio", r"\bOH\b"),
+        ("access_change_type", "reactivate_full", "Do you need full or restricted EHR access?", "Full access", "reac"),
+        ("per_occurrence_limit_usd", "2000000", "What is the per-occurrence limit?", "2000000", r"2 0 0|2, 0"),
+    ],
+    ids=["state code", "code of a choice", "amount"],
+)
+def test_a_record_of_an_unknown_workflow_is_said_as_the_domain_slot_of_each_field_says(
+    field: str, written: str, question: str, said: str, not_said: str
+) -> None:
+    """EVA-Bench's medical_hr records run on the caller's field answers: it said "OH", "reactivate_full" and an
+    amount digit by digit ("2, 0, 0, 0, 0, 0, 0") where the domain's slot of the same field says "Ohio", "Full
+    access" and a number (15 of 40 audio failures); now the slot says it, and its read-back is checked as the slot's
+    kind says (the amount read back as a number is right)."""
+    simulator = ScriptedSimulator(hr_record_scenario({field: written}), None, np.random.default_rng(0))
+    text = simulator.respond(question).text
+    assert said in text and not re.search(not_said, text), text
+    if field == "per_occurrence_limit_usd":
+        assert "right" in simulator.respond("I have 2,000,000 dollars. Is that right?").text.lower()

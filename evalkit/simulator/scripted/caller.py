@@ -30,7 +30,9 @@ from evalkit.simulator.persona import PersonaSpec, is_code, is_mixed_case_id
 from evalkit.simulator.scripted.field_answers import FieldAnswers, say_record
 from evalkit.simulator.scripted.listening import (
     ALPHABET_CUE,
+    CONFIRM_CUES,
     NO_PROGRESS_LIMIT,
+    REQUEST_CUES,
     SPELLED_KINDS,
     Listening,
     UserUtterance,
@@ -56,14 +58,6 @@ FIELD_CUES = (
     ("new_destination", ("fly into instead", "fly to instead")),
 )
 ROUTE_FIELDS = ("new_origin", "new_destination")
-REQUEST_CUES = (
-    "what you need help with",
-    "how can i help",
-    "what can i help",
-    "what do you need help",
-    "what's the first one",  # after an opening that announced several requests
-)
-CONFIRM_CUES = ("shall i", "should i", "would you like me to", "do you want me to", "yes or no")
 REPEATABLE_CUES = ("which would you like", "total of", "shall i go ahead")  # offers and quotes worth re-hearing
 STALL_CUES = ("sorry", "didn't get", "still didn't", "again")
 REFUSAL_CUES = ("not able to", "can't issue")  # the airline policy's refusals
@@ -194,6 +188,7 @@ class ScriptedSimulator(Listening):
         self.fallback = None if record is not None else FieldAnswers.for_scenario(scenario, known)
         if self.fallback is not None:
             self.plan = self.plan.model_copy(update={"answers": self.fallback.fields})
+            self.slots = self.fallback.slots  # no workflow of its own: the domain's slots of the record's fields
         # What the caller knows, for agents it has never seen (scripted.understanding): its answers and the
         # scenario's facts where the model has them; a fact not among the answers is answered like one.
         self.book = FactBook(scenario_facts(self.plan.answers, getattr(scenario, "facts", None)))
@@ -410,11 +405,14 @@ class ScriptedSimulator(Listening):
                 return self.plan.answers[f"{field}#{n}"]
         return self.plan.answers.get(field)
 
-    def _answer_slot(self, slot: Slot, slowly: bool = False, alphabet: bool = False) -> UserUtterance:
+    def _answer_slot(
+        self, slot: Slot, slowly: bool = False, alphabet: bool = False, question: str | None = None
+    ) -> UserUtterance:
         """``slowly``: the agent asked for the value slowly, one character at a time (its clearer re-ask);
         ``alphabet``: it asked for the phonetic alphabet (a code is spelled the persona's way, a name letter by
-        letter)."""
-        field = slot.name
+        letter); ``question``: the agent's words, when they need not be the slot's (an agent evalkit did not write
+        them for: whether it asks to spell a name, how it offers a choice)."""
+        field, question = slot.name, question or slot.question
         self.asked[field] = self.asked.get(field, 0) + 1
         self.last_field = field
         value = self._task_value(field)
@@ -445,11 +443,11 @@ class ScriptedSimulator(Listening):
                     alphabet=alphabet,
                 )
             )
-        if slot.kind == "name" and value.isalpha() and (alphabet or SPELL_CUE.search(slot.question)):
+        if slot.kind == "name" and value.isalpha() and (alphabet or SPELL_CUE.search(question)):
             # asked to spell a name: letter by letter with a pause after each (App. K), as the agent asked
             return self._say(self.style.answer(field, f"{spell_with_alphabet(value, 'letters')}.", self.stalled))
         if slot.kind == "choice":
-            value = as_offered(value, slot.question)
+            value = as_offered(value, question)
         if slot.kind != "text":  # free text is said as written: the agent writes it down verbatim
             value = f"{value[:1].upper()}{value[1:]}"
         elif value.strip(" .").lower() == "none":  # "none" alone was heard "Thank you very much" (0/4 voices)
@@ -482,27 +480,3 @@ class ScriptedSimulator(Listening):
         if slot.kind == "choice":  # an option offered that is not the caller's: said as it was offered ("List A")
             truth = as_offered(truth, slot.question)
         return self._say(self.style.answer(slot.name, restated or f"No, it's {truth}.", self.stalled))
-
-    # -- scenarios of a workflow evalkit does not know (evalkit.simulator.scripted.field_answers) --------------
-    def _fallback(self, agent_text: str, low: str) -> UserUtterance | None:
-        """The record's further requests, its opening request again, or the fields the agent asks for; None: the
-        cue-based script answers (read-backs, confirmations, offers, closing)."""
-        assert self.fallback is not None
-        if "anything else" in low:
-            if self.followups_said < len(self.plan.followups):
-                self.followups_said += 1
-                self.no_progress = 0
-                return self._styled(self.plan.followups[self.followups_said - 1])
-            return None  # the closing (or a push-back), not a field the wrap-up restates ("your confirmation ...")
-        if "is that right" in low or any(c in low for c in CONFIRM_CUES):
-            return None
-        fields = self.fallback.asked(agent_text)
-        if fields:
-            self.no_progress = 0
-            return self._say(" ".join(self._answer_field(f).text for f in fields))
-        if any(c in low for c in REQUEST_CUES):
-            self.no_progress += 1
-            if self.no_progress >= NO_PROGRESS_LIMIT:
-                return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
-            return self._styled(self.plan.request or self.goal.starting_utterance)
-        return None

@@ -40,8 +40,13 @@ class FieldAnswers:
         for name in self.fields:
             if name not in DECISIONS:
                 labels[name.replace("_", " ")] = name
+        # the domain's slot of each field the record gives (the first workflow's that has one): the value is said
+        # and its read-back checked as the slot's kind says ("OH" said "Ohio", "2000000" as a number, a choice as
+        # offered), as for a scenario of a workflow evalkit knows
+        self.slots: dict[str, Slot] = {}
         for slot in slots:
             if slot.name in self.fields:
+                self.slots.setdefault(slot.name, slot)
                 labels.setdefault(slot.label.lower(), slot.name)
                 labels.setdefault(slot.question.lower().rstrip("?. "), slot.name)
         self.labels = {label: name for label, name in labels.items() if label.strip()}

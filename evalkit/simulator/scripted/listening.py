@@ -27,6 +27,14 @@ from evalkit.simulator.scripted.understanding import (
 from evalkit.spoken import ORDINAL_WORDS, parse_date, say_correction
 
 NO_PROGRESS_LIMIT = 5  # App. D / K: end the call after 5 consecutive turns without progress
+REQUEST_CUES = (
+    "what you need help with",
+    "how can i help",
+    "what can i help",
+    "what do you need help",
+    "what's the first one",  # after an opening that announced several requests
+)
+CONFIRM_CUES = ("shall i", "should i", "would you like me to", "do you want me to", "yes or no")
 SPELLED_KINDS = ("code", "digits", "name")
 # the agent asks for a code with the spelling alphabet ("... with the phonetic alphabet, like A as in Alpha?")
 ALPHABET_CUE = re.compile(r"\b(?:phonetic|spelling|nato|radio) alphabet\b|\bas in alpha\b", re.IGNORECASE)
@@ -40,8 +48,9 @@ class UserUtterance:
 
 
 class Listening:
-    """Read-backs, dialogue acts and unseen agents' turns, for ``ScriptedSimulator`` (whose state and answering
-    methods these use: ``plan``, ``book``, ``slots``, ``style``, ``_say``, ``_answer_field``, ``_answer_slot``, ...)."""
+    """Read-backs, dialogue acts, unseen agents' turns and the fields a record of an unknown workflow is asked for,
+    for ``ScriptedSimulator`` (whose state and answering methods these use: ``plan``, ``book``, ``slots``, ``style``,
+    ``_say``, ``_answer_field``, ``_answer_slot``, ...)."""
 
     # the ScriptedSimulator attributes used here (set in its __init__)
     plan: Any
@@ -50,6 +59,10 @@ class Listening:
     slots: dict[str, Any]
     style: Any
     acts: list[DialogueAct]
+    fallback: Any  # FieldAnswers, or None: the scenario's workflow is one evalkit knows
+    followups_said: int
+    no_progress: int
+    last_field: str
 
     def hear_acts(self, acts: list[DialogueAct]) -> None:
         """The dialogue acts the agent attached to the turn the caller is about to answer (the call loop hands them
@@ -253,4 +266,34 @@ class Listening:
                 self.respells = 0
                 return self._styled("Yes, that's right.")
             return self._styled(f"No, it's {fact.spoken or truth}.")
+        return None
+
+    # -- scenarios of a workflow evalkit does not know (evalkit.simulator.scripted.field_answers) --------------
+    def _fallback(self, agent_text: str, low: str) -> UserUtterance | None:
+        """The record's further requests, its opening request again, or the fields the agent asks for; None: the
+        cue-based script answers (read-backs, confirmations, offers, closing)."""
+        assert self.fallback is not None
+        if "anything else" in low:
+            if self.followups_said < len(self.plan.followups):
+                self.followups_said += 1
+                self.no_progress = 0
+                return self._styled(self.plan.followups[self.followups_said - 1])
+            return None  # the closing (or a push-back), not a field the wrap-up restates ("your confirmation ...")
+        if "is that right" in low and self.last_field in self.slots:  # checked as the field's slot says
+            return self._check_workflow_read_back(agent_text)
+        if "is that right" in low or any(c in low for c in CONFIRM_CUES):
+            return None
+        fields = self.fallback.asked(agent_text)
+        if fields:
+            self.no_progress = 0
+            said = [
+                self._answer_slot(self.slots[f], question=agent_text) if f in self.slots else self._answer_field(f)
+                for f in fields
+            ]
+            return self._say(" ".join(u.text for u in said))
+        if any(c in low for c in REQUEST_CUES):
+            self.no_progress += 1
+            if self.no_progress >= NO_PROGRESS_LIMIT:
+                return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
+            return self._styled(self.plan.request or self.goal.starting_utterance)
         return None
