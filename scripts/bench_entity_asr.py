@@ -3,8 +3,10 @@ of spelling it (the caller) and per ASR option (the agent), and at what speed.
 
 Usage: python scripts/bench_entity_asr.py [--codes 10] [--names 10] [--styles letters,commas,...] [--options ...]
        python scripts/bench_entity_asr.py --hr 8 [--seed 21]   # medical_hr's IDs, spelled with or without pauses
+       ... [--voice piper]   # the caller voices: eSpeak's neutral pair (default) or the natural default (Piper)
 
-Clips are eSpeak's neutral caller voices (en-us male 165 wpm pitch 50, en-us+f3 pitch 55) saying a random
+Clips are eSpeak's neutral caller voices (en-us male 165 wpm pitch 50, en-us+f3 pitch 55), or with ``--voice piper``
+the natural default caller voice (its male and female speakers), saying a random
 six-character code (seeded) or a surname, spelled one of the ways in ``STYLES``; the ASR is the default Whisper
 tiny.en int8, greedy, uncached. An entity counts when the agent's own parser (``parse_code`` / ``parse_spelled_word``)
 returns exactly it. ASR options (``OPTIONS``): none; a format-only ``initial_prompt`` (no values of the clip); the
@@ -48,7 +50,18 @@ OPTIONS: dict[str, dict[str, object]] = {
 }
 
 
-def hr_ids(count: int, seed: int) -> None:
+def caller_voices(name: str) -> list[Callable[[str], tuple[np.ndarray, int]]]:
+    """The two caller voices a clip is said in: eSpeak's neutral pair, or the natural default
+    (``conf/voice/piper.yaml``: the Piper voice at 175 wpm, its own pitch and the female speaker's shift)."""
+    if name == "espeak":
+        return [EspeakTTS("en-us", 165, 50).synthesize, EspeakTTS("en-us+f3", 165, 55).synthesize]
+    from evalkit.speech.piper import semitones
+    from evalkit.speech.piper_tts import PiperTTS
+
+    return [PiperTTS("en_US-joe-medium", 175, semitones(pitch), reference_wpm=175).synthesize for pitch in (50, 58)]
+
+
+def hr_ids(count: int, seed: int, voice: str = "espeak") -> None:
     """``--hr``: medical_hr's long IDs (employee ID ``EMP`` + 6 digits, ten-digit NPI, facility code ``ABC-12D``),
     random (seeded) in the tools' formats, spelled by the caller without pauses ("E M P 4 1 7 ...", its first
     attempt before issue 17.2) or with a pause after each character ("E, M, P, 4, ..."), and a code with letters of
@@ -72,7 +85,7 @@ def hr_ids(count: int, seed: int) -> None:
         "NPI": (NPI, lambda: pick(list("12"), 1) + pick(digits, 9)),
         "facility": (FACILITY, lambda: f"{pick(letters, 3)}-{pick(digits, 2)}{pick(letters, 1)}"),
     }
-    voices = [EspeakTTS("en-us", 165, 50), EspeakTTS("en-us+f3", 165, 55)]
+    voices = caller_voices(voice)
     asr = WhisperASR(cache_dir=None)
     today = date(2026, 7, 20)
     print(f"{'entity':12} {'caller spells':18} {'best':>7} {'n-best':>7} {'x rt':>6}")
@@ -90,7 +103,7 @@ def hr_ids(count: int, seed: int) -> None:
             audio_s, started = 0.0, time.perf_counter()
             for value in values:
                 for voice in voices:
-                    samples, rate = voice.synthesize(f"It's {say(value)}.")
+                    samples, rate = voice(f"It's {say(value)}.")
                     heard = asr.transcribe(samples, rate, alternatives=5, prompt=prompt)
                     audio_s += heard.audio_s
                     best += hear_slot(slot, heard.text, today) == value
@@ -108,9 +121,12 @@ def main() -> None:
     parser.add_argument("--options", default=",".join(OPTIONS))
     parser.add_argument("--hr", type=int, default=0, help="instead: N random medical_hr IDs of each kind")
     parser.add_argument("--seed", type=int, default=21)
+    parser.add_argument(
+        "--voice", choices=("espeak", "piper"), default="espeak", help="the caller voices (default: espeak)"
+    )
     args = parser.parse_args()
     if args.hr:
-        hr_ids(args.hr, args.seed)
+        hr_ids(args.hr, args.seed, args.voice)
         return
     rng = np.random.default_rng(1)
     alphabet = list("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
@@ -120,12 +136,12 @@ def main() -> None:
     }
     parsers = {"code": lambda t: parse_code(t, 6), "name": parse_spelled_word}
     forms = {"code": lambda t: len(parse_code(t, 6) or "") == 6, "name": lambda t: parse_spelled_word(t) is not None}
-    voices = [EspeakTTS("en-us", 165, 50), EspeakTTS("en-us+f3", 165, 55)]
+    voices = caller_voices(args.voice)
     asr = WhisperASR(cache_dir=None)
     print(f"{'entity':6} {'caller spells':13} {'ASR option':14} {'exact':>7} {'x rt':>6}")
     for kind, values in entities.items():
         for style in args.styles.split(","):
-            clips = [(v, voice.synthesize(STYLES[style](v))) for v in values for voice in voices]
+            clips = [(v, voice(STYLES[style](v))) for v in values for voice in voices]
             for option in args.options.split(","):
                 exact, audio_s, started = 0, 0.0, time.perf_counter()
                 for value, (samples, rate) in clips:

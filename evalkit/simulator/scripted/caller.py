@@ -425,11 +425,10 @@ class ScriptedSimulator(Listening):
             return self._say(vague)
         value = self._maybe_slip(field, value)
         if slot.kind in ("code", "digits") or (slot.kind == "text" and is_code(value)):  # not "11 AM"
-            # A long ID (8+ characters: EMP417258, a ten-digit NPI) is read out with a pause after each character
-            # from the start. On tiny.en (scripts/bench_entity_asr.py --hr 8, n-best) employee IDs were heard
-            # exactly 16/16 so against 12/16 spelled without pauses, NPIs 16/16 against 13/16; a short code ("2E-ED":
-            # "2, E, E, D" came back "too easy") keeps the plain spelling first.
-            long_id = len(re.sub(r"[\s-]", "", value)) >= 8
+            # spelled plainly first, with a pause after each character on a repeat (style.code). A long ID used to be
+            # said with pauses from the start (measured on eSpeak); on the natural voice that loses: tiny.en heard
+            # employee IDs exactly 33/40 plain against 23/40 with pauses, NPIs 36/40 against 33/40
+            # (scripts/bench_entity_asr.py --hr 8 and --hr 12 --seed 5, --voice piper)
             doubles = slot.kind == "digits"  # a number read out ("double 9"); a code's letters and digits: spelled
             return self._say(
                 self.style.code(
@@ -439,7 +438,6 @@ class ScriptedSimulator(Listening):
                     self.stalled,
                     slowly,
                     doubles,
-                    commas_first=long_id,
                     alphabet=alphabet,
                 )
             )

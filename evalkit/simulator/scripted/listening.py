@@ -286,9 +286,9 @@ class Listening:
         fields = self.fallback.asked(agent_text)
         if fields:
             self.no_progress = 0
+            how = {"slowly": "slowly" in low, "alphabet": ALPHABET_CUE.search(low) is not None, "question": agent_text}
             said = [
-                self._answer_slot(self.slots[f], question=agent_text) if f in self.slots else self._answer_field(f)
-                for f in fields
+                self._answer_slot(self.slots[f], **how) if f in self.slots else self._answer_field(f) for f in fields
             ]
             return self._say(" ".join(u.text for u in said))
         if any(c in low for c in REQUEST_CUES):

@@ -141,11 +141,10 @@ class PersonaStyle:
         stalled: bool,
         slowly: bool = False,
         doubles: bool = False,
-        commas_first: bool = False,
         alphabet: bool = False,
     ) -> str:
         """A code answer: spelled (with pauses, searched for, slipped and corrected) per the persona. A repeat is
-        spelled with a pause after each character (commas); ``commas_first``: the first time too (a long ID).
+        spelled with a pause after each character (commas): said otherwise than the first time, as a person does.
         ``slowly``: the agent asked to hear it slowly, one character at a time, and the caller does so, pausing
         after each. ``doubles``: a digit string, whose repeated digit is said "double 9", as callers read phone
         numbers (tiny.en hears "9 9 8" as "9 8" in 4 of 6 top transcripts, "double 9 8" as "double 9 8" in 6 of 6).
@@ -157,7 +156,7 @@ class PersonaStyle:
         if slowly and not spec.pauses:
             return "It's... " + "... ".join(said_characters(value, doubles)) + "..."
         chars = said_characters(value, doubles)
-        spelled = " ".join(chars) if attempt == 1 and not commas_first else ", ".join(chars)
+        spelled = " ".join(chars) if attempt == 1 else ", ".join(chars)
         if spec.level == "easy":
             label = f"the {field.replace('_', ' ')} is"
         elif spec.level == "hard":

@@ -36,6 +36,8 @@ DOCUMENT_NAMES = {
 
 
 DOCUMENT_CODE = Derived(("document_type_code",), named(DOCUMENT_NAMES))
+# A document code as a caller names the document (``Slot.said_as``): "EAD" -> "employment authorization"
+DOCUMENTS_SAID = tuple({code: name for name, code in reversed(DOCUMENT_NAMES.items())}.items())
 
 ONBOARDING = Workflow(
     name="onboarding_task",
@@ -185,6 +187,7 @@ I9 = Workflow(
                 "What document type is it?",
                 label="document type",
                 vocabulary=tuple(DOCUMENT_NAMES),
+                said_as=DOCUMENTS_SAID,
             )
         ),
         Ask(
