@@ -182,3 +182,22 @@ def test_a_corrected_group_code_is_in_the_tools_form() -> None:
     assert policy.step("No, the fourth one is Delta.").text == "I have G R P D S L A B. Is that right?"
     policy.step("Yes, that's right.")
     assert policy.known["group_code"] == "GRP-DSLAB"
+
+
+def test_a_product_not_found_is_asked_again_by_what_it_is() -> None:
+    """IT-008: the product heard as nothing like a product the caller holds (EVA-Bench's "Figma" was heard "Take
+    that") is asked again naming what was not found: "that product" (it said "that license for", the slot's old
+    label)."""
+    state = {"done": False}
+
+    def ear(text: str) -> str:
+        if text.strip(" .") == "Visio" and not state["done"]:  # the answer, not the opening request naming it
+            state["done"] = True
+            return "Take that."
+        return text
+
+    scenario = next(s for s in load_scenarios("itsm") if s.id == "IT-008")
+    conversation = run_text_dialogue(scenario, ear=ear)
+    agent = [text for role, text in transcript(conversation) if role == "assistant"]
+    assert any("couldn't find a match for that product" in text for text in agent), agent
+    assert task_completion(conversation).passed, agent
