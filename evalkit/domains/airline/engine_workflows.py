@@ -180,3 +180,124 @@ CANCELLATION = Workflow(
     ),
 )
 WORKFLOWS = {CANCELLATION.name: CANCELLATION}
+
+
+# -- voluntary change (a draft: measured, not yet complete; see docs/scenarios.md) ---------------------------------
+from evalkit.domains.airline.policy import change_fee, elite_waives  # noqa: E402
+from evalkit.domains.workflow import Offer  # noqa: E402
+
+NEW_DATE = Slot("new_date", "date", "What date would you like to travel instead?", label="date")
+NEW_FLIGHT = Slot("new_journey_id", "text", "Which flight would you like?", label="flight")
+SEAT = Slot(
+    "seat_preference",
+    "choice",
+    "Would you like a window, an aisle or a middle seat?",
+    label="seat",
+    choices=("window", "aisle", "middle"),
+)
+
+
+def change_options(found: dict[str, Any], searched: dict[str, Any]) -> list[dict[str, Any]]:
+    """The searched journeys a change can move to: not the booked one, with a seat in the booked cabin."""
+    booking = live_bookings(found)[0]
+    cabin = booking.get("fare_class", "main_cabin")
+    return [
+        {
+            "journey_id": o["journey_id"],
+            "flight": " and ".join(s.get("flight_number", "") for s in o.get("segments", [])),
+            "departs": o.get("departure_time") or "",
+            "fare": o.get("fare") or 0,
+        }
+        for o in searched.get("options", [])
+        if o["journey_id"] != booking["journey_id"] and (o.get("available_seats") or {}).get(cabin, 0) >= 1
+    ]
+
+
+def change_quote(found: dict[str, Any], chosen: dict[str, Any]) -> dict[str, Any]:
+    """The domain's change fee (an elite waiver applied) and the fare difference for the chosen journey."""
+    booking = live_bookings(found)[0]
+    waived = elite_waives("voluntary", found["reservation"]["passengers"][0].get("elite_status"))
+    fee = change_fee("voluntary", booking.get("fare_class", "main_cabin"), waived)
+    difference = (chosen.get("fare") or 0) - booking["fare_paid"]
+    return {"fee": fee, "waived": waived, "difference": difference, "total": fee + max(difference, 0)}
+
+
+VOLUNTARY_CHANGE = Workflow(
+    name="voluntary_change",
+    description="Move a booked flight to another day, with the change fee and fare difference the fare allows.",
+    intents=("change my flight", "different day", "change"),
+    steps=(
+        Ask(CODE),
+        Ask(LAST_NAME),
+        Call(
+            "get_reservation",
+            {"confirmation_number": "$confirmation_number", "last_name": "$last_name"},
+            name="reservation",
+            once=True,
+        ),
+        Ask(NEW_DATE),
+        Call(
+            "search_rebooking_options",
+            {
+                "origin": Derived(lambda found: live_bookings(found)[0]["segments"][0]["origin"], "$reservation"),
+                "destination": Derived(lambda found: live_bookings(found)[0]["segments"][-1]["destination"], "$reservation"),
+                "date": "$new_date",
+                "passenger_count": 1,
+                "fare_class": Derived(lambda found: live_bookings(found)[0].get("fare_class", "main_cabin"), "$reservation"),
+            },
+            name="search",
+        ),
+        Compute("options", Derived(change_options, "$reservation", "$search")),
+        Offer("$options", "journey_id", "flight {flight} at {departs}", NEW_FLIGHT, name="chosen", again="new_date"),
+        Ask(SEAT),
+        Compute("quote", Derived(change_quote, "$reservation", "$chosen")),
+        Confirm(
+            "The change fee is {quote.fee} dollars and the fare difference is {quote.difference} dollars, for a "
+            "total of {quote.total} dollars. Shall I go ahead and move you to flight {chosen.flight}?"
+        ),
+        Call(
+            "rebook_flight",
+            {
+                "confirmation_number": "$confirmation_number",
+                "journey_id": Derived(lambda found: live_bookings(found)[0]["journey_id"], "$reservation"),
+                "new_journey_id": "$new_journey_id",
+                "rebooking_type": "voluntary",
+                "waive_change_fee": "$quote.waived",
+            },
+            name="rebook",
+        ),
+        Call(
+            "issue_travel_credit",
+            {
+                "confirmation_number": "$confirmation_number",
+                "passenger_id": PASSENGER,
+                "amount": Derived(float, "$rebook.cost_summary.credit_due"),
+                "credit_reason": "fare_difference_negative",
+            },
+            when="$rebook.cost_summary.credit_due",
+        ),
+        Call(
+            "assign_seat",
+            {
+                "confirmation_number": "$confirmation_number",
+                "passenger_id": PASSENGER,
+                "journey_id": "$new_journey_id",
+                "seat_preference": "$seat_preference",
+            },
+        ),
+        # the meal request and checked bags carried over to the new flight (App. L.4 principle 5)
+        Compute("meal", Derived(lambda found: live_bookings(found)[0]["segments"][0].get("meal_request"), "$reservation")),
+        Call(
+            "add_meal_request",
+            {
+                "confirmation_number": "$confirmation_number",
+                "passenger_id": PASSENGER,
+                "journey_id": "$new_journey_id",
+                "meal_type": "$meal",
+            },
+            when="$meal",
+        ),
+        Say("You are moved to flight {chosen.flight}."),
+    ),
+)
+WORKFLOWS[VOLUNTARY_CHANGE.name] = VOLUNTARY_CHANGE

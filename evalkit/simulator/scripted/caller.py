@@ -180,6 +180,8 @@ class ScriptedSimulator(Listening):
                 update={"followups": task_requests(self.workflows[1:], self.plan.followups)}
             )
         self.slots: dict[str, Slot] = {s.name: s for w in self.workflows for s in w.slots}
+        # the slots an Offer fills: answered by choosing among what the agent offered (the option the goal names)
+        self.offer_slots = {st.slot.name for w in self.workflows for st in w.steps if isinstance(st, Offer)}
         self.refusals = fixed_wording(self.workflows, Call)
         self.confirmations = fixed_wording(self.workflows, Confirm)
         self.followups_said = 0
@@ -375,6 +377,10 @@ class ScriptedSimulator(Listening):
         if slot is None and any(c in low for c in (*CONFIRM_CUES, *self.confirmations)):
             return self._confirm(agent_text)
         slot = slot or self._asked_slot(agent_text, exact=False)
+        if slot is not None and slot.name in self.offer_slots and self._task_value(slot.name) is None:
+            if self.plan.accept_option:  # no value to give: the choice among the options, as its goal names it
+                self.no_progress, self.last_field = 0, slot.name
+                return self._choose(agent_text)
         if slot is not None:
             self.no_progress = 0
             return self._answer_slot(slot, slowly="slowly" in low, alphabet=ALPHABET_CUE.search(low) is not None)
@@ -464,6 +470,12 @@ class ScriptedSimulator(Listening):
         what they mean: the read-back must parse to what the true answer parses to, else restate it. ``said``: the
         value the agent read back, as its confirm act states it (None: read from its words)."""
         slot = self.slots.get(self.last_field)
+        if slot is not None and slot.name in self.offer_slots and self._task_value(slot.name) is None:
+            # the option it chose, read back: right when it names the flight its goal names
+            self.no_progress = 0
+            if self.plan.accept_option in parse_flight_numbers(agent_text):
+                return self._styled("Yes, that's right.")
+            return self._choose(agent_text)
         if slot is None or slot.kind in SPELLED_KINDS:
             return self._check_read_back(agent_text)
         truth = self._task_value(slot.name) or ""
