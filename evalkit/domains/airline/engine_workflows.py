@@ -185,15 +185,17 @@ WORKFLOWS = {CANCELLATION.name: CANCELLATION}
 # -- voluntary change (a draft: measured, not yet complete; see docs/scenarios.md) ---------------------------------
 from evalkit.domains.airline.policy import change_fee, elite_waives  # noqa: E402
 from evalkit.domains.workflow import Offer  # noqa: E402
+from evalkit.spoken import parse_seat_preference  # noqa: E402
 
 NEW_DATE = Slot("new_date", "date", "What date would you like to travel instead?", label="date")
 NEW_FLIGHT = Slot("new_journey_id", "text", "Which flight would you like?", label="flight")
+# the seat type the caller names first ("window, then aisle"), as the hand-written policy hears it
 SEAT = Slot(
     "seat_preference",
-    "choice",
+    "text",
     "Would you like a window, an aisle or a middle seat?",
     label="seat",
-    choices=("window", "aisle", "middle"),
+    normalize=parse_seat_preference,
 )
 
 
@@ -220,6 +222,14 @@ def change_quote(found: dict[str, Any], chosen: dict[str, Any]) -> dict[str, Any
     fee = change_fee("voluntary", booking.get("fare_class", "main_cabin"), waived)
     difference = (chosen.get("fare") or 0) - booking["fare_paid"]
     return {"fee": fee, "waived": waived, "difference": difference, "total": fee + max(difference, 0)}
+
+
+def carried_over(found: dict[str, Any]) -> dict[str, Any]:
+    """What a change carries to the new flight (App. L.4 principle 5): the booked journey's checked bags (the most on
+    any segment) and its meal request (none when it has none)."""
+    segments = live_bookings(found)[0]["segments"]
+    meal = next((s.get("meal_request") for s in segments if s.get("meal_request") not in (None, "", "none", "standard")), None)
+    return {"bags": max((s.get("bags_checked") or 0 for s in segments), default=0), "meal": meal}
 
 
 VOLUNTARY_CHANGE = Workflow(
@@ -286,16 +296,21 @@ VOLUNTARY_CHANGE = Workflow(
             },
         ),
         # the meal request and checked bags carried over to the new flight (App. L.4 principle 5)
-        Compute("meal", Derived(lambda found: live_bookings(found)[0]["segments"][0].get("meal_request"), "$reservation")),
+        Compute("carried", Derived(carried_over, "$reservation")),
+        Call(
+            "add_baggage_allowance",
+            {"confirmation_number": "$confirmation_number", "journey_id": "$new_journey_id", "num_bags": "$carried.bags"},
+            when="$carried.bags",
+        ),
         Call(
             "add_meal_request",
             {
                 "confirmation_number": "$confirmation_number",
                 "passenger_id": PASSENGER,
                 "journey_id": "$new_journey_id",
-                "meal_type": "$meal",
+                "meal_type": "$carried.meal",
             },
-            when="$meal",
+            when="$carried.meal",
         ),
         Say("You are moved to flight {chosen.flight}."),
     ),
