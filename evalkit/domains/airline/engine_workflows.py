@@ -19,8 +19,9 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from evalkit.domains.airline.policy import cancellation_terms
-from evalkit.domains.workflow import NOW, REQUESTED, Ask, Call, Compute, Confirm, Derived, Say, Slot, Workflow
+from evalkit.domains.airline.policy import cancellation_terms, change_fee, elite_waives
+from evalkit.domains.workflow import NOW, REQUESTED, Ask, Call, Compute, Confirm, Derived, Offer, Say, Slot, Workflow
+from evalkit.spoken import parse_seat_preference
 
 ASKED = f"${REQUESTED}"  # the caller's words that started the task: a journey it names ("just the return")
 CODE = Slot(
@@ -182,10 +183,7 @@ CANCELLATION = Workflow(
 WORKFLOWS = {CANCELLATION.name: CANCELLATION}
 
 
-# -- voluntary change (a draft: measured, not yet complete; see docs/scenarios.md) ---------------------------------
-from evalkit.domains.airline.policy import change_fee, elite_waives  # noqa: E402
-from evalkit.domains.workflow import Offer  # noqa: E402
-from evalkit.spoken import parse_seat_preference  # noqa: E402
+# -- voluntary change: another day, with the change fee and fare difference ----------------------------------
 
 NEW_DATE = Slot("new_date", "date", "What date would you like to travel instead?", label="date")
 NEW_FLIGHT = Slot("new_journey_id", "text", "Which flight would you like?", label="flight")
@@ -199,9 +197,14 @@ SEAT = Slot(
 )
 
 
-def change_options(found: dict[str, Any], searched: dict[str, Any]) -> list[dict[str, Any]]:
+def changing(found: dict[str, Any], requested: str) -> dict[str, Any]:
+    """The booking a change moves: the return when the caller names it (as for a cancellation), else the first."""
+    return cancelling(found, requested)[0]
+
+
+def change_options(found: dict[str, Any], requested: str, searched: dict[str, Any]) -> list[dict[str, Any]]:
     """The searched journeys a change can move to: not the booked one, with a seat in the booked cabin."""
-    booking = live_bookings(found)[0]
+    booking = changing(found, requested)
     cabin = booking.get("fare_class", "main_cabin")
     return [
         {
@@ -215,20 +218,22 @@ def change_options(found: dict[str, Any], searched: dict[str, Any]) -> list[dict
     ]
 
 
-def change_quote(found: dict[str, Any], chosen: dict[str, Any]) -> dict[str, Any]:
+def change_quote(found: dict[str, Any], requested: str, chosen: dict[str, Any]) -> dict[str, Any]:
     """The domain's change fee (an elite waiver applied) and the fare difference for the chosen journey."""
-    booking = live_bookings(found)[0]
+    booking = changing(found, requested)
     waived = elite_waives("voluntary", found["reservation"]["passengers"][0].get("elite_status"))
     fee = change_fee("voluntary", booking.get("fare_class", "main_cabin"), waived)
     difference = (chosen.get("fare") or 0) - booking["fare_paid"]
     return {"fee": fee, "waived": waived, "difference": difference, "total": fee + max(difference, 0)}
 
 
-def carried_over(found: dict[str, Any]) -> dict[str, Any]:
+def carried_over(found: dict[str, Any], requested: str) -> dict[str, Any]:
     """What a change carries to the new flight (App. L.4 principle 5): the booked journey's checked bags (the most on
     any segment) and its meal request (none when it has none)."""
-    segments = live_bookings(found)[0]["segments"]
-    meal = next((s.get("meal_request") for s in segments if s.get("meal_request") not in (None, "", "none", "standard")), None)
+    segments = changing(found, requested)["segments"]
+    meal = next(
+        (s.get("meal_request") for s in segments if s.get("meal_request") not in (None, "", "none", "standard")), None
+    )
     return {"bags": max((s.get("bags_checked") or 0 for s in segments), default=0), "meal": meal}
 
 
@@ -249,18 +254,24 @@ VOLUNTARY_CHANGE = Workflow(
         Call(
             "search_rebooking_options",
             {
-                "origin": Derived(lambda found: live_bookings(found)[0]["segments"][0]["origin"], "$reservation"),
-                "destination": Derived(lambda found: live_bookings(found)[0]["segments"][-1]["destination"], "$reservation"),
+                "origin": Derived(
+                    lambda found, said: changing(found, said)["segments"][0]["origin"], "$reservation", ASKED
+                ),
+                "destination": Derived(
+                    lambda found, said: changing(found, said)["segments"][-1]["destination"], "$reservation", ASKED
+                ),
                 "date": "$new_date",
                 "passenger_count": 1,
-                "fare_class": Derived(lambda found: live_bookings(found)[0].get("fare_class", "main_cabin"), "$reservation"),
+                "fare_class": Derived(
+                    lambda found, said: changing(found, said).get("fare_class", "main_cabin"), "$reservation", ASKED
+                ),
             },
             name="search",
         ),
-        Compute("options", Derived(change_options, "$reservation", "$search")),
+        Compute("options", Derived(change_options, "$reservation", ASKED, "$search")),
         Offer("$options", "journey_id", "flight {flight} at {departs}", NEW_FLIGHT, name="chosen", again="new_date"),
         Ask(SEAT),
-        Compute("quote", Derived(change_quote, "$reservation", "$chosen")),
+        Compute("quote", Derived(change_quote, "$reservation", ASKED, "$chosen")),
         Confirm(
             "The change fee is {quote.fee} dollars and the fare difference is {quote.difference} dollars, for a "
             "total of {quote.total} dollars. Shall I go ahead and move you to flight {chosen.flight}?"
@@ -269,7 +280,7 @@ VOLUNTARY_CHANGE = Workflow(
             "rebook_flight",
             {
                 "confirmation_number": "$confirmation_number",
-                "journey_id": Derived(lambda found: live_bookings(found)[0]["journey_id"], "$reservation"),
+                "journey_id": Derived(lambda found, said: changing(found, said)["journey_id"], "$reservation", ASKED),
                 "new_journey_id": "$new_journey_id",
                 "rebooking_type": "voluntary",
                 "waive_change_fee": "$quote.waived",
@@ -296,10 +307,14 @@ VOLUNTARY_CHANGE = Workflow(
             },
         ),
         # the meal request and checked bags carried over to the new flight (App. L.4 principle 5)
-        Compute("carried", Derived(carried_over, "$reservation")),
+        Compute("carried", Derived(carried_over, "$reservation", ASKED)),
         Call(
             "add_baggage_allowance",
-            {"confirmation_number": "$confirmation_number", "journey_id": "$new_journey_id", "num_bags": "$carried.bags"},
+            {
+                "confirmation_number": "$confirmation_number",
+                "journey_id": "$new_journey_id",
+                "num_bags": "$carried.bags",
+            },
             when="$carried.bags",
         ),
         Call(

@@ -379,10 +379,10 @@ class ScriptedSimulator(Listening):
         if slot is None and any(c in low for c in (*CONFIRM_CUES, *self.confirmations)):
             return self._confirm(agent_text)
         slot = slot or self._asked_slot(agent_text, exact=False)
-        if slot is not None and slot.name in self.offer_slots and self._task_value(slot.name) is None:
-            if self.plan.accept_option:  # no value to give: the choice among the options, as its goal names it
-                self.no_progress = 0
-                return self._choose(agent_text)
+        offer = slot is not None and slot.name in self.offer_slots and self._task_value(slot.name) is None
+        if offer and self.plan.accept_option:  # no value to give: the choice among the options its goal names
+            self.no_progress = 0
+            return self._choose(agent_text)
         if slot is not None:
             self.no_progress = 0
             return self._answer_slot(slot, slowly="slowly" in low, alphabet=ALPHABET_CUE.search(low) is not None)
