@@ -20,9 +20,23 @@ from datetime import date, datetime
 from typing import Any
 
 from evalkit.domains.airline.policy import cancellation_terms, change_fee, elite_waives
-from evalkit.domains.workflow import NOW, REQUESTED, Ask, Call, Compute, Confirm, Derived, Offer, Say, Slot, Workflow
+from evalkit.domains.workflow import (
+    NOW,
+    REQUESTED,
+    TODAY,
+    Ask,
+    Call,
+    Compute,
+    Confirm,
+    Derived,
+    Offer,
+    Say,
+    Slot,
+    Workflow,
+)
 from evalkit.spoken import parse_seat_preference
 
+SAME_DAY_CUTOFF_MINUTES = 30  # a same-day change closes 30 minutes before departure (App. L.4)
 ASKED = f"${REQUESTED}"  # the caller's words that started the task: a journey it names ("just the return")
 CODE = Slot(
     "confirmation_number",
@@ -218,13 +232,31 @@ def change_options(found: dict[str, Any], requested: str, searched: dict[str, An
     ]
 
 
-def change_quote(found: dict[str, Any], requested: str, chosen: dict[str, Any]) -> dict[str, Any]:
-    """The domain's change fee (an elite waiver applied) and the fare difference for the chosen journey."""
+def change_quote(
+    found: dict[str, Any], requested: str, chosen: dict[str, Any], kind: str = "voluntary"
+) -> dict[str, Any]:
+    """The domain's change fee for the rebooking ``kind`` (an elite waiver applied) and the fare difference."""
     booking = changing(found, requested)
-    waived = elite_waives("voluntary", found["reservation"]["passengers"][0].get("elite_status"))
-    fee = change_fee("voluntary", booking.get("fare_class", "main_cabin"), waived)
+    waived = elite_waives(kind, found["reservation"]["passengers"][0].get("elite_status"))
+    fee = change_fee(kind, booking.get("fare_class", "main_cabin"), waived)
     difference = (chosen.get("fare") or 0) - booking["fare_paid"]
     return {"fee": fee, "waived": waived, "difference": difference, "total": fee + max(difference, 0)}
+
+
+def same_day_options(found: dict[str, Any], requested: str, searched: dict[str, Any], now: str) -> list[dict[str, Any]]:
+    """Today's journeys a same-day change can move to: those of ``change_options`` leaving at least 30 minutes from
+    now (a same-day change closes then), earlier or later than the booked flight as the caller asked."""
+    booked = changing(found, requested)["segments"][0].get("scheduled_departure", "")
+    hours, minutes = divmod(min(int(now[11:13]) * 60 + int(now[14:16]) + SAME_DAY_CUTOFF_MINUTES, 23 * 60 + 59), 60)
+    cutoff = f"{hours:02d}:{minutes:02d}"
+    low = requested.lower()
+    later = any(w in low for w in ("later", "miss my", "missed my", "running late"))
+    earlier = not later and any(w in low for w in ("earlier", "sooner"))
+    return [
+        o
+        for o in change_options(found, requested, searched)
+        if o["departs"] >= cutoff and (not earlier or o["departs"] < booked) and (not later or o["departs"] > booked)
+    ]
 
 
 def carried_over(found: dict[str, Any], requested: str) -> dict[str, Any]:
@@ -237,97 +269,132 @@ def carried_over(found: dict[str, Any], requested: str) -> dict[str, Any]:
     return {"bags": max((s.get("bags_checked") or 0 for s in segments), default=0), "meal": meal}
 
 
-VOLUNTARY_CHANGE = Workflow(
-    name="voluntary_change",
-    description="Move a booked flight to another day, with the change fee and fare difference the fare allows.",
-    intents=("change my flight", "different day", "change"),
-    steps=(
-        Ask(CODE),
-        Ask(LAST_NAME),
-        Call(
-            "get_reservation",
-            {"confirmation_number": "$confirmation_number", "last_name": "$last_name"},
-            name="reservation",
-            once=True,
+def change_workflow(name: str, description: str, intents: tuple[str, ...], same_day: bool) -> Workflow:
+    """A change onto another flight: on another day the caller names (``voluntary``), or today, earlier or later
+    as the caller asked and at least 30 minutes off (``same_day``); its fee and the elite waiver by that type."""
+    kind = "same_day" if same_day else "voluntary"
+    options = (
+        Derived(same_day_options, "$reservation", ASKED, "$search", f"${NOW}")
+        if same_day
+        else Derived(change_options, "$reservation", ASKED, "$search")
+    )
+    return Workflow(
+        name=name,
+        description=description,
+        intents=intents,
+        steps=(
+            Ask(CODE),
+            Ask(LAST_NAME),
+            Call(
+                "get_reservation",
+                {"confirmation_number": "$confirmation_number", "last_name": "$last_name"},
+                name="reservation",
+                once=True,
+            ),
+            *(() if same_day else (Ask(NEW_DATE),)),
+            Call(
+                "search_rebooking_options",
+                {
+                    "origin": Derived(
+                        lambda found, said: changing(found, said)["segments"][0]["origin"], "$reservation", ASKED
+                    ),
+                    "destination": Derived(
+                        lambda found, said: changing(found, said)["segments"][-1]["destination"], "$reservation", ASKED
+                    ),
+                    "date": f"${TODAY}" if same_day else "$new_date",
+                    "passenger_count": 1,
+                    "fare_class": Derived(
+                        lambda found, said: changing(found, said).get("fare_class", "main_cabin"), "$reservation", ASKED
+                    ),
+                },
+                name="search",
+            ),
+            Compute("options", options),
+            Offer(
+                "$options",
+                "journey_id",
+                "flight {flight} at {departs}",
+                NEW_FLIGHT,
+                name="chosen",
+                again=None if same_day else "new_date",
+            ),
+            Ask(SEAT),
+            Compute(REBOOKING, kind),
+            Compute("quote", Derived(change_quote, "$reservation", ASKED, "$chosen", f"${REBOOKING}")),
+            Confirm(
+                "The change fee is {quote.fee} dollars and the fare difference is {quote.difference} dollars, for a "
+                "total of {quote.total} dollars. Shall I go ahead and move you to flight {chosen.flight}?"
+            ),
+            Call(
+                "rebook_flight",
+                {
+                    "confirmation_number": "$confirmation_number",
+                    "journey_id": Derived(
+                        lambda found, said: changing(found, said)["journey_id"], "$reservation", ASKED
+                    ),
+                    "new_journey_id": "$new_journey_id",
+                    "rebooking_type": kind,
+                    "waive_change_fee": "$quote.waived",
+                },
+                name="rebook",
+            ),
+            Call(
+                "issue_travel_credit",
+                {
+                    "confirmation_number": "$confirmation_number",
+                    "passenger_id": PASSENGER,
+                    "amount": Derived(float, "$rebook.cost_summary.credit_due"),
+                    "credit_reason": "fare_difference_negative",
+                },
+                when="$rebook.cost_summary.credit_due",
+            ),
+            Call(
+                "assign_seat",
+                {
+                    "confirmation_number": "$confirmation_number",
+                    "passenger_id": PASSENGER,
+                    "journey_id": "$new_journey_id",
+                    "seat_preference": "$seat_preference",
+                },
+            ),
+            # the meal request and checked bags carried over to the new flight (App. L.4 principle 5)
+            Compute("carried", Derived(carried_over, "$reservation", ASKED)),
+            Call(
+                "add_baggage_allowance",
+                {
+                    "confirmation_number": "$confirmation_number",
+                    "journey_id": "$new_journey_id",
+                    "num_bags": "$carried.bags",
+                },
+                when="$carried.bags",
+            ),
+            Call(
+                "add_meal_request",
+                {
+                    "confirmation_number": "$confirmation_number",
+                    "passenger_id": PASSENGER,
+                    "journey_id": "$new_journey_id",
+                    "meal_type": "$carried.meal",
+                },
+                when="$carried.meal",
+            ),
+            Say("You are moved to flight {chosen.flight}."),
         ),
-        Ask(NEW_DATE),
-        Call(
-            "search_rebooking_options",
-            {
-                "origin": Derived(
-                    lambda found, said: changing(found, said)["segments"][0]["origin"], "$reservation", ASKED
-                ),
-                "destination": Derived(
-                    lambda found, said: changing(found, said)["segments"][-1]["destination"], "$reservation", ASKED
-                ),
-                "date": "$new_date",
-                "passenger_count": 1,
-                "fare_class": Derived(
-                    lambda found, said: changing(found, said).get("fare_class", "main_cabin"), "$reservation", ASKED
-                ),
-            },
-            name="search",
-        ),
-        Compute("options", Derived(change_options, "$reservation", ASKED, "$search")),
-        Offer("$options", "journey_id", "flight {flight} at {departs}", NEW_FLIGHT, name="chosen", again="new_date"),
-        Ask(SEAT),
-        Compute("quote", Derived(change_quote, "$reservation", ASKED, "$chosen")),
-        Confirm(
-            "The change fee is {quote.fee} dollars and the fare difference is {quote.difference} dollars, for a "
-            "total of {quote.total} dollars. Shall I go ahead and move you to flight {chosen.flight}?"
-        ),
-        Call(
-            "rebook_flight",
-            {
-                "confirmation_number": "$confirmation_number",
-                "journey_id": Derived(lambda found, said: changing(found, said)["journey_id"], "$reservation", ASKED),
-                "new_journey_id": "$new_journey_id",
-                "rebooking_type": "voluntary",
-                "waive_change_fee": "$quote.waived",
-            },
-            name="rebook",
-        ),
-        Call(
-            "issue_travel_credit",
-            {
-                "confirmation_number": "$confirmation_number",
-                "passenger_id": PASSENGER,
-                "amount": Derived(float, "$rebook.cost_summary.credit_due"),
-                "credit_reason": "fare_difference_negative",
-            },
-            when="$rebook.cost_summary.credit_due",
-        ),
-        Call(
-            "assign_seat",
-            {
-                "confirmation_number": "$confirmation_number",
-                "passenger_id": PASSENGER,
-                "journey_id": "$new_journey_id",
-                "seat_preference": "$seat_preference",
-            },
-        ),
-        # the meal request and checked bags carried over to the new flight (App. L.4 principle 5)
-        Compute("carried", Derived(carried_over, "$reservation", ASKED)),
-        Call(
-            "add_baggage_allowance",
-            {
-                "confirmation_number": "$confirmation_number",
-                "journey_id": "$new_journey_id",
-                "num_bags": "$carried.bags",
-            },
-            when="$carried.bags",
-        ),
-        Call(
-            "add_meal_request",
-            {
-                "confirmation_number": "$confirmation_number",
-                "passenger_id": PASSENGER,
-                "journey_id": "$new_journey_id",
-                "meal_type": "$carried.meal",
-            },
-            when="$carried.meal",
-        ),
-        Say("You are moved to flight {chosen.flight}."),
-    ),
+    )
+
+
+REBOOKING = "rebooking_type"
+VOLUNTARY_CHANGE = change_workflow(
+    "voluntary_change",
+    "Move a booked flight to another day, with the change fee and fare difference the fare allows.",
+    ("change my flight", "different day", "change"),
+    same_day=False,
+)
+SAME_DAY_CHANGE = change_workflow(
+    "same_day_change",
+    "Move to an earlier or a later flight today, with the same-day change fee.",
+    ("earlier flight", "later flight", "today"),
+    same_day=True,
 )
 WORKFLOWS[VOLUNTARY_CHANGE.name] = VOLUNTARY_CHANGE
+WORKFLOWS[SAME_DAY_CHANGE.name] = SAME_DAY_CHANGE
