@@ -204,3 +204,36 @@ def test_a_flight_number_read_out_character_by_character_is_one_flight_number() 
 
     assert parse_flight_numbers("flight S K 7 2 2 at 8:15 AM; or flight S K 7 4 8") == ["SK722", "SK748"]
     assert parse_flight_numbers("go to 1 2 3") == []  # letters not read apart are no flight
+
+
+# an earlier flight today; a Gold member's same-day fee waived
+@pytest.mark.parametrize("sid", ["AL-001", "AL-004"])
+def test_the_engine_completes_same_day_changes_with_the_reference_calls(sid: str) -> None:
+    WORKFLOWS["same_day_change"].check(REGISTRY)
+    scenario = next(s for s in load_scenarios("airline") if s.id == sid)
+    conversation = run_text_dialogue(
+        scenario, lambda t: t, None, np.random.default_rng(0), registry=REGISTRY, workflows=WORKFLOWS
+    )
+    lines = transcript(conversation)
+    assert task_completion(conversation).score == 1.0, lines
+    made = [(c.name, c.arguments) for t in conversation.turns for c in t.tool_calls]
+    assert made == [(c.name, c.arguments) for c in scenario.reference_calls], lines
+
+
+def test_a_same_day_change_offers_only_flights_earlier_than_booked_and_not_closed() -> None:
+    from evalkit.domains.airline.engine_workflows import same_day_options
+
+    booking = {"journey_id": "J0", "fare_class": "main_cabin", "status": "confirmed"}
+    booking["segments"] = [{"scheduled_departure": "17:30"}]
+    found = {"reservation": {"bookings": [booking]}}
+    seats = {"main_cabin": 3}
+    searched = {
+        "options": [
+            {"journey_id": f"J{t}", "departure_time": t, "available_seats": seats, "segments": []}
+            for t in ("11:00", "11:30", "18:00")
+        ]
+    }
+    earlier = same_day_options(found, "Can you move me to an earlier flight today?", searched, "2026-06-18 10:50")
+    assert [o["departs"] for o in earlier] == ["11:30"]  # 11:00 closes at 10:30; 18:00 is later
+    later = same_day_options(found, "I need a later flight today.", searched, "2026-06-18 10:50")
+    assert [o["departs"] for o in later] == ["18:00"]

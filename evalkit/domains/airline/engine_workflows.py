@@ -23,7 +23,6 @@ from evalkit.domains.airline.policy import cancellation_terms, change_fee, elite
 from evalkit.domains.workflow import (
     NOW,
     REQUESTED,
-    TODAY,
     Ask,
     Call,
     Compute,
@@ -291,7 +290,8 @@ def change_workflow(name: str, description: str, intents: tuple[str, ...], same_
                 name="reservation",
                 once=True,
             ),
-            *(() if same_day else (Ask(NEW_DATE),)),
+            # today's date for a same-day change (the call's own), else the day the caller names
+            Compute("new_date", Derived(lambda now: now[:10], f"${NOW}")) if same_day else Ask(NEW_DATE),
             Call(
                 "search_rebooking_options",
                 {
@@ -301,7 +301,7 @@ def change_workflow(name: str, description: str, intents: tuple[str, ...], same_
                     "destination": Derived(
                         lambda found, said: changing(found, said)["segments"][-1]["destination"], "$reservation", ASKED
                     ),
-                    "date": f"${TODAY}" if same_day else "$new_date",
+                    "date": "$new_date",
                     "passenger_count": 1,
                     "fare_class": Derived(
                         lambda found, said: changing(found, said).get("fare_class", "main_cabin"), "$reservation", ASKED
