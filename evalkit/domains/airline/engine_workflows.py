@@ -1,5 +1,6 @@
 """Airline's cancellation-and-refund, voluntary-change and same-day-change tasks as declarative workflows
-(issue 28.4: one dialogue engine for all domains): a first step of airline's move onto the workflow engine, measured against the hand-written policy
+(issue 28.4: one dialogue engine for all domains): a first step of airline's move onto the workflow engine, measured
+against the hand-written policy
 (``evalkit.agents.reference.airline_policy``) in text mode. Not registered as the domain's workflows: airline keeps
 its hand-written policy until every task family runs on the engine at least as well (docs/scenarios.md); the
 module is not named ``workflows`` for that reason (a domain's ``workflows`` module or package is what it runs).
