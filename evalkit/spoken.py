@@ -411,9 +411,14 @@ def _said_flight(match: re.Match[str]) -> str:
     return f"{match.group(1)}{match.group(2)}{digits}" if digits.isdigit() and 2 <= len(digits) <= 4 else match.group(0)
 
 
+_SPELLED_FLIGHT = re.compile(r"\b([A-Za-z])[\s.-]+([A-Za-z])[\s.-]+(\d(?:[\s.-]\d){1,3})\b")
+
+
 def parse_flight_numbers(text: str) -> list[str]:
-    """'SK130', 'SK 130', 'S K 130', 'SK one thirty' -> ['SK130']."""
+    """'SK130', 'SK 130', 'S K 130', 'S K 1 3 0', 'SK one thirty' -> ['SK130']."""
     text = _SAID_FLIGHT.sub(_said_flight, text)
+    # spelled character by character ("S K 7 2 2"): the letters apart, as a flight number is read out
+    text = _SPELLED_FLIGHT.sub(lambda m: m.group(1) + m.group(2) + re.sub(r"\D", "", m.group(3)), text)
     compact = re.sub(r"\b([A-Za-z])[\s.-]*([A-Za-z])[\s.-]*(\d{2,4})\b", r"\1\2\3", text)
     return [m.upper() for m in re.findall(r"\b[A-Za-z]{2}\d{2,4}\b", compact)]
 

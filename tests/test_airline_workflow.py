@@ -7,17 +7,20 @@ still runs the hand-written policy."""
 from __future__ import annotations
 
 import copy
+from datetime import date
 
 import numpy as np
 import pytest
 
-from evalkit.domains.airline.engine_workflows import WORKFLOWS, cancellation_quote, within_24_hours
+from evalkit.agents.reference.workflow_offer import choose_option
+from evalkit.domains.airline.engine_workflows import WORKFLOWS, cancellation_quote, change_quote, within_24_hours
 from evalkit.domains.airline.tools import REGISTRY
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.task_completion import task_completion
 from evalkit.text_dialogue import run_text_dialogue, transcript
 
 CANCELLATIONS = [s for s in load_scenarios("airline") if s.workflow == "cancellation_refund"]
+CHANGES = [s for s in load_scenarios("airline") if s.workflow == "voluntary_change"]
 
 
 def test_the_cancellation_workflow_is_well_formed_and_airline_keeps_its_policy() -> None:
@@ -154,3 +157,83 @@ def test_a_caller_who_names_the_return_has_only_the_return_cancelled_as_the_hand
     assert credit["amount"] == 199, made  # the return's 299 less the 100 dollar fee
     closing = [next(t for t in said[w] if "is cancelled" in t) for w in said]
     assert closing[0] == closing[1], closing
+
+
+def test_the_voluntary_change_workflow_is_well_formed() -> None:
+    WORKFLOWS["voluntary_change"].check(REGISTRY)
+    assert len(CHANGES) == 8
+
+
+# a plain change, a Platinum fee waiver, a cheaper fare (credit), a meal request carried over
+@pytest.mark.parametrize("sid", ["AL-002", "AL-007", "AL-008", "AL-010"])
+def test_the_engine_completes_voluntary_changes_with_the_hand_written_policy_s_calls(sid: str) -> None:
+    scenario = next(s for s in CHANGES if s.id == sid)
+    made, said = both_ways(scenario)
+    assert made["engine"] == made["hand"], made
+    assert any("total of" in t for t in said["engine"]), said  # the fee and difference quoted before the change
+    # the scenario's reference calls, but for the search's fare class: both agents search the booked cabin
+    reference = [(c.name, c.arguments) for c in scenario.reference_calls]
+    cabin = [(n, {**a, "fare_class": "x"} if n == "search_rebooking_options" else a) for n, a in made["engine"]]
+    assert cabin == [(n, {**a, "fare_class": "x"} if n == "search_rebooking_options" else a) for n, a in reference]
+    conversation = run_text_dialogue(
+        scenario, lambda t: t, None, np.random.default_rng(0), registry=REGISTRY, workflows=WORKFLOWS
+    )
+    assert task_completion(conversation).score == 1.0, transcript(conversation)
+
+
+def test_the_change_quote_is_the_domain_s_fee_and_the_fare_difference() -> None:
+    booking = {"fare_class": "main_cabin", "fare_paid": 200, "status": "confirmed", "segments": []}
+    found = {"reservation": {"bookings": [booking], "passengers": [{"elite_status": None}]}}
+    assert change_quote(found, "", {"fare": 240}) == {"fee": 75, "waived": False, "difference": 40, "total": 115}
+    assert change_quote(found, "", {"fare": 150})["total"] == 75  # a cheaper fare: no refund in the total
+    found["reservation"]["passengers"][0]["elite_status"] = "platinum"
+    assert change_quote(found, "", {"fare": 200})["fee"] == 0
+
+
+def test_an_offered_flight_is_chosen_by_its_number_or_its_time_said_in_words() -> None:
+    step = WORKFLOWS["voluntary_change"].steps[6]
+    items = [{"journey_id": "FL_SK722_20260622"}, {"journey_id": "FL_SK748_20260622"}]
+    texts = ["flight S K 7 2 2 at 8:15 AM", "flight S K 7 4 8 at 6:40 PM"]
+    today = date(2026, 6, 1)
+    assert choose_option("SK seven forty-eight, please.", step, items, texts, today) == 1
+    assert choose_option("The 8:15 AM one.", step, items, texts, today) == 0
+
+
+def test_a_flight_number_read_out_character_by_character_is_one_flight_number() -> None:
+    from evalkit.spoken import parse_flight_numbers
+
+    assert parse_flight_numbers("flight S K 7 2 2 at 8:15 AM; or flight S K 7 4 8") == ["SK722", "SK748"]
+    assert parse_flight_numbers("go to 1 2 3") == []  # letters not read apart are no flight
+
+
+# an earlier flight today; a Gold member's same-day fee waived
+@pytest.mark.parametrize("sid", ["AL-001", "AL-004"])
+def test_the_engine_completes_same_day_changes_with_the_reference_calls(sid: str) -> None:
+    WORKFLOWS["same_day_change"].check(REGISTRY)
+    scenario = next(s for s in load_scenarios("airline") if s.id == sid)
+    conversation = run_text_dialogue(
+        scenario, lambda t: t, None, np.random.default_rng(0), registry=REGISTRY, workflows=WORKFLOWS
+    )
+    lines = transcript(conversation)
+    assert task_completion(conversation).score == 1.0, lines
+    made = [(c.name, c.arguments) for t in conversation.turns for c in t.tool_calls]
+    assert made == [(c.name, c.arguments) for c in scenario.reference_calls], lines
+
+
+def test_a_same_day_change_offers_only_flights_earlier_than_booked_and_not_closed() -> None:
+    from evalkit.domains.airline.engine_workflows import same_day_options
+
+    booking = {"journey_id": "J0", "fare_class": "main_cabin", "status": "confirmed"}
+    booking["segments"] = [{"scheduled_departure": "17:30"}]
+    found = {"reservation": {"bookings": [booking]}}
+    seats = {"main_cabin": 3}
+    searched = {
+        "options": [
+            {"journey_id": f"J{t}", "departure_time": t, "available_seats": seats, "segments": []}
+            for t in ("11:00", "11:30", "18:00")
+        ]
+    }
+    earlier = same_day_options(found, "Can you move me to an earlier flight today?", searched, "2026-06-18 10:50")
+    assert [o["departs"] for o in earlier] == ["11:30"]  # 11:00 closes at 10:30; 18:00 is later
+    later = same_day_options(found, "I need a later flight today.", searched, "2026-06-18 10:50")
+    assert [o["departs"] for o in later] == ["18:00"]

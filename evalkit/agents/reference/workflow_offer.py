@@ -16,7 +16,7 @@ from evalkit.agents.reference.slot_hearing import hear_slot, read_back_text, spe
 from evalkit.agents.reference.workflow_hearing import closest_name
 from evalkit.agents.reference.workflow_run import EngineState
 from evalkit.domains.workflow import Ask, Offer, bind_choice, offered
-from evalkit.spoken import parse_yes_no
+from evalkit.spoken import parse_clock_times, parse_flight_numbers, parse_yes_no
 
 NONE_TAKEN = -1  # the caller takes none of the options (``choose_option``)
 # "none of those", "neither", "something else", "a different one", "any other flights?"
@@ -32,6 +32,11 @@ ORDINAL = re.compile(
 
 def _compact(value: Any) -> str:
     return re.sub(r"[^a-z0-9]", "", str(value).lower())
+
+
+def _said_keys(text: str) -> set[str]:
+    """The flight numbers and clock times in words, as the caller or the agent says them."""
+    return set(parse_flight_numbers(text)) | set(parse_clock_times(text))
 
 
 def option_list(texts: Sequence[str]) -> str:
@@ -55,6 +60,11 @@ def choose_option(
         return by_value.pop()
     if by_value:
         return None
+    # a flight number or a clock time said in words ("SK seven twenty-two", "the 8:15 one") that one option has
+    keys = _said_keys(heard)
+    by_key = {i for i, text in enumerate(texts) if keys & _said_keys(text)}
+    if len(by_key) == 1:
+        return by_key.pop()
     if ordinal := ORDINAL.search(heard):
         word = (ordinal.group(1) or ordinal.group(2)).lower()
         index = len(items) - 1 if word == "last" else ORDINALS.get(word, NUMBERS.get(word, len(items)))

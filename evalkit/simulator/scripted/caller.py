@@ -58,6 +58,7 @@ FIELD_CUES = (
     ("new_destination", ("fly into instead", "fly to instead")),
 )
 ROUTE_FIELDS = ("new_origin", "new_destination")
+CHOSEN = "chosen option"  # ``last_field`` after the caller took the option its goal names
 REPEATABLE_CUES = ("which would you like", "total of", "shall i go ahead")  # offers and quotes worth re-hearing
 STALL_CUES = ("sorry", "didn't get", "still didn't", "again")
 REFUSAL_CUES = ("not able to", "can't issue")  # the airline policy's refusals
@@ -180,6 +181,8 @@ class ScriptedSimulator(Listening):
                 update={"followups": task_requests(self.workflows[1:], self.plan.followups)}
             )
         self.slots: dict[str, Slot] = {s.name: s for w in self.workflows for s in w.slots}
+        # the slots an Offer fills: answered by choosing among what the agent offered (the option the goal names)
+        self.offer_slots = {st.slot.name for w in self.workflows for st in w.steps if isinstance(st, Offer)}
         self.refusals = fixed_wording(self.workflows, Call)
         self.confirmations = fixed_wording(self.workflows, Confirm)
         self.followups_said = 0
@@ -326,6 +329,7 @@ class ScriptedSimulator(Listening):
             return self._styled(f"I'll take flight {also[0]}.")
         self.offered |= offered_now
         if self.plan.accept_option and self.plan.accept_option in self.offered:
+            self.last_field = CHOSEN  # a read-back next is of this choice
             if also:  # offered together (standby on several flights): taken together
                 return self._styled(
                     f"I'll take flight {self.plan.accept_option} and flight {' and flight '.join(also)}."
@@ -375,6 +379,10 @@ class ScriptedSimulator(Listening):
         if slot is None and any(c in low for c in (*CONFIRM_CUES, *self.confirmations)):
             return self._confirm(agent_text)
         slot = slot or self._asked_slot(agent_text, exact=False)
+        offer = slot is not None and slot.name in self.offer_slots and self._task_value(slot.name) is None
+        if offer and self.plan.accept_option:  # no value to give: the choice among the options its goal names
+            self.no_progress = 0
+            return self._choose(agent_text)
         if slot is not None:
             self.no_progress = 0
             return self._answer_slot(slot, slowly="slowly" in low, alphabet=ALPHABET_CUE.search(low) is not None)
@@ -463,6 +471,11 @@ class ScriptedSimulator(Listening):
         """Spelled values are checked character by character (as for airline); others (a date, an email) by
         what they mean: the read-back must parse to what the true answer parses to, else restate it. ``said``: the
         value the agent read back, as its confirm act states it (None: read from its words)."""
+        if self.last_field == CHOSEN:  # the option it chose, read back: right when it names the flight its goal names
+            self.no_progress = 0
+            if self.plan.accept_option in parse_flight_numbers(agent_text):
+                return self._styled("Yes, that's right.")
+            return self._choose(agent_text)
         slot = self.slots.get(self.last_field)
         if slot is None or slot.kind in SPELLED_KINDS:
             return self._check_read_back(agent_text)
