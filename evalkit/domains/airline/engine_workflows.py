@@ -48,6 +48,19 @@ CODE = Slot(
 LAST_NAME = Slot("last_name", "name", "And the last name on the booking?", label="last name")
 
 
+# Every task starts by finding the caller's reservation (its code and surname), looked up once.
+IDENTIFY = (
+    Ask(CODE),
+    Ask(LAST_NAME),
+    Call(
+        "get_reservation",
+        {"confirmation_number": "$confirmation_number", "last_name": "$last_name"},
+        name="reservation",
+        once=True,
+    ),
+)
+
+
 def live_bookings(found: dict[str, Any]) -> list[dict[str, Any]]:
     """The reservation's bookings not cancelled yet: the journeys a cancellation covers, as in the hand-written
     policy (its first one when every booking is cancelled already, so the tool states that)."""
@@ -123,14 +136,7 @@ CANCELLATION = Workflow(
     description="Cancel a booked flight with the refund or travel credit the fare allows.",
     intents=("cancel", "cancellation", "refund"),
     steps=(
-        Ask(CODE),
-        Ask(LAST_NAME),
-        Call(
-            "get_reservation",
-            {"confirmation_number": "$confirmation_number", "last_name": "$last_name"},
-            name="reservation",
-            once=True,
-        ),
+        *IDENTIFY,
         Call("get_flight_status", {"flight_number": FLIGHT, "flight_date": DAY}, name="status"),
         Call(
             "get_disruption_info",
@@ -283,14 +289,7 @@ def change_workflow(name: str, description: str, intents: tuple[str, ...], same_
         description=description,
         intents=intents,
         steps=(
-            Ask(CODE),
-            Ask(LAST_NAME),
-            Call(
-                "get_reservation",
-                {"confirmation_number": "$confirmation_number", "last_name": "$last_name"},
-                name="reservation",
-                once=True,
-            ),
+            *IDENTIFY,
             # today's date for a same-day change (the call's own), else the day the caller names
             Compute("new_date", Derived(lambda now: now[:10], f"${NOW}")) if same_day else Ask(NEW_DATE),
             Call(
