@@ -186,8 +186,8 @@ def test_a_corrected_group_code_is_in_the_tools_form() -> None:
 
 def test_a_product_not_found_is_asked_again_by_what_it_is() -> None:
     """IT-008: the product heard as nothing like a product the caller holds (EVA-Bench's "Figma" was heard "Take
-    that") is asked again naming what was not found: "that product" (it said "that license for", the slot's old
-    label)."""
+    that") is asked again naming what was not found: "that software product" (it said "that license for", the slot's
+    old label)."""
     state = {"done": False}
 
     def ear(text: str) -> str:
@@ -199,5 +199,5 @@ def test_a_product_not_found_is_asked_again_by_what_it_is() -> None:
     scenario = next(s for s in load_scenarios("itsm") if s.id == "IT-008")
     conversation = run_text_dialogue(scenario, ear=ear)
     agent = [text for role, text in transcript(conversation) if role == "assistant"]
-    assert any("couldn't find a match for that product" in text for text in agent), agent
+    assert any("couldn't find a match for that software product" in text for text in agent), agent
     assert task_completion(conversation).passed, agent

@@ -61,7 +61,9 @@ SOFTWARE_LICENSE = Workflow(
     ("license for", "a license", "trial", "temporary license", "permanent license"),
     (
         *STANDARD_AUTH,
-        Ask(Slot("license_product_name", "text", "Which product is the license for?", label="product")),
+        Ask(
+            Slot("license_product_name", "text", "Which software product is the license for?", label="software product")
+        ),
         Call("get_license_catalog_item", {"license_name": "$license_product_name"}, name="lic"),
         Ask(
             Slot(
