@@ -9,6 +9,12 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 CONF_DIR = REPO / "conf"
 
+# MLflow prices the token usage in a trace's spans from a model catalog it first tries to download (a github.com
+# release, MLFLOW_MODEL_CATALOG_URI), then from the copy bundled with it. With no network that download fails after
+# its retries, ~7 s in each process that logs such a trace (one per pytest run, one per CLI process that runs an LLM
+# cell), and MLflow uses the bundled copy anyway: the tests (and the CLI processes they start) go to it directly.
+os.environ.setdefault("MLFLOW_MODEL_CATALOG_URI", "")
+
 
 @pytest.fixture(autouse=True)
 def _tracking_uri_does_not_leak() -> object:
