@@ -16,6 +16,7 @@ the right verdict for a server without server VAD.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import select
@@ -23,8 +24,9 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,17 +54,17 @@ pytestmark = pytest.mark.skipif(
 READY_TIMEOUT_S = 120.0
 
 
-@pytest.fixture
-def aimock(tmp_path: Path) -> Iterator[str]:
+@contextlib.contextmanager
+def aimock_server(folder: Path) -> Iterator[str]:
     """aimock on a free port of 127.0.0.1 with one catch-all fixture; its Realtime URL."""
-    fixtures = tmp_path / "fixtures.json"
+    fixtures = folder / "fixtures.json"
     fixtures.write_text(json.dumps({"fixtures": [{"match": {}, "response": {"content": REPLY}}]}))
     process = subprocess.Popen(
         ["node", str(aimock_cli()), "--port", "0", "--fixtures", str(fixtures)],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        cwd=tmp_path,
+        cwd=folder,
     )
     try:
         assert process.stdout is not None
@@ -84,19 +86,34 @@ def aimock(tmp_path: Path) -> Iterator[str]:
             process.wait()
 
 
-def dial(url: str, **config: object) -> CallOutcome:
+def dial(url: str, **config: object) -> Coroutine[Any, Any, CallOutcome]:
     agent = OpenAIRealtimeConfig(
         name="aimock", url=url, model="gpt-realtime", api_key_env=None, response_timeout_s=5.0, **config
     ).build()
     clock = RealClock()
     settings = agent.call_settings(CallSettings(user_reaction_ms=100.0))
-    call = run_call(ScriptCaller(["one two three"]), agent.session(clock), ToneChannel(), airline_context(), clock,
+    return run_call(ScriptCaller(["one two three"]), agent.session(clock), ToneChannel(), airline_context(), clock,
                     settings)  # fmt: skip
-    return asyncio.run(call)
 
 
-def test_a_call_to_aimocks_realtime_server_with_caller_commits_completes(aimock: str) -> None:
-    outcome = dial(aimock, turn_detection="none")
+@pytest.fixture(scope="module")
+def calls(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CallOutcome]:
+    """The module's two calls, each to an aimock of its own, made at the same time: each is real time (~8-9 s,
+    nearly all of it waiting on the call's clock) and the tests only read their outcomes."""
+    with (
+        aimock_server(tmp_path_factory.mktemp("aimock")) as committed_url,
+        aimock_server(tmp_path_factory.mktemp("aimock")) as vad_url,
+    ):
+
+        async def both() -> list[CallOutcome]:
+            return await asyncio.gather(dial(committed_url, turn_detection="none"), dial(vad_url))
+
+        committed, server_vad = asyncio.run(both())
+    return {"caller commits": committed, "server_vad": server_vad}
+
+
+def test_a_call_to_aimocks_realtime_server_with_caller_commits_completes(calls: dict[str, CallOutcome]) -> None:
+    outcome = calls["caller commits"]
     assert outcome.end_reason == "user_end_call" and outcome.error is None, outcome.error
     assert [t.role for t in outcome.turns] == ["assistant", "user", "assistant", "user"]
     greeting, _caller, reply, _bye = outcome.turns
@@ -105,7 +122,9 @@ def test_a_call_to_aimocks_realtime_server_with_caller_commits_completes(aimock:
     assert reply.start_ms >= outcome.turns[1].end_ms  # answered after the caller's turn, not before
 
 
-def test_without_server_vad_the_callers_turn_is_never_answered_an_infrastructure_failure(aimock: str) -> None:
-    outcome = dial(aimock)  # turn_detection: server_vad, which aimock does not implement
+def test_without_server_vad_the_callers_turn_is_never_answered_an_infrastructure_failure(
+    calls: dict[str, CallOutcome],
+) -> None:
+    outcome = calls["server_vad"]  # turn_detection: server_vad, which aimock does not implement
     assert outcome.end_reason == "error" and "AgentTimeout" in str(outcome.error), outcome.error
     assert [t.role for t in outcome.turns] == ["assistant", "user"]  # the greeting came; the answer never did

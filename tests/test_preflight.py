@@ -9,7 +9,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -170,42 +169,136 @@ def test_a_secret_env_value_pasted_into_an_override_is_refused_without_echo(tmp_
     assert SECRET not in line
 
 
-def test_unreachable_tracking_server_is_one_line_within_seconds(tmp_path: Path) -> None:
-    started = time.monotonic()
-    proc = evalkit_cli(tmp_path, f"mlflow.tracking_uri=http://127.0.0.1:{_closed_port()}")
+# The refusals below need Hydra and the whole runner imported (~3-5 s a ``python -m evalkit`` start): one process
+# runs them all in turn, each as ``python -m evalkit`` does (runpy, its own argv, working directory and environment,
+# its fd 1 and 2 captured), and the tests read their case. The refusals made before Hydra runs (the secrets above)
+# keep a real ``python -m evalkit`` start each.
+CLI_DRIVER = """
+import contextlib, json, logging, os, runpy, sys, tempfile, time
+out = {}
+
+def logging_state():
+    loggers = [logging.getLogger(n) for n in list(logging.Logger.manager.loggerDict)] + [logging.getLogger()]
+    return [(lg, lg.level, list(lg.handlers), lg.propagate, lg.disabled) for lg in loggers]
+
+def run(case):
+    env, cwd, logs = dict(os.environ), os.getcwd(), logging_state()
+    os.environ.update(case["env"])
+    os.environ.pop("HYDRA_FULL_ERROR", None)
+    os.chdir(case["cwd"])
+    sys.argv = ["evalkit", *case["args"]]
+    saved = [os.dup(1), os.dup(2)]
+    files = [tempfile.TemporaryFile(), tempfile.TemporaryFile()]
+    sys.stdout.flush(), sys.stderr.flush()
+    os.dup2(files[0].fileno(), 1), os.dup2(files[1].fileno(), 2)
+    code, started = 0, time.monotonic()
+    try:
+        runpy.run_module("evalkit", run_name="__main__", alter_sys=True)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException as exc:
+        import traceback
+        traceback.print_exception(exc)
+        code = 1
+    finally:
+        seconds = time.monotonic() - started
+        sys.stdout.flush(), sys.stderr.flush()
+        os.dup2(saved[0], 1), os.dup2(saved[1], 2)
+        os.chdir(cwd)
+        os.environ.clear()
+        os.environ.update(env)
+        for lg, level, handlers, propagate, disabled in logs:  # Hydra configures logging for each run
+            for handler in [h for h in lg.handlers if h not in handlers]:
+                handler.close()
+            lg.setLevel(level); lg.handlers[:] = handlers; lg.propagate = propagate; lg.disabled = disabled
+    stdout, stderr = [(f.seek(0), f.read().decode(errors="replace"))[1] for f in files]
+    return {"returncode": code, "stdout": stdout, "stderr": stderr, "seconds": seconds}
+
+for name, case in json.loads(sys.stdin.read()).items():
+    out[name] = run(case)
+print("\\n@@JSON@@" + json.dumps(out))
+"""
+
+
+def _setup_artifact_file(folder: Path) -> list[str]:
+    (folder / "a_file").write_text("not a folder")
+    return [f"mlflow.artifact_location={folder}/a_file/artifacts"]
+
+
+def _setup_evil_yaml(folder: Path) -> list[str]:
+    (folder / "conf" / "experiment").mkdir(parents=True)
+    (folder / "conf" / "experiment" / "evil.yaml").write_text("seed: !!python/object:os.system\n  a: 1\n")
+    return [f"hydra.searchpath=[file://{folder}/conf]", "+experiment=evil"]
+
+
+# name -> (overrides, or a function that prepares the case's folder and returns them; the launch directory)
+CLI_RUNS = {
+    "unreachable server": (lambda d: [f"mlflow.tracking_uri=http://127.0.0.1:{_closed_port()}"], None),
+    "sqlite in a missing folder": (lambda d: [f"mlflow.tracking_uri=sqlite:///{d}/typo/mlflow.db"], None),
+    "unwritable artifact location": (_setup_artifact_file, None),
+    # /proc refuses new files even to root (chmod cannot make a folder read-only for root).
+    "read-only launch directory": (lambda d: [], Path("/proc")),
+    "yaml python tag": (_setup_evil_yaml, None),
+    "sweep with a bad job": (lambda d: ["+perturb=noise_cafe", "perturb.snr_db=500,15", "-m"], None),
+    "sweep with two bad jobs": (lambda d: ["domain.scenarios=[AL-001],[NOPE-1],[NOPE-2]", "-m"], None),
+    "sweep whose jobs fail alike": (
+        lambda d: [f"mlflow.tracking_uri=http://127.0.0.1:{_closed_port()}", "+perturb=noise_cafe", "-m"], None),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def cli_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[subprocess.CompletedProcess, Path, float]]:
+    """Each of CLI_RUNS as ``python -m evalkit`` answers it, in one process: (its exit code and output, its folder
+    (the tmp_path of an ``evalkit_cli`` call), its seconds)."""
+    cases, folders = {}, {}
+    for name, (overrides, cwd) in CLI_RUNS.items():
+        folder = folders[name] = tmp_path_factory.mktemp("cli")
+        args = [f"hydra.run.dir={folder}/run", f"hydra.sweep.dir={folder}/sweep", *overrides(folder)]
+        if not any(o.startswith("mlflow.tracking_uri=") for o in args):
+            args.insert(2, _store(folder))
+        cases[name] = {"args": args, "cwd": str(cwd or folder), "env": {"PYTHONPATH": str(REPO)}}
+    proc = subprocess.run([sys.executable, "-c", CLI_DRIVER], input=json.dumps(cases), capture_output=True,
+                          text=True, env=os.environ | {"PYTHONPATH": str(REPO)}, cwd=REPO, timeout=600)  # fmt: skip
+    assert proc.returncode == 0 and "@@JSON@@" in proc.stdout, proc.stderr[-3000:]
+    found = json.loads(proc.stdout.split("@@JSON@@")[-1])
+    return {
+        name: (subprocess.CompletedProcess(cases[name]["args"], r["returncode"], r["stdout"], r["stderr"]),
+               folders[name], r["seconds"])
+        for name, r in found.items()
+    }  # fmt: skip
+
+
+def test_unreachable_tracking_server_is_one_line_within_seconds(cli_runs) -> None:
+    proc, _, seconds = cli_runs["unreachable server"]
     assert_one_line_refusal(proc, "cannot connect", "127.0.0.1")
-    assert time.monotonic() - started < 60  # process start + imports; MLflow's own retries took ~250 s
+    assert seconds < 60  # the refusal alone (its process start is shared here); MLflow's own retries took ~250 s
 
 
-def test_sqlite_store_in_a_missing_folder_is_refused_not_created(tmp_path: Path) -> None:
+def test_sqlite_store_in_a_missing_folder_is_refused_not_created(cli_runs) -> None:
+    proc, tmp_path, _ = cli_runs["sqlite in a missing folder"]
     missing = tmp_path / "typo" / "mlflow.db"
-    proc = evalkit_cli(tmp_path, f"mlflow.tracking_uri=sqlite:///{missing}")
     assert_one_line_refusal(proc, str(missing.parent), "does not exist")
     assert not missing.parent.exists()
 
 
-def test_unwritable_artifact_location_is_refused(tmp_path: Path) -> None:
-    (tmp_path / "a_file").write_text("not a folder")
-    proc = evalkit_cli(tmp_path, f"mlflow.artifact_location={tmp_path}/a_file/artifacts")
+def test_unwritable_artifact_location_is_refused(cli_runs) -> None:
+    proc, tmp_path, _ = cli_runs["unwritable artifact location"]
     assert_one_line_refusal(proc, "mlflow.artifact_location")
     assert_no_cell_started(tmp_path)
 
 
-def test_read_only_launch_directory_is_refused(tmp_path: Path) -> None:
-    # /proc refuses new files even to root (chmod cannot make a folder read-only for root).
-    proc = evalkit_cli(tmp_path, cwd=Path("/proc"))
+def test_read_only_launch_directory_is_refused(cli_runs) -> None:
+    proc, _, _ = cli_runs["read-only launch directory"]
     assert_one_line_refusal(proc, "launch directory /proc")
 
 
-def test_yaml_with_a_python_tag_is_one_line(tmp_path: Path) -> None:
-    (tmp_path / "conf" / "experiment").mkdir(parents=True)
-    (tmp_path / "conf" / "experiment" / "evil.yaml").write_text("seed: !!python/object:os.system\n  a: 1\n")
-    proc = evalkit_cli(tmp_path, f"hydra.searchpath=[file://{tmp_path}/conf]", "+experiment=evil")
+def test_yaml_with_a_python_tag_is_one_line(cli_runs) -> None:
+    proc, _, _ = cli_runs["yaml python tag"]
     assert_one_line_refusal(proc, "python/object", "evil.yaml")
 
 
-def test_sweep_validates_every_job_before_the_first_starts(tmp_path: Path) -> None:
-    proc = evalkit_cli(tmp_path, "+perturb=noise_cafe", "perturb.snr_db=500,15", "-m")
+def test_sweep_validates_every_job_before_the_first_starts(cli_runs) -> None:
+    proc, tmp_path, _ = cli_runs["sweep with a bad job"]
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     # one line per problem of the bad job (the value, and the chain it feeds), none for the good one
     lines = proc.stderr.strip().splitlines()
@@ -215,16 +308,16 @@ def test_sweep_validates_every_job_before_the_first_starts(tmp_path: Path) -> No
     assert_no_cell_started(tmp_path)  # no sweep folder, no store: no parent run left RUNNING
 
 
-def test_sweep_reports_every_bad_job(tmp_path: Path) -> None:
-    proc = evalkit_cli(tmp_path, "domain.scenarios=[AL-001],[NOPE-1],[NOPE-2]", "-m")
+def test_sweep_reports_every_bad_job(cli_runs) -> None:
+    proc, tmp_path, _ = cli_runs["sweep with two bad jobs"]
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 2 and "NOPE-1" in lines[0] and "NOPE-2" in lines[1]
     assert_no_cell_started(tmp_path)
 
 
-def test_sweep_where_every_job_fails_the_same_way_is_one_line(tmp_path: Path) -> None:
-    proc = evalkit_cli(tmp_path, f"mlflow.tracking_uri=http://127.0.0.1:{_closed_port()}", "+perturb=noise_cafe", "-m")
+def test_sweep_where_every_job_fails_the_same_way_is_one_line(cli_runs) -> None:
+    proc, _, _ = cli_runs["sweep whose jobs fail alike"]
     assert_one_line_refusal(proc, "all 2 jobs", "cannot connect")
 
 
