@@ -19,10 +19,11 @@ import asyncio
 import contextlib
 import json
 import os
-import select
+import queue
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Coroutine, Iterator
 from pathlib import Path
@@ -68,12 +69,18 @@ def aimock_server(folder: Path) -> Iterator[str]:
     )
     try:
         assert process.stdout is not None
+        # A thread reads the lines: select() on the pipe misses a line already in the text wrapper's buffer
+        # (aimock can write both of its start-up lines at once), and the thread keeps the pipe drained.
+        lines: queue.Queue[str] = queue.Queue()
+        stdout = process.stdout
+        threading.Thread(target=lambda: [lines.put(each) for each in stdout], daemon=True).start()
         line, said = "", []
         deadline = time.monotonic() + READY_TIMEOUT_S
         while "listening on http://127.0.0.1:" not in line:
-            left = deadline - time.monotonic()
-            ready, _, _ = select.select([process.stdout], [], [], max(left, 0.0))
-            line = process.stdout.readline() if ready else ""
+            try:
+                line = lines.get(timeout=max(deadline - time.monotonic(), 0.01))
+            except queue.Empty:
+                line = ""
             said.append(line)
             assert line, f"aimock did not start in {READY_TIMEOUT_S:.0f} s (exit {process.poll()}): {''.join(said)!r}"
         yield "ws://" + line.split("http://", 1)[1].strip() + "/v1/realtime"
