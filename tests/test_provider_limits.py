@@ -184,3 +184,21 @@ def test_a_refused_key_stops_the_run_before_any_cell_in_one_line(tmp_path) -> No
     line = assert_one_line_refusal(proc, "judge.base_url", server.base_url, "HTTP 401")
     assert "sk-no" not in proc.stdout + proc.stderr and "providers.preflight=false" in line
     assert_no_cell_started(tmp_path)
+
+
+def test_the_whole_preflight_probes_endpoints_only_for_a_config_whose_own_checks_pass(monkeypatch, tmp_path) -> None:
+    """An unset key variable is one line, not a second one for the 401 the probe would get (no request is sent); a
+    refused key is reported with the problems of the layers below (a bad pricing table), the probe's line last."""
+    monkeypatch.chdir(tmp_path)
+    with CountingServer() as server:
+        config = _judged_config(server.base_url, f"mlflow.tracking_uri=sqlite:///{tmp_path}/mlflow.db")
+        monkeypatch.delenv("EVALKIT_TEST_LIMITS_KEY", raising=False)
+        with pytest.raises(pf.ConfigError) as unset:
+            pf.preflight(config, tmp_path)
+        assert str(unset.value).splitlines() == [pf.judge_problems(config)[0]] and server.gets == []
+        monkeypatch.setenv("EVALKIT_TEST_LIMITS_KEY", "sk-refused")
+        with pytest.raises(pf.ConfigError) as both:
+            pf.preflight(_with(config, "pricing", file=str(tmp_path / "no_such_table.yaml")), tmp_path)
+        lines = str(both.value).splitlines()
+        assert len(lines) == 2 and "no_such_table.yaml" in lines[0] and "HTTP 401" in lines[1], lines
+        assert server.gets == ["Bearer sk-refused"] and server.arrivals == []

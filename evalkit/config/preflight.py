@@ -67,17 +67,23 @@ def preflight(config: RunConfig, base_dir: Path, source: Source | None = None) -
     (:func:`evalkit.cell.plan.plan_checked`); else raise :class:`ConfigError` with one line per problem (a single
     bad input gives exactly one line).
 
-    The config's own checks run first, then those that read through the layers below (the scenario files, the
-    agent's own check, the pricing table, the secrets scan); the lines are reported in one fixed order."""
+    The config's own checks run first, with the credential probe of its endpoints when they pass, then those that
+    read through the layers below (the agent's own check, the secrets scan, the scenario files, the pricing table);
+    the lines are reported in one fixed order, the probe's last."""
     from evalkit.domains.scenarios import load_scenarios
     from evalkit.pricing import PricingError, load_table
     from evalkit.scenarios.store import ScenarioError
 
     target, tracking_lines = tracking_check(config, base_dir)
     own_lines = {"asr": asr_problems(config), "key_env": key_env_problems(config), "judge": judge_problems(config)}
+    # The credential probe sends requests: only for a config whose own checks pass (a missing key variable is one
+    # line already, not a second one for the 401 it causes); its lines are reported last.
+    own_problems = [*tracking_lines, *own_lines["asr"], *own_lines["key_env"], *own_lines["judge"]]
+    endpoint_lines = [] if own_problems else endpoint_problems(config)
     domain, source = config.domain, source or Source("the domain config")
     scenario_lines = _repeated_ids(domain.scenarios or [], source)
     agent_lines = config.agent.preflight_problems()
+    secret_lines = config_secret_problems(config.model_dump(mode="json"))
     try:  # the plan's one read of the scenarios (as the cell selects them), after the checks of this layer
         scenarios = load_scenarios(domain.name, domain.scenarios, domain.limit, domain.scenario_dir)
     except ScenarioError as exc:  # the loader names every problem, with the option it is in
@@ -92,10 +98,9 @@ def preflight(config: RunConfig, base_dir: Path, source: Source | None = None) -
         table = load_table(config.pricing.file, config.pricing.overrides)
     except PricingError as exc:  # a table that cannot price (unreadable, malformed, a negative price)
         pricing_lines = [str(exc)]
-    problems = config_secret_problems(config.model_dump(mode="json")) + scenario_lines + own_lines["asr"]
+    problems = secret_lines + scenario_lines + own_lines["asr"]
     problems += agent_lines + own_lines["key_env"] + own_lines["judge"] + tracking_lines + pricing_lines
-    # last, and only for an otherwise good config: it sends requests, and a bad config is one line already
-    problems = problems or endpoint_problems(config)
+    problems += endpoint_lines
     if problems:
         raise ConfigError("\n".join(problems))
     assert table is not None and target is not None  # no problem: both were read
