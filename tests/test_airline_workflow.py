@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from evalkit.agents.reference.workflow_offer import choose_option
-from evalkit.domains.airline.engine_workflows import WORKFLOWS, cancellation_quote, change_quote, within_24_hours
+from evalkit.domains.airline.engine_changes import change_quote
+from evalkit.domains.airline.engine_workflows import WORKFLOWS, cancellation_quote, within_24_hours
 from evalkit.domains.airline.tools import REGISTRY
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.task_completion import task_completion
@@ -221,7 +222,7 @@ def test_the_engine_completes_same_day_changes_with_the_reference_calls(sid: str
 
 
 def test_a_same_day_change_offers_only_flights_earlier_than_booked_and_not_closed() -> None:
-    from evalkit.domains.airline.engine_workflows import same_day_options
+    from evalkit.domains.airline.engine_changes import same_day_options
 
     booking = {"journey_id": "J0", "fare_class": "main_cabin", "status": "confirmed"}
     booking["segments"] = [{"scheduled_departure": "17:30"}]

@@ -1,0 +1,208 @@
+"""Airline's voluntary-change and same-day-change tasks on the workflow engine (issue 28.4): a change onto
+another flight on another day the caller names, or today (earlier or later, at least 30 minutes off), quoted with
+the domain's change fee (an elite waiver applied) and the fare difference before anything is written; the seat,
+the checked bags and the meal request carried to the new flight (App. L.4 principle 5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalkit.domains.airline.engine_common import ASKED, IDENTIFY, PASSENGER, SAME_DAY_CUTOFF_MINUTES, cancelling
+from evalkit.domains.airline.policy import change_fee, elite_waives
+from evalkit.domains.workflow import NOW, Ask, Call, Compute, Confirm, Derived, Offer, Say, Slot, Workflow
+from evalkit.spoken import parse_seat_preference
+
+# -- voluntary change: another day, with the change fee and fare difference ----------------------------------
+
+NEW_DATE = Slot("new_date", "date", "What date would you like to travel instead?", label="date")
+NEW_FLIGHT = Slot("new_journey_id", "text", "Which flight would you like?", label="flight")
+# the seat type the caller names first ("window, then aisle"), as the hand-written policy hears it
+SEAT = Slot(
+    "seat_preference",
+    "text",
+    "Would you like a window, an aisle or a middle seat?",
+    label="seat",
+    normalize=parse_seat_preference,
+)
+
+
+def changing(found: dict[str, Any], requested: str) -> dict[str, Any]:
+    """The booking a change moves: the return when the caller names it (as for a cancellation), else the first."""
+    return cancelling(found, requested)[0]
+
+
+def change_options(found: dict[str, Any], requested: str, searched: dict[str, Any]) -> list[dict[str, Any]]:
+    """The searched journeys a change can move to: not the booked one, with a seat in the booked cabin."""
+    booking = changing(found, requested)
+    cabin = booking.get("fare_class", "main_cabin")
+    return [
+        {
+            "journey_id": o["journey_id"],
+            "flight": " and ".join(s.get("flight_number", "") for s in o.get("segments", [])),
+            "departs": o.get("departure_time") or "",
+            "fare": o.get("fare") or 0,
+        }
+        for o in searched.get("options", [])
+        if o["journey_id"] != booking["journey_id"] and (o.get("available_seats") or {}).get(cabin, 0) >= 1
+    ]
+
+
+def change_quote(
+    found: dict[str, Any], requested: str, chosen: dict[str, Any], kind: str = "voluntary"
+) -> dict[str, Any]:
+    """The domain's change fee for the rebooking ``kind`` (an elite waiver applied) and the fare difference."""
+    booking = changing(found, requested)
+    waived = elite_waives(kind, found["reservation"]["passengers"][0].get("elite_status"))
+    fee = change_fee(kind, booking.get("fare_class", "main_cabin"), waived)
+    difference = (chosen.get("fare") or 0) - booking["fare_paid"]
+    return {"fee": fee, "waived": waived, "difference": difference, "total": fee + max(difference, 0)}
+
+
+def same_day_options(found: dict[str, Any], requested: str, searched: dict[str, Any], now: str) -> list[dict[str, Any]]:
+    """Today's journeys a same-day change can move to: those of ``change_options`` leaving at least 30 minutes from
+    now (a same-day change closes then), earlier or later than the booked flight as the caller asked."""
+    booked = changing(found, requested)["segments"][0].get("scheduled_departure", "")
+    hours, minutes = divmod(min(int(now[11:13]) * 60 + int(now[14:16]) + SAME_DAY_CUTOFF_MINUTES, 23 * 60 + 59), 60)
+    cutoff = f"{hours:02d}:{minutes:02d}"
+    low = requested.lower()
+    later = any(w in low for w in ("later", "miss my", "missed my", "running late"))
+    earlier = not later and any(w in low for w in ("earlier", "sooner"))
+    return [
+        o
+        for o in change_options(found, requested, searched)
+        if o["departs"] >= cutoff and (not earlier or o["departs"] < booked) and (not later or o["departs"] > booked)
+    ]
+
+
+def carried_over(found: dict[str, Any], requested: str) -> dict[str, Any]:
+    """What a change carries to the new flight (App. L.4 principle 5): the booked journey's checked bags (the most on
+    any segment) and its meal request (none when it has none)."""
+    segments = changing(found, requested)["segments"]
+    meal = next(
+        (s.get("meal_request") for s in segments if s.get("meal_request") not in (None, "", "none", "standard")), None
+    )
+    return {"bags": max((s.get("bags_checked") or 0 for s in segments), default=0), "meal": meal}
+
+
+def change_workflow(name: str, description: str, intents: tuple[str, ...], same_day: bool) -> Workflow:
+    """A change onto another flight: on another day the caller names (``voluntary``), or today, earlier or later
+    as the caller asked and at least 30 minutes off (``same_day``); its fee and the elite waiver by that type."""
+    kind = "same_day" if same_day else "voluntary"
+    options = (
+        Derived(same_day_options, "$reservation", ASKED, "$search", f"${NOW}")
+        if same_day
+        else Derived(change_options, "$reservation", ASKED, "$search")
+    )
+    return Workflow(
+        name=name,
+        description=description,
+        intents=intents,
+        steps=(
+            *IDENTIFY,
+            # today's date for a same-day change (the call's own), else the day the caller names
+            Compute("new_date", Derived(lambda now: now[:10], f"${NOW}")) if same_day else Ask(NEW_DATE),
+            Call(
+                "search_rebooking_options",
+                {
+                    "origin": Derived(
+                        lambda found, said: changing(found, said)["segments"][0]["origin"], "$reservation", ASKED
+                    ),
+                    "destination": Derived(
+                        lambda found, said: changing(found, said)["segments"][-1]["destination"], "$reservation", ASKED
+                    ),
+                    "date": "$new_date",
+                    "passenger_count": 1,
+                    "fare_class": Derived(
+                        lambda found, said: changing(found, said).get("fare_class", "main_cabin"), "$reservation", ASKED
+                    ),
+                },
+                name="search",
+            ),
+            Compute("options", options),
+            Offer(
+                "$options",
+                "journey_id",
+                "flight {flight} at {departs}",
+                NEW_FLIGHT,
+                name="chosen",
+                again=None if same_day else "new_date",
+            ),
+            Ask(SEAT),
+            Compute(REBOOKING, kind),
+            Compute("quote", Derived(change_quote, "$reservation", ASKED, "$chosen", f"${REBOOKING}")),
+            Confirm(
+                "The change fee is {quote.fee} dollars and the fare difference is {quote.difference} dollars, for a "
+                "total of {quote.total} dollars. Shall I go ahead and move you to flight {chosen.flight}?"
+            ),
+            Call(
+                "rebook_flight",
+                {
+                    "confirmation_number": "$confirmation_number",
+                    "journey_id": Derived(
+                        lambda found, said: changing(found, said)["journey_id"], "$reservation", ASKED
+                    ),
+                    "new_journey_id": "$new_journey_id",
+                    "rebooking_type": kind,
+                    "waive_change_fee": "$quote.waived",
+                },
+                name="rebook",
+            ),
+            Call(
+                "issue_travel_credit",
+                {
+                    "confirmation_number": "$confirmation_number",
+                    "passenger_id": PASSENGER,
+                    "amount": Derived(float, "$rebook.cost_summary.credit_due"),
+                    "credit_reason": "fare_difference_negative",
+                },
+                when="$rebook.cost_summary.credit_due",
+            ),
+            Call(
+                "assign_seat",
+                {
+                    "confirmation_number": "$confirmation_number",
+                    "passenger_id": PASSENGER,
+                    "journey_id": "$new_journey_id",
+                    "seat_preference": "$seat_preference",
+                },
+            ),
+            # the meal request and checked bags carried over to the new flight (App. L.4 principle 5)
+            Compute("carried", Derived(carried_over, "$reservation", ASKED)),
+            Call(
+                "add_baggage_allowance",
+                {
+                    "confirmation_number": "$confirmation_number",
+                    "journey_id": "$new_journey_id",
+                    "num_bags": "$carried.bags",
+                },
+                when="$carried.bags",
+            ),
+            Call(
+                "add_meal_request",
+                {
+                    "confirmation_number": "$confirmation_number",
+                    "passenger_id": PASSENGER,
+                    "journey_id": "$new_journey_id",
+                    "meal_type": "$carried.meal",
+                },
+                when="$carried.meal",
+            ),
+            Say("You are moved to flight {chosen.flight}."),
+        ),
+    )
+
+
+REBOOKING = "rebooking_type"
+VOLUNTARY_CHANGE = change_workflow(
+    "voluntary_change",
+    "Move a booked flight to another day, with the change fee and fare difference the fare allows.",
+    ("change my flight", "different day", "change"),
+    same_day=False,
+)
+SAME_DAY_CHANGE = change_workflow(
+    "same_day_change",
+    "Move to an earlier or a later flight today, with the same-day change fee.",
+    ("earlier flight", "later flight", "today"),
+    same_day=True,
+)
+CHANGES = {VOLUNTARY_CHANGE.name: VOLUNTARY_CHANGE, SAME_DAY_CHANGE.name: SAME_DAY_CHANGE}

@@ -1,0 +1,50 @@
+"""What every airline workflow on the engine shares (issue 28.4): the caller's reservation found by its code and
+surname (looked up once per call), the bookings a request covers (the return when the caller names it), the
+passenger, the caller's own words and the same-day cut-off."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalkit.domains.workflow import REQUESTED, Ask, Call, Derived, Slot
+
+SAME_DAY_CUTOFF_MINUTES = 30  # a same-day change closes 30 minutes before departure (App. L.4)
+ASKED = f"${REQUESTED}"  # the caller's words that started the task: a journey it names ("just the return")
+CODE = Slot(
+    "confirmation_number",
+    "code",
+    "Could you give me your six-character confirmation number?",
+    label="confirmation number",
+    length=6,
+)
+LAST_NAME = Slot("last_name", "name", "And the last name on the booking?", label="last name")
+
+
+# Every task starts by finding the caller's reservation (its code and surname), looked up once.
+IDENTIFY = (
+    Ask(CODE),
+    Ask(LAST_NAME),
+    Call(
+        "get_reservation",
+        {"confirmation_number": "$confirmation_number", "last_name": "$last_name"},
+        name="reservation",
+        once=True,
+    ),
+)
+
+
+def live_bookings(found: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reservation's bookings not cancelled yet: the journeys a cancellation covers, as in the hand-written
+    policy (its first one when every booking is cancelled already, so the tool states that)."""
+    bookings = found["reservation"]["bookings"]
+    return [b for b in bookings if b.get("status") != "cancelled"] or bookings[:1]
+
+
+def cancelling(found: dict[str, Any], requested: str) -> list[dict[str, Any]]:
+    """The bookings a cancellation covers, as in the hand-written policy: the return (the last live one) when the
+    caller's request names it on a reservation of several journeys, else every live one."""
+    live = live_bookings(found)
+    return live[-1:] if len(live) > 1 and "return" in requested.lower() else live
+
+
+PASSENGER = Derived(lambda found: found["reservation"]["passengers"][0]["passenger_id"], "$reservation")
