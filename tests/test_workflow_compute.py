@@ -197,3 +197,29 @@ def test_the_scripted_caller_decides_on_the_quoted_total(max_fee: float, ordered
     made = [c.name for t in conversation.turns for c in t.tool_calls]
     assert ("place_order" in made) == ordered, lines
     assert any(r == "assistant" and "a total of 40 dollars" in t for r, t in lines), lines
+
+
+def test_a_say_that_ends_the_task_skips_the_other_branch_s_steps() -> None:
+    """``Say(end=True)``: a branch that is complete (a part only asked about) ends the task there, in the reference
+    run and in the agent; without the condition the steps below run as before."""
+    asking = Derived(lambda part: part["part"]["price"] > 20, "$found")
+    steps = (
+        Ask(PART),
+        Call("get_part", {"part_id": "$part_id"}, name="found"),
+        Say("That part is {found.part.price} dollars; it ships on request.", when=asking, end=True),
+        Ask(QUANTITY),
+        Call("place_order", {"part_id": "$part_id", "quantity": "$quantity", "amount": 1.0}),
+    )
+    workflow = Workflow("order_parts", "Order parts.", ("order", "parts"), steps)
+    workflow.check(REGISTRY)
+    answers = {"part_id": "CHN118", "quantity": 1}
+    ended = run_reference(workflow, answers, ToolExecutor(REGISTRY, fresh_db()))
+    assert ended.outcome == "completed" and [name for name, _ in ended.calls] == ["get_part"]
+    ordered = run_reference(workflow, {**answers, "part_id": "BRK204"}, ToolExecutor(REGISTRY, fresh_db()))
+    assert [name for name, _ in ordered.calls] == ["get_part", "place_order"]
+    executor = ToolExecutor(REGISTRY, fresh_db())
+    agent = WorkflowPolicy(ToolBox(executor), TODAY, {"order_parts": workflow})
+    agent.greet()
+    replies = [agent.step(line).text for line in ["I'd like to order parts.", "C H N 1 1 8", "yes"]]
+    assert "ships on request" in replies[-1] and "How many" not in replies[-1], replies
+    assert executor.db["orders"] == []

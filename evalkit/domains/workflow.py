@@ -14,7 +14,8 @@ A workflow is an ordered tuple of steps:
   maps result paths to the value the workflow needs to go on (e.g. ``{"eligible": True}``); when a requirement
   fails the workflow stops with ``refusal`` spoken (policy boundary: adversarial scenarios end here);
 - ``Confirm(text)``: the agent states what it will do and needs a yes; a no ends the workflow, nothing written;
-- ``Say(text)``: the agent tells the caller something (e.g. a ticket number from a result);
+- ``Say(text)``: the agent tells the caller something (e.g. a ticket number from a result); ``end=True``: the
+  task is done there (a branch that is complete, such as a standby listing within a same-day change);
 - ``Refuse(text, when=...)``: the policy boundary the agent itself checks (no tool does): when ``when`` holds the
   workflow stops with ``text`` spoken, nothing written (an FMLA request longer than the weeks left);
 - ``Offer(items, value, option, slot)``: offer-and-choose over a list an earlier call returned: the agent says up to
@@ -214,6 +215,7 @@ class Confirm:
 class Say:
     text: str
     when: str | None = None
+    end: bool = False  # the task is done after it: the steps below are another branch's
 
 
 @dataclass(frozen=True)
@@ -497,6 +499,8 @@ def run_reference(
             return ReferenceRun(calls, "declined", scope, errors)
         elif isinstance(step, Refuse):
             return ReferenceRun(calls, "refused", scope, errors)
+        elif isinstance(step, Say) and step.end:
+            break
     return ReferenceRun(calls, "completed", scope, errors)
 
 

@@ -258,6 +258,8 @@ class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHeari
             if isinstance(step, Say):
                 said.append(speak(step.text, run.scope))
                 run.index += 1
+                if step.end:  # the task is done: the steps below are another branch's
+                    break
                 continue
             if isinstance(step, Refuse):  # the policy boundary (``applies`` said its condition holds)
                 refusal = speak(step.text, run.scope)
