@@ -240,6 +240,9 @@ class Offer:
     again: str | None = None  # an earlier Ask slot to ask again when the caller takes none (a new search)
     retries: int = 1
     when: str | None = None
+    # nothing on offer, or none taken: say ``none`` and go on to the next step instead of ending the task (a later
+    # step searches elsewhere, ``when="!$chosen"``: another day after a disrupted flight)
+    fall_through: bool = False
 
     def __post_init__(self) -> None:
         if self.limit < 1:
@@ -487,9 +490,11 @@ def run_reference(
                 memo[key] = result
         elif isinstance(step, Offer):
             items = offered(step, scope)
+            chosen = [item for item in items if str(item.get(step.value)) == str(answers.get(step.slot.name))]
+            if not chosen and step.fall_through:
+                continue
             if not items:
                 return ReferenceRun(calls, "refused", scope, errors)
-            chosen = [item for item in items if str(item.get(step.value)) == str(answers.get(step.slot.name))]
             if not chosen:
                 raise WorkflowError(f"workflow {workflow.name}: answer for {step.slot.name!r} is not among the offer")
             bind_choice(step, chosen[0], scope)

@@ -20,8 +20,12 @@ from evalkit.spoken import parse_clock_times, parse_flight_numbers, parse_yes_no
 
 NONE_TAKEN = -1  # the caller takes none of the options (``choose_option``)
 # "none of those", "neither", "something else", "a different one", "any other flights?"
+# Words of a caller who takes none of the options (heard after any option it names): "none of those", "I can't fly
+# today", "that's too late", "I'd rather fly tomorrow".
 NONE_CUE = re.compile(
-    r"\b(?:none|neither|something else|anything else|different|(?:any )?others?|another)\b", re.IGNORECASE
+    r"\b(?:none|neither|something else|anything else|different|(?:any )?others?|another|can't|cannot|can not"
+    r"|(?:doesn't|don't|won't) work|too (?:early|late)|rather)\b",
+    re.IGNORECASE,
 )
 ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}
 NUMBERS = {"one": 0, "two": 1, "three": 2, "four": 3, "five": 4, "1": 0, "2": 1, "3": 2, "4": 3, "5": 4}
@@ -102,6 +106,9 @@ class WorkflowOffers(EngineState):
         run = self.run
         assert run is not None
         items, texts = self._offered()
+        if not items and step.fall_through:  # nothing here: said, and the next step looks elsewhere
+            said.append(speak(step.none, run.scope))
+            return None
         if not items:  # nothing to offer: the task ends here, as at a Refuse
             self.refused = (run.workflow.name, speak(step.none, run.scope))
             return self._anything_else(" ".join([*said, self.refused[1]]))
@@ -158,6 +165,10 @@ class WorkflowOffers(EngineState):
         """None of the options suits: ask the ``again`` slot once more (a new search), else end the task."""
         run = self.run
         assert run is not None
+        if step.fall_through:  # the next step looks elsewhere
+            run.index += 1
+            self.reasks = 0
+            return self._advance(speak(step.none, run.scope))
         asks = {s.slot.name: i for i, s in enumerate(run.workflow.steps) if isinstance(s, Ask)}
         if step.again is None or run.retries.get(run.index, 0) >= step.retries:
             return self._anything_else("Okay, I won't change anything.")

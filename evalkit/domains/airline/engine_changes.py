@@ -78,6 +78,12 @@ def change_quote(
     return {"fee": fee, "waived": waived, "difference": difference, "total": fee + max(difference, 0)}
 
 
+def open_from(now: str) -> str:
+    """The earliest departure ("HH:MM") a flight today can still be booked onto: 30 minutes from ``now``."""
+    hours, minutes = divmod(min(int(now[11:13]) * 60 + int(now[14:16]) + SAME_DAY_CUTOFF_MINUTES, 23 * 60 + 59), 60)
+    return f"{hours:02d}:{minutes:02d}"
+
+
 def wants_standby(requested: str) -> bool:
     """A same-day request for the standby list of an earlier flight ("can you put me on standby?"), not a change:
     the caller keeps the confirmed seat."""
@@ -89,8 +95,7 @@ def same_day_options(found: dict[str, Any], requested: str, searched: dict[str, 
     now (a same-day change closes then), earlier or later than the booked flight as the caller asked; for standby,
     the earlier ones, full or not."""
     booked = changing(found, requested)["segments"][0].get("scheduled_departure", "")
-    hours, minutes = divmod(min(int(now[11:13]) * 60 + int(now[14:16]) + SAME_DAY_CUTOFF_MINUTES, 23 * 60 + 59), 60)
-    cutoff = f"{hours:02d}:{minutes:02d}"
+    cutoff = open_from(now)
     low = requested.lower()
     standby = wants_standby(requested)
     later = not standby and any(w in low for w in ("later", "miss my", "missed my", "running late"))

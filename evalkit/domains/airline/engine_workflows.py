@@ -28,6 +28,7 @@ from evalkit.domains.airline.engine_common import (
     cancelling,
     live_bookings,
 )
+from evalkit.domains.airline.engine_disruptions import DISRUPTIONS
 from evalkit.domains.airline.policy import cancellation_terms
 from evalkit.domains.workflow import NOW, Call, Compute, Confirm, Derived, Say, Workflow
 
@@ -158,3 +159,4 @@ CANCELLATION = Workflow(
 )
 WORKFLOWS = {CANCELLATION.name: CANCELLATION}
 WORKFLOWS.update(CHANGES)
+WORKFLOWS.update(DISRUPTIONS)
