@@ -268,3 +268,19 @@ def test_a_same_day_change_offers_only_flights_earlier_than_booked_and_not_close
     assert [o["departs"] for o in earlier] == ["11:30"]  # 11:00 closes at 10:30; 18:00 is later
     later = same_day_options(found, "I need a later flight today.", searched, "2026-06-18 10:50")
     assert [o["departs"] for o in later] == ["18:00"]
+
+
+def test_a_ranked_seat_preference_is_kept_in_order_and_each_type_tried_until_one_is_free() -> None:
+    from evalkit.domains.airline.engine_changes import SEAT, SEATS
+    from evalkit.domains.workflow import resolve
+
+    heard = SEAT.normalize("Aisle, then window, then middle.")
+    assert heard == "aisle, window, middle"
+    assert [item["seat_preference"] for item in resolve(SEATS, {"seat_preference": heard})] == [
+        "aisle",
+        "window",
+        "middle",
+    ]
+    assert SEAT.normalize("A window seat, please.") == "window" and SEAT.normalize("Hmm.") is None
+    assign = next(s for s in WORKFLOWS["voluntary_change"].steps if getattr(s, "tool", "") == "assign_seat")
+    assert assign.each is SEATS and assign.first_ok

@@ -246,3 +246,25 @@ def test_an_offer_that_falls_through_lets_a_later_step_offer_something_else() ->
         "order_parts", "Order parts.", ("order",), (steps[0], Offer("$stocked", "part_id", "{part_id}", PART))
     )
     assert run_reference(ending, {"part_id": "CHN118"}, ToolExecutor(REGISTRY, fresh_db())).outcome == "refused"
+
+
+def test_a_ranked_choice_is_tried_in_order_until_one_call_succeeds() -> None:
+    """``Call(each=..., first_ok=True)``: the caller's ranked choices ("the brake pads, else the chain") are tried in
+    order and the first that works is kept; the reference run and the agent make the same calls."""
+    ranked = Derived(lambda said: [{"part_id": p.strip()} for p in said.split(",")], "$wanted")
+    wanted = Slot("wanted", "text", "Which parts, in order of preference?", label="parts")
+    steps = (Ask(wanted), Call("get_part", {}, name="found", each=ranked, first_ok=True), Say("{found.part.name}."))
+    workflow = Workflow("order_parts", "Order parts.", ("order", "parts"), steps)
+    run = run_reference(workflow, {"wanted": "NOPE01, CHN118, BRK204"}, ToolExecutor(REGISTRY, fresh_db()))
+    assert [args["part_id"] for _, args in run.calls] == ["NOPE01", "CHN118"] and run.errors == ["not_found", None]
+    assert run.scope["found"]["part"]["name"] == "chain"
+    with pytest.raises(WorkflowError, match="no get_part call succeeded"):
+        run_reference(workflow, {"wanted": "NOPE01, NOPE02"}, ToolExecutor(REGISTRY, fresh_db()))
+    every = Workflow("w", "", ("w",), (Ask(wanted), Call("get_part", {}, each=ranked)))
+    with pytest.raises(WorkflowError, match="failed"):  # without first_ok every call must succeed
+        run_reference(every, {"wanted": "NOPE01, CHN118"}, ToolExecutor(REGISTRY, fresh_db()))
+    executor = ToolExecutor(REGISTRY, fresh_db())
+    agent = WorkflowPolicy(ToolBox(executor), TODAY, {"order_parts": workflow})
+    agent.greet()
+    replies = [agent.step(line).text for line in ["I'd like to order parts.", "NOPE01, CHN118, BRK204"]]
+    assert "chain." in replies[-1], replies

@@ -96,8 +96,12 @@ class WorkflowCalls(EngineState):
         results = []
         for item in items:
             results.append(result := self.tools.call(step.tool, **{**base, **item}))
-            if not ok(result):
+            if ok(result) and step.first_ok:  # a ranked choice: the first that works
+                break
+            if not ok(result) and not step.first_ok:
                 return self._after_error(step, result, said)
+        if not ok(results[-1]):
+            return self._after_error(step, results[-1], said)
         if step.name:
             run.scope[step.name] = totalled(step, results)
         return None

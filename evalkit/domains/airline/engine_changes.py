@@ -24,7 +24,7 @@ from evalkit.domains.workflow import (
     Slot,
     Workflow,
 )
-from evalkit.spoken import parse_seat_preference
+from evalkit.spoken import parse_seat_preference, parse_seat_preferences
 
 STANDBY = re.compile(r"\bstand[\s-]?by\b", re.IGNORECASE)
 
@@ -38,7 +38,12 @@ SEAT = Slot(
     "text",
     "Would you like a window, an aisle or a middle seat?",
     label="seat",
-    normalize=parse_seat_preference,
+    normalize=lambda said: ", ".join(parse_seat_preferences(said)) or parse_seat_preference(said),
+)
+# the seat types in the caller's order, each tried until one is free on the new flight (App. L.4: the caller's
+# preference, not an assumed one)
+SEATS = Derived(
+    lambda said: [{"seat_preference": kind} for kind in parse_seat_preferences(said) or [said]], "$seat_preference"
 )
 
 
@@ -256,8 +261,9 @@ def change_workflow(name: str, description: str, intents: tuple[str, ...], same_
                     "confirmation_number": "$confirmation_number",
                     "passenger_id": PASSENGER,
                     "journey_id": "$new_journey_id",
-                    "seat_preference": "$seat_preference",
                 },
+                each=SEATS,
+                first_ok=True,
             ),
             # the meal request and checked bags carried over to the new flight (App. L.4 principle 5)
             Compute("carried", Derived(carried_over, "$reservation", ASKED)),
@@ -289,13 +295,25 @@ REBOOKING = "rebooking_type"
 VOLUNTARY_CHANGE = change_workflow(
     "voluntary_change",
     "Move a booked flight to another day, with the change fee and fare difference the fare allows.",
-    ("change my flight", "different day", "change"),
+    # the generic verb short, so a same-day request's own words win ("change my flight to a later one today")
+    ("different day", "another day", "change the date", "reschedule", "change"),
     same_day=False,
 )
 SAME_DAY_CHANGE = change_workflow(
     "same_day_change",
     "Move to an earlier or a later flight today, with the same-day change fee.",
-    ("earlier flight", "later flight", "today"),
+    # standby and a caller's own missed flight are same-day requests too (EVA-Bench's same-day category)
+    (
+        "earlier flight",
+        "later flight",
+        "earlier one",
+        "later one",
+        "today",
+        "standby",
+        "stand by",
+        "missed my flight",
+        "miss my flight",
+    ),
     same_day=True,
 )
 CHANGES = {VOLUNTARY_CHANGE.name: VOLUNTARY_CHANGE, SAME_DAY_CHANGE.name: SAME_DAY_CHANGE}

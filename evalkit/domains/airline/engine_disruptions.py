@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from evalkit.domains.airline.engine_changes import NEW_FLIGHT, SEAT, carried_over, change_options, open_from
+from evalkit.domains.airline.engine_changes import NEW_FLIGHT, SEAT, SEATS, carried_over, change_options, open_from
 from evalkit.domains.airline.engine_common import ASKED, IDENTIFY, PASSENGER, cancelling
 from evalkit.domains.airline.policy import MAX_HOTEL_NIGHTS, meal_voucher_for_delay
 from evalkit.domains.workflow import NOW, TODAY, Ask, Call, Compute, Confirm, Derived, Offer, Refuse, Say, Workflow
@@ -214,8 +214,9 @@ def rebooking_workflow(
                     "confirmation_number": "$confirmation_number",
                     "passenger_id": PASSENGER,
                     "journey_id": "$new_journey_id",
-                    "seat_preference": "$seat_preference",
                 },
+                each=SEATS,
+                first_ok=True,
             ),
             Compute(
                 "carried",
