@@ -284,3 +284,15 @@ def test_a_ranked_seat_preference_is_kept_in_order_and_each_type_tried_until_one
     assert SEAT.normalize("A window seat, please.") == "window" and SEAT.normalize("Hmm.") is None
     assign = next(s for s in WORKFLOWS["voluntary_change"].steps if getattr(s, "tool", "") == "assign_seat")
     assert assign.each is SEATS and assign.first_ok
+
+
+def test_the_disruption_record_is_read_when_the_caller_tells_of_a_disruption_the_status_does_not_show() -> None:
+    from evalkit.domains.airline.engine_workflows import DISRUPTED
+    from evalkit.domains.workflow import resolve
+
+    def read(status: str, said: str) -> bool:
+        return resolve(DISRUPTED, {"status": {"journey": {"status": status}}, "requested": said})
+
+    assert read("scheduled", "My flight time got changed a lot and I need to cancel and get a refund.")
+    assert read("cancelled", "I need to cancel my flight, please.")
+    assert not read("scheduled", "I need to cancel my flight, please.")

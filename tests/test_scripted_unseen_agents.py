@@ -488,3 +488,16 @@ def test_read_backs_of_words_and_dates_are_confirmed_or_corrected():
     assert simulator.respond("March 3, 1985, is that correct?").text == "Yes, that's right."
     bye = simulator.respond("Thanks, that's all taken care of. Have a nice day!")
     assert bye.end_call
+
+
+def test_asked_to_pick_one_of_the_tasks_an_agent_lists_the_caller_names_the_closest_to_its_goal():
+    from evalkit.simulator.scripted.understanding import closest_offered
+
+    question = "I can help with cancellation refund or voluntary change. Which one is it?"
+    assert closest_offered(question, "My flight time got changed and I need to cancel and get a refund.") == (
+        "cancellation refund"
+    )
+    assert closest_offered("Please say password reset, new laptop or VPN access.", "my VPN access stopped") == (
+        "VPN access"
+    )
+    assert closest_offered(question, "I have a question about baggage.") is None  # nothing fits: no guess

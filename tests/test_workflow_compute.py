@@ -268,3 +268,17 @@ def test_a_ranked_choice_is_tried_in_order_until_one_call_succeeds() -> None:
     agent.greet()
     replies = [agent.step(line).text for line in ["I'd like to order parts.", "NOPE01, CHN118, BRK204"]]
     assert "chain." in replies[-1], replies
+
+
+def test_the_words_that_started_a_task_chosen_among_several_keep_the_request_it_answered() -> None:
+    """A request that fits two tasks is followed by "which one is it?"; ``$requested`` is then the request and the
+    choice ("... it's for the race team" and "order parts"), not the bare choice, so a rule that reads the caller's
+    words (which journey, a disruption the caller tells of) still has them."""
+    steps = (Ask(PART), Say("Noted."))
+    workflows = {name: Workflow(name, name, ("order",), steps) for name in ("order_parts", "order_tools")}
+    agent = WorkflowPolicy(ToolBox(ToolExecutor(REGISTRY, fresh_db())), TODAY, workflows)
+    agent.greet()
+    assert "Which one is it?" in agent.step("I'd like to order, it's for the race team.").text
+    agent.step("Order parts, please.")
+    assert agent.run is not None and agent.run.workflow.name == "order_parts"
+    assert agent.run.scope["requested"] == "I'd like to order, it's for the race team. Order parts, please."

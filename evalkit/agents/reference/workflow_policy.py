@@ -208,9 +208,10 @@ class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHeari
         if len(found) != 1:
             names = " or ".join(n.replace("_", " ") for n in self.candidates)
             return self._reask(f"Sorry, which one is it: {names}?", f"Please say {names}.", "unclear request")
-        return self._start(found[0], "Sure.")
+        # the words that started the task: the request the choice answered, and the choice
+        return self._start(found[0], "Sure.", " ".join(self.requests[-2:]))
 
-    def _start(self, name: str, prefix: str) -> PolicyReply:
+    def _start(self, name: str, prefix: str, requested: str | None = None) -> PolicyReply:
         self.reasks = 0
         self.refused = None
         workflow = self.workflows[name]
@@ -219,7 +220,9 @@ class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHeari
                 self.known.pop(slot, None)
         self.started.add(name)
         clock = {NOW: self.now} if self.now else {}
-        asked = {REQUESTED: self.requests[-1] if self.requests else ""}  # the words that started this task
+        if requested is None:  # the words that started this task
+            requested = self.requests[-1] if self.requests else ""
+        asked = {REQUESTED: requested}
         self.run = self.last_run = Run(workflow, scope={TODAY: self.today.isoformat(), **clock, **asked})
         return self._advance(prefix)
 

@@ -17,6 +17,7 @@ the return has only that journey cancelled, read from ``$requested``).
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from typing import Any
 
@@ -70,7 +71,18 @@ DAY = Derived(lambda found, said: cancelling(found, said)[0]["segments"][0]["dat
 JOURNEYS = Derived(
     lambda found, said: [{"journey_id": b["journey_id"]} for b in cancelling(found, said)], "$reservation", ASKED
 )
-DISRUPTED = Derived(lambda status: status["journey"].get("status") not in ("scheduled", "on_time"), "$status")
+# the disruption record is read when the flight is not on schedule, or when the caller says the airline disrupted it
+# ("my flight time got changed a lot": a schedule change the status does not show)
+TOLD_DISRUPTED = re.compile(
+    r"\b(?:cancell?ed|delay(?:ed)?|time (?:got |was )?changed|schedule change|turned back)\b", re.I
+)
+DISRUPTED = Derived(
+    lambda status, said: (
+        status["journey"].get("status") not in ("scheduled", "on_time") or bool(TOLD_DISRUPTED.search(said))
+    ),
+    "$status",
+    ASKED,
+)
 REFUND_OWED = "$disruption.disruption.passenger_entitled_to.refund_option"
 
 # The confirmation quotes what cancelling gives, as the hand-written policy does (the route and time from the

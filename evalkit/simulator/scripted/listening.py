@@ -15,6 +15,7 @@ from evalkit.simulator.scripted.read_back import same_amount, same_date
 from evalkit.simulator.scripted.understanding import (
     DECISIONS,
     Fact,
+    closest_offered,
     compact,
     is_question,
     is_spelled_value,
@@ -291,6 +292,10 @@ class Listening:
                 self._answer_slot(self.slots[f], **how) if f in self.slots else self._answer_field(f) for f in fields
             ]
             return self._say(" ".join(u.text for u in said))
+        if "which one" in low or "please say" in low:  # asked to pick one of the tasks it lists: the closest
+            wanted = " ".join([self.plan.request or "", self.goal.starting_utterance, self.goal.high_level_user_goal])
+            if (task := closest_offered(agent_text, wanted)) is not None:
+                return self._styled(f"The {task}, please.")
         if any(c in low for c in REQUEST_CUES):
             self.no_progress += 1
             if self.no_progress >= NO_PROGRESS_LIMIT:

@@ -229,3 +229,21 @@ def mentions_value(text: str, fact: Fact) -> bool:
     """Whether the text says the value (or its spoken form) as words: "Brooks", "March 3rd, 1985", "window"."""
     words = f" {_words(text)} "
     return any(f" {_words(v)} " in words for v in (fact.value, fact.spoken) if v and _words(v))
+
+
+ONE_OF = re.compile(r"(?:help with|is it:?|say)\s+(.+?)(?:[.?]|$)", re.IGNORECASE)
+
+
+def closest_offered(question: str, wanted: str) -> str | None:
+    """The one of the things a question lists ("... cancellation refund or voluntary change. Which one is it?") that
+    shares the most words with what the caller wants (its request and goal), as a person picks; None when the
+    question lists none or two fit equally."""
+    listed = ONE_OF.search(question)
+    if listed is None:
+        return None
+    options = [o.strip() for o in re.split(r",\s*(?:or\s+)?|\s+or\s+", listed.group(1)) if o.strip()]
+    stems = {w[:5] for w in re.findall(r"[a-z]+", wanted.lower()) if len(w) > 2}
+    fits = [(len({w[:5] for w in re.findall(r"[a-z]+", o.lower())} & stems), o) for o in options]
+    best = max((n for n, _ in fits), default=0)
+    chosen = [o for n, o in fits if n == best]
+    return chosen[0] if best and len(chosen) == 1 else None
