@@ -19,9 +19,12 @@ from evalkit.domains.workflow import Ask, Offer, bind_choice, offered
 from evalkit.spoken import parse_clock_times, parse_flight_numbers, parse_yes_no
 
 NONE_TAKEN = -1  # the caller takes none of the options (``choose_option``)
-# "none of those", "neither", "something else", "a different one", "any other flights?"
+# "none of those", "neither", "something else", "a different one", "any other flights?", "that's too late",
+# "that doesn't work for me"
 NONE_CUE = re.compile(
-    r"\b(?:none|neither|something else|anything else|different|(?:any )?others?|another)\b", re.IGNORECASE
+    r"\b(?:none|neither|something else|anything else|different|(?:any )?others?|another|too (?:late|early)"
+    r"|(?:doesn't|does not|don't|won't) work)\b",
+    re.IGNORECASE,
 )
 ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}
 NUMBERS = {"one": 0, "two": 1, "three": 2, "four": 3, "five": 4, "1": 0, "2": 1, "3": 2, "4": 3, "5": 4}
@@ -102,6 +105,9 @@ class WorkflowOffers(EngineState):
         run = self.run
         assert run is not None
         items, texts = self._offered()
+        if not items and step.optional:  # nothing to offer: the steps after it say what else there is
+            said.extend([speak(step.none, run.scope)] if step.none else [])
+            return None
         if not items:  # nothing to offer: the task ends here, as at a Refuse
             self.refused = (run.workflow.name, speak(step.none, run.scope))
             return self._anything_else(" ".join([*said, self.refused[1]]))
@@ -155,10 +161,15 @@ class WorkflowOffers(EngineState):
         )
 
     def _none_taken(self, step: Offer) -> PolicyReply:
-        """None of the options suits: ask the ``again`` slot once more (a new search), else end the task."""
+        """None of the options suits: an ``optional`` offer goes on to the steps after it; else ask the ``again``
+        slot once more (a new search), else end the task."""
         run = self.run
         assert run is not None
         asks = {s.slot.name: i for i, s in enumerate(run.workflow.steps) if isinstance(s, Ask)}
+        if step.optional:  # the steps after it branch on the choice not made
+            run.index += 1
+            self.reasks = 0
+            return self._advance("Okay.")
         if step.again is None or run.retries.get(run.index, 0) >= step.retries:
             return self._anything_else("Okay, I won't change anything.")
         run.retries[run.index] = run.retries.get(run.index, 0) + 1
