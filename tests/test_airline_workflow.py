@@ -32,16 +32,24 @@ def test_the_cancellation_workflow_is_well_formed_and_airline_keeps_its_policy()
     assert len(CANCELLATIONS) == 9
 
 
-@pytest.mark.parametrize("sid", ["AL-034", "AL-035", "AL-036", "AL-032", "AL-033"])
-def test_the_engine_completes_airline_cancellations_with_the_reference_calls(sid: str) -> None:
-    scenario = next(s for s in CANCELLATIONS if s.id == sid)
+def engine_completes(sid: str, **argument_changes: dict[str, object]) -> list[tuple[str, str]]:
+    """The engine's text run of scenario ``sid``, asserted complete with the scenario's reference calls (a tool's
+    arguments changed as ``argument_changes`` says); its transcript."""
+    scenario = next(s for s in load_scenarios("airline") if s.id == sid)
     conversation = run_text_dialogue(
         scenario, lambda t: t, None, np.random.default_rng(0), registry=REGISTRY, workflows=WORKFLOWS
     )
     lines = transcript(conversation)
     assert task_completion(conversation).score == 1.0, lines
     made = [(c.name, c.arguments) for t in conversation.turns for c in t.tool_calls]
-    assert made == [(c.name, c.arguments) for c in scenario.reference_calls], lines
+    reference = [(c.name, {**c.arguments, **argument_changes.get(c.name, {})}) for c in scenario.reference_calls]
+    assert made == reference, lines
+    return lines
+
+
+@pytest.mark.parametrize("sid", ["AL-034", "AL-035", "AL-036", "AL-032", "AL-033"])
+def test_the_engine_completes_airline_cancellations_with_the_reference_calls(sid: str) -> None:
+    engine_completes(sid)
 
 
 def confirmation(sid: str, **engine: object) -> str:
@@ -211,14 +219,36 @@ def test_a_flight_number_read_out_character_by_character_is_one_flight_number() 
 @pytest.mark.parametrize("sid", ["AL-001", "AL-004"])
 def test_the_engine_completes_same_day_changes_with_the_reference_calls(sid: str) -> None:
     WORKFLOWS["same_day_change"].check(REGISTRY)
-    scenario = next(s for s in load_scenarios("airline") if s.id == sid)
+    engine_completes(sid)
+
+
+# standby on an earlier flight today (full in the booked cabin: the search is of any cabin, as the hand-written
+# policy's), the confirmed seat kept
+@pytest.mark.parametrize("sid", ["AL-015", "AL-016"])
+def test_a_standby_request_lists_the_caller_on_an_earlier_flight_and_keeps_the_confirmed_seat(sid: str) -> None:
+    lines = engine_completes(sid, search_rebooking_options={"fare_class": "any"})
+    confirmation = next(t for r, t in lines if r == "assistant" and "standby list for flight" in t)
+    assert "stays confirmed" in confirmation
+    assert any(r == "assistant" and "on the standby list for flight" in t for r, t in lines[-3:]), lines
+
+
+def test_standby_for_a_flight_not_booked_today_is_refused_before_any_search() -> None:
+    scenario = next(s for s in load_scenarios("airline") if s.id == "AL-015")
+    earlier_day = scenario.model_copy(update={"current_date_time": "2026-06-17 10:50 PDT"})
     conversation = run_text_dialogue(
-        scenario, lambda t: t, None, np.random.default_rng(0), registry=REGISTRY, workflows=WORKFLOWS
+        earlier_day, lambda t: t, None, np.random.default_rng(0), registry=REGISTRY, workflows=WORKFLOWS
     )
-    lines = transcript(conversation)
-    assert task_completion(conversation).score == 1.0, lines
-    made = [(c.name, c.arguments) for t in conversation.turns for c in t.tool_calls]
-    assert made == [(c.name, c.arguments) for c in scenario.reference_calls], lines
+    made = [c.name for t in conversation.turns for c in t.tool_calls]
+    assert made == ["get_reservation"], transcript(conversation)
+    assert any("Standby is only for flights today" in t for _, t in transcript(conversation))
+
+
+def test_a_standby_request_is_told_from_a_same_day_change_by_the_caller_s_words() -> None:
+    from evalkit.domains.airline.engine_changes import wants_standby
+
+    assert wants_standby("Can you put me on standby for an earlier flight?")
+    assert wants_standby("I'd like to stand by for the 2 PM")
+    assert not wants_standby("Can you move me to an earlier flight today?")
 
 
 def test_a_same_day_change_offers_only_flights_earlier_than_booked_and_not_closed() -> None:

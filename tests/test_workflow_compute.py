@@ -20,6 +20,7 @@ from evalkit.domains.workflow import (
     Compute,
     Confirm,
     Derived,
+    Offer,
     Say,
     Slot,
     Workflow,
@@ -197,3 +198,51 @@ def test_the_scripted_caller_decides_on_the_quoted_total(max_fee: float, ordered
     made = [c.name for t in conversation.turns for c in t.tool_calls]
     assert ("place_order" in made) == ordered, lines
     assert any(r == "assistant" and "a total of 40 dollars" in t for r, t in lines), lines
+
+
+def test_a_say_that_ends_the_task_skips_the_other_branch_s_steps() -> None:
+    """``Say(end=True)``: a branch that is complete (a part only asked about) ends the task there, in the reference
+    run and in the agent; without the condition the steps below run as before."""
+    asking = Derived(lambda part: part["part"]["price"] > 20, "$found")
+    steps = (
+        Ask(PART),
+        Call("get_part", {"part_id": "$part_id"}, name="found"),
+        Say("That part is {found.part.price} dollars; it ships on request.", when=asking, end=True),
+        Ask(QUANTITY),
+        Call("place_order", {"part_id": "$part_id", "quantity": "$quantity", "amount": 1.0}),
+    )
+    workflow = Workflow("order_parts", "Order parts.", ("order", "parts"), steps)
+    workflow.check(REGISTRY)
+    answers = {"part_id": "CHN118", "quantity": 1}
+    ended = run_reference(workflow, answers, ToolExecutor(REGISTRY, fresh_db()))
+    assert ended.outcome == "completed" and [name for name, _ in ended.calls] == ["get_part"]
+    ordered = run_reference(workflow, {**answers, "part_id": "BRK204"}, ToolExecutor(REGISTRY, fresh_db()))
+    assert [name for name, _ in ordered.calls] == ["get_part", "place_order"]
+    executor = ToolExecutor(REGISTRY, fresh_db())
+    agent = WorkflowPolicy(ToolBox(executor), TODAY, {"order_parts": workflow})
+    agent.greet()
+    replies = [agent.step(line).text for line in ["I'd like to order parts.", "C H N 1 1 8", "yes"]]
+    assert "ships on request" in replies[-1] and "How many" not in replies[-1], replies
+    assert executor.db["orders"] == []
+
+
+def test_an_offer_that_falls_through_lets_a_later_step_offer_something_else() -> None:
+    """``Offer(fall_through=True)``: nothing on offer (or none taken) goes on to the next step, which offers another
+    list on the branch ``when="!$chosen"``; the reference run takes the caller's answer from the second list."""
+    steps = (
+        Compute("stocked", []),  # nothing in stock here
+        Offer("$stocked", "part_id", "part {part_id}", PART, name="chosen", none="None here.", fall_through=True),
+        Compute("elsewhere", [{"part_id": "BRK204"}, {"part_id": "CHN118"}], when="!$chosen"),
+        Offer("$elsewhere", "part_id", "part {part_id}", PART, name="chosen", when="!$chosen"),
+        Call("place_order", {"part_id": "$part_id", "quantity": 1, "amount": 1.0}),
+    )
+    workflow = Workflow("order_parts", "Order parts.", ("order", "parts"), steps)
+    workflow.check(REGISTRY)
+    run = run_reference(workflow, {"part_id": "CHN118"}, ToolExecutor(REGISTRY, fresh_db()))
+    assert run.outcome == "completed" and run.calls == [
+        ("place_order", {"part_id": "CHN118", "quantity": 1, "amount": 1.0})
+    ]
+    ending = Workflow(
+        "order_parts", "Order parts.", ("order",), (steps[0], Offer("$stocked", "part_id", "{part_id}", PART))
+    )
+    assert run_reference(ending, {"part_id": "CHN118"}, ToolExecutor(REGISTRY, fresh_db())).outcome == "refused"

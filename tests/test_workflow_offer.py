@@ -169,6 +169,10 @@ TEXTS = ["table T 4 K 9 X 2 at 6:30 PM", "table B 7 Q 2 M 5 at 7 PM", "table W 3
         ("table B seven Q two M five at seven", 1),  # the option's words, nearly
         ("None of those work for me.", NONE_TAKEN),
         ("No, something else.", NONE_TAKEN),
+        ("I can't come tonight anymore. Is there something tomorrow?", NONE_TAKEN),  # a decline in the caller's words
+        ("Those are too late for me.", NONE_TAKEN),
+        ("I'd rather come another week.", NONE_TAKEN),
+        ("I'd rather have the second one.", 1),  # an option named wins over the decline words
         ("Hmm, let me think.", None),  # unclear: asked again
         ("The fifth one.", None),  # an ordinal past the options
     ],

@@ -14,8 +14,9 @@ A workflow is an ordered tuple of steps:
   maps result paths to the value the workflow needs to go on (e.g. ``{"eligible": True}``); when a requirement
   fails the workflow stops with ``refusal`` spoken (policy boundary: adversarial scenarios end here);
 - ``Confirm(text)``: the agent states what it will do and needs a yes; a no ends the workflow, nothing written;
-- ``Say(text)``: the agent tells the caller something (e.g. a ticket number from a result); ``Say(text, end=True)``
-  ends the call once said (a hand-over to a live agent, after the transfer tool was called);
+- ``Say(text)``: the agent tells the caller something (e.g. a ticket number from a result); ``end=True``: the
+  task is done there (a branch that is complete, such as a standby listing within a same-day change);
+  ``end_call=True``: the call ends there (a hand-over to a live agent, after the transfer tool was called);
 - ``Refuse(text, when=...)``: the policy boundary the agent itself checks (no tool does): when ``when`` holds the
   workflow stops with ``text`` spoken, nothing written (an FMLA request longer than the weeks left);
 - ``Offer(items, value, option, slot)``: offer-and-choose over a list an earlier call returned: the agent says up to
@@ -23,8 +24,6 @@ A workflow is an ordered tuple of steps:
   ordinal, the words of one option), reads it back and binds the chosen item's ``value`` to ``slot`` (the whole
   item to ``name``); an empty list stops the workflow with ``none`` spoken; a caller who takes none of them is asked
   the ``again`` slot once more (a new search, at most ``retries`` times), else the workflow ends, nothing written;
-  an ``optional`` offer instead goes on with nothing bound (after an empty list too, ``none`` said if not empty), so
-  later steps branch on it: another day searched, then a refund or a transfer offered;
 - ``Compute(name, of)``: a value put into the scope under ``name`` (nothing said, no tool called), so a later step
   can quote it (a fee, a total, the refund or credit a cancellation gives) or branch on it: ``of`` is a literal, a
   ``"$ref"`` template or a ``Derived`` (a pure function of earlier values, written in Python beside the workflow;
@@ -220,7 +219,8 @@ class Confirm:
 class Say:
     text: str
     when: str | None = None
-    end: bool = False  # the call ends once this is said (a hand-over to a live agent): no later step runs
+    end: bool = False  # the task is done after it: the steps below are another branch's
+    end_call: bool = False  # the call ends once it is said (a hand-over to a live agent, made by the step before)
 
 
 @dataclass(frozen=True)
@@ -245,7 +245,9 @@ class Offer:
     again: str | None = None  # an earlier Ask slot to ask again when the caller takes none (a new search)
     retries: int = 1
     when: str | None = None
-    optional: bool = False  # a caller who takes none (or nothing to offer) goes on, nothing bound: ``when=`` after
+    # nothing on offer, or none taken: say ``none`` and go on to the next step instead of ending the task (a later
+    # step searches elsewhere, ``when="!$chosen"``: another day after a disrupted flight)
+    fall_through: bool = False
 
     def __post_init__(self) -> None:
         if self.limit < 1:
@@ -494,11 +496,11 @@ def run_reference(
                 memo[key] = result
         elif isinstance(step, Offer):
             items = offered(step, scope)
-            if not items and not step.optional:
-                return ReferenceRun(calls, "refused", scope, errors)
             chosen = [item for item in items if str(item.get(step.value)) == str(answers.get(step.slot.name))]
-            if not chosen and step.optional:
+            if not chosen and step.fall_through:
                 continue
+            if not items:
+                return ReferenceRun(calls, "refused", scope, errors)
             if not chosen:
                 raise WorkflowError(f"workflow {workflow.name}: answer for {step.slot.name!r} is not among the offer")
             bind_choice(step, chosen[0], scope)
@@ -506,10 +508,10 @@ def run_reference(
             scope[step.name] = resolve(step.of, scope)
         elif isinstance(step, Confirm) and not confirm:
             return ReferenceRun(calls, "declined", scope, errors)
-        elif isinstance(step, Say) and step.end:
-            return ReferenceRun(calls, "completed", scope, errors)
         elif isinstance(step, Refuse):
             return ReferenceRun(calls, "refused", scope, errors)
+        elif isinstance(step, Say) and (step.end or step.end_call):
+            break
     return ReferenceRun(calls, "completed", scope, errors)
 
 

@@ -19,11 +19,12 @@ from evalkit.domains.workflow import Ask, Offer, bind_choice, offered
 from evalkit.spoken import parse_clock_times, parse_flight_numbers, parse_yes_no
 
 NONE_TAKEN = -1  # the caller takes none of the options (``choose_option``)
-# "none of those", "neither", "something else", "a different one", "any other flights?", "that's too late",
-# "that doesn't work for me"
+# "none of those", "neither", "something else", "a different one", "any other flights?"
+# Words of a caller who takes none of the options (heard after any option it names): "none of those", "I can't fly
+# today", "that's too late", "I'd rather fly tomorrow".
 NONE_CUE = re.compile(
-    r"\b(?:none|neither|something else|anything else|different|(?:any )?others?|another|too (?:late|early)"
-    r"|(?:doesn't|does not|don't|won't) work)\b",
+    r"\b(?:none|neither|something else|anything else|different|(?:any )?others?|another|can't|cannot|can not"
+    r"|(?:doesn't|don't|won't) work|too (?:early|late)|rather)\b",
     re.IGNORECASE,
 )
 ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}
@@ -105,8 +106,8 @@ class WorkflowOffers(EngineState):
         run = self.run
         assert run is not None
         items, texts = self._offered()
-        if not items and step.optional:  # nothing to offer: the steps after it say what else there is
-            said.extend([speak(step.none, run.scope)] if step.none else [])
+        if not items and step.fall_through:  # nothing here: said, and the next step looks elsewhere
+            said.append(speak(step.none, run.scope))
             return None
         if not items:  # nothing to offer: the task ends here, as at a Refuse
             self.refused = (run.workflow.name, speak(step.none, run.scope))
@@ -161,15 +162,14 @@ class WorkflowOffers(EngineState):
         )
 
     def _none_taken(self, step: Offer) -> PolicyReply:
-        """None of the options suits: an ``optional`` offer goes on to the steps after it; else ask the ``again``
-        slot once more (a new search), else end the task."""
+        """None of the options suits: ask the ``again`` slot once more (a new search), else end the task."""
         run = self.run
         assert run is not None
-        asks = {s.slot.name: i for i, s in enumerate(run.workflow.steps) if isinstance(s, Ask)}
-        if step.optional:  # the steps after it branch on the choice not made
+        if step.fall_through:  # the next step looks elsewhere
             run.index += 1
             self.reasks = 0
-            return self._advance("Okay.")
+            return self._advance(speak(step.none, run.scope))
+        asks = {s.slot.name: i for i, s in enumerate(run.workflow.steps) if isinstance(s, Ask)}
         if step.again is None or run.retries.get(run.index, 0) >= step.retries:
             return self._anything_else("Okay, I won't change anything.")
         run.retries[run.index] = run.retries.get(run.index, 0) + 1

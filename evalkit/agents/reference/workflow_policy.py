@@ -258,9 +258,11 @@ class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHeari
             if isinstance(step, Say):
                 said.append(speak(step.text, run.scope))
                 run.index += 1
-                if step.end:  # the hand-over is made: the call ends here
+                if step.end_call:  # the hand-over is made: the call ends here
                     self.run = None
                     return self._say(" ".join(said), end_call=True)
+                if step.end:  # the task is done: the steps below are another branch's
+                    break
                 continue
             if isinstance(step, Refuse):  # the policy boundary (``applies`` said its condition holds)
                 refusal = speak(step.text, run.scope)

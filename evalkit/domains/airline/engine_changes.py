@@ -5,12 +5,28 @@ the checked bags and the meal request carried to the new flight (App. L.4 princi
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from evalkit.domains.airline.engine_common import ASKED, IDENTIFY, PASSENGER, SAME_DAY_CUTOFF_MINUTES, cancelling
 from evalkit.domains.airline.policy import change_fee, elite_waives
-from evalkit.domains.workflow import NOW, Ask, Call, Compute, Confirm, Derived, Offer, Say, Slot, Workflow
+from evalkit.domains.workflow import (
+    NOW,
+    TODAY,
+    Ask,
+    Call,
+    Compute,
+    Confirm,
+    Derived,
+    Offer,
+    Refuse,
+    Say,
+    Slot,
+    Workflow,
+)
 from evalkit.spoken import parse_seat_preference
+
+STANDBY = re.compile(r"\bstand[\s-]?by\b", re.IGNORECASE)
 
 # -- voluntary change: another day, with the change fee and fare difference ----------------------------------
 
@@ -31,8 +47,11 @@ def changing(found: dict[str, Any], requested: str) -> dict[str, Any]:
     return cancelling(found, requested)[0]
 
 
-def change_options(found: dict[str, Any], requested: str, searched: dict[str, Any]) -> list[dict[str, Any]]:
-    """The searched journeys a change can move to: not the booked one, with a seat in the booked cabin."""
+def change_options(
+    found: dict[str, Any], requested: str, searched: dict[str, Any], seats: bool = True
+) -> list[dict[str, Any]]:
+    """The searched journeys a change can move to: not the booked one, with a seat in the booked cabin (any, full
+    ones too, when ``seats`` is off: a standby list is for a full flight)."""
     booking = changing(found, requested)
     cabin = booking.get("fare_class", "main_cabin")
     return [
@@ -43,7 +62,8 @@ def change_options(found: dict[str, Any], requested: str, searched: dict[str, An
             "fare": o.get("fare") or 0,
         }
         for o in searched.get("options", [])
-        if o["journey_id"] != booking["journey_id"] and (o.get("available_seats") or {}).get(cabin, 0) >= 1
+        if o["journey_id"] != booking["journey_id"]
+        and (not seats or (o.get("available_seats") or {}).get(cabin, 0) >= 1)
     ]
 
 
@@ -58,18 +78,31 @@ def change_quote(
     return {"fee": fee, "waived": waived, "difference": difference, "total": fee + max(difference, 0)}
 
 
+def open_from(now: str) -> str:
+    """The earliest departure ("HH:MM") a flight today can still be booked onto: 30 minutes from ``now``."""
+    hours, minutes = divmod(min(int(now[11:13]) * 60 + int(now[14:16]) + SAME_DAY_CUTOFF_MINUTES, 23 * 60 + 59), 60)
+    return f"{hours:02d}:{minutes:02d}"
+
+
+def wants_standby(requested: str) -> bool:
+    """A same-day request for the standby list of an earlier flight ("can you put me on standby?"), not a change:
+    the caller keeps the confirmed seat."""
+    return STANDBY.search(requested) is not None
+
+
 def same_day_options(found: dict[str, Any], requested: str, searched: dict[str, Any], now: str) -> list[dict[str, Any]]:
     """Today's journeys a same-day change can move to: those of ``change_options`` leaving at least 30 minutes from
-    now (a same-day change closes then), earlier or later than the booked flight as the caller asked."""
+    now (a same-day change closes then), earlier or later than the booked flight as the caller asked; for standby,
+    the earlier ones, full or not."""
     booked = changing(found, requested)["segments"][0].get("scheduled_departure", "")
-    hours, minutes = divmod(min(int(now[11:13]) * 60 + int(now[14:16]) + SAME_DAY_CUTOFF_MINUTES, 23 * 60 + 59), 60)
-    cutoff = f"{hours:02d}:{minutes:02d}"
+    cutoff = open_from(now)
     low = requested.lower()
-    later = any(w in low for w in ("later", "miss my", "missed my", "running late"))
-    earlier = not later and any(w in low for w in ("earlier", "sooner"))
+    standby = wants_standby(requested)
+    later = not standby and any(w in low for w in ("later", "miss my", "missed my", "running late"))
+    earlier = standby or (not later and any(w in low for w in ("earlier", "sooner")))
     return [
         o
-        for o in change_options(found, requested, searched)
+        for o in change_options(found, requested, searched, seats=not standby)
         if o["departs"] >= cutoff and (not earlier or o["departs"] < booked) and (not later or o["departs"] > booked)
     ]
 
@@ -82,6 +115,52 @@ def carried_over(found: dict[str, Any], requested: str) -> dict[str, Any]:
         (s.get("meal_request") for s in segments if s.get("meal_request") not in (None, "", "none", "standard")), None
     )
     return {"bags": max((s.get("bags_checked") or 0 for s in segments), default=0), "meal": meal}
+
+
+# Standby, asked for within a same-day request: only for a flight booked today (App. L.4: a confirmed seat on a later
+# flight the same day), listed after the caller hears that the confirmed seat is kept; the task ends there.
+STANDBY_CHECK = (
+    Compute("standby", Derived(wants_standby, ASKED)),
+    Refuse(
+        "Standby is only for flights today, with a confirmed seat on a later flight the same day, so I'm not able "
+        "to list you for that.",
+        when=Derived(
+            lambda standby, found, said, today: standby and changing(found, said)["segments"][0]["date"] != today,
+            "$standby",
+            "$reservation",
+            ASKED,
+            f"${TODAY}",
+        ),
+    ),
+)
+STANDBY_LISTING = (
+    Compute(
+        "booked",
+        Derived(lambda found, said: changing(found, said)["segments"][0]["flight_number"], "$reservation", ASKED),
+    ),
+    Confirm(
+        "The standby list clears at the gate about 15 minutes before departure. If you don't clear, your seat on "
+        "flight {booked} stays confirmed. Shall I add you to the standby list for flight {chosen.flight}?",
+        when="$standby",
+    ),
+    Call(
+        "add_to_standby",
+        {
+            "confirmation_number": "$confirmation_number",
+            "passenger_ids": Derived(
+                lambda found: [found["reservation"]["passengers"][0]["passenger_id"]], "$reservation"
+            ),
+            "journey_id": "$new_journey_id",
+        },
+        name="listed",
+        when="$standby",
+    ),
+    Say(
+        "You're number {listed.standby_list_position} on the standby list for flight {chosen.flight}.",
+        when="$standby",
+        end=True,
+    ),
+)
 
 
 def change_workflow(name: str, description: str, intents: tuple[str, ...], same_day: bool) -> Workflow:
@@ -101,6 +180,7 @@ def change_workflow(name: str, description: str, intents: tuple[str, ...], same_
             *IDENTIFY,
             # today's date for a same-day change (the call's own), else the day the caller names
             Compute("new_date", Derived(lambda now: now[:10], f"${NOW}")) if same_day else Ask(NEW_DATE),
+            *(STANDBY_CHECK if same_day else ()),
             Call(
                 "search_rebooking_options",
                 {
@@ -112,8 +192,15 @@ def change_workflow(name: str, description: str, intents: tuple[str, ...], same_
                     ),
                     "date": "$new_date",
                     "passenger_count": 1,
+                    # any cabin for standby (a flight full in the booked one has its list), else the booked one
                     "fare_class": Derived(
-                        lambda found, said: changing(found, said).get("fare_class", "main_cabin"), "$reservation", ASKED
+                        lambda found, said: (
+                            "any"
+                            if same_day and wants_standby(said)
+                            else changing(found, said).get("fare_class", "main_cabin")
+                        ),
+                        "$reservation",
+                        ASKED,
                     ),
                 },
                 name="search",
@@ -127,6 +214,7 @@ def change_workflow(name: str, description: str, intents: tuple[str, ...], same_
                 name="chosen",
                 again=None if same_day else "new_date",
             ),
+            *(STANDBY_LISTING if same_day else ()),
             Ask(SEAT),
             Compute(REBOOKING, kind),
             Compute("quote", Derived(change_quote, "$reservation", ASKED, "$chosen", f"${REBOOKING}")),

@@ -28,6 +28,7 @@ from evalkit.domains.airline.engine_common import (
     cancelling,
     live_bookings,
 )
+from evalkit.domains.airline.engine_disruptions import DISRUPTIONS
 from evalkit.domains.airline.policy import cancellation_terms
 from evalkit.domains.workflow import NOW, Call, Compute, Confirm, Derived, Say, Workflow
 
@@ -158,6 +159,7 @@ CANCELLATION = Workflow(
 )
 WORKFLOWS = {CANCELLATION.name: CANCELLATION}
 WORKFLOWS.update(CHANGES)
+WORKFLOWS.update(DISRUPTIONS)
 from evalkit.domains.airline.engine_escalation import ESCALATION  # noqa: E402  (the other families, last)
 
 WORKFLOWS.update(ESCALATION)

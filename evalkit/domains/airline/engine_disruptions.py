@@ -1,0 +1,230 @@
+"""Airline's IRROPS rebooking on the workflow engine (issue 28.4): a flight the airline cancelled, delayed or
+rescheduled, rebooked at no cost (App. L.4 "IRROPS"), with the meal and hotel vouchers the wait earns
+("Compensation").
+
+The disruption record decides: a flight without an IRROPS disruption is refused a free change (a regular change has
+the usual fees); a delay of two hours or more earns its meal voucher before anything else, whether or not the caller
+moves. The flights of the booked day are offered (those still open today), then the next day's when none is open
+or the caller takes none (``Offer(fall_through=True)``). After the rebooking: a night's wait earns the overnight meal
+voucher and a hotel voucher per night (at most ``MAX_HOTEL_NIGHTS``); a same-day wait after a cancellation its meal
+voucher. The seat type, bags and meal request are carried over as for a change.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+from evalkit.domains.airline.engine_changes import NEW_FLIGHT, SEAT, carried_over, change_options, open_from
+from evalkit.domains.airline.engine_common import ASKED, IDENTIFY, PASSENGER, cancelling
+from evalkit.domains.airline.engine_escalation import no_acceptable_option
+from evalkit.domains.airline.policy import MAX_HOTEL_NIGHTS, meal_voucher_for_delay
+from evalkit.domains.workflow import NOW, TODAY, Ask, Call, Compute, Confirm, Derived, Offer, Refuse, Say, Workflow
+from evalkit.spoken import say_date
+
+
+def disrupted(found: dict[str, Any], requested: str) -> dict[str, Any]:
+    """The booking whose flight was disrupted: the first live one (the return when the caller names it)."""
+    return cancelling(found, requested)[0]
+
+
+def what_happened(record: dict[str, Any]) -> dict[str, Any]:
+    """The disruption record, read as the agent says and acts on it: ``irrops`` (a disruption that waives change
+    fees), ``state`` (said when it is none), ``said`` ("cancelled because of weather"), ``kind``, the
+    ``rebooking_type`` the tool takes and the meal voucher a delay earns at once (``delay_meal``)."""
+    disruption = record.get("disruption") or {}
+    kind = disruption.get("disruption_type") or ""
+    delay = disruption.get("delay_minutes") or 0
+    cause = f" because of {disruption['cause'].replace('_', ' ')}" if disruption.get("cause") else ""
+    if kind == "cancellation":
+        said = f"cancelled{cause}"
+    elif kind == "schedule_change":
+        said = f"moved by {delay} minutes by a schedule change{cause}"
+    else:
+        said = f"delayed by {delay} minutes{cause}"
+    irrops = bool(disruption.get("is_irrops"))
+    return {
+        "irrops": irrops,
+        "state": f"delayed by {delay} minutes" if delay else "operating on schedule",
+        "said": said,
+        "kind": kind,
+        "rebooking_type": {"delay": "irrops_delay", "schedule_change": "irrops_schedule_change"}.get(
+            kind, "irrops_cancellation"
+        ),
+        "delay_meal": meal_voucher_for_delay(delay) if irrops and kind in ("delay", "schedule_change") else None,
+    }
+
+
+def first_day(found: dict[str, Any], requested: str, today: str) -> str:
+    """The day searched first: the booked flight's, or today when it was in the past."""
+    return max(disrupted(found, requested)["segments"][0].get("date") or today, today)
+
+
+def open_options(
+    found: dict[str, Any], requested: str, searched: dict[str, Any], day: str, now: str
+) -> list[dict[str, Any]]:
+    """The searched flights of ``day`` with a seat in the booked cabin, each with its day; today's only while
+    still open (30 minutes before departure)."""
+    options = change_options(found, requested, searched)
+    if day == now[:10]:
+        options = [o for o in options if o["departs"] >= open_from(now)]
+    return [{**o, "date": day, "day": say_date(day)} for o in options]
+
+
+def vouchers_after(what: dict[str, Any], found: dict[str, Any], requested: str, chosen: dict[str, Any]) -> dict:
+    """The vouchers the wait earns once the new flight is confirmed: a night or more, the overnight meal voucher and
+    a hotel night per night (at most ``MAX_HOTEL_NIGHTS``); a same-day wait after a cancellation, its meal voucher
+    (a delay's was issued at the start)."""
+    booked = disrupted(found, requested)["segments"][0].get("date") or chosen["date"]
+    nights = (date.fromisoformat(chosen["date"]) - date.fromisoformat(booked)).days
+    meal = (
+        "irrops_overnight" if nights > 0 else "cancellation_wait_same_day" if what["kind"] == "cancellation" else None
+    )
+    nights = min(max(nights, 0), MAX_HOTEL_NIGHTS)
+    return {"meal": meal, "nights": nights, "unit": "night" if nights == 1 else "nights"}
+
+
+FLIGHT = Derived(lambda found, said: disrupted(found, said)["segments"][0]["flight_number"], "$reservation", ASKED)
+DAY = Derived(lambda found, said: disrupted(found, said)["segments"][0].get("date"), "$reservation", ASKED)
+JOURNEY = Derived(lambda found, said: disrupted(found, said)["journey_id"], "$reservation", ASKED)
+OPTION = "flight {flight} at {departs} on {day}"
+
+
+def search(day: str, name: str, when: str | None = None) -> Call:
+    """The rebooking search of the booked route and cabin on the day in ``$day``."""
+    return Call(
+        "search_rebooking_options",
+        {
+            "origin": Derived(
+                lambda found, said: disrupted(found, said)["segments"][0]["origin"], "$reservation", ASKED
+            ),
+            "destination": Derived(
+                lambda found, said: disrupted(found, said)["segments"][-1]["destination"], "$reservation", ASKED
+            ),
+            "date": f"${day}",
+            "passenger_count": 1,
+            "fare_class": Derived(
+                lambda found, said: disrupted(found, said).get("fare_class", "main_cabin"), "$reservation", ASKED
+            ),
+        },
+        name=name,
+        when=when,
+    )
+
+
+def voucher(tool: str, name: str, when: str, **args: Any) -> Call:
+    """A voucher for the caller (the reservation's first passenger), issued when ``when`` holds."""
+    common = {"confirmation_number": "$confirmation_number", "passenger_id": PASSENGER}
+    return Call(tool, {**common, **args}, name=name, when=when)
+
+
+IRROPS = Workflow(
+    name="irrops_rebooking",
+    description="Rebook a flight the airline cancelled, delayed or rescheduled, at no cost, with the vouchers due.",
+    # what the caller asks for, not what happened ("my flight was cancelled and I want a refund" is a cancellation)
+    intents=("another flight", "different flight", "rebook", "rebooked", "new flight"),
+    steps=(
+        *IDENTIFY,
+        Call(
+            "get_disruption_info", {"flight_number": FLIGHT, "date": DAY}, name="disruption", errors_ok=("not_found",)
+        ),
+        Compute("what", Derived(what_happened, "$disruption")),
+        Refuse(
+            "Flight {reservation.reservation.bookings.0.segments.0.flight_number} is {what.state}, which isn't a "
+            "disruption that waives change fees. A change would be a regular change with the usual fees.",
+            when="!$what.irrops",
+        ),
+        voucher("issue_meal_voucher", "delay_voucher", "$what.delay_meal", voucher_reason="$what.delay_meal"),
+        Say("I'm sorry, that flight is {what.said}. All change fees are waived."),
+        Say(
+            "I've issued a {delay_voucher.amount} dollar meal voucher for the airport restaurants.",
+            when="$what.delay_meal",
+        ),
+        Compute("first_day", Derived(first_day, "$reservation", ASKED, f"${TODAY}")),
+        search("first_day", "search"),
+        Compute("options", Derived(open_options, "$reservation", ASKED, "$search", "$first_day", f"${NOW}")),
+        Offer(
+            "$options",
+            "journey_id",
+            OPTION,
+            NEW_FLIGHT,
+            name="chosen",
+            none="I don't see a flight that works that day, so let me check the next day.",
+            fall_through=True,
+        ),
+        Compute(
+            "next_day",
+            Derived(lambda day: (date.fromisoformat(day) + timedelta(days=1)).isoformat(), "$first_day"),
+            when="!$chosen",
+        ),
+        search("next_day", "search_next", when="!$chosen"),
+        Compute(
+            "options",
+            Derived(open_options, "$reservation", ASKED, "$search_next", "$next_day", f"${NOW}"),
+            when="!$chosen",
+        ),
+        Offer(
+            "$options",
+            "journey_id",
+            OPTION,
+            NEW_FLIGHT,
+            name="chosen",
+            none="",
+            fall_through=True,
+            when="!$chosen",
+        ),
+        # none taken either day: a refund where the disruption entitles one, else a live agent offered
+        *no_acceptable_option(JOURNEY),
+        Ask(SEAT),
+        Confirm(
+            "Because the disruption was on our side, there is no change fee and no fare difference. Shall I go ahead "
+            "and move you to flight {chosen.flight} on {chosen.day}?"
+        ),
+        Call(
+            "rebook_flight",
+            {
+                "confirmation_number": "$confirmation_number",
+                "journey_id": JOURNEY,
+                "new_journey_id": "$new_journey_id",
+                "rebooking_type": "$what.rebooking_type",
+                "waive_change_fee": False,  # an IRROPS rebooking has no fee to waive
+            },
+        ),
+        Call(
+            "assign_seat",
+            {
+                "confirmation_number": "$confirmation_number",
+                "passenger_id": PASSENGER,
+                "journey_id": "$new_journey_id",
+                "seat_preference": "$seat_preference",
+            },
+        ),
+        Compute("carried", Derived(carried_over, "$reservation", ASKED)),
+        Call(
+            "add_baggage_allowance",
+            {
+                "confirmation_number": "$confirmation_number",
+                "journey_id": "$new_journey_id",
+                "num_bags": "$carried.bags",
+            },
+            when="$carried.bags",
+        ),
+        Call(
+            "add_meal_request",
+            {
+                "confirmation_number": "$confirmation_number",
+                "passenger_id": PASSENGER,
+                "journey_id": "$new_journey_id",
+                "meal_type": "$carried.meal",
+            },
+            when="$carried.meal",
+        ),
+        Compute("vouchers", Derived(vouchers_after, "$what", "$reservation", ASKED, "$chosen")),
+        voucher("issue_meal_voucher", "meal", "$vouchers.meal", voucher_reason="$vouchers.meal"),
+        voucher("issue_hotel_voucher", "hotel", "$vouchers.nights", num_nights="$vouchers.nights"),
+        Say("You are moved to flight {chosen.flight} on {chosen.day}."),
+        Say("I've issued a {meal.amount} dollar meal voucher for the airport restaurants.", when="$vouchers.meal"),
+        Say("And a hotel voucher for {vouchers.nights} {vouchers.unit} near the airport.", when="$vouchers.nights"),
+    ),
+)
+DISRUPTIONS = {IRROPS.name: IRROPS}

@@ -1,0 +1,60 @@
+"""Airline's IRROPS rebooking on the workflow engine (issue 28.4, ``evalkit/domains/airline/engine_disruptions.py``):
+in text mode with the scripted caller it completes every IRROPS scenario the hand-written policy completes, with the
+reference calls: a cancellation rebooked the same day or, with nothing open or the caller taking none, the next day
+(``Offer(fall_through=True)``), a delay's meal voucher issued first, the overnight meal and hotel vouchers, a meal
+request carried over, and a delay that is no IRROPS disruption refused a free change."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalkit.domains.airline.engine_disruptions import vouchers_after, what_happened
+from evalkit.domains.airline.engine_workflows import WORKFLOWS
+from evalkit.domains.airline.tools import REGISTRY
+from tests.test_airline_workflow import engine_completes
+
+
+def test_the_irrops_workflow_is_well_formed() -> None:
+    WORKFLOWS["irrops_rebooking"].check(REGISTRY)
+
+
+# AL-018/024 cancelled, rebooked today (a vegan meal carried over on 024); AL-019 nothing open today: the next day,
+# overnight vouchers; AL-020/021/022 a delay or schedule change, its meal voucher first; AL-023 the caller takes
+# none of today's flights: the next day; AL-025 a 90-minute delay, no IRROPS disruption: no free change
+@pytest.mark.parametrize("sid", ["AL-018", "AL-019", "AL-020", "AL-021", "AL-022", "AL-023", "AL-024", "AL-025"])
+def test_the_engine_completes_irrops_rebookings_with_the_reference_calls(sid: str) -> None:
+    lines = engine_completes(sid)
+    said = " ".join(t for r, t in lines if r == "assistant")
+    if sid == "AL-025":
+        assert "isn't a disruption that waives change fees" in said
+    else:
+        assert "no change fee and no fare difference" in said  # said before the rebooking is made
+
+
+def test_the_disruption_record_decides_the_free_change_and_a_delay_s_meal_voucher() -> None:
+    def record(kind: str, delay: int | None, irrops: bool) -> dict:
+        return {"disruption": {"disruption_type": kind, "delay_minutes": delay, "is_irrops": irrops, "cause": "fog"}}
+
+    assert what_happened(record("delay", 90, False))["irrops"] is False
+    long = what_happened(record("delay", 300, True))
+    assert (long["delay_meal"], long["rebooking_type"]) == ("delay_over_4_hours", "irrops_delay")
+    assert what_happened(record("delay", 150, True))["delay_meal"] == "delay_over_2_hours"
+    cancelled = what_happened(record("cancellation", None, True))
+    assert (cancelled["delay_meal"], cancelled["rebooking_type"]) == (None, "irrops_cancellation")
+    assert cancelled["said"] == "cancelled because of fog"
+    assert what_happened({"status": "error", "error_type": "not_found"})["irrops"] is False  # no record
+
+
+def test_the_wait_earns_overnight_vouchers_or_a_same_day_meal_voucher_after_a_cancellation() -> None:
+    found = {
+        "reservation": {"bookings": [{"journey_id": "J", "status": "confirmed", "segments": [{"date": "2026-06-18"}]}]}
+    }
+    cancelled, delayed = {"kind": "cancellation"}, {"kind": "delay"}
+    assert vouchers_after(cancelled, found, "", {"date": "2026-06-19"}) == {
+        "meal": "irrops_overnight",
+        "nights": 1,
+        "unit": "night",
+    }
+    assert vouchers_after(cancelled, found, "", {"date": "2026-06-18"})["meal"] == "cancellation_wait_same_day"
+    assert vouchers_after(delayed, found, "", {"date": "2026-06-18"}) == {"meal": None, "nights": 0, "unit": "nights"}
+    assert vouchers_after(delayed, found, "", {"date": "2026-06-25"})["nights"] == 3  # at most MAX_HOTEL_NIGHTS
