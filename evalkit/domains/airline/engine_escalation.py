@@ -24,6 +24,9 @@ from evalkit.domains.airline.policy import WAIVER_KEYWORDS, cancellation_terms
 from evalkit.domains.workflow import Ask, Call, Compute, Confirm, Derived, Say, Slot, Step, Workflow
 
 TRANSFER = Slot("accept_transfer", "yes_no", "Would you like me to transfer you to a live agent?", label="transfer you")
+# The same offer when the caller asked for a person: its own answer, not a transfer declined earlier in the call (the
+# engine reuses a slot's value for the call's later tasks).
+ASKED_FOR = Slot("agent_wanted", "yes_no", TRANSFER.question, label="transfer you")
 REFUND = Slot("refund_instead", "yes_no", "Would you like a full refund instead?", label="full refund")
 HANDED_OVER = "I'm transferring you to a live agent now. Please hold."
 
@@ -52,16 +55,18 @@ FOUND = (
 )
 
 
-def handover(reason: str, summary: str | Derived, when: str | None = None) -> tuple[Ask | Call | Say, ...]:
+def handover(
+    reason: str, summary: str | Derived, when: str | None = None, slot: Slot = TRANSFER
+) -> tuple[Ask | Call | Say, ...]:
     """The transfer offered (the question said after what the steps before it said), made on the caller's yes."""
     return (
-        Ask(TRANSFER, when=when),
+        Ask(slot, when=when),
         Call(
             "transfer_to_agent",
             {"confirmation_number": "$confirmation_number", "transfer_reason": reason, "issue_summary": summary},
-            when="$accept_transfer",
+            when=f"${slot.name}",
         ),
-        Say(HANDED_OVER, when="$accept_transfer", end_call=True),
+        Say(HANDED_OVER, when=f"${slot.name}", end_call=True),
     )
 
 
@@ -180,7 +185,6 @@ def no_acceptable_option(journey: Derived) -> tuple[Step, ...]:
             "I've checked {first_day} and {next_day} and I can't find an option that works.",
             when="$settle.none_owed",
         ),
-        Say("Okay.", when="$refund.owed"),  # the refund declined (taken, the task ended above)
         *handover("unable_to_resolve", "Disrupted flight; no acceptable rebooking option found.", when="$refund"),
         Say("Okay, I won't transfer you. Your booking stays as it is.", when="$refund", end=True),
     )
@@ -194,10 +198,10 @@ LIVE_AGENT = Workflow(
     intents=("supervisor", "manager", "live agent", "real person", "human being", "representative"),
     steps=(
         *IDENTIFY,
-        Say("I understand."),
         *handover(
             "passenger_requested",
-            Derived(lambda said: f"Caller asks for a supervisor: {said}"[:500], ASKED),
+            Derived(lambda said: f"Caller asked for a live agent: {said}"[:500], ASKED),
+            slot=ASKED_FOR,
         ),
         Say("Okay, I won't transfer you."),
     ),
