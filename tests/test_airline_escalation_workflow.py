@@ -17,6 +17,7 @@ from evalkit.agents.base import ToolBox
 from evalkit.agents.reference.workflow_hearing import match_workflows
 from evalkit.agents.reference.workflow_policy import WorkflowPolicy
 from evalkit.domains import get_domain
+from evalkit.domains.airline.engine_disruptions import what_happened
 from evalkit.domains.airline.engine_escalation import irrops_refund, waiver_reason
 from evalkit.domains.airline.engine_workflows import WORKFLOWS
 from evalkit.domains.airline.tools import REGISTRY
@@ -193,8 +194,11 @@ def test_the_irrops_refund_is_owed_only_where_the_record_entitles_one_and_is_the
             "bookings": [{"journey_id": "J", "status": "confirmed", "fare_paid": 249, "segments": []}],
         }
     }
-    entitled = {"disruption": {"passenger_entitled_to": {"refund_option": True}}}
-    assert irrops_refund(found, entitled, "") == {"owed": True, "amount": 249, "fees": 60.0}
-    delay = {"disruption": {"passenger_entitled_to": {"refund_option": False}}}
-    assert irrops_refund(found, delay, "")["owed"] is False
-    assert irrops_refund(found, {"status": "error", "error_type": "not_found"}, "")["owed"] is False
+
+    def record(refund: bool) -> dict[str, Any]:
+        return {"disruption": {"disruption_type": "cancellation", "passenger_entitled_to": {"refund_option": refund}}}
+
+    assert irrops_refund(found, what_happened(record(True)), "") == {"owed": True, "amount": 249, "fees": 60.0}
+    assert irrops_refund(found, what_happened(record(False)), "")["owed"] is False
+    assert irrops_refund(found, what_happened({"status": "error", "error_type": "not_found"}), "")["owed"] is False
+    assert irrops_refund(found, {"kind": "missed_connection", "meals": False}, "")["owed"] is False  # no record

@@ -48,11 +48,16 @@ def changing(found: dict[str, Any], requested: str) -> dict[str, Any]:
 
 
 def change_options(
-    found: dict[str, Any], requested: str, searched: dict[str, Any], seats: bool = True
+    found: dict[str, Any],
+    requested: str,
+    searched: dict[str, Any],
+    seats: bool = True,
+    booking: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The searched journeys a change can move to: not the booked one, with a seat in the booked cabin (any, full
-    ones too, when ``seats`` is off: a standby list is for a full flight)."""
-    booking = changing(found, requested)
+    ones too, when ``seats`` is off: a standby list is for a full flight). ``booking``: the one moved, if not the one
+    the caller's words name (``changing``)."""
+    booking = booking or changing(found, requested)
     cabin = booking.get("fare_class", "main_cabin")
     return [
         {
@@ -107,10 +112,10 @@ def same_day_options(found: dict[str, Any], requested: str, searched: dict[str, 
     ]
 
 
-def carried_over(found: dict[str, Any], requested: str) -> dict[str, Any]:
+def carried_over(found: dict[str, Any], requested: str, booking: dict[str, Any] | None = None) -> dict[str, Any]:
     """What a change carries to the new flight (App. L.4 principle 5): the booked journey's checked bags (the most on
-    any segment) and its meal request (none when it has none)."""
-    segments = changing(found, requested)["segments"]
+    any segment) and its meal request (none when it has none); ``booking`` as for ``change_options``."""
+    segments = (booking or changing(found, requested))["segments"]
     meal = next(
         (s.get("meal_request") for s in segments if s.get("meal_request") not in (None, "", "none", "standard")), None
     )

@@ -24,8 +24,10 @@ from evalkit.spoken import say_date
 
 
 def disrupted(found: dict[str, Any], requested: str) -> dict[str, Any]:
-    """The booking whose flight was disrupted: the first live one (the return when the caller names it)."""
-    return cancelling(found, requested)[0]
+    """The booking whose flight was disrupted: a missed one (a connection the late first flight made the caller
+    miss), else the first live one (the return when the caller names it)."""
+    missed = [b for b in found["reservation"]["bookings"] if b.get("status") == "missed"]
+    return missed[0] if missed else cancelling(found, requested)[0]
 
 
 def what_happened(record: dict[str, Any]) -> dict[str, Any]:
@@ -52,6 +54,7 @@ def what_happened(record: dict[str, Any]) -> dict[str, Any]:
             kind, "irrops_cancellation"
         ),
         "delay_meal": meal_voucher_for_delay(delay) if irrops and kind in ("delay", "schedule_change") else None,
+        "refund": bool((disruption.get("passenger_entitled_to") or {}).get("refund_option")),  # when none fits
     }
 
 
@@ -65,7 +68,7 @@ def open_options(
 ) -> list[dict[str, Any]]:
     """The searched flights of ``day`` with a seat in the booked cabin, each with its day; today's only while
     still open (30 minutes before departure)."""
-    options = change_options(found, requested, searched)
+    options = change_options(found, requested, searched, booking=disrupted(found, requested))
     if day == now[:10]:
         options = [o for o in options if o["departs"] >= open_from(now)]
     return [{**o, "date": day, "day": say_date(day)} for o in options]
@@ -74,12 +77,14 @@ def open_options(
 def vouchers_after(what: dict[str, Any], found: dict[str, Any], requested: str, chosen: dict[str, Any]) -> dict:
     """The vouchers the wait earns once the new flight is confirmed: a night or more, the overnight meal voucher and
     a hotel night per night (at most ``MAX_HOTEL_NIGHTS``); a same-day wait after a cancellation, its meal voucher
-    (a delay's was issued at the start)."""
+    (a delay's was issued at the start); no meal voucher where ``what`` has ``meals`` off (a missed connection: the
+    hand-written policy gives the hotel only)."""
     booked = disrupted(found, requested)["segments"][0].get("date") or chosen["date"]
     nights = (date.fromisoformat(chosen["date"]) - date.fromisoformat(booked)).days
     meal = (
         "irrops_overnight" if nights > 0 else "cancellation_wait_same_day" if what["kind"] == "cancellation" else None
     )
+    meal = meal if what.get("meals", True) else None
     nights = min(max(nights, 0), MAX_HOTEL_NIGHTS)
     return {"meal": meal, "nights": nights, "unit": "night" if nights == 1 else "nights"}
 
@@ -90,8 +95,8 @@ JOURNEY = Derived(lambda found, said: disrupted(found, said)["journey_id"], "$re
 OPTION = "flight {flight} at {departs} on {day}"
 
 
-def search(day: str, name: str, when: str | None = None) -> Call:
-    """The rebooking search of the booked route and cabin on the day in ``$day``."""
+def search(day: str, name: str, when: str | Derived | None = None, cabin: str | None = None) -> Call:
+    """The rebooking search of the booked route and cabin (or ``cabin``: "any") on the day in ``$day``."""
     return Call(
         "search_rebooking_options",
         {
@@ -103,7 +108,8 @@ def search(day: str, name: str, when: str | None = None) -> Call:
             ),
             "date": f"${day}",
             "passenger_count": 1,
-            "fare_class": Derived(
+            "fare_class": cabin
+            or Derived(
                 lambda found, said: disrupted(found, said).get("fare_class", "main_cabin"), "$reservation", ASKED
             ),
         },
@@ -118,20 +124,149 @@ def voucher(tool: str, name: str, when: str, **args: Any) -> Call:
     return Call(tool, {**common, **args}, name=name, when=when)
 
 
-IRROPS = Workflow(
-    name="irrops_rebooking",
-    description="Rebook a flight the airline cancelled, delayed or rescheduled, at no cost, with the vouchers due.",
+def next_day(day: str) -> str:
+    return (date.fromisoformat(day) + timedelta(days=1)).isoformat()
+
+
+def missed_view(found: dict[str, Any], requested: str) -> dict[str, Any] | None:
+    """The missed connection as the agent says it (flight, from, to), None when no booking was missed."""
+    booking = disrupted(found, requested)
+    if booking.get("status") != "missed":
+        return None
+    segments = booking["segments"]
+    return {"flight": segments[0]["flight_number"], "origin": segments[0]["origin"], "to": segments[-1]["destination"]}
+
+
+def earlier_full(
+    found: dict[str, Any], requested: str, searched: dict[str, Any], chosen: dict[str, Any], now: str
+) -> dict[str, Any] | None:
+    """A flight today, full in the booked cabin and still open, that leaves before the new one: its standby list is
+    offered after a missed connection's same-day rebooking (free, the new seat kept); None when there is none."""
+    if chosen["date"] != now[:10]:
+        return None
+    booking = disrupted(found, requested)
+    cabin = booking.get("fare_class", "main_cabin")
+    seats = {o["journey_id"]: (o.get("available_seats") or {}).get(cabin, 0) for o in searched.get("options", [])}
+    full = [
+        o
+        for o in change_options(found, requested, searched, seats=False, booking=booking)
+        if open_from(now) <= o["departs"] < chosen["departs"] and seats.get(o["journey_id"], 0) < 1
+    ]
+    return full[0] if full else None
+
+
+def rebooking_workflow(
+    name: str, description: str, intents: tuple[str, ...], opening: tuple, rebooking: dict[str, Any], after: tuple = ()
+) -> Workflow:
+    """A free rebooking of the disrupted booking: ``opening`` (what happened, said; its refusals), then the booked
+    day's open flights, the next day's when none is open or taken, the seat, the confirmation, the rebooking
+    (``rebooking``: its ``rebooking_type`` and ``waive_change_fee``), the carried items, the vouchers, ``after``."""
+    return Workflow(
+        name=name,
+        description=description,
+        intents=intents,
+        steps=(
+            *IDENTIFY,
+            *opening,
+            Compute("first_day", Derived(first_day, "$reservation", ASKED, f"${TODAY}")),
+            search("first_day", "search"),
+            Compute("options", Derived(open_options, "$reservation", ASKED, "$search", "$first_day", f"${NOW}")),
+            Offer(
+                "$options",
+                "journey_id",
+                OPTION,
+                NEW_FLIGHT,
+                name="chosen",
+                none="I don't see a flight that works that day, so let me check the next day.",
+                fall_through=True,
+            ),
+            Compute("next_day", Derived(next_day, "$first_day"), when="!$chosen"),
+            search("next_day", "search_next", when="!$chosen"),
+            Compute(
+                "options",
+                Derived(open_options, "$reservation", ASKED, "$search_next", "$next_day", f"${NOW}"),
+                when="!$chosen",
+            ),
+            Offer(
+                "$options",
+                "journey_id",
+                OPTION,
+                NEW_FLIGHT,
+                name="chosen",
+                none="",
+                fall_through=True,
+                when="!$chosen",
+            ),
+            # none taken either day: the full refund the disruption entitles, else a live agent offered (App. L.4)
+            *no_acceptable_option(JOURNEY),
+            Ask(SEAT),
+            Confirm(
+                "Because the disruption was on our side, there is no change fee and no fare difference. Shall I go "
+                "ahead and move you to flight {chosen.flight} on {chosen.day}?"
+            ),
+            Call(
+                "rebook_flight",
+                {
+                    "confirmation_number": "$confirmation_number",
+                    "journey_id": JOURNEY,
+                    "new_journey_id": "$new_journey_id",
+                    **rebooking,
+                },
+            ),
+            Call(
+                "assign_seat",
+                {
+                    "confirmation_number": "$confirmation_number",
+                    "passenger_id": PASSENGER,
+                    "journey_id": "$new_journey_id",
+                    "seat_preference": "$seat_preference",
+                },
+            ),
+            Compute(
+                "carried",
+                Derived(lambda found, said: carried_over(found, said, disrupted(found, said)), "$reservation", ASKED),
+            ),
+            Call(
+                "add_baggage_allowance",
+                {"confirmation_number": "$confirmation_number", "journey_id": "$new_journey_id", "num_bags": BAGS},
+                when="$carried.bags",
+            ),
+            Call(
+                "add_meal_request",
+                {
+                    "confirmation_number": "$confirmation_number",
+                    "passenger_id": PASSENGER,
+                    "journey_id": "$new_journey_id",
+                    "meal_type": "$carried.meal",
+                },
+                when="$carried.meal",
+            ),
+            Compute("vouchers", Derived(vouchers_after, "$what", "$reservation", ASKED, "$chosen")),
+            voucher("issue_meal_voucher", "meal", "$vouchers.meal", voucher_reason="$vouchers.meal"),
+            voucher("issue_hotel_voucher", "hotel", "$vouchers.nights", num_nights="$vouchers.nights"),
+            Say("You are moved to flight {chosen.flight} on {chosen.day}."),
+            Say("I've issued a {meal.amount} dollar meal voucher for the airport restaurants.", when="$vouchers.meal"),
+            Say("And a hotel voucher for {vouchers.nights} {vouchers.unit} near the airport.", when="$vouchers.nights"),
+            *after,
+        ),
+    )
+
+
+BAGS = "$carried.bags"
+IRROPS = rebooking_workflow(
+    "irrops_rebooking",
+    "Rebook a flight the airline cancelled, delayed or rescheduled, at no cost, with the vouchers due.",
     # what the caller asks for, not what happened ("my flight was cancelled and I want a refund" is a cancellation)
-    intents=("another flight", "different flight", "rebook", "rebooked", "new flight"),
-    steps=(
-        *IDENTIFY,
+    ("another flight", "different flight", "rebook", "rebooked", "new flight"),
+    (
         Call(
             "get_disruption_info", {"flight_number": FLIGHT, "date": DAY}, name="disruption", errors_ok=("not_found",)
         ),
         Compute("what", Derived(what_happened, "$disruption")),
+        Compute("flight", FLIGHT),
         Refuse(
-            "Flight {reservation.reservation.bookings.0.segments.0.flight_number} is {what.state}, which isn't a "
-            "disruption that waives change fees. A change would be a regular change with the usual fees.",
+            "Flight {flight} is {what.state}, which isn't a disruption that waives change fees. A change would be a "
+            "regular change with the usual fees.",
             when="!$what.irrops",
         ),
         voucher("issue_meal_voucher", "delay_voucher", "$what.delay_meal", voucher_reason="$what.delay_meal"),
@@ -140,91 +275,53 @@ IRROPS = Workflow(
             "I've issued a {delay_voucher.amount} dollar meal voucher for the airport restaurants.",
             when="$what.delay_meal",
         ),
-        Compute("first_day", Derived(first_day, "$reservation", ASKED, f"${TODAY}")),
-        search("first_day", "search"),
-        Compute("options", Derived(open_options, "$reservation", ASKED, "$search", "$first_day", f"${NOW}")),
-        Offer(
-            "$options",
-            "journey_id",
-            OPTION,
-            NEW_FLIGHT,
-            name="chosen",
-            none="I don't see a flight that works that day, so let me check the next day.",
-            fall_through=True,
+    ),
+    {"rebooking_type": "$what.rebooking_type", "waive_change_fee": False},  # an IRROPS rebooking has no fee
+)
+TODAY_FLIGHT = Derived(lambda chosen, now: chosen["date"] == now[:10], "$chosen", f"${NOW}")
+MISSED_CONNECTION = rebooking_workflow(
+    "missed_connection",
+    "Rebook a connection missed because the first flight arrived late, at no cost, with standby on an earlier one.",
+    ("missed my connect", "missed the connect", "missed connection", "connecting flight"),
+    (
+        Compute("missed", Derived(missed_view, "$reservation", ASKED)),
+        Refuse("I don't see a missed connection on this reservation.", when="!$missed"),
+        Compute("what", {"kind": "missed_connection", "meals": False}),
+        Say(
+            "I see you missed flight {missed.flight} from {missed.origin} to {missed.to} because your first flight "
+            "arrived late. Rebooking is free."
         ),
+    ),
+    {"rebooking_type": "missed_connection_airline_fault", "waive_change_fee": True},
+    (
+        # the same day, any cabin: a full flight leaving before the new one has a standby list (free, seat kept)
+        search("first_day", "full", when=TODAY_FLIGHT, cabin="any"),
         Compute(
-            "next_day",
-            Derived(lambda day: (date.fromisoformat(day) + timedelta(days=1)).isoformat(), "$first_day"),
-            when="!$chosen",
+            "standby",
+            Derived(earlier_full, "$reservation", ASKED, "$full", "$chosen", f"${NOW}"),
+            when=TODAY_FLIGHT,
         ),
-        search("next_day", "search_next", when="!$chosen"),
-        Compute(
-            "options",
-            Derived(open_options, "$reservation", ASKED, "$search_next", "$next_day", f"${NOW}"),
-            when="!$chosen",
-        ),
-        Offer(
-            "$options",
-            "journey_id",
-            OPTION,
-            NEW_FLIGHT,
-            name="chosen",
-            none="",
-            fall_through=True,
-            when="!$chosen",
-        ),
-        # none taken either day: a refund where the disruption entitles one, else a live agent offered
-        *no_acceptable_option(JOURNEY),
-        Ask(SEAT),
         Confirm(
-            "Because the disruption was on our side, there is no change fee and no fare difference. Shall I go ahead "
-            "and move you to flight {chosen.flight} on {chosen.day}?"
+            "Flight {standby.flight} at {standby.departs} is full, but standby is free and your new seat stays "
+            "confirmed. Shall I add you to the standby list for it?",
+            when="$standby",
         ),
         Call(
-            "rebook_flight",
+            "add_to_standby",
             {
                 "confirmation_number": "$confirmation_number",
-                "journey_id": JOURNEY,
-                "new_journey_id": "$new_journey_id",
-                "rebooking_type": "$what.rebooking_type",
-                "waive_change_fee": False,  # an IRROPS rebooking has no fee to waive
+                "passenger_ids": Derived(
+                    lambda found: [found["reservation"]["passengers"][0]["passenger_id"]], "$reservation"
+                ),
+                "journey_id": "$standby.journey_id",
             },
+            name="listed",
+            when="$standby",
         ),
-        Call(
-            "assign_seat",
-            {
-                "confirmation_number": "$confirmation_number",
-                "passenger_id": PASSENGER,
-                "journey_id": "$new_journey_id",
-                "seat_preference": "$seat_preference",
-            },
+        Say(
+            "You're number {listed.standby_list_position} on the standby list for flight {standby.flight}.",
+            when="$standby",
         ),
-        Compute("carried", Derived(carried_over, "$reservation", ASKED)),
-        Call(
-            "add_baggage_allowance",
-            {
-                "confirmation_number": "$confirmation_number",
-                "journey_id": "$new_journey_id",
-                "num_bags": "$carried.bags",
-            },
-            when="$carried.bags",
-        ),
-        Call(
-            "add_meal_request",
-            {
-                "confirmation_number": "$confirmation_number",
-                "passenger_id": PASSENGER,
-                "journey_id": "$new_journey_id",
-                "meal_type": "$carried.meal",
-            },
-            when="$carried.meal",
-        ),
-        Compute("vouchers", Derived(vouchers_after, "$what", "$reservation", ASKED, "$chosen")),
-        voucher("issue_meal_voucher", "meal", "$vouchers.meal", voucher_reason="$vouchers.meal"),
-        voucher("issue_hotel_voucher", "hotel", "$vouchers.nights", num_nights="$vouchers.nights"),
-        Say("You are moved to flight {chosen.flight} on {chosen.day}."),
-        Say("I've issued a {meal.amount} dollar meal voucher for the airport restaurants.", when="$vouchers.meal"),
-        Say("And a hotel voucher for {vouchers.nights} {vouchers.unit} near the airport.", when="$vouchers.nights"),
     ),
 )
-DISRUPTIONS = {IRROPS.name: IRROPS}
+DISRUPTIONS = {IRROPS.name: IRROPS, MISSED_CONNECTION.name: MISSED_CONNECTION}

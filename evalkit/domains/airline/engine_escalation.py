@@ -109,25 +109,25 @@ FEE_WAIVER = Workflow(
 # -- a disruption with no flight that fits: a refund or a transfer -----------------------------------------
 
 
-def irrops_refund(found: dict[str, Any], record: dict[str, Any], requested: str) -> dict[str, Any]:
-    """The full refund a disruption gives when no flight fits, if its record entitles one (``owed``): the domain's
+def irrops_refund(found: dict[str, Any], what: dict[str, Any], requested: str) -> dict[str, Any]:
+    """The full refund a disruption gives when no flight fits, if its record entitles one (``owed``: ``what``, the
+    rebooking's reading of the record, says ``refund``; a missed connection has none): the domain's
     ``cancellation_terms`` for the fare paid (``amount``), and the seat and bag fees it gives back (``fees``)."""
-    entitled = (record.get("disruption") or {}).get("passenger_entitled_to") or {}
     reservation = found["reservation"]
     paid = cancelling(found, requested)[0]["fare_paid"]
     terms = cancellation_terms(reservation.get("fare_type", ""), "irrops_refund", paid)
     fees = float(sum((reservation.get("ancillaries") or {}).values()))
-    return {"owed": bool(entitled.get("refund_option")), "amount": terms["refund_amount_eligible"], "fees": fees}
+    return {"owed": bool(what.get("refund")), "amount": terms["refund_amount_eligible"], "fees": fees}
 
 
 REFUNDED = "Your booking is cancelled and a refund of {cancel.refund_amount_eligible} dollars is on its way."
 
 
 def no_acceptable_option(journey: Derived) -> tuple[Step, ...]:
-    """What an IRROPS rebooking does when neither day has a flight the caller takes (in scope: ``first_day``,
-    ``next_day``, the disruption record, no ``chosen``): a full refund where the disruption entitles one, quoted and
-    written only on a yes; else, or when it is declined, a transfer offered (App. L.4). Every branch ends the task, so
-    the rebooking's steps after these run only for a flight taken."""
+    """What a disrupted caller's rebooking does when neither day has a flight the caller takes (in scope:
+    ``first_day``, ``next_day``, ``what``, the disruption as read; no ``chosen``): a full refund where the disruption
+    entitles one, quoted and written only on a yes; else, or when it is declined, a transfer offered (App. L.4).
+    Every branch ends the task, so the rebooking's steps after these run only for a flight taken."""
     settled = Derived(
         lambda yes, refund: {
             "refund": yes and not refund["fees"],
@@ -138,7 +138,7 @@ def no_acceptable_option(journey: Derived) -> tuple[Step, ...]:
         "$refund",
     )
     return (
-        Compute("refund", Derived(irrops_refund, "$reservation", "$disruption", ASKED), when="!$chosen"),
+        Compute("refund", Derived(irrops_refund, "$reservation", "$what", ASKED), when="!$chosen"),
         Compute("refund_instead", False, when="!$chosen"),
         Say(
             "I've checked {first_day} and {next_day} and there's nothing that works. Since the airline disrupted your "

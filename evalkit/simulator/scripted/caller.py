@@ -46,6 +46,9 @@ from evalkit.simulator.scripted.understanding import (
 from evalkit.spoken import parse_flight_numbers, spell_with_alphabet
 from evalkit.spoken_values import FLIGHT_NUMBER, say_written_values
 
+# The goal's yes/no decisions on one thing (``scripted.answers``) and the word a question about it names.
+DECIDED_TOPICS = (("standby", "standby"), ("refund_instead", "refund instead"))
+
 FIELD_CUES = (
     (
         "confirmation_number",
@@ -347,6 +350,10 @@ class ScriptedSimulator(Listening):
         return self._styled(yes if wants else no)
 
     def _confirm(self, agent_text: str) -> UserUtterance:
+        # a question about a thing the goal decides apart ("... standby list ...": its "standby" answer)
+        topic = next((k for k, word in DECIDED_TOPICS if word in agent_text.lower() and k in self.plan.answers), None)
+        if topic is not None:
+            return self._yes_no(topic, "Yes, please.", "No, thank you.")
         if self.plan.answers.get("confirm", "yes").strip().lower().startswith("no"):
             return self._styled("No, please don't do that.")
         total = quoted_total(agent_text)

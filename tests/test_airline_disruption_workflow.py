@@ -1,21 +1,29 @@
-"""Airline's IRROPS rebooking on the workflow engine (issue 28.4, ``evalkit/domains/airline/engine_disruptions.py``):
+"""Airline's IRROPS rebooking and missed connections on the workflow engine
+(issue 28.4, ``evalkit/domains/airline/engine_disruptions.py``):
 in text mode with the scripted caller it completes every IRROPS scenario the hand-written policy completes, with the
 reference calls: a cancellation rebooked the same day or, with nothing open or the caller taking none, the next day
 (``Offer(fall_through=True)``), a delay's meal voucher issued first, the overnight meal and hotel vouchers, a meal
-request carried over, and a delay that is no IRROPS disruption refused a free change."""
+request carried over, and a delay that is no IRROPS disruption refused a free change; a missed connection rebooked
+free, a hotel night when the new flight is the next day, and standby offered on a full flight that leaves earlier
+the same day (taken or declined as the caller's goal says)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from evalkit.domains.airline.engine_disruptions import vouchers_after, what_happened
 from evalkit.domains.airline.engine_workflows import WORKFLOWS
 from evalkit.domains.airline.tools import REGISTRY
+from evalkit.domains.scenarios import load_scenarios
+from evalkit.metrics.task_completion import task_completion
+from evalkit.text_dialogue import run_text_dialogue, transcript
 from tests.test_airline_workflow import engine_completes
 
 
-def test_the_irrops_workflow_is_well_formed() -> None:
+def test_the_irrops_and_missed_connection_workflows_are_well_formed() -> None:
     WORKFLOWS["irrops_rebooking"].check(REGISTRY)
+    WORKFLOWS["missed_connection"].check(REGISTRY)
 
 
 # AL-018/024 cancelled, rebooked today (a vegan meal carried over on 024); AL-019 nothing open today: the next day,
@@ -58,3 +66,25 @@ def test_the_wait_earns_overnight_vouchers_or_a_same_day_meal_voucher_after_a_ca
     assert vouchers_after(cancelled, found, "", {"date": "2026-06-18"})["meal"] == "cancellation_wait_same_day"
     assert vouchers_after(delayed, found, "", {"date": "2026-06-18"}) == {"meal": None, "nights": 0, "unit": "nights"}
     assert vouchers_after(delayed, found, "", {"date": "2026-06-25"})["nights"] == 3  # at most MAX_HOTEL_NIGHTS
+
+
+def searchless(calls: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """The calls with the searches' cabin left out: after the rebooking the engine searches any cabin for a full
+    flight's standby list, as the hand-written policy does (EVA-Bench's reference searches the booked one)."""
+    return [(n, {k: v for k, v in a.items() if k != "fare_class"}) for n, a in calls]
+
+
+# AL-026/030 rebooked today, no earlier full flight; AL-027 standby taken on the earlier full SK891; AL-028 standby
+# declined (its goal says no); AL-029/031 rebooked on the next day: a hotel night, no standby
+@pytest.mark.parametrize("sid", ["AL-026", "AL-027", "AL-028", "AL-029", "AL-030", "AL-031"])
+def test_the_engine_completes_missed_connections_with_the_reference_calls(sid: str) -> None:
+    scenario = next(s for s in load_scenarios("airline") if s.id == sid)
+    conversation = run_text_dialogue(
+        scenario, lambda t: t, None, np.random.default_rng(0), registry=REGISTRY, workflows=WORKFLOWS
+    )
+    lines = transcript(conversation)
+    assert task_completion(conversation).score == 1.0, lines
+    made = [(c.name, c.arguments) for t in conversation.turns for c in t.tool_calls]
+    assert searchless(made) == searchless([(c.name, c.arguments) for c in scenario.reference_calls]), lines
+    offered = [t for r, t in lines if r == "assistant" and "standby is free" in t]
+    assert bool(offered) == (sid in ("AL-027", "AL-028")), lines
