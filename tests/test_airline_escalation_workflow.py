@@ -202,3 +202,16 @@ def test_the_irrops_refund_is_owed_only_where_the_record_entitles_one_and_is_the
     assert irrops_refund(found, what_happened(record(False)), "")["owed"] is False
     assert irrops_refund(found, what_happened({"status": "error", "error_type": "not_found"}), "")["owed"] is False
     assert irrops_refund(found, {"kind": "missed_connection", "meals": False}, "")["owed"] is False  # no record
+
+
+@pytest.mark.parametrize("sid", ["AL-040", "AL-041", "AL-042"])
+def test_the_waiver_offer_is_worded_as_the_hand_written_policy_words_it(sid: str) -> None:
+    """From the route on, the same sentence: the booking found, the waiver that needs documentation, the offer (the
+    engine spells the flight number, "S K 2 9 6" for "SK296")."""
+    scenario = ESCALATIONS[sid]
+    runs = [
+        run_text_dialogue(scenario, lambda t: t, None, np.random.default_rng(0), **engine)  # type: ignore[arg-type]
+        for engine in ({}, {"registry": REGISTRY, "workflows": WORKFLOWS})
+    ]
+    offers = [next(t for r, t in transcript(run) if r == "assistant" and "fee waiver needs" in t) for run in runs]
+    assert offers[0].partition(" from ")[2] == offers[1].partition(" from ")[2], offers
