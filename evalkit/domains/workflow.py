@@ -16,6 +16,7 @@ A workflow is an ordered tuple of steps:
 - ``Confirm(text)``: the agent states what it will do and needs a yes; a no ends the workflow, nothing written;
 - ``Say(text)``: the agent tells the caller something (e.g. a ticket number from a result); ``end=True``: the
   task is done there (a branch that is complete, such as a standby listing within a same-day change);
+  ``end_call=True``: the call ends there (a hand-over to a live agent, after the transfer tool was called);
 - ``Refuse(text, when=...)``: the policy boundary the agent itself checks (no tool does): when ``when`` holds the
   workflow stops with ``text`` spoken, nothing written (an FMLA request longer than the weeks left);
 - ``Offer(items, value, option, slot)``: offer-and-choose over a list an earlier call returned: the agent says up to
@@ -27,6 +28,9 @@ A workflow is an ordered tuple of steps:
   can quote it (a fee, a total, the refund or credit a cancellation gives) or branch on it: ``of`` is a literal, a
   ``"$ref"`` template or a ``Derived`` (a pure function of earlier values, written in Python beside the workflow;
   no string is ever evaluated).
+
+``Workflow.priority``: when a request matches several workflows' intents, the highest priority wins before the
+longest phrase does (a fee waiver for a bereavement over the change its words also name).
 
 ``Workflow.escalate`` (an ``Escalate(tool, args)``): a caller who asks for a person (a supervisor, a live agent) at
 any step of the workflow, or after it was refused, is handed over with that tool at once; ``args`` are templates
@@ -198,6 +202,7 @@ class Say:
     text: str
     when: str | None = None
     end: bool = False  # the task is done after it: the steps below are another branch's
+    end_call: bool = False  # the call ends once it is said (a hand-over to a live agent, made by the step before)
 
 
 @dataclass(frozen=True)
@@ -277,6 +282,7 @@ class Workflow:
     intents: tuple[str, ...]
     steps: tuple[Step, ...]
     escalate: Escalate | None = None  # a caller asking for a person at any step: this hand-over (None: no rule)
+    priority: int = 0  # of the workflows a request matches, the highest priority wins (a waiver over a change)
 
     @property
     def slots(self) -> list[Slot]:
@@ -491,7 +497,7 @@ def run_reference(
             return ReferenceRun(calls, "declined", scope, errors)
         elif isinstance(step, Refuse):
             return ReferenceRun(calls, "refused", scope, errors)
-        elif isinstance(step, Say) and step.end:
+        elif isinstance(step, Say) and (step.end or step.end_call):
             break
     return ReferenceRun(calls, "completed", scope, errors)
 

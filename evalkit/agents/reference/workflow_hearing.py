@@ -21,15 +21,16 @@ if TYPE_CHECKING:
 
 
 def match_workflows(heard: str, workflows: Mapping[str, Workflow]) -> list[str]:
-    """Workflows whose intents (or readable name) occur in ``heard``; the longest matching phrase wins, so
-    "cancel my leave request" prefers an intent "cancel leave" over a bare "cancel". Ties stay ambiguous."""
+    """Workflows whose intents (or readable name) occur in ``heard``; of those the highest ``priority`` (a fee waiver
+    for a bereavement over a change), then the longest matching phrase wins, so "cancel my leave request" prefers an
+    intent "cancel leave" over a bare "cancel". Ties stay ambiguous."""
     low = heard.lower()
     scores: dict[str, int] = {}
     for name, workflow in workflows.items():
         phrases = [*workflow.intents, name.replace("_", " ")]
         found = [len(p) for p in phrases if p and re.search(rf"\b{re.escape(p.lower())}", low)]
         if found:
-            scores[name] = max(found)
+            scores[name] = workflow.priority * 10_000 + max(found)
     if not scores:
         return []
     best = max(scores.values())

@@ -261,6 +261,9 @@ class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHeari
             if isinstance(step, Say):
                 said.append(speak(step.text, run.scope))
                 run.index += 1
+                if step.end_call:  # the hand-over is made: the call ends here
+                    self.run = None
+                    return self._say(" ".join(said), end_call=True)
                 if step.end:  # the task is done: the steps below are another branch's
                     break
                 continue

@@ -17,6 +17,7 @@ from typing import Any
 
 from evalkit.domains.airline.engine_changes import NEW_FLIGHT, SEAT, SEATS, carried_over, change_options, open_from
 from evalkit.domains.airline.engine_common import ASKED, IDENTIFY, PASSENGER, cancelling
+from evalkit.domains.airline.engine_escalation import no_acceptable_option
 from evalkit.domains.airline.policy import MAX_HOTEL_NIGHTS, meal_voucher_for_delay
 from evalkit.domains.workflow import NOW, TODAY, Ask, Call, Compute, Confirm, Derived, Offer, Refuse, Say, Workflow
 from evalkit.spoken import say_date
@@ -53,6 +54,7 @@ def what_happened(record: dict[str, Any]) -> dict[str, Any]:
             kind, "irrops_cancellation"
         ),
         "delay_meal": meal_voucher_for_delay(delay) if irrops and kind in ("delay", "schedule_change") else None,
+        "refund": bool((disruption.get("passenger_entitled_to") or {}).get("refund_option")),  # when none fits
     }
 
 
@@ -191,9 +193,12 @@ def rebooking_workflow(
                 OPTION,
                 NEW_FLIGHT,
                 name="chosen",
-                none="I've checked both days and I can't find a flight that works.",
+                none="",
+                fall_through=True,
                 when="!$chosen",
             ),
+            # none taken either day: the full refund the disruption entitles, else a live agent offered (App. L.4)
+            *no_acceptable_option(JOURNEY),
             Ask(SEAT),
             Confirm(
                 "Because the disruption was on our side, there is no change fee and no fare difference. Shall I go "

@@ -172,3 +172,6 @@ CANCELLATION = Workflow(
 WORKFLOWS = {CANCELLATION.name: CANCELLATION}
 WORKFLOWS.update(CHANGES)
 WORKFLOWS.update(DISRUPTIONS)
+from evalkit.domains.airline.engine_escalation import ESCALATION  # noqa: E402  (the other families, last)
+
+WORKFLOWS.update(ESCALATION)

@@ -39,6 +39,13 @@ FIRST_ROW = {"basic_economy": 25, "main_cabin": 20, "premium_economy": 10, "busi
 SEAT_LETTER = {"window": "A", "middle": "B", "aisle": "C", "no_preference": "C"}
 
 
+WAIVER_KEYWORDS = (  # fee waivers that need documentation a live agent must see (App. L.4 "Fee Waivers")
+    ("bereavement", ("bereavement", "funeral", "passed away", "death in")),
+    ("medical emergency", ("medical", "hospital", "surgery")),
+    ("military orders", ("military", "orders", "deployment", "deployed")),
+)
+
+
 SEARCHABLE_STATUSES = ("scheduled", "on_time", "delayed")
 
 

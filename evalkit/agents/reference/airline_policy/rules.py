@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from evalkit.domains.airline.policy import WAIVER_KEYWORDS
 from evalkit.spoken import (
     say_time,
     spelled_runs,
@@ -16,11 +17,6 @@ MAX_REASKS = 2
 MAX_REPAIRS = 8  # corrections (one character or a whole re-spelling) of a read-back before giving up
 CODE_LENGTH = 6  # SkyWay confirmation codes have six characters
 SAME_DAY_CUTOFF_MINUTES = 30  # same-day changes are permitted up to 30 minutes before departure
-WAIVER_KEYWORDS = (  # fee waivers that need documentation a live agent must see (App. L.4 "Fee Waivers")
-    ("bereavement", ("bereavement", "funeral", "passed away", "death in")),
-    ("medical emergency", ("medical", "hospital", "surgery")),
-    ("military orders", ("military", "orders", "deployment", "deployed")),
-)
 INTENT_KEYWORDS = (  # first match wins: the specific situations before the generic verbs
     ("escalation", tuple(word for _, words in WAIVER_KEYWORDS for word in words)),
     ("missed_connection", ("missed my connect", "missed the connect", "missed connection", "connecting flight")),
