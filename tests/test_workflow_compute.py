@@ -23,6 +23,7 @@ from evalkit.domains.workflow import (
     Offer,
     Say,
     Slot,
+    Switch,
     Workflow,
     WorkflowError,
     parse_slot,
@@ -282,3 +283,31 @@ def test_the_words_that_started_a_task_chosen_among_several_keep_the_request_it_
     agent.step("Order parts, please.")
     assert agent.run is not None and agent.run.workflow.name == "order_parts"
     assert agent.run.scope["requested"] == "I'd like to order, it's for the race team. Order parts, please."
+
+
+def test_a_switch_goes_on_as_another_workflow_with_what_was_gathered() -> None:
+    """``Switch(workflow)``: a request the first workflow cannot serve goes on as another (a part out of the catalogue:
+    a special order), the part number not asked again; the reference run follows it when given the workflows."""
+    special = Workflow(
+        "special_order", "Special order.", ("special",), (Ask(PART), Say("Special order for {part_id}."))
+    )
+    asking = Workflow(
+        "order_parts",
+        "Order parts.",
+        ("order",),
+        (
+            Ask(PART),
+            Call("get_part", {"part_id": "$part_id"}, name="found", errors_ok=("not_found",)),
+            Switch("special_order", when="!$found.part"),
+            Say("That's {found.part.name}."),
+        ),
+    )
+    workflows = {w.name: w for w in (asking, special)}
+    run = run_reference(asking, {"part_id": "ZZZ999"}, ToolExecutor(REGISTRY, fresh_db()), workflows=workflows)
+    assert run.outcome == "completed" and [name for name, _ in run.calls] == ["get_part"]
+    with pytest.raises(WorkflowError, match="no workflow 'special_order' to switch to"):
+        run_reference(asking, {"part_id": "ZZZ999"}, ToolExecutor(REGISTRY, fresh_db()))
+    agent = WorkflowPolicy(ToolBox(ToolExecutor(REGISTRY, fresh_db())), TODAY, workflows)
+    agent.greet()
+    replies = [agent.step(line).text for line in ["I'd like to order a part.", "Z Z Z 9 9 9", "Yes."]]
+    assert "Special order for Z Z Z 9 9 9." in replies[-1] and "Which part number" not in replies[-1], replies

@@ -212,6 +212,15 @@ class Refuse:
 
 
 @dataclass(frozen=True)
+class Switch:
+    """The task goes on as the domain's workflow ``workflow``, what was gathered kept (the caller is not asked again):
+    a request this workflow cannot serve but that one can (a rebooking with no disruption on record: a change)."""
+
+    workflow: str
+    when: str | Derived | None = None
+
+
+@dataclass(frozen=True)
 class Offer:
     """Offer-and-choose (see the module docstring). ``items``: a reference to a list of mappings (``"$search.found"``);
     ``value``: the item field the ``slot`` takes (its question names the label, as for ``Ask``); ``option``: how one
@@ -264,7 +273,7 @@ class Compute:
     when: str | Derived | None = None
 
 
-Step = Ask | Call | Confirm | Say | Refuse | Offer | Compute
+Step = Ask | Call | Confirm | Say | Refuse | Offer | Compute | Switch
 TODAY = "today"  # the scope's name for the call's date (ISO), for a ``Derived`` that compares against it
 NOW = "now"  # the call's date and time ("YYYY-MM-DD HH:MM") where the agent knows it (a 24-hour rule)
 # The caller's words that started the task, as heard ("cancel just the return part of my trip"): a ``Derived`` reads
@@ -414,6 +423,7 @@ def run_reference(
     executor: ToolExecutor,
     confirm: bool = True,
     memo: dict[str, Any] | None = None,
+    workflows: Mapping[str, Workflow] | None = None,
 ) -> ReferenceRun:
     """Walk the workflow as a perfect agent would with the caller's true ``answers`` (slot name -> value).
 
@@ -499,6 +509,11 @@ def run_reference(
             return ReferenceRun(calls, "refused", scope, errors)
         elif isinstance(step, Say) and (step.end or step.end_call):
             break
+        elif isinstance(step, Switch):
+            if workflows is None or step.workflow not in workflows:
+                raise WorkflowError(f"workflow {workflow.name} step {i}: no workflow {step.workflow!r} to switch to")
+            rest = run_reference(workflows[step.workflow], answers, executor, confirm, memo, workflows)
+            return ReferenceRun(calls + rest.calls, rest.outcome, {**scope, **rest.scope}, errors + rest.errors)
     return ReferenceRun(calls, "completed", scope, errors)
 
 

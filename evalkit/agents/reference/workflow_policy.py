@@ -39,6 +39,7 @@ from evalkit.domains.workflow import (
     Offer,
     Refuse,
     Say,
+    Switch,
     Workflow,
     applies,
     resolve,
@@ -267,6 +268,8 @@ class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHeari
                 if step.end:  # the task is done: the steps below are another branch's
                     break
                 continue
+            if isinstance(step, Switch):  # the task goes on as another workflow, what was gathered kept
+                return self._start(step.workflow, " ".join(said), run.scope.get(REQUESTED, ""))
             if isinstance(step, Refuse):  # the policy boundary (``applies`` said its condition holds)
                 refusal = speak(step.text, run.scope)
                 self.refused = (run.workflow.name, refusal)

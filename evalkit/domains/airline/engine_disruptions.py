@@ -19,7 +19,20 @@ from evalkit.domains.airline.engine_changes import NEW_FLIGHT, SEAT, SEATS, carr
 from evalkit.domains.airline.engine_common import ASKED, IDENTIFY, PASSENGER, cancelling
 from evalkit.domains.airline.engine_escalation import no_acceptable_option
 from evalkit.domains.airline.policy import MAX_HOTEL_NIGHTS, meal_voucher_for_delay
-from evalkit.domains.workflow import NOW, TODAY, Ask, Call, Compute, Confirm, Derived, Offer, Refuse, Say, Workflow
+from evalkit.domains.workflow import (
+    NOW,
+    TODAY,
+    Ask,
+    Call,
+    Compute,
+    Confirm,
+    Derived,
+    Offer,
+    Refuse,
+    Say,
+    Switch,
+    Workflow,
+)
 from evalkit.spoken import say_date
 
 
@@ -47,6 +60,7 @@ def what_happened(record: dict[str, Any]) -> dict[str, Any]:
     irrops = bool(disruption.get("is_irrops"))
     return {
         "irrops": irrops,
+        "on_record": bool(disruption),
         "state": f"delayed by {delay} minutes" if delay else "operating on schedule",
         "said": said,
         "kind": kind,
@@ -265,6 +279,13 @@ IRROPS = rebooking_workflow(
         ),
         Compute("what", Derived(what_happened, "$disruption")),
         Compute("flight", FLIGHT),
+        # No disruption on record: the caller's own reason, so a regular change on the day the caller names (as the
+        # hand-written policy does), its fee quoted before anything is written
+        Say(
+            "I don't see a disruption on flight {flight}, so this would be a regular change with the usual fees.",
+            when="!$what.on_record",
+        ),
+        Switch("voluntary_change", when="!$what.on_record"),
         Refuse(
             "Flight {flight} is {what.state}, which isn't a disruption that waives change fees. A change would be a "
             "regular change with the usual fees.",
