@@ -200,7 +200,9 @@ def test_the_change_quote_is_the_domain_s_fee_and_the_fare_difference() -> None:
 
 
 def test_an_offered_flight_is_chosen_by_its_number_or_its_time_said_in_words() -> None:
-    step = WORKFLOWS["voluntary_change"].steps[6]
+    from evalkit.domains.workflow import Offer
+
+    step = next(s for s in WORKFLOWS["voluntary_change"].steps if isinstance(s, Offer))
     items = [{"journey_id": "FL_SK722_20260622"}, {"journey_id": "FL_SK748_20260622"}]
     texts = ["flight S K 7 2 2 at 8:15 AM", "flight S K 7 4 8 at 6:40 PM"]
     today = date(2026, 6, 1)
@@ -296,3 +298,27 @@ def test_the_disruption_record_is_read_when_the_caller_tells_of_a_disruption_the
     assert read("scheduled", "My flight time got changed a lot and I need to cancel and get a refund.")
     assert read("cancelled", "I need to cancel my flight, please.")
     assert not read("scheduled", "I need to cancel my flight, please.")
+
+
+def test_a_change_to_another_destination_asks_its_airport_code_and_searches_that_route() -> None:
+    """A caller who asks to fly into another airport ("change my destination") is asked its three-letter code (the
+    tools know no city names) and offered that route's flights; the booked route otherwise."""
+    scenario = next(s for s in load_scenarios("airline") if s.id == "AL-002")
+    db = copy.deepcopy(scenario.scenario_db)
+    for journey in db["journeys"].values():
+        if journey["journey_id"] == "FL_SK748_20260622":  # the evening flight now flies into Colorado Springs
+            journey["destination"] = journey["segments"][-1]["destination"] = "COS"
+    goal = scenario.user_goal.model_copy(deep=True)
+    goal.starting_utterance = "I need to change my destination to Colorado Springs."
+    goal.scripted.answers["new_destination"] = "COS"
+    goal.scripted.accept_option, goal.scripted.accept_say = "SK748", "The 6:40 PM one, please."
+    moved = scenario.model_copy(update={"scenario_db": db, "user_goal": goal})
+    conversation = run_text_dialogue(
+        moved, lambda t: t, None, np.random.default_rng(0), registry=REGISTRY, workflows=WORKFLOWS
+    )
+    lines = transcript(conversation)
+    assert any("Which arrival airport would you like instead?" in t for r, t in lines if r == "assistant"), lines
+    searched = [c.arguments for t in conversation.turns for c in t.tool_calls if c.name == "search_rebooking_options"]
+    assert [(a["origin"], a["destination"]) for a in searched] == [("ORD", "COS")], lines
+    rebooked = [c.arguments for t in conversation.turns for c in t.tool_calls if c.name == "rebook_flight"]
+    assert [a["new_journey_id"] for a in rebooked] == ["FL_SK748_20260622"], lines

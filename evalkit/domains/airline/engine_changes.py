@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from evalkit.domains.airline.engine_common import ASKED, IDENTIFY, PASSENGER, SAME_DAY_CUTOFF_MINUTES, cancelling
-from evalkit.domains.airline.policy import change_fee, elite_waives
+from evalkit.domains.airline.policy import change_fee, elite_waives, route_change
 from evalkit.domains.workflow import (
     NOW,
     TODAY,
@@ -31,6 +31,22 @@ STANDBY = re.compile(r"\bstand[\s-]?by\b", re.IGNORECASE)
 # -- voluntary change: another day, with the change fee and fare difference ----------------------------------
 
 NEW_DATE = Slot("new_date", "date", "What date would you like to travel instead?", label="date")
+# another airport at one end of the trip, when the caller's words ask for one ("change my destination to Detroit"):
+# its three-letter code (the tools know no city names)
+NEW_ORIGIN = Slot(
+    "new_origin",
+    "code",
+    "Which departure airport would you like instead? Please tell me its three-letter code.",
+    label="departure airport",
+    length=3,
+)
+NEW_DESTINATION = Slot(
+    "new_destination",
+    "code",
+    "Which arrival airport would you like instead? Please tell me its three-letter code.",
+    label="arrival airport",
+    length=3,
+)
 NEW_FLIGHT = Slot("new_journey_id", "text", "Which flight would you like?", label="flight")
 # the seat type the caller names first ("window, then aisle"), as the hand-written policy hears it
 SEAT = Slot(
@@ -173,6 +189,13 @@ STANDBY_LISTING = (
 )
 
 
+BOOKED = ("$reservation", ASKED)
+
+
+def booked_destination(found: dict[str, Any], requested: str) -> str:
+    return changing(found, requested)["segments"][-1]["destination"]
+
+
 def change_workflow(name: str, description: str, intents: tuple[str, ...], same_day: bool) -> Workflow:
     """A change onto another flight: on another day the caller names (``voluntary``), or today, earlier or later
     as the caller asked and at least 30 minutes off (``same_day``); its fee and the elite waiver by that type."""
@@ -189,17 +212,19 @@ def change_workflow(name: str, description: str, intents: tuple[str, ...], same_
         steps=(
             *IDENTIFY,
             # today's date for a same-day change (the call's own), else the day the caller names
+            # the booked route, unless the caller asked to fly from or to another airport
+            Compute("moving", Derived(route_change, ASKED)),
+            Compute("new_origin", Derived(lambda found, said: changing(found, said)["segments"][0]["origin"], *BOOKED)),
+            Compute("new_destination", Derived(booked_destination, *BOOKED)),
+            Ask(NEW_ORIGIN, when="$moving=origin"),
+            Ask(NEW_DESTINATION, when="$moving=destination"),
             Compute("new_date", Derived(lambda now: now[:10], f"${NOW}")) if same_day else Ask(NEW_DATE),
             *(STANDBY_CHECK if same_day else ()),
             Call(
                 "search_rebooking_options",
                 {
-                    "origin": Derived(
-                        lambda found, said: changing(found, said)["segments"][0]["origin"], "$reservation", ASKED
-                    ),
-                    "destination": Derived(
-                        lambda found, said: changing(found, said)["segments"][-1]["destination"], "$reservation", ASKED
-                    ),
+                    "origin": "$new_origin",
+                    "destination": "$new_destination",
                     "date": "$new_date",
                     "passenger_count": 1,
                     # any cabin for standby (a flight full in the booked one has its list), else the booked one

@@ -46,6 +46,20 @@ WAIVER_KEYWORDS = (  # fee waivers that need documentation a live agent must see
 )
 
 
+# A request to fly from or to another airport than the booked one: which end of the trip moves. The agent knows
+# no city names (its tools take airport codes and return no cities), so it asks for the new airport's code.
+ROUTE_CHANGE_CUES = (
+    ("origin", ("leave from", "leaving from", "depart from", "departing from", "fly out of", "fly from")),
+    ("destination", ("destination", "fly into", "fly in to", "arrive in", "land in")),
+)
+
+
+def route_change(text: str) -> str | None:
+    """The end of the trip ("origin" or "destination") the caller asks to move to another airport, else None."""
+    low = text.lower()
+    return next((end for end, cues in ROUTE_CHANGE_CUES if any(c in low for c in cues)), None)
+
+
 SEARCHABLE_STATUSES = ("scheduled", "on_time", "delayed")
 
 

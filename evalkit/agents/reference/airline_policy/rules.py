@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evalkit.domains.airline.policy import WAIVER_KEYWORDS
+from evalkit.domains.airline.policy import WAIVER_KEYWORDS, route_change  # noqa: F401 (route_change: identify.py)
 from evalkit.spoken import (
     say_time,
     spelled_runs,
@@ -35,12 +35,6 @@ DISRUPTION_WORDS = ("cancelled", "canceled", "delayed", "delay", "time changed",
 CANCEL_VERB = re.compile(r"\bcancel\b")  # "cancel a flight", not "my flight was canceled"
 # A reply to an offer that names no offered flight but says it doesn't fit ("That's too late, I need a morning one").
 REJECT_CUES = ("none", "too late", "too early", "can't", "cannot", "rather", "doesn't work", "don't work", "need")
-# A request to fly from or to another airport than the booked one: which end of the trip moves. The agent knows
-# no city names (its tools take airport codes and return no cities), so it asks for the new airport's code.
-ROUTE_CHANGE_CUES = (
-    ("origin", ("leave from", "leaving from", "depart from", "departing from", "fly out of", "fly from")),
-    ("destination", ("destination", "fly into", "fly in to", "arrive in", "land in")),
-)
 SUPERVISOR_CUES = ("supervisor", "manager", "live agent", "real person", "somebody else", "someone else")
 
 
@@ -108,12 +102,6 @@ def classify_intent(text: str) -> str | None:
         if intent == "cancellation_refund" and CANCEL_VERB.search(low):
             return intent
     return None
-
-
-def route_change(text: str) -> str | None:
-    """The end of the trip ("origin" or "destination") the caller asks to move to another airport, else None."""
-    low = text.lower()
-    return next((end for end, cues in ROUTE_CHANGE_CUES if any(c in low for c in cues)), None)
 
 
 def parse_airport(text: str) -> str | None:
