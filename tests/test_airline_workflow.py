@@ -322,3 +322,49 @@ def test_a_change_to_another_destination_asks_its_airport_code_and_searches_that
     assert [(a["origin"], a["destination"]) for a in searched] == [("ORD", "COS")], lines
     rebooked = [c.arguments for t in conversation.turns for c in t.tool_calls if c.name == "rebook_flight"]
     assert [a["new_journey_id"] for a in rebooked] == ["FL_SK748_20260622"], lines
+
+
+def round_trip(scenario_id: str = "AL-002") -> object:
+    """AL-002 (ORD-DEN on June 20, changed to June 22) made a round trip: DEN-ORD on June 25, movable to June 27."""
+    scenario = next(s for s in load_scenarios("airline") if s.id == scenario_id)
+    db = copy.deepcopy(scenario.scenario_db)
+
+    def journey(number: str, day: str, origin: str, destination: str) -> dict:
+        template = copy.deepcopy(db["journeys"]["FL_SK722_20260622"])
+        template.update(
+            journey_id=f"FL_{number}_{day.replace('-', '')}", date=day, origin=origin, destination=destination
+        )
+        template["segments"][0].update(flight_number=number, origin=origin, destination=destination)
+        return template
+
+    for made in (journey("SK723", "2026-06-25", "DEN", "ORD"), journey("SK733", "2026-06-27", "DEN", "ORD")):
+        db["journeys"][made["journey_id"]] = made
+    reservation = db["reservations"]["7HQ4TZ"]
+    back = copy.deepcopy(reservation["bookings"][0])
+    back.update(journey_id="FL_SK723_20260625")
+    back["segments"][0].update(flight_number="SK723", date="2026-06-25")
+    reservation["bookings"].append(back)
+    goal = scenario.user_goal.model_copy(deep=True)
+    goal.starting_utterance = "I need to change my round-trip flight dates."
+    goal.scripted.answers.update(return_date="June 27th", accept_also="SK733")
+    return scenario.model_copy(update={"scenario_db": db, "user_goal": goal})
+
+
+def test_a_round_trip_changed_both_ways_moves_the_outbound_then_asks_the_return_date() -> None:
+    conversation = run_text_dialogue(
+        round_trip(), lambda t: t, None, np.random.default_rng(0), registry=REGISTRY, workflows=WORKFLOWS
+    )
+    lines = transcript(conversation)
+    rebooked = [c.arguments for t in conversation.turns for c in t.tool_calls if c.name == "rebook_flight"]
+    moves = [(a["journey_id"], a["new_journey_id"]) for a in rebooked]
+    assert moves == [("FL_SK722_20260620", "FL_SK722_20260622"), ("FL_SK723_20260625", "FL_SK733_20260627")], lines
+    assert any("What return date would you like?" in t for r, t in lines if r == "assistant"), lines
+    one_way = run_text_dialogue(
+        round_trip().model_copy(update={"user_goal": next(s for s in CHANGES if s.id == "AL-002").user_goal}),
+        lambda t: t,
+        None,
+        np.random.default_rng(0),
+        registry=REGISTRY,
+        workflows=WORKFLOWS,
+    )
+    assert len([c for t in one_way.turns for c in t.tool_calls if c.name == "rebook_flight"]) == 1  # not asked: one leg

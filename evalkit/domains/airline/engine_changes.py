@@ -8,7 +8,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evalkit.domains.airline.engine_common import ASKED, IDENTIFY, PASSENGER, SAME_DAY_CUTOFF_MINUTES, cancelling
+from evalkit.domains.airline.engine_common import (
+    ASKED,
+    IDENTIFY,
+    PASSENGER,
+    SAME_DAY_CUTOFF_MINUTES,
+    cancelling,
+    live_bookings,
+)
 from evalkit.domains.airline.policy import change_fee, elite_waives, route_change
 from evalkit.domains.workflow import (
     NOW,
@@ -22,6 +29,8 @@ from evalkit.domains.workflow import (
     Refuse,
     Say,
     Slot,
+    Step,
+    Switch,
     Workflow,
 )
 from evalkit.spoken import parse_seat_preference, parse_seat_preferences
@@ -196,9 +205,21 @@ def booked_destination(found: dict[str, Any], requested: str) -> str:
     return changing(found, requested)["segments"][-1]["destination"]
 
 
-def change_workflow(name: str, description: str, intents: tuple[str, ...], same_day: bool) -> Workflow:
+def change_workflow(
+    name: str,
+    description: str,
+    intents: tuple[str, ...],
+    same_day: bool,
+    leg: tuple[Step, ...] = (),
+    slots: tuple[Slot, Slot] = (NEW_DATE, NEW_FLIGHT),
+    then: tuple[Step, ...] = (),
+) -> Workflow:
     """A change onto another flight: on another day the caller names (``voluntary``), or today, earlier or later
-    as the caller asked and at least 30 minutes off (``same_day``); its fee and the elite waiver by that type."""
+    as the caller asked and at least 30 minutes off (``same_day``); its fee and the elite waiver by that type.
+    ``leg``: steps that narrow the reservation to the journey changed (a round trip's return); ``slots``: the new
+    date's and the new flight's (another pair for a second journey in the same call); ``then``: the last steps."""
+    date_slot, flight_slot = slots
+    new_flight = f"${flight_slot.name}"
     kind = "same_day" if same_day else "voluntary"
     options = (
         Derived(same_day_options, "$reservation", ASKED, "$search", f"${NOW}")
@@ -211,6 +232,7 @@ def change_workflow(name: str, description: str, intents: tuple[str, ...], same_
         intents=intents,
         steps=(
             *IDENTIFY,
+            *leg,
             # today's date for a same-day change (the call's own), else the day the caller names
             # the booked route, unless the caller asked to fly from or to another airport
             Compute("moving", Derived(route_change, ASKED)),
@@ -218,14 +240,14 @@ def change_workflow(name: str, description: str, intents: tuple[str, ...], same_
             Compute("new_destination", Derived(booked_destination, *BOOKED)),
             Ask(NEW_ORIGIN, when="$moving=origin"),
             Ask(NEW_DESTINATION, when="$moving=destination"),
-            Compute("new_date", Derived(lambda now: now[:10], f"${NOW}")) if same_day else Ask(NEW_DATE),
+            Compute("new_date", Derived(lambda now: now[:10], f"${NOW}")) if same_day else Ask(date_slot),
             *(STANDBY_CHECK if same_day else ()),
             Call(
                 "search_rebooking_options",
                 {
                     "origin": "$new_origin",
                     "destination": "$new_destination",
-                    "date": "$new_date",
+                    "date": f"${date_slot.name}",
                     "passenger_count": 1,
                     # any cabin for standby (a flight full in the booked one has its list), else the booked one
                     "fare_class": Derived(
@@ -245,9 +267,9 @@ def change_workflow(name: str, description: str, intents: tuple[str, ...], same_
                 "$options",
                 "journey_id",
                 "flight {flight} at {departs}",
-                NEW_FLIGHT,
+                flight_slot,
                 name="chosen",
-                again=None if same_day else "new_date",
+                again=None if same_day else date_slot.name,
             ),
             *(STANDBY_LISTING if same_day else ()),
             Ask(SEAT),
@@ -264,7 +286,7 @@ def change_workflow(name: str, description: str, intents: tuple[str, ...], same_
                     "journey_id": Derived(
                         lambda found, said: changing(found, said)["journey_id"], "$reservation", ASKED
                     ),
-                    "new_journey_id": "$new_journey_id",
+                    "new_journey_id": new_flight,
                     "rebooking_type": kind,
                     "waive_change_fee": "$quote.waived",
                 },
@@ -285,7 +307,7 @@ def change_workflow(name: str, description: str, intents: tuple[str, ...], same_
                 {
                     "confirmation_number": "$confirmation_number",
                     "passenger_id": PASSENGER,
-                    "journey_id": "$new_journey_id",
+                    "journey_id": new_flight,
                 },
                 each=SEATS,
                 first_ok=True,
@@ -296,7 +318,7 @@ def change_workflow(name: str, description: str, intents: tuple[str, ...], same_
                 "add_baggage_allowance",
                 {
                     "confirmation_number": "$confirmation_number",
-                    "journey_id": "$new_journey_id",
+                    "journey_id": new_flight,
                     "num_bags": "$carried.bags",
                 },
                 when="$carried.bags",
@@ -306,23 +328,61 @@ def change_workflow(name: str, description: str, intents: tuple[str, ...], same_
                 {
                     "confirmation_number": "$confirmation_number",
                     "passenger_id": PASSENGER,
-                    "journey_id": "$new_journey_id",
+                    "journey_id": new_flight,
                     "meal_type": "$carried.meal",
                 },
                 when="$carried.meal",
             ),
             Say("You are moved to flight {chosen.flight}."),
+            *then,
         ),
     )
 
 
+def returning(found: dict[str, Any]) -> dict[str, Any]:
+    """The reservation as looked up, narrowed to its last live journey (a round trip's return)."""
+    return {**found, "reservation": {**found["reservation"], "bookings": live_bookings(found)[-1:]}}
+
+
 REBOOKING = "rebooking_type"
+ROUND_TRIP = re.compile(r"\b(?:round[ -]trip|both (?:flights|ways|legs|directions))\b", re.IGNORECASE)
+RETURN_DATE = Slot("return_date", "date", "What return date would you like?", label="return date")
+RETURN_FLIGHT = Slot("new_return_journey_id", "text", "Which return flight would you like?", label="return flight")
+# A round trip changed both ways ("change my round-trip flight dates"): after the outbound, the return, as its own
+# task with its own date and flight (the reservation as looked up at the start, narrowed to its last live journey)
+RETURN_LEG = change_workflow(
+    "return_flight_change",
+    "Move the return flight of a round trip to another day, after its outbound.",
+    ("change my return", "change the return"),
+    same_day=False,
+    leg=(
+        Compute(
+            "reservation",
+            Derived(
+                lambda found: {**found, "reservation": {**found["reservation"], "bookings": live_bookings(found)[-1:]}},
+                "$reservation",
+            ),
+        ),
+        Compute("moving", None),
+    ),
+    slots=(RETURN_DATE, RETURN_FLIGHT),
+)
 VOLUNTARY_CHANGE = change_workflow(
     "voluntary_change",
     "Move a booked flight to another day, with the change fee and fare difference the fare allows.",
     # the generic verb short, so a same-day request's own words win ("change my flight to a later one today")
     ("different day", "another day", "change the date", "reschedule", "change"),
     same_day=False,
+    then=(
+        Switch(
+            RETURN_LEG.name,
+            when=Derived(
+                lambda found, said: bool(ROUND_TRIP.search(said)) and len(live_bookings(found)) > 1,
+                "$reservation",
+                ASKED,
+            ),
+        ),
+    ),
 )
 SAME_DAY_CHANGE = change_workflow(
     "same_day_change",
@@ -341,4 +401,4 @@ SAME_DAY_CHANGE = change_workflow(
     ),
     same_day=True,
 )
-CHANGES = {VOLUNTARY_CHANGE.name: VOLUNTARY_CHANGE, SAME_DAY_CHANGE.name: SAME_DAY_CHANGE}
+CHANGES = {w.name: w for w in (VOLUNTARY_CHANGE, SAME_DAY_CHANGE, RETURN_LEG)}

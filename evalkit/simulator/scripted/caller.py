@@ -46,6 +46,7 @@ from evalkit.simulator.scripted.understanding import (
 from evalkit.spoken import parse_flight_numbers, spell_with_alphabet
 from evalkit.spoken_values import FLIGHT_NUMBER, say_written_values
 
+CHOICE_QUESTION = re.compile(r"\bwhich\b(?:\s+[\w-]+){0,3}\s+would you like\b|\bwhich flight\b")
 # The goal's yes/no decisions on one thing (``scripted.answers``) and the word a question about it names.
 DECIDED_TOPICS = (("standby", "standby"), ("refund_instead", "refund instead"))
 
@@ -304,7 +305,7 @@ class ScriptedSimulator(Listening):
             if any(c in low for c in cues):
                 self.no_progress = 0
                 return self._answer_field(field)
-        if "which would you like" in low or "which flight" in low:
+        if CHOICE_QUESTION.search(low):  # "which would you like?", "which return flight would you like?"
             return self._choose(agent_text)
 
         if any(c in low for c in CONFIRM_CUES):
@@ -329,6 +330,7 @@ class ScriptedSimulator(Listening):
         # further flights the caller takes (``answers["accept_also"]``: a round trip's return leg), when offered now
         also = [f for f in self.plan.answers.get("accept_also", "").split() if f in offered_now]
         if also and self.plan.accept_option not in offered_now:
+            self.last_field = CHOSEN  # a read-back next is of this choice
             return self._styled(f"I'll take flight {also[0]}.")
         self.offered |= offered_now
         if self.plan.accept_option and self.plan.accept_option in self.offered:
@@ -480,7 +482,8 @@ class ScriptedSimulator(Listening):
         value the agent read back, as its confirm act states it (None: read from its words)."""
         if self.last_field == CHOSEN:  # the option it chose, read back: right when it names the flight its goal names
             self.no_progress = 0
-            if self.plan.accept_option in parse_flight_numbers(agent_text):
+            taken = {self.plan.accept_option, *self.plan.answers.get("accept_also", "").split()}
+            if taken & set(parse_flight_numbers(agent_text)):  # the one its goal names, or a further one it takes
                 return self._styled("Yes, that's right.")
             return self._choose(agent_text)
         slot = self.slots.get(self.last_field)
