@@ -63,11 +63,10 @@ def test_the_hand_written_policy_completes_the_same_scenarios() -> None:
 
 
 def test_a_supervisor_asked_for_after_a_refused_voucher_is_offered_then_transferred() -> None:
-    """AL-046: a meal voucher refused (another family's workflow), then the caller insists on a supervisor: the
+    """AL-046: a meal voucher refused (the compensation claim's workflow), then the caller insists on a supervisor: the
     ``live_agent`` workflow offers the transfer and makes it on the yes, without verifying the caller again."""
     scenario = ESCALATIONS["AL-046"]
-    if not match_workflows(scenario.user_goal.starting_utterance, WORKFLOWS):
-        pytest.skip("no compensation-claim workflow is registered on this branch yet")
+    assert match_workflows(scenario.user_goal.starting_utterance, WORKFLOWS) == ["compensation_claim"]
     conversation = run_text_dialogue(
         scenario, lambda t: t, None, np.random.default_rng(0), registry=REGISTRY, workflows=WORKFLOWS
     )

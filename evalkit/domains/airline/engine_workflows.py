@@ -175,3 +175,6 @@ WORKFLOWS.update(DISRUPTIONS)
 from evalkit.domains.airline.engine_escalation import ESCALATION  # noqa: E402  (the other families, last)
 
 WORKFLOWS.update(ESCALATION)
+from evalkit.domains.airline.engine_compensation import COMPENSATIONS  # noqa: E402
+
+WORKFLOWS.update(COMPENSATIONS)
