@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.domains.airline.engine_common import ASKED, IDENTIFY
+from evalkit.domains.airline.engine_common import ASKED, IDENTIFY, TOLD_DISRUPTED
 from evalkit.domains.airline.engine_disruptions import DAY, FLIGHT, voucher
+from evalkit.domains.airline.engine_escalation import handover
 from evalkit.domains.airline.policy import meal_voucher_for_delay
-from evalkit.domains.workflow import Call, Compute, Derived, Refuse, Say, Workflow
+from evalkit.domains.workflow import Call, Compute, Derived, Refuse, Say, Switch, Workflow
 
 
 def flight_state(status: dict[str, Any]) -> dict[str, Any]:
@@ -27,6 +28,15 @@ def flight_state(status: dict[str, Any]) -> dict[str, Any]:
         "disrupted": state in ("delayed", "cancelled"),
         "cancelled": state == "cancelled",
     }
+
+
+def with_record(state: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
+    """The flight state with the disruption record's delay where it is longer (a schedule change the status does
+    not show as a delay), and disrupted when the record is an IRROPS one."""
+    disruption = record.get("disruption") or {}
+    delay = max(state["delay"], disruption.get("delay_minutes") or 0)
+    said = f"delayed by {delay} minutes" if delay else state["said"]
+    return {**state, "delay": delay, "said": said, "disrupted": state["disrupted"] or bool(disruption.get("is_irrops"))}
 
 
 def claim(state: dict[str, Any], requested: str) -> dict[str, Any]:
@@ -66,3 +76,49 @@ COMPENSATION = Workflow(
     ),
 )
 COMPENSATIONS = {COMPENSATION.name: COMPENSATION}
+
+
+# A question about the booked flight that names no task ("can you tell me the updated details?"): its status, and the
+# meal voucher a long delay earns whether or not the caller moves; a cancelled flight goes on as its rebooking; a flight
+# on time leaves a request beyond the agent's tools, offered to a live agent (as the hand-written policy does).
+FLIGHT_QUESTION = Workflow(
+    name="flight_question",
+    description="A question about a booked flight: its status and the voucher a long delay earns, else a live agent.",
+    intents=(
+        "updated details",
+        "what's going on",
+        "what is going on",
+        "flight status",
+        "status of my flight",
+        "time changed",
+    ),
+    steps=(
+        *IDENTIFY,
+        Compute("flight", FLIGHT),
+        Call("get_flight_status", {"flight_number": FLIGHT, "flight_date": DAY}, name="status"),
+        Compute("state", Derived(flight_state, "$status")),
+        Compute("told", Derived(lambda said: bool(TOLD_DISRUPTED.search(said)), ASKED)),
+        Call(
+            "get_disruption_info",
+            {"flight_number": FLIGHT, "date": DAY},
+            name="disruption",
+            when=Derived(lambda state, told: state["disrupted"] or told, "$state", "$told"),
+            errors_ok=("not_found",),
+        ),
+        # a delay the record states (a schedule change, a return to the gate) counts as the status's own
+        Compute("state", Derived(with_record, "$state", "$disruption"), when="$disruption.disruption"),
+        Switch("irrops_rebooking", when="$state.cancelled"),
+        Say("I'm not able to help with that request myself.", when="!$state.disrupted"),
+        *handover(
+            "policy_exception_needed",
+            Derived(lambda said: f"Caller asked about their booking: {said}"[:500], ASKED),
+            when="!$state.disrupted",
+        ),
+        Say("Okay, your booking stays as it is.", when="!$state.disrupted", end=True),
+        Say("Flight {flight} is {state.said}."),
+        Compute("claim", Derived(claim, "$state", ASKED)),
+        voucher("issue_meal_voucher", "meal", "$claim.meal", voucher_reason="$claim.meal"),
+        Say("I've issued a meal voucher of {meal.amount} dollars for the wait.", when="$claim.meal"),
+    ),
+)
+COMPENSATIONS[FLIGHT_QUESTION.name] = FLIGHT_QUESTION
