@@ -130,8 +130,11 @@ class WorkflowCalls(EngineState):
         run.index = slots[fed[0]]
         self.reasks = 0
         apology = f"I'm sorry, I couldn't find a match for that {slot.label}."
+        question = slot.question
+        if slot.kind == "name":  # a name heard wrong is asked for letter by letter, as a careful agent does
+            question = f"Could you spell the {slot.label} for me, letter by letter?"
         if named_in(run.scope.get(slot.name), message) and (names := listed_names(message)):
             # The tool listed the names it knows: the agent now hears the answer against that list (issue 17.2).
             self.listed[slot.name] = names
             apology += f" The ones I have are {', '.join(names[:-1])} and {names[-1]}." if len(names) > 1 else ""
-        return self._ask("slot", " ".join([*said, apology, slot.question]), DialogueAct("ask", slot.name))
+        return self._ask("slot", " ".join([*said, apology, question]), DialogueAct("ask", slot.name))

@@ -54,7 +54,10 @@ def slots_to_reask(
     unheard |= {
         name
         for key, value in step.args.items()
+        # the argument named by its key, or in words as the error's subject ("Last name does not match ...", not
+        # "no employee with that ID and last name", which names both)
         if re.search(rf"\b{re.escape(key)}\b", message)
+        or re.match(rf"\W*{re.escape(key.replace('_', ' '))}\b", message, re.IGNORECASE)
         for name in fed_slots(Call(step.tool, {key: value}))
     }
     # the value the error quotes ("Building 'hardware point' not recognized"): the one it could not resolve

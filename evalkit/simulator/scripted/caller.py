@@ -394,7 +394,9 @@ class ScriptedSimulator(Listening):
             return self._choose(agent_text)
         if slot is not None:
             self.no_progress = 0
-            return self._answer_slot(slot, slowly="slowly" in low, alphabet=ALPHABET_CUE.search(low) is not None)
+            return self._answer_slot(
+                slot, slowly="slowly" in low, alphabet=ALPHABET_CUE.search(low) is not None, question=agent_text
+            )
         if any(cue in low for cue in REQUEST_CUES):
             # Asked to restate the request (after "sorry, I didn't catch that" got the same words again): say it
             # in the plainest words, the task's name, as a caller does when not understood.

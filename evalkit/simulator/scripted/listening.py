@@ -246,7 +246,9 @@ class Listening:
         if kind == "ask":
             self.no_progress = 0
             if slot is not None:  # a workflow slot: answered as its kind says, slowly or spelled as asked
-                return self._answer_slot(slot, slowly="slowly" in low, alphabet=ALPHABET_CUE.search(low) is not None)
+                return self._answer_slot(
+                    slot, slowly="slowly" in low, alphabet=ALPHABET_CUE.search(low) is not None, question=agent_text
+                )
             mode = spell_mode(agent_text)
             return self._spell(name, mode) if mode is not None else self._answer_fact(name)
         if kind == "confirm" and act.value is not None:
