@@ -2,7 +2,11 @@
 cancellation, issued only as the policy allows (App. L.4 "Compensation"): a meal voucher from a two-hour delay (its
 amount by the delay band), a hotel voucher only for an overnight wait after a rebooking; a cancelled flight's vouchers
 come with its rebooking. A claim outside that is refused with the reason (the engine holds the refusal when the caller
-pushes back, and a caller who then asks for a person is offered one: ``engine_escalation.live_agent``)."""
+pushes back, and a caller who then asks for a person is offered one: ``engine_escalation.live_agent``).
+
+A caller who only tells of a disruption ("my flight is delayed, what's going on?") and names no task is told the
+flight's state and given the meal voucher its delay earns, as the hand-written policy answers a question about a
+disrupted booking (``flight_disruption``: the lowest priority, so any task the words also name wins)."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from typing import Any
 from evalkit.domains.airline.engine_common import ASKED, IDENTIFY
 from evalkit.domains.airline.engine_disruptions import DAY, FLIGHT, voucher
 from evalkit.domains.airline.policy import meal_voucher_for_delay
-from evalkit.domains.workflow import Call, Compute, Derived, Refuse, Say, Workflow
+from evalkit.domains.workflow import Ask, Call, Compute, Derived, Refuse, Say, Slot, Switch, Workflow
 
 
 def flight_state(status: dict[str, Any]) -> dict[str, Any]:
@@ -38,6 +42,11 @@ def claim(state: dict[str, Any], requested: str) -> dict[str, Any]:
     return {"meal": meal, "hotel_asked": hotel, "why": why}
 
 
+REFUSE_CANCELLED = Refuse(
+    "That flight is cancelled. Vouchers come with a rebooking, so I'm not able to issue one until you're rebooked. I "
+    "can rebook you if you like.",
+    when="$state.cancelled",
+)
 COMPENSATION = Workflow(
     name="compensation_claim",
     description="A meal or hotel voucher for a delayed or cancelled flight, as the policy allows.",
@@ -53,11 +62,7 @@ COMPENSATION = Workflow(
             when="$state.disrupted",
             errors_ok=("not_found",),
         ),
-        Refuse(
-            "That flight is cancelled. Vouchers come with a rebooking, so I'm not able to issue one until you're "
-            "rebooked. I can rebook you if you like.",
-            when="$state.cancelled",
-        ),
+        REFUSE_CANCELLED,
         Compute("claim", Derived(claim, "$state", ASKED)),
         Refuse("It is {state.said}. {claim.why}, so I'm not able to issue one.", when="!$claim.meal"),
         voucher("issue_meal_voucher", "meal", "$claim.meal", voucher_reason="$claim.meal"),
@@ -65,4 +70,34 @@ COMPENSATION = Workflow(
         Say("A hotel voucher is only for an overnight wait, so I'm not able to issue that.", when="$claim.hotel_asked"),
     ),
 )
-COMPENSATIONS = {COMPENSATION.name: COMPENSATION}
+ANOTHER_FLIGHT = Slot("another_flight", "yes_no", "Would you like me to look for another flight?", label="flight")
+# Words that tell of a disruption without asking for anything ("cancel" is left to the cancellation's own match)
+DISRUPTION_TOLD = (
+    "delay",
+    "time changed",
+    "time got changed",
+    "turn back",
+    "turned back",
+    "turn around",
+    "turned around",
+)
+
+
+REPORT = Workflow(
+    name="flight_disruption",
+    description="What happened to a delayed or disrupted flight, with the meal voucher its delay earns.",
+    intents=DISRUPTION_TOLD,
+    steps=(
+        *COMPENSATION.steps[: COMPENSATION.steps.index(REFUSE_CANCELLED) + 1],
+        Compute("claim", Derived(claim, "$state", ASKED)),
+        Say("It is {state.said}."),
+        # another flight offered and waited for (App. L.4: offered, never imposed); a yes is the IRROPS rebooking
+        Ask(ANOTHER_FLIGHT, when="$state.disrupted"),
+        Switch("irrops_rebooking", when="$another_flight"),
+        Say("You'll stay on your booked flight.", when="$state.disrupted"),  # a no (a yes went on as a rebooking)
+        voucher("issue_meal_voucher", "meal", "$claim.meal", voucher_reason="$claim.meal"),
+        Say("I've issued a meal voucher of {meal.amount} dollars.", when="$claim.meal"),
+    ),
+    priority=-1,  # a task the caller's words also name wins ("delayed ... I want another flight": a rebooking)
+)
+COMPENSATIONS = {COMPENSATION.name: COMPENSATION, REPORT.name: REPORT}
