@@ -6,6 +6,8 @@ more earns the meal voucher of its band."""
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -50,10 +52,15 @@ def test_a_delay_earns_the_meal_voucher_of_its_band_and_a_hotel_needs_an_overnig
 
 
 # -- a disruption told without a task named: the flight's state, another flight offered, else the voucher it earns --
-def told_of_a_delay(confirm: str) -> tuple[list[tuple[str, dict]], list[tuple[str, str]], float]:
-    """AL-020 (a 300-minute airline-fault delay) opened with the delay alone, the caller taking another flight or
-    not (``confirm``); the engine's calls, its transcript and the task completion."""
+def told_of_a_delay(confirm: str, irrops: bool = True) -> tuple[list[tuple[str, dict]], list[tuple[str, str]], float]:
+    """AL-020 (a 300-minute airline-fault delay; ``irrops`` False: one that waives no fees) opened with the delay
+    alone, the caller taking another flight or not (``confirm``); the engine's calls, transcript, task completion."""
     scenario = next(s for s in load_scenarios("airline") if s.id == "AL-020")
+    if not irrops:
+        db = copy.deepcopy(scenario.scenario_db)
+        for record in db["disruptions"].values():
+            record["is_irrops"] = False
+        scenario = scenario.model_copy(update={"scenario_db": db})
     goal = scenario.user_goal
     answers = {**goal.scripted.answers, "confirm": confirm}
     told = goal.model_copy(
@@ -96,6 +103,13 @@ def test_a_delay_told_alone_and_a_yes_to_another_flight_is_the_irrops_rebooking(
     assert score == 1.0, lines  # the rebooking the scenario expects (AL-020's reference writes)
     names = [name for name, _ in made]
     assert "rebook_flight" in names and names.count("issue_meal_voucher") == 1, lines
+
+
+def test_a_delay_that_waives_no_fees_is_not_offered_another_flight_but_still_earns_its_meal_voucher() -> None:
+    made, lines, _ = told_of_a_delay("yes", irrops=False)
+    assert [name for name, _ in made][-1] == "issue_meal_voucher" and "rebook_flight" not in dict(made), lines
+    said = " ".join(t for r, t in lines if r == "assistant")
+    assert "another flight" not in said and "meal voucher of" in said, lines
 
 
 @pytest.mark.parametrize(

@@ -83,6 +83,7 @@ DISRUPTION_TOLD = (
 )
 
 
+WAIVES_FEES = "$disruption.disruption.is_irrops"  # falsy when no disruption was read or none is on record
 REPORT = Workflow(
     name="flight_disruption",
     description="What happened to a delayed or disrupted flight, with the meal voucher its delay earns.",
@@ -91,10 +92,11 @@ REPORT = Workflow(
         *COMPENSATION.steps[: COMPENSATION.steps.index(REFUSE_CANCELLED) + 1],
         Compute("claim", Derived(claim, "$state", ASKED)),
         Say("It is {state.said}."),
-        # another flight offered and waited for (App. L.4: offered, never imposed); a yes is the IRROPS rebooking
-        Ask(ANOTHER_FLIGHT, when="$state.disrupted"),
+        # a disruption that waives change fees: another flight offered and waited for (App. L.4: offered, never
+        # imposed), a yes going on as the IRROPS rebooking
+        Ask(ANOTHER_FLIGHT, when=WAIVES_FEES),
         Switch("irrops_rebooking", when="$another_flight"),
-        Say("You'll stay on your booked flight.", when="$state.disrupted"),  # a no (a yes went on as a rebooking)
+        Say("You'll stay on your booked flight.", when=WAIVES_FEES),  # a no (a yes went on as a rebooking)
         voucher("issue_meal_voucher", "meal", "$claim.meal", voucher_reason="$claim.meal"),
         Say("I've issued a meal voucher of {meal.amount} dollars.", when="$claim.meal"),
     ),
