@@ -105,7 +105,7 @@ def test_a_delay_told_alone_and_a_yes_to_another_flight_is_the_irrops_rebooking(
     assert "rebook_flight" in names and names.count("issue_meal_voucher") == 1, lines
 
 
-def test_a_delay_that_waives_no_fees_is_not_offered_another_flight_but_still_earns_its_meal_voucher() -> None:
+def test_a_delay_that_waives_no_fees_is_not_offered_another_flight_but_earns_its_meal_voucher() -> None:
     made, lines, _ = told_of_a_delay("yes", irrops=False)
     assert [name for name, _ in made][-1] == "issue_meal_voucher" and "rebook_flight" not in dict(made), lines
     said = " ".join(t for r, t in lines if r == "assistant")
@@ -124,3 +124,34 @@ def test_a_delay_that_waives_no_fees_is_not_offered_another_flight_but_still_ear
 )
 def test_a_disruption_told_alone_yields_to_any_task_the_words_name(request_: str, workflow: list[str]) -> None:
     assert match_workflows(request_, WORKFLOWS) == workflow
+
+
+def test_a_schedule_change_the_record_states_counts_as_a_delay_for_the_voucher() -> None:
+    from evalkit.domains.airline.engine_compensation import with_record
+
+    on_time = flight_state({"journey": {"status": "scheduled", "segments": [{"delay_minutes": None}]}})
+    moved = with_record(on_time, {"disruption": {"delay_minutes": 150, "is_irrops": True}})
+    assert (moved["delay"], moved["disrupted"], claim(moved, "")["meal"]) == (150, True, "delay_over_2_hours")
+
+
+def question(sid: str, opening: str, delay: int | None, status: str = "delayed") -> list[tuple[str, str]]:
+    """A claim scenario's caller asking about its flight instead (the flight's status and delay as given)."""
+    scenario = next(s for s in load_scenarios("airline") if s.id == sid)
+    db = copy.deepcopy(scenario.scenario_db)
+    for journey in db["journeys"].values():
+        journey["status"] = status
+        journey["segments"][0].update(status=status, delay_minutes=delay)
+    goal = scenario.user_goal.model_copy(update={"starting_utterance": opening})
+    asked = scenario.model_copy(update={"scenario_db": db, "user_goal": goal})
+    conversation = run_text_dialogue(
+        asked, lambda t: t, None, np.random.default_rng(0), registry=REGISTRY, workflows=WORKFLOWS
+    )
+    return transcript(conversation)
+
+
+def test_a_question_about_a_delayed_flight_gets_its_status_and_the_voucher_the_delay_earns() -> None:
+    lines = question("AL-049", "Can you tell me what’s going on with my flight?", 250)  # a curly apostrophe, typed
+    said = " ".join(t for r, t in lines if r == "assistant")
+    assert "is delayed by 250 minutes" in said and "I've issued a meal voucher of" in said, lines
+    on_time = " ".join(t for r, t in question("AL-049", "What's going on with my flight?", None, "scheduled"))
+    assert "transfer you to a live agent" in on_time and "meal voucher" not in on_time

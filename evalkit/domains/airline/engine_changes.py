@@ -152,6 +152,29 @@ def carried_over(found: dict[str, Any], requested: str, booking: dict[str, Any] 
     return {"bags": max((s.get("bags_checked") or 0 for s in segments), default=0), "meal": meal}
 
 
+PASSENGERS = Derived(lambda found: [found["reservation"]["passengers"][0]["passenger_id"]], "$reservation")
+
+
+def standby_steps(offer: str, journey: str, flight: str, end: bool = False) -> tuple[Step, ...]:
+    """When ``$standby`` names a list to join: the ``offer`` (what the caller keeps, said first), the caller added on
+    a yes (``journey``: a reference to the flight's journey), the position said (``flight``: how it is named); ``end``:
+    the task is done then."""
+    return (
+        Confirm(offer, when="$standby"),
+        Call(
+            "add_to_standby",
+            {"confirmation_number": "$confirmation_number", "passenger_ids": PASSENGERS, "journey_id": journey},
+            name="listed",
+            when="$standby",
+        ),
+        Say(
+            f"You're number {{listed.standby_list_position}} on the standby list for flight {flight}.",
+            when="$standby",
+            end=end,
+        ),
+    )
+
+
 # Standby, asked for within a same-day request: only for a flight booked today (App. L.4: a confirmed seat on a later
 # flight the same day), listed after the caller hears that the confirmed seat is kept; the task ends there.
 STANDBY_CHECK = (
@@ -173,26 +196,11 @@ STANDBY_LISTING = (
         "booked",
         Derived(lambda found, said: changing(found, said)["segments"][0]["flight_number"], "$reservation", ASKED),
     ),
-    Confirm(
+    *standby_steps(
         "The standby list clears at the gate about 15 minutes before departure. If you don't clear, your seat on "
         "flight {booked} stays confirmed. Shall I add you to the standby list for flight {chosen.flight}?",
-        when="$standby",
-    ),
-    Call(
-        "add_to_standby",
-        {
-            "confirmation_number": "$confirmation_number",
-            "passenger_ids": Derived(
-                lambda found: [found["reservation"]["passengers"][0]["passenger_id"]], "$reservation"
-            ),
-            "journey_id": "$new_journey_id",
-        },
-        name="listed",
-        when="$standby",
-    ),
-    Say(
-        "You're number {listed.standby_list_position} on the standby list for flight {chosen.flight}.",
-        when="$standby",
+        journey="$new_journey_id",
+        flight="{chosen.flight}",
         end=True,
     ),
 )

@@ -4,6 +4,7 @@ passenger, the caller's own words and the same-day cut-off."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from evalkit.domains.workflow import REQUESTED, Ask, Call, Derived, Slot
@@ -48,3 +49,9 @@ def cancelling(found: dict[str, Any], requested: str) -> list[dict[str, Any]]:
 
 
 PASSENGER = Derived(lambda found: found["reservation"]["passengers"][0]["passenger_id"], "$reservation")
+
+# The caller's words telling of a disruption the flight's status may not show ("my flight time got changed a lot"):
+# the agent reads the disruption record then.
+TOLD_DISRUPTED = re.compile(
+    r"\b(?:cancell?ed|delay(?:ed)?|time (?:got |was )?changed|schedule change|turned back)\b", re.I
+)

@@ -15,7 +15,15 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from evalkit.domains.airline.engine_changes import NEW_FLIGHT, SEAT, SEATS, carried_over, change_options, open_from
+from evalkit.domains.airline.engine_changes import (
+    NEW_FLIGHT,
+    SEAT,
+    SEATS,
+    carried_over,
+    change_options,
+    open_from,
+    standby_steps,
+)
 from evalkit.domains.airline.engine_common import ASKED, IDENTIFY, PASSENGER, cancelling
 from evalkit.domains.airline.engine_escalation import no_acceptable_option
 from evalkit.domains.airline.policy import MAX_HOTEL_NIGHTS, meal_voucher_for_delay
@@ -323,26 +331,11 @@ MISSED_CONNECTION = rebooking_workflow(
             Derived(earlier_full, "$reservation", ASKED, "$full", "$chosen", f"${NOW}"),
             when=TODAY_FLIGHT,
         ),
-        Confirm(
+        *standby_steps(
             "Flight {standby.flight} at {standby.departs} is full, but standby is free and your new seat stays "
             "confirmed. Shall I add you to the standby list for it?",
-            when="$standby",
-        ),
-        Call(
-            "add_to_standby",
-            {
-                "confirmation_number": "$confirmation_number",
-                "passenger_ids": Derived(
-                    lambda found: [found["reservation"]["passengers"][0]["passenger_id"]], "$reservation"
-                ),
-                "journey_id": "$standby.journey_id",
-            },
-            name="listed",
-            when="$standby",
-        ),
-        Say(
-            "You're number {listed.standby_list_position} on the standby list for flight {standby.flight}.",
-            when="$standby",
+            journey="$standby.journey_id",
+            flight="{standby.flight}",
         ),
     ),
 )

@@ -17,7 +17,6 @@ the return has only that journey cancelled, read from ``$requested``).
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime
 from typing import Any
 
@@ -26,6 +25,7 @@ from evalkit.domains.airline.engine_common import (
     ASKED,
     IDENTIFY,
     PASSENGER,
+    TOLD_DISRUPTED,
     cancelling,
     live_bookings,
 )
@@ -73,9 +73,6 @@ JOURNEYS = Derived(
 )
 # the disruption record is read when the flight is not on schedule, or when the caller says the airline disrupted it
 # ("my flight time got changed a lot": a schedule change the status does not show)
-TOLD_DISRUPTED = re.compile(
-    r"\b(?:cancell?ed|delay(?:ed)?|time (?:got |was )?changed|schedule change|turned back)\b", re.I
-)
 DISRUPTED = Derived(
     lambda status, said: (
         status["journey"].get("status") not in ("scheduled", "on_time") or bool(TOLD_DISRUPTED.search(said))
