@@ -6,13 +6,14 @@ pushes back, and a caller who then asks for a person is offered one: ``engine_es
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from evalkit.domains.airline.engine_common import ASKED, IDENTIFY, TOLD_DISRUPTED
 from evalkit.domains.airline.engine_disruptions import DAY, FLIGHT, voucher
 from evalkit.domains.airline.engine_escalation import handover
 from evalkit.domains.airline.policy import meal_voucher_for_delay
-from evalkit.domains.workflow import Call, Compute, Derived, Refuse, Say, Switch, Workflow
+from evalkit.domains.workflow import Ask, Call, Compute, Derived, Refuse, Say, Slot, Switch, Workflow
 
 
 def flight_state(status: dict[str, Any]) -> dict[str, Any]:
@@ -81,6 +82,8 @@ COMPENSATIONS = {COMPENSATION.name: COMPENSATION}
 # A question about the booked flight that names no task ("can you tell me the updated details?"): its status, and the
 # meal voucher a long delay earns whether or not the caller moves; a cancelled flight goes on as its rebooking; a flight
 # on time leaves a request beyond the agent's tools, offered to a live agent (as the hand-written policy does).
+ANOTHER_FLIGHT = Slot("another_flight", "yes_no", "Would you like me to look for another flight?", label="flight")
+WAIVES_FEES = "$disruption.disruption.is_irrops"  # falsy when no disruption was read or none is on record
 FLIGHT_QUESTION = Workflow(
     name="flight_question",
     description="A question about a booked flight: its status and the voucher a long delay earns, else a live agent.",
@@ -116,9 +119,25 @@ FLIGHT_QUESTION = Workflow(
         ),
         Say("Okay, your booking stays as it is.", when="!$state.disrupted", end=True),
         Say("Flight {flight} is {state.said}."),
+        # a disruption that waives change fees: another flight offered and waited for (App. L.4: offered, never
+        # imposed), a yes going on as the IRROPS rebooking (which issues the delay's voucher itself)
+        Ask(ANOTHER_FLIGHT, when=WAIVES_FEES),
+        Switch("irrops_rebooking", when="$another_flight"),
+        Say("You'll stay on your booked flight.", when=WAIVES_FEES),  # a no (a yes went on as a rebooking)
         Compute("claim", Derived(claim, "$state", ASKED)),
         voucher("issue_meal_voucher", "meal", "$claim.meal", voucher_reason="$claim.meal"),
         Say("I've issued a meal voucher of {meal.amount} dollars for the wait.", when="$claim.meal"),
     ),
 )
 COMPENSATIONS[FLIGHT_QUESTION.name] = FLIGHT_QUESTION
+# A caller who only tells of a disruption ("my flight is delayed and I need help", the plane turned around) is answered
+# as a question about the flight; at the lowest priority, so any task the words also name wins ("delayed ... can you
+# rebook me?": the rebooking; "delayed ... a meal voucher": the claim).
+FLIGHT_DISRUPTION = replace(
+    FLIGHT_QUESTION,
+    name="flight_disruption",
+    description="A disruption the caller tells of without a task: the flight's state, another flight offered.",
+    intents=("delay", "turn back", "turned back", "turn around", "turned around"),
+    priority=-1,
+)
+COMPENSATIONS[FLIGHT_DISRUPTION.name] = FLIGHT_DISRUPTION
