@@ -188,7 +188,8 @@ def test_a_refused_key_stops_the_run_before_any_cell_in_one_line(tmp_path) -> No
 
 def test_the_whole_preflight_probes_endpoints_only_for_a_config_whose_own_checks_pass(monkeypatch, tmp_path) -> None:
     """An unset key variable is one line, not a second one for the 401 the probe would get (no request is sent); a
-    refused key is reported with the problems of the layers below (a bad pricing table), the probe's line last."""
+    refused key is one line for an otherwise good config, and held back while a layer below has a problem (a bad
+    pricing table): one bad input, one line."""
     monkeypatch.chdir(tmp_path)
     with CountingServer() as server:
         config = _judged_config(server.base_url, f"mlflow.tracking_uri=sqlite:///{tmp_path}/mlflow.db")
@@ -197,8 +198,10 @@ def test_the_whole_preflight_probes_endpoints_only_for_a_config_whose_own_checks
             pf.preflight(config, tmp_path)
         assert str(unset.value).splitlines() == [pf.judge_problems(config)[0]] and server.gets == []
         monkeypatch.setenv("EVALKIT_TEST_LIMITS_KEY", "sk-refused")
-        with pytest.raises(pf.ConfigError) as both:
+        with pytest.raises(pf.ConfigError) as priced:
             pf.preflight(_with(config, "pricing", file=str(tmp_path / "no_such_table.yaml")), tmp_path)
-        lines = str(both.value).splitlines()
-        assert len(lines) == 2 and "no_such_table.yaml" in lines[0] and "HTTP 401" in lines[1], lines
-        assert server.gets == ["Bearer sk-refused"] and server.arrivals == []
+        assert len(lines := str(priced.value).splitlines()) == 1 and "no_such_table.yaml" in lines[0], lines
+        with pytest.raises(pf.ConfigError) as refused:
+            pf.preflight(_with(config, "pricing", file=None), tmp_path)
+        assert len(lines := str(refused.value).splitlines()) == 1 and "HTTP 401" in lines[0], lines
+        assert server.arrivals == []  # the probe sends no billed request

@@ -69,7 +69,7 @@ def preflight(config: RunConfig, base_dir: Path, source: Source | None = None) -
 
     The config's own checks run first, with the credential probe of its endpoints when they pass, then those that
     read through the layers below (the agent's own check, the secrets scan, the scenario files, the pricing table);
-    the lines are reported in one fixed order, the probe's last."""
+    the lines are reported in one fixed order, the probe's only for an otherwise good config."""
     from evalkit.domains.scenarios import load_scenarios
     from evalkit.pricing import PricingError, load_table
     from evalkit.scenarios.store import ScenarioError
@@ -77,7 +77,8 @@ def preflight(config: RunConfig, base_dir: Path, source: Source | None = None) -
     target, tracking_lines = tracking_check(config, base_dir)
     own_lines = {"asr": asr_problems(config), "key_env": key_env_problems(config), "judge": judge_problems(config)}
     # The credential probe sends requests: only for a config whose own checks pass (a missing key variable is one
-    # line already, not a second one for the 401 it causes); its lines are reported last.
+    # line already, not a second one for the 401 it causes); its lines are reported only when nothing else is wrong
+    # (a bad input is one line), though it runs here, with this layer's checks.
     own_problems = [*tracking_lines, *own_lines["asr"], *own_lines["key_env"], *own_lines["judge"]]
     endpoint_lines = [] if own_problems else endpoint_problems(config)
     domain, source = config.domain, source or Source("the domain config")
@@ -100,7 +101,7 @@ def preflight(config: RunConfig, base_dir: Path, source: Source | None = None) -
         pricing_lines = [str(exc)]
     problems = secret_lines + scenario_lines + own_lines["asr"]
     problems += agent_lines + own_lines["key_env"] + own_lines["judge"] + tracking_lines + pricing_lines
-    problems += endpoint_lines
+    problems = problems or endpoint_lines
     if problems:
         raise ConfigError("\n".join(problems))
     assert table is not None and target is not None  # no problem: both were read
