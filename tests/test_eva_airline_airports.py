@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from evalkit.agents.reference.airline_policy.rules import parse_airport, route_change
+from evalkit.agents.reference.airline_policy.rules import parse_airport
 from evalkit.domains.airline.eva_choices import airline_choices
+from evalkit.domains.airline.policy import route_change
 from evalkit.scenario_tools.__main__ import main
 from tests.eva_fixtures import write_checkout
 from tests.test_eva_airline import expected_db, initial_db, record

@@ -11,10 +11,10 @@ from evalkit.agents.reference.airline_policy.rules import (
     MAX_REPAIRS,
     classify_intent,
     pick_booking,
-    route_change,
 )
 from evalkit.agents.reference.policy import PolicyReply, ok
 from evalkit.dialogue_acts import DialogueAct
+from evalkit.domains.airline.policy import route_change
 from evalkit.spoken import (
     parse_code,
     parse_correction,

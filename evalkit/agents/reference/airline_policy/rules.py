@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evalkit.domains.airline.policy import WAIVER_KEYWORDS, route_change  # noqa: F401 (route_change: identify.py)
+from evalkit.domains.airline.policy import WAIVER_KEYWORDS
 from evalkit.spoken import (
     say_time,
     spelled_runs,
