@@ -311,3 +311,9 @@ def test_a_switch_goes_on_as_another_workflow_with_what_was_gathered() -> None:
     agent.greet()
     replies = [agent.step(line).text for line in ["I'd like to order a part.", "Z Z Z 9 9 9", "Yes."]]
     assert "Special order for Z Z Z 9 9 9." in replies[-1] and "Which part number" not in replies[-1], replies
+    alone = WorkflowPolicy(ToolBox(ToolExecutor(REGISTRY, fresh_db())), TODAY, {"order_parts": asking})
+    alone.greet()
+    alone.step("I'd like to order a part.")
+    alone.step("Z Z Z 9 9 9")
+    with pytest.raises(WorkflowError, match="no workflow 'special_order' to switch to"):  # a declaration error
+        alone.step("Yes.")

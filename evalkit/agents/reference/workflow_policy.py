@@ -41,6 +41,7 @@ from evalkit.domains.workflow import (
     Say,
     Switch,
     Workflow,
+    WorkflowError,
     applies,
     resolve,
 )
@@ -269,6 +270,10 @@ class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHeari
                     break
                 continue
             if isinstance(step, Switch):  # the task goes on as another workflow, what was gathered kept
+                if step.workflow not in self.workflows:  # a declaration error: said as the reference run says it
+                    raise WorkflowError(
+                        f"workflow {run.workflow.name} step {run.index}: no workflow {step.workflow!r} to switch to"
+                    )
                 return self._start(step.workflow, " ".join(said), run.scope.get(REQUESTED, ""))
             if isinstance(step, Refuse):  # the policy boundary (``applies`` said its condition holds)
                 refusal = speak(step.text, run.scope)
