@@ -1,4 +1,4 @@
-"""Airline's compensation claims on the workflow engine (issue 28.4, ``engine_compensation.py``):
+"""Airline's compensation claims on the workflow engine (issue 28.4, ``airline/workflows/compensation.py``):
 in text mode with the scripted caller every claim scenario completes as with the hand-written policy, with the
 reference calls: a delay under two hours refused a meal voucher (held when the caller pushes back), a hotel voucher
 refused without an overnight wait, a cancelled flight's vouchers left to its rebooking; and a delay of two hours or
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from evalkit.agents.reference.workflow_hearing import match_workflows
-from evalkit.domains.airline.engine_compensation import claim, flight_state
-from evalkit.domains.airline.engine_workflows import WORKFLOWS
 from evalkit.domains.airline.policy import meal_voucher_for_delay
 from evalkit.domains.airline.tools import REGISTRY
+from evalkit.domains.airline.workflows import WORKFLOWS
+from evalkit.domains.airline.workflows.compensation import claim, flight_state
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.task_completion import task_completion
 from evalkit.text_dialogue import run_text_dialogue, transcript
@@ -127,7 +127,7 @@ def test_a_disruption_told_alone_yields_to_any_task_the_words_name(request_: str
 
 
 def test_a_schedule_change_the_record_states_counts_as_a_delay_for_the_voucher() -> None:
-    from evalkit.domains.airline.engine_compensation import with_record
+    from evalkit.domains.airline.workflows.compensation import with_record
 
     on_time = flight_state({"journey": {"status": "scheduled", "segments": [{"delay_minutes": None}]}})
     moved = with_record(on_time, {"disruption": {"delay_minutes": 150, "is_irrops": True}})

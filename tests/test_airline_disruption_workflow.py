@@ -1,5 +1,5 @@
 """Airline's IRROPS rebooking and missed connections on the workflow engine
-(issue 28.4, ``evalkit/domains/airline/engine_disruptions.py``):
+(issue 28.4, ``evalkit/domains/airline/workflows/disruptions.py``):
 in text mode with the scripted caller it completes every IRROPS scenario the hand-written policy completes, with the
 reference calls: a cancellation rebooked the same day or, with nothing open or the caller taking none, the next day
 (``Offer(fall_through=True)``), a delay's meal voucher issued first, the overnight meal and hotel vouchers, a meal
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evalkit.domains.airline.engine_disruptions import vouchers_after, what_happened
-from evalkit.domains.airline.engine_workflows import WORKFLOWS
 from evalkit.domains.airline.tools import REGISTRY
+from evalkit.domains.airline.workflows import WORKFLOWS
+from evalkit.domains.airline.workflows.disruptions import vouchers_after, what_happened
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.task_completion import task_completion
 from evalkit.text_dialogue import run_text_dialogue, transcript

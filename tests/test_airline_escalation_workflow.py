@@ -1,4 +1,4 @@
-"""Airline's escalation family on the workflow engine (issue 28.4, ``evalkit/domains/airline/engine_escalation.py``):
+"""Airline's escalation family on the workflow engine (issue 28.4, ``evalkit/domains/airline/workflows/escalation.py``):
 in text mode with the scripted caller the engine completes the escalation scenarios the hand-written policy completes,
 with the reference calls: a documented fee waiver offered to a live agent (transferred on a yes; a no offered a
 regular change), and an IRROPS rebooking with no flight the caller takes ending in the full refund the disruption
@@ -17,10 +17,10 @@ from evalkit.agents.base import ToolBox
 from evalkit.agents.reference.workflow_hearing import match_workflows
 from evalkit.agents.reference.workflow_policy import WorkflowPolicy
 from evalkit.domains import get_domain
-from evalkit.domains.airline.engine_disruptions import what_happened
-from evalkit.domains.airline.engine_escalation import irrops_refund, waiver_reason
-from evalkit.domains.airline.engine_workflows import WORKFLOWS
 from evalkit.domains.airline.tools import REGISTRY
+from evalkit.domains.airline.workflows import WORKFLOWS
+from evalkit.domains.airline.workflows.disruptions import what_happened
+from evalkit.domains.airline.workflows.escalation import irrops_refund, waiver_reason
 from evalkit.domains.base import ToolExecutor
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.domains.workflow import Say, Workflow, run_reference

@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 from evalkit.agents.reference.workflow_offer import choose_option
-from evalkit.domains.airline.engine_changes import change_quote
-from evalkit.domains.airline.engine_workflows import WORKFLOWS, cancellation_quote, within_24_hours
 from evalkit.domains.airline.tools import REGISTRY
+from evalkit.domains.airline.workflows import WORKFLOWS
+from evalkit.domains.airline.workflows.cancellation import cancellation_quote, within_24_hours
+from evalkit.domains.airline.workflows.changes import change_quote
 from evalkit.domains.scenarios import load_scenarios
 from evalkit.metrics.task_completion import task_completion
 from evalkit.text_dialogue import run_text_dialogue, transcript
@@ -246,7 +247,7 @@ def test_standby_for_a_flight_not_booked_today_is_refused_before_any_search() ->
 
 
 def test_a_standby_request_is_told_from_a_same_day_change_by_the_caller_s_words() -> None:
-    from evalkit.domains.airline.engine_changes import wants_standby
+    from evalkit.domains.airline.workflows.changes import wants_standby
 
     assert wants_standby("Can you put me on standby for an earlier flight?")
     assert wants_standby("I'd like to stand by for the 2 PM")
@@ -254,7 +255,7 @@ def test_a_standby_request_is_told_from_a_same_day_change_by_the_caller_s_words(
 
 
 def test_a_same_day_change_offers_only_flights_earlier_than_booked_and_not_closed() -> None:
-    from evalkit.domains.airline.engine_changes import same_day_options
+    from evalkit.domains.airline.workflows.changes import same_day_options
 
     booking = {"journey_id": "J0", "fare_class": "main_cabin", "status": "confirmed"}
     booking["segments"] = [{"scheduled_departure": "17:30"}]
@@ -273,7 +274,7 @@ def test_a_same_day_change_offers_only_flights_earlier_than_booked_and_not_close
 
 
 def test_a_ranked_seat_preference_is_kept_in_order_and_each_type_tried_until_one_is_free() -> None:
-    from evalkit.domains.airline.engine_changes import SEAT, SEATS
+    from evalkit.domains.airline.workflows.changes import SEAT, SEATS
     from evalkit.domains.workflow import resolve
 
     heard = SEAT.normalize("Aisle, then window, then middle.")
@@ -289,7 +290,7 @@ def test_a_ranked_seat_preference_is_kept_in_order_and_each_type_tried_until_one
 
 
 def test_the_disruption_record_is_read_when_the_caller_tells_of_a_disruption_the_status_does_not_show() -> None:
-    from evalkit.domains.airline.engine_workflows import DISRUPTED
+    from evalkit.domains.airline.workflows.cancellation import DISRUPTED
     from evalkit.domains.workflow import resolve
 
     def read(status: str, said: str) -> bool:

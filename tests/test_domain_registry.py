@@ -13,7 +13,7 @@ import pytest
 
 from evalkit.agents.base import ToolBox
 from evalkit.agents.reference.dialogue import make_policy
-from evalkit.agents.reference.policy import POLICIES
+from evalkit.agents.reference.policy import POLICIES, PolicyReply
 from evalkit.agents.reference.workflow_policy import WorkflowPolicy
 from evalkit.domains import DOMAINS, Domain, DomainTexts, get_domain, register_domain, tool_registry
 from evalkit.domains.base import ToolArgs, ToolExecutor, ToolRegistry
@@ -72,8 +72,9 @@ def test_builtin_domains_are_registered_with_their_tools_texts_and_scenarios() -
         assert domain.name == name and tool_registry(name) is domain.tools
         assert any(domain.scenario_dir.glob("*.json"))
         assert domain.texts.agent_instructions and domain.texts.simulator_role
-    assert get_domain("airline").workflows is None  # airline's policy is hand-written (agents.reference.airline_policy)
-    assert get_domain("hr").workflows and get_domain("itsm").workflows
+    # one dialogue engine for every built-in domain: each declares workflows, none registers a policy of its own
+    assert all(get_domain(name).workflows for name in ("airline", "hr", "itsm"))
+    assert POLICIES.names() == []
 
 
 def test_an_unknown_domain_fails_with_the_registered_options() -> None:
@@ -125,11 +126,23 @@ def test_a_domain_without_workflows_or_registered_policy_is_refused_by_the_local
         DOMAINS._origins.pop("toy_bare")
 
 
-def test_airline_policy_is_registered_on_the_agents_side() -> None:
-    assert POLICIES.names() == ["airline"]
-    assert POLICIES.origin("airline") == "evalkit.agents.reference.airline_policy"
-    policy = make_policy("airline", ToolBox(ToolExecutor(tool_registry("airline"), {})), NOW)
-    assert type(policy).__name__ == "AirlinePolicy"
+def test_a_policy_registered_for_a_domain_is_run_instead_of_its_workflows(toy_domain: Domain) -> None:
+    """The extension point for a domain whose tasks do not fit workflows: a plug-in's hand-written policy."""
+
+    class Echo:
+        def greet(self) -> PolicyReply:
+            return PolicyReply("Echo here.")
+
+        def step(self, heard: str) -> PolicyReply:
+            return PolicyReply(heard)
+
+    POLICIES.add("toy_notes", lambda tools, now: Echo(), origin=__name__)
+    try:
+        policy = make_policy("toy_notes", ToolBox(ToolExecutor(TOY_TOOLS, {})), NOW)
+        assert policy.greet().text == "Echo here." and policy.step("hello").text == "hello"
+    finally:
+        POLICIES._items.pop("toy_notes")
+        POLICIES._origins.pop("toy_notes")
 
 
 def test_irreversible_is_declared_on_the_tool_and_must_be_a_write() -> None:
@@ -146,9 +159,7 @@ def test_irreversible_is_declared_on_the_tool_and_must_be_a_write() -> None:
         ToolRegistry().tool(NoteArgs, writes=False, irreversible=True)
 
 
-@pytest.mark.parametrize(
-    "module", ["evalkit.agents.reference.airline_policy", "evalkit.agents.reference.workflow_policy"]
-)
+@pytest.mark.parametrize("module", ["evalkit.agents.reference.workflow_policy"])
 def test_policies_do_not_import_the_dialogue_module(module: str) -> None:
     """The old cycle: dialogue imported the policies and the policies imported dialogue (for PolicyReply, ok)."""
     code = f"import sys, {module}; print('evalkit.agents.reference.dialogue' in sys.modules)"

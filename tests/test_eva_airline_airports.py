@@ -10,14 +10,16 @@ airport finds it (the booked route's search shows no flight the caller takes).
 from __future__ import annotations
 
 import copy
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from evalkit.agents.reference.airline_policy.rules import parse_airport
+from evalkit.agents.reference.slot_hearing import hear_slot
 from evalkit.domains.airline.eva_choices import airline_choices
 from evalkit.domains.airline.policy import route_change
+from evalkit.domains.airline.workflows.changes import NEW_DESTINATION
 from evalkit.scenario_tools.__main__ import main
 from tests.eva_fixtures import write_checkout
 from tests.test_eva_airline import expected_db, initial_db, record
@@ -96,8 +98,7 @@ def test_which_end_of_the_trip_a_request_moves(opening: str, end: str | None) ->
         ("DTW.", "DTW"),
         ("Lima Golf Bravo.", "LGB"),
         ("I think it's D T X... oh wait, sorry, actually it's D T W.", "DTW"),
-        ("No, I need to keep that airport.", None),
     ],
 )
 def test_an_airport_code_is_heard_as_spoken(heard: str, code: str | None) -> None:
-    assert parse_airport(heard) == code
+    assert hear_slot(NEW_DESTINATION, heard, date(2026, 1, 1)) == code

@@ -23,7 +23,7 @@ __all__ = ["DialoguePolicy", "PolicyReply", "make_policy", "ok"]  # PolicyReply 
 def make_policy(
     domain: str, tools: ToolBox, current_date_time: str, workflows: Mapping[str, Any] | None = None
 ) -> DialoguePolicy:
-    """The domain's policy: the one registered for it in ``POLICIES`` (airline's hand-written one), else the
+    """The domain's policy: the one registered for it in ``POLICIES`` (a plug-in's hand-written one), else the
     workflow engine on the domain's workflows (or on the ``workflows`` given, e.g. a test domain's)."""
     today = date.fromisoformat(current_date_time[:10])
     now = current_date_time[:16]  # "YYYY-MM-DD HH:MM": ``$now`` in a workflow
@@ -38,7 +38,7 @@ def make_policy(
     if found.workflows is None:
         raise ValueError(
             f"the local agent has no dialogue policy for domain {domain!r}: it declares no workflows and no policy "
-            f"is registered for it (registered: {', '.join(POLICIES.names())})"
+            f"is registered for it (registered: {', '.join(POLICIES.names()) or 'none'})"
         )
     greeting = {"greeting": found.greeting} if found.greeting else {}
     return WorkflowPolicy(tools, today, found.workflows, **greeting, now=now)

@@ -1,11 +1,11 @@
 """What every local dialogue policy shares: the reply type, the policy protocol, and the registry of hand-written
 policies by domain name.
 
-Its own module so the policies and ``dialogue.make_policy`` (which picks one) import it and not each other. A
-domain with declarative workflows needs no entry here: ``make_policy`` runs the workflow engine on them. A domain
-whose tasks do not fit workflows registers a policy factory under its name, from the agents' side (domains know
-nothing of agents), e.g. ``@POLICIES.register("airline")`` in ``agents.reference.airline_policy``; third-party
-packages through the entry-point group ``evalkit.local_policies``.
+Its own module so the policies and ``dialogue.make_policy`` (which picks one) import it and not each other. Every
+built-in domain declares workflows and needs no entry here: ``make_policy`` runs the workflow engine on them. A
+domain whose tasks do not fit workflows registers a policy factory under its name, from the agents' side (domains
+know nothing of agents): ``@POLICIES.register("my_domain")`` in a module named by the entry-point group
+``evalkit.local_policies``.
 """
 
 from __future__ import annotations
@@ -35,9 +35,7 @@ class DialoguePolicy(Protocol):
 # (tools, current date-time "YYYY-MM-DDTHH:MM...") -> a fresh policy for one conversation
 PolicyFactory = Callable[[ToolBox, str], DialoguePolicy]
 
-POLICIES: Registry[PolicyFactory] = Registry(
-    "local dialogue policy", "evalkit.local_policies", builtin_modules=("evalkit.agents.reference.airline_policy",)
-)
+POLICIES: Registry[PolicyFactory] = Registry("local dialogue policy", "evalkit.local_policies")
 
 
 def ok(result: dict[str, Any]) -> bool:

@@ -2,9 +2,10 @@
 
 from evalkit.domains.airline import prompt
 from evalkit.domains.airline.tools import REGISTRY
+from evalkit.domains.airline.workflows import WORKFLOWS
 from evalkit.domains.domain import register_package
 
-# No declarative workflows: the local agent's hand-written airline policy is registered on the agents' side.
-DOMAIN = register_package(__name__, __file__, "airline", REGISTRY, prompt)
+GREETING = "Hello! Thank you for calling SkyWay Airlines. How can I help you today?"
+DOMAIN = register_package(__name__, __file__, "airline", REGISTRY, prompt, workflows=WORKFLOWS, greeting=GREETING)
 
-__all__ = ["DOMAIN", "REGISTRY"]
+__all__ = ["DOMAIN", "REGISTRY", "WORKFLOWS"]

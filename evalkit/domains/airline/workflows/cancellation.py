@@ -1,18 +1,13 @@
-"""Airline's tasks as declarative workflows (issue 28.4: one dialogue engine for all domains), each family in
-a module of its own, gathered in ``WORKFLOWS``; here the cancellation-and-refund task. Measured against the
-hand-written policy (``evalkit.agents.reference.airline_policy``) in text mode. Not registered as the domain's
-workflows: airline keeps its hand-written policy until every task family runs on the engine at least as well
-(docs/scenarios.md); the module is not named ``workflows`` for that reason (a domain's ``workflows`` module or
-package is what it runs).
+"""Airline's cancellation-and-refund task as a declarative workflow.
 
 The refund rules are the domain's (App. L.4 "Refund Policy", ``policy.cancellation_terms``): an airline disruption
 that entitles a refund, then the 24-hour rule (booked within 24 hours, first flight at least seven days after
 booking), refund any fare; else a refundable fare refunds and a non-refundable one becomes credit less the fee.
 The confirmation quotes what cancelling gives before anything is written (``Compute`` steps: the reason, then the
-quote from ``cancellation_terms``), in the hand-written policy's words. Every live journey of the reservation is
+quote from ``cancellation_terms``), in words a caller can weigh. Every live journey of the reservation is
 cancelled (``Call(each=...)``) and the refund or credit the cancellations give is summed over them (``total=``) into
-one refund or one credit, as the hand-written policy does when the caller names no journey (one who asks to cancel
-the return has only that journey cancelled, read from ``$requested``).
+one refund or one credit when the caller names no journey (one who asks to cancel the return has only that journey
+cancelled, read from ``$requested``).
 """
 
 from __future__ import annotations
@@ -20,8 +15,8 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from evalkit.domains.airline.engine_changes import CHANGES
-from evalkit.domains.airline.engine_common import (
+from evalkit.domains.airline.policy import cancellation_terms
+from evalkit.domains.airline.workflows.steps import (
     ASKED,
     IDENTIFY,
     PASSENGER,
@@ -29,8 +24,6 @@ from evalkit.domains.airline.engine_common import (
     cancelling,
     live_bookings,
 )
-from evalkit.domains.airline.engine_disruptions import DISRUPTIONS
-from evalkit.domains.airline.policy import cancellation_terms
 from evalkit.domains.workflow import NOW, Call, Compute, Confirm, Derived, Say, Workflow
 
 
@@ -166,12 +159,3 @@ CANCELLATION = Workflow(
         Say("Your {fees} dollars of seat and bag fees are refunded as well.", when="$fees"),
     ),
 )
-WORKFLOWS = {CANCELLATION.name: CANCELLATION}
-WORKFLOWS.update(CHANGES)
-WORKFLOWS.update(DISRUPTIONS)
-from evalkit.domains.airline.engine_escalation import ESCALATION  # noqa: E402  (the other families, last)
-
-WORKFLOWS.update(ESCALATION)
-from evalkit.domains.airline.engine_compensation import COMPENSATIONS  # noqa: E402
-
-WORKFLOWS.update(COMPENSATIONS)

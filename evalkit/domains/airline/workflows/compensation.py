@@ -2,17 +2,17 @@
 cancellation, issued only as the policy allows (App. L.4 "Compensation"): a meal voucher from a two-hour delay (its
 amount by the delay band), a hotel voucher only for an overnight wait after a rebooking; a cancelled flight's vouchers
 come with its rebooking. A claim outside that is refused with the reason (the engine holds the refusal when the caller
-pushes back, and a caller who then asks for a person is offered one: ``engine_escalation.live_agent``)."""
+pushes back, and a caller who then asks for a person is offered one: ``escalation.live_agent``)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
-from evalkit.domains.airline.engine_common import ASKED, IDENTIFY, TOLD_DISRUPTED
-from evalkit.domains.airline.engine_disruptions import DAY, FLIGHT, voucher
-from evalkit.domains.airline.engine_escalation import handover
 from evalkit.domains.airline.policy import meal_voucher_for_delay
+from evalkit.domains.airline.workflows.disruptions import DAY, FLIGHT, voucher
+from evalkit.domains.airline.workflows.escalation import handover
+from evalkit.domains.airline.workflows.steps import ASKED, IDENTIFY, TOLD_DISRUPTED
 from evalkit.domains.workflow import Ask, Call, Compute, Derived, Refuse, Say, Slot, Switch, Workflow
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evalkit.domains.airline.engine_common import (
+from evalkit.domains.airline.policy import change_fee, elite_waives, route_change
+from evalkit.domains.airline.workflows.steps import (
     ASKED,
     IDENTIFY,
     PASSENGER,
@@ -16,7 +17,6 @@ from evalkit.domains.airline.engine_common import (
     cancelling,
     live_bookings,
 )
-from evalkit.domains.airline.policy import change_fee, elite_waives, route_change
 from evalkit.domains.workflow import (
     NOW,
     TODAY,

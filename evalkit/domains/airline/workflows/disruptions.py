@@ -15,7 +15,8 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from evalkit.domains.airline.engine_changes import (
+from evalkit.domains.airline.policy import MAX_HOTEL_NIGHTS, meal_voucher_for_delay
+from evalkit.domains.airline.workflows.changes import (
     NEW_FLIGHT,
     SEAT,
     SEATS,
@@ -24,9 +25,8 @@ from evalkit.domains.airline.engine_changes import (
     open_from,
     standby_steps,
 )
-from evalkit.domains.airline.engine_common import ASKED, IDENTIFY, PASSENGER, cancelling
-from evalkit.domains.airline.engine_escalation import no_acceptable_option
-from evalkit.domains.airline.policy import MAX_HOTEL_NIGHTS, meal_voucher_for_delay
+from evalkit.domains.airline.workflows.escalation import no_acceptable_option
+from evalkit.domains.airline.workflows.steps import ASKED, IDENTIFY, PASSENGER, cancelling
 from evalkit.domains.workflow import (
     NOW,
     TODAY,

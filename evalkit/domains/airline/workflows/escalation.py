@@ -6,7 +6,7 @@ caller to confirm"; never imposed).
   review (App. L.4 "Fee Waivers"): the transfer is offered; a caller who declines is offered a regular change with the
   usual fees (the voluntary change's own steps), which a no leaves as it is. Its request also names a change, so the
   workflow has ``priority`` over the change tasks.
-- ``no_acceptable_option``: the end of an IRROPS rebooking (``engine_disruptions``) when neither day has a flight the
+- ``no_acceptable_option``: the end of an IRROPS rebooking (``disruptions``) when neither day has a flight the
   caller takes: a full refund where the disruption entitles one (quoted before anything is written), else (or
   declined) a transfer.
 - ``live_agent``: a caller who asks for a person (after a refusal, or at the start) is offered the transfer.
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.domains.airline.engine_changes import CHANGES
-from evalkit.domains.airline.engine_common import ASKED, IDENTIFY, cancelling
 from evalkit.domains.airline.policy import WAIVER_KEYWORDS, cancellation_terms
+from evalkit.domains.airline.workflows.changes import CHANGES
+from evalkit.domains.airline.workflows.steps import ASKED, IDENTIFY, cancelling
 from evalkit.domains.workflow import Ask, Call, Compute, Confirm, Derived, Say, Slot, Step, Workflow
 
 TRANSFER = Slot("accept_transfer", "yes_no", "Would you like me to transfer you to a live agent?", label="transfer you")
