@@ -3,6 +3,7 @@ misheard entity really changes the outcome."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -72,16 +73,16 @@ def test_one_misheard_character_is_repaired_through_the_read_back():
     assert ("user", "No, the fourth one is Echo.") in transcript
 
 
-def test_a_code_spelled_twice_and_not_heard_is_asked_for_with_the_phonetic_alphabet():
+def test_a_code_spelled_twice_and_not_heard_is_spelled_with_the_phonetic_alphabet():
     scenario = next(s for s in SCENARIOS if s.id == "AL-001")
 
-    def ear(text: str) -> str:  # loses the code's first letter when spelled letter by letter, never a NATO word
-        return text.replace("W K 2", "K 2").replace("W, K, 2", "K, 2")
+    def ear(text: str) -> str:  # loses the code's first letter whenever it is said as a letter, never a NATO word
+        return re.sub(r"\bW\b[.,]*\s*", "", text)
 
     conversation, transcript = talk(scenario, ear=ear)
-    asks = [text for role, text in transcript if role == "assistant" and "characters" in text]
-    assert len(asks) == 2 and "like A as in Alpha" in asks[1], transcript  # the second re-ask: the alphabet
-    assert any(role == "user" and "Whiskey" in text for role, text in transcript), transcript
+    read_backs = [text for role, text in transcript if role == "assistant" and text.startswith("I have K 2 E X B")]
+    assert len(read_backs) == 2, transcript  # heard wrong, spelled again slowly, heard wrong again
+    assert ("user", "No. It's Whiskey, Kilo, 2, Echo, X-ray, Bravo.") in transcript  # then the alphabet
     assert task_completion(conversation).passed, transcript
 
 
@@ -92,14 +93,17 @@ def test_misheard_surname_is_spelled_and_repaired():
     assert ("user", "R, A, M, A, N.") in transcript
 
 
-def test_misheard_flight_choice_books_the_wrong_flight():
+def test_a_misheard_flight_choice_is_caught_by_the_read_back_and_never_booked():
     scenario = next(s for s in SCENARIOS if s.id == "AL-001")
-    # the caller says the flight number in pairs (evalkit.spoken_values): "SK one thirty"
-    conversation, _ = talk(scenario, ear=lambda s: s.replace("SK one thirty at 1 PM", "SK two fifteen at 2:40 PM"))
-    metric = task_completion(conversation)
-    assert not metric.passed
-    paths = {d["path"] for d in metric.details["diff"]}
-    assert any(p.startswith("reservations.WK2EXB.bookings[") and p.endswith("journey_id") for p in paths), paths
+    # the caller says the flight number in pairs (evalkit.spoken_values): "SK one thirty"; the ear always hears the
+    # other flight on offer
+    conversation, lines = talk(scenario, ear=lambda s: s.replace("SK one thirty at 1 PM", "SK two fifteen at 2:40 PM"))
+    assert ("assistant", "I have flight S K 2 1 5 at 2:40 PM. Is that right?") in lines
+    assert ("user", "No, I'll take flight SK one thirty at 1 PM.") in lines  # the wrong read-back is refused
+    # the same wrong read-back again and again: the caller ends the call (App. K: no progress), nothing booked
+    assert conversation.end_reason == "user_end_call" and "isn't going anywhere" in lines[-1][1], lines
+    assert conversation.final_db["reservations"] == scenario.scenario_db["reservations"]
+    assert not task_completion(conversation).passed
 
 
 def test_adversarial_push_back_is_refused_and_nothing_is_written():
@@ -111,24 +115,25 @@ def test_adversarial_push_back_is_refused_and_nothing_is_written():
 
 
 def test_endless_whole_respellings_end_in_a_transfer_not_a_loop():
-    from evalkit.agents.reference.airline_policy import MAX_REPAIRS
+    from evalkit.agents.reference.workflow_slots import MAX_REPAIRS
 
     scenario = SCENARIOS[0]
     tools = ToolBox(ToolExecutor(REGISTRY, scenario.scenario_db))
     policy = make_policy("airline", tools, scenario.current_date_time)
     policy.greet()
-    policy.pending, policy.spelling, policy.name = "check", "name", "Iok"  # reading back a misheard surname
-    replies = [policy.step("No, it's I, O, K, S.") for _ in range(MAX_REPAIRS + 1)]
+    policy.step("I need to cancel my reservation.")
+    assert policy.step("It's W K 2 E X C.").text == "I have W K 2 E X C. Is that right?"  # a misheard code
+    replies = [policy.step("No, it's W K 2 E X C.") for _ in range(MAX_REPAIRS + 1)]
     assert not any(r.end_call for r in replies[:-1])
     assert replies[-1].end_call and "transferring you to a live agent" in replies[-1].text
-    # no transfer_to_agent call: EVA-Bench's tool needs the caller's reservation, which was never found
+    # no transfer_to_agent call: EVA-Bench's tool needs the caller's confirmation number, which was never confirmed
     assert [name for name, _, _ in tools.calls] == []
 
 
 def test_a_garbled_choice_of_the_only_offer_is_still_taken_and_the_caller_restates_after_a_reask():
     """Seen in audio: 'Yes, SK281 at 4:20 PM works' heard as 'SK-2801 at 420 pm works'. The time still names the
-    offer; a bare 'yes, that works' to a single offer takes it; and when the agent re-asks 'which flight' without
-    the list, the caller restates the flight it chose rather than rejecting the offer."""
+    offer; a bare 'yes, that works' to a single offer takes it; and when the agent re-asks 'which one', the caller
+    restates the flight it chose rather than rejecting the offer or naming its task."""
     scenario = next(s for s in SCENARIOS if s.id == "AL-018")
     target = say_written_values(scenario.user_goal.scripted.accept_option)  # as said: "SK two eighty-one"
     garbled = {"SK-2801 at 420 pm works": True, "Yes, that one works.": True, "Hmm, let me think.": False}
@@ -136,7 +141,7 @@ def test_a_garbled_choice_of_the_only_offer_is_still_taken_and_the_caller_restat
         conversation, lines = talk(scenario, ear=lambda s, h=heard: h if target in s and "works" in s else s)
         assert task_completion(conversation).passed is completes, lines
         if not completes:  # the re-ask is answered with the same choice, not a rejection
-            reask = [i for i, (role, text) in enumerate(lines) if text == "Sorry, which flight would you like?"]
+            reask = [i for i, (role, text) in enumerate(lines) if text.startswith("Sorry, which one would you like?")]
             assert reask and target in lines[reask[0] + 1][1], lines
 
 

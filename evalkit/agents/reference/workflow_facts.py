@@ -30,20 +30,21 @@ def identity_slots(workflow: Workflow) -> set[str]:
 
 
 def handover_arguments(
-    fields: set[str], reason: str, task: str | None, employee_id: str | None
+    fields: Mapping[str, bool], reason: str, task: str | None, known: Mapping[str, Any]
 ) -> dict[str, Any] | None:
-    """The transfer tool's arguments, for the fields its schema has (EVA-Bench's: the verified caller's
-    ``employee_id``, a ``transfer_reason`` from its list, an ``issue_summary`` of 10-500 characters); None when it
-    needs an employee id and the caller was never verified (no call rather than a call that must fail)."""
-    if "employee_id" in fields and not employee_id:
-        return None
+    """The transfer tool's arguments, for the fields its schema has (``fields``: name -> required): EVA-Bench's
+    ``transfer_reason`` from its list and ``issue_summary`` of 10-500 characters, and any other field (the verified
+    caller's ``employee_id``, the booking's ``confirmation_number``) from what the call has ``known``; None when a
+    required one is not known (the caller was never identified): no call rather than a call that must fail."""
     about = task.replace("_", " ") if task else "the caller's request"
     candidates = {
-        "employee_id": employee_id,
+        **{name: value for name, value in known.items() if value},
         "transfer_reason": "unable_to_resolve",  # every transfer of this engine: something could not be done
         "issue_summary": f"Caller needs help with {about}; {reason}."[:500],
         "reason": reason,
     }
+    if any(required and name not in candidates for name, required in fields.items()):
+        return None
     return {name: value for name, value in candidates.items() if name in fields}
 
 

@@ -75,6 +75,8 @@ def choose_option(
         return index if index < len(items) else None
     if NONE_CUE.search(heard) or parse_yes_no(heard) is False:
         return NONE_TAKEN
+    if len(items) == 1 and parse_yes_no(heard) is True:  # "yes, that works" to the one option there is
+        return 0
     nearest = closest_name(heard, texts, 0.6)
     return texts.index(nearest) if nearest is not None else None
 

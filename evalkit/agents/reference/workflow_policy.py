@@ -152,8 +152,9 @@ class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHeari
         if "transfer_to_agent" in registry:
             task = self.run.workflow.name if self.run is not None else None
             verified = self.tools.executor.db.get("session", {}).get("authenticated_employee_id")
-            fields = set(registry["transfer_to_agent"].args_model.model_fields)
-            args = handover_arguments(fields, reason, task, verified or self.known.get("employee_id"))
+            known = {**self.known, "employee_id": verified or self.known.get("employee_id")}
+            schema = registry["transfer_to_agent"].args_model.model_fields
+            args = handover_arguments({n: f.is_required() for n, f in schema.items()}, reason, task, known)
             if args is not None:
                 self.tools.call("transfer_to_agent", **args)
         self.run = None

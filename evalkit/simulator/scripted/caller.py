@@ -180,6 +180,7 @@ class ScriptedSimulator(Listening):
             )  # fmt: skip
             self.plan = scenario.user_goal.scripted
         self.workflows = [known[n] for n in names if n in known] if known else []
+        self.task_names = [n.replace("_", " ") for n in known or {}]  # how the agent names the tasks it lists
         if record is not None:  # one further request per further task (a record's "instead" is not a new task)
             self.plan = self.plan.model_copy(
                 update={"followups": task_requests(self.workflows[1:], self.plan.followups)}
@@ -382,7 +383,7 @@ class ScriptedSimulator(Listening):
         # A slot's own question first, then a confirmation (which often restates details and so names slot
         # labels: "I'll file leave for employee ID ..."), then a slot named by its label alone.
         slot = self._asked_slot(agent_text, exact=True)
-        if slot is None and "which one" in low:  # the agent heard several tasks: name the current one
+        if slot is None and "which one" in low and any(n in low for n in self.task_names):  # tasks named: which
             current = self.workflows[min(self.followups_said, len(self.workflows) - 1)]
             return self._styled(f"The {current.name.replace('_', ' ')}, please.")
         if slot is None and any(c in low for c in (*CONFIRM_CUES, *self.confirmations)):
@@ -487,7 +488,14 @@ class ScriptedSimulator(Listening):
             taken = {self.plan.accept_option, *self.plan.answers.get("accept_also", "").split()}
             if taken & set(parse_flight_numbers(agent_text)):  # the one its goal names, or a further one it takes
                 return self._styled("Yes, that's right.")
-            return self._choose(agent_text)
+            # another option read back: a "no" with the choice again, until the same wrong read-back has come
+            # back too often (App. K: no progress)
+            self.same_read_back = self.same_read_back + 1 if agent_text == self.last_read_back else 0
+            self.last_read_back = agent_text
+            if self.same_read_back >= NO_PROGRESS_LIMIT:
+                return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
+            choice = self._choose(agent_text)
+            return choice if choice.end_call else self._say(f"No, {choice.text}")
         slot = self.slots.get(self.last_field)
         if slot is None or slot.kind in SPELLED_KINDS:
             return self._check_read_back(agent_text)
