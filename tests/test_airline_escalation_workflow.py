@@ -31,10 +31,10 @@ from tests.test_airline_workflow import engine_completes
 ESCALATIONS = {s.id: s for s in load_scenarios("airline") if s.workflow == "escalation"}
 
 
-def test_the_escalation_workflows_are_well_formed_and_airline_keeps_its_policy() -> None:
+def test_the_escalation_workflows_are_well_formed_and_are_what_airline_runs() -> None:
     for name in ("fee_waiver", "live_agent", "irrops_rebooking"):
         WORKFLOWS[name].check(REGISTRY)
-    assert get_domain("airline").workflows is None  # not switched over: the hand-written policy still runs
+    assert get_domain("airline").workflows is WORKFLOWS  # the domain's own: what the local agent runs
     assert sorted(ESCALATIONS) == [f"AL-04{i}" for i in range(7)]
 
 

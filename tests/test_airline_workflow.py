@@ -25,11 +25,11 @@ CANCELLATIONS = [s for s in load_scenarios("airline") if s.workflow == "cancella
 CHANGES = [s for s in load_scenarios("airline") if s.workflow == "voluntary_change"]
 
 
-def test_the_cancellation_workflow_is_well_formed_and_airline_keeps_its_policy() -> None:
+def test_the_cancellation_workflow_is_well_formed_and_are_what_airline_runs() -> None:
     from evalkit.domains import get_domain
 
     WORKFLOWS["cancellation_refund"].check(REGISTRY)
-    assert get_domain("airline").workflows is None  # not switched over: the hand-written policy still runs
+    assert get_domain("airline").workflows is WORKFLOWS  # the domain's own: what the local agent runs
     assert len(CANCELLATIONS) == 9
 
 

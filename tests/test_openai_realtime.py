@@ -109,7 +109,8 @@ def test_a_server_vad_call_streams_the_callers_audio_and_records_the_models_word
     assert {t["name"] for t in update["tools"]} == set(tool_registry("airline").names)
     assert update["audio"]["output"]["voice"] == "marin" and update["audio"]["input"]["turn_detection"]["type"]
     greeting_request = server.of("response.create")[0]["response"]["instructions"]
-    assert '"Hello! How can I help you today?"' in greeting_request  # the greeting the model is told to say
+    # the greeting the model is told to say: the domain's own
+    assert '"Hello! Thank you for calling SkyWay Airlines. How can I help you today?"' in greeting_request
     assert len(server.of("input_audio_buffer.append")) > 50  # the caller's 20 ms frames and the line's silence
 
 

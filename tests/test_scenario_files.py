@@ -122,7 +122,8 @@ def test_transcript_kind_reads_what_the_caller_heard_when_the_record_has_it(al00
     heard = al001_call.model_copy(deep=True)
     for turn in heard.turns:
         if turn.role == "assistant":
-            turn.heard_text = turn.intended_text.replace("SK130", "SK1 30")
+            turn.heard_text = turn.intended_text.replace("S K 1 3 0", "S K 1 8 0")
+    assert rescored(al001_call, transcript={"must_say": ["SK130"]})["success_transcript"].passed  # said spelled out
     value = rescored(heard, transcript={"must_say": ["SK130"]})["success_transcript"]
     assert value.passed is False and value.details["heard"] is True
 

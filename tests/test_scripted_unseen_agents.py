@@ -454,7 +454,7 @@ def test_the_reference_agent_states_its_acts():
     asked = agent.respond("Can you move me to an earlier flight today?")
     assert asked.acts == [DialogueAct("ask", "confirmation_number")]
     checked = agent.respond("It's W K 2 E X B.")
-    assert checked.acts == [DialogueAct("confirm", "confirmation_number", "WK2EXB")]
+    assert checked.acts == [DialogueAct("confirm", "confirmation_number", "W K 2 E X B")]  # as read back
 
 
 @pytest.mark.parametrize(

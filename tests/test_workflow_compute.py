@@ -317,3 +317,16 @@ def test_a_switch_goes_on_as_another_workflow_with_what_was_gathered() -> None:
     alone.step("Z Z Z 9 9 9")
     with pytest.raises(WorkflowError, match="no workflow 'special_order' to switch to"):  # a declaration error
         alone.step("Yes.")
+
+
+def test_a_rule_that_cannot_read_its_records_raises_a_record_error_the_agent_hands_over() -> None:
+    """A reservation without bookings (a record's thin database): the data, not the declaration, is at fault."""
+    from evalkit.domains.workflow import RecordError, WorkflowError, resolve
+
+    first = Derived(lambda found: found["bookings"][0], "$reservation")
+    assert resolve(first, {"reservation": {"bookings": [{"id": 1}]}}) == {"id": 1}
+    with pytest.raises(RecordError, match="could not read the records: KeyError"):
+        resolve(first, {"reservation": {}})
+    with pytest.raises(WorkflowError) as missing:  # a reference to nothing gathered stays a declaration error
+        resolve(first, {})
+    assert not isinstance(missing.value, RecordError)

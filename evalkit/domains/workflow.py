@@ -75,6 +75,11 @@ class WorkflowError(ValueError):
     """A workflow that cannot run: unknown tool or reference, a failed call on the reference path."""
 
 
+class RecordError(WorkflowError):
+    """A ``Derived`` rule that cannot read the records it was given (a reservation without bookings, a field a
+    tool's result lacks): the data, not the declaration. An agent hands such a call over; a reference run fails."""
+
+
 @dataclass(frozen=True)
 class Slot:
     """A piece of information the caller must give. ``label`` must appear in the agent's question (the scripted
@@ -378,7 +383,11 @@ def lookup(path: str, scope: Mapping[str, Any]) -> Any:
 
 def resolve(value: Any, scope: Mapping[str, Any]) -> Any:
     if isinstance(value, Derived):
-        return value.fn(*(lookup(ref, scope) for ref in value.refs))
+        args = [lookup(ref, scope) for ref in value.refs]
+        try:
+            return value.fn(*args)
+        except (LookupError, TypeError, AttributeError) as exc:  # the rule's own reads of the records it got
+            raise RecordError(f"a rule could not read the records: {type(exc).__name__}: {exc}") from exc
     if isinstance(value, str) and (match := REFERENCE.match(value)):
         return lookup(match.group(1) + match.group(2), scope)
     return value

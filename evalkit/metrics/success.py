@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalkit.metrics.base import JudgeScorer, Metric, unscored
+from evalkit.metrics.normalize import spelled_runs
 from evalkit.metrics.registry import register_all
 from evalkit.metrics.task_completion import normalize_db
 from evalkit.records import Conversation, MetricValue, ToolCall
@@ -153,6 +154,9 @@ def success_transcript(conversation: Conversation) -> MetricValue:
     if criteria is None:
         return _not_declared("transcript")
     rows, heard = agent_words(conversation)
+    # a code spelled out ("flight S K 1 3 0") is said as surely as written ("SK130"): each turn is read with its
+    # spelled runs joined as well (the metrics' own reading, ``normalize.spelled_runs``)
+    rows = [(i, f"{text} {' '.join(run for run in spelled_runs(text) if run not in text)}") for i, text in rows]
     failures: list[dict[str, Any]] = []
     for pattern in criteria.get("must_say", []):
         if not any(re.search(pattern, text, re.IGNORECASE) for _, text in rows):
@@ -234,6 +238,7 @@ METRICS = (
         success_transcript,
         ("turns.heard_text", "turns.intended_text"),
         "must_say regexes match the agent's words (as heard where recorded), must_not_say ones do not",
+        version=2,  # v2: a spelled-out code counts as said ("S K 1 3 0" matches "SK130")
     ),
     Metric(
         name=NAMES["judge"],
@@ -253,6 +258,7 @@ METRICS = (
         requires=tuple(NAMES.values()),
         threshold=1.0,
         description="every declared success kind passes",
+        version=2,  # v2: success_transcript v2 (a spelled-out code counts as said)
     ),
 )
 

@@ -37,6 +37,7 @@ from evalkit.domains.workflow import (
     Compute,
     Confirm,
     Offer,
+    RecordError,
     Refuse,
     Say,
     Switch,
@@ -135,7 +136,10 @@ class WorkflowPolicy(WorkflowSlots, WorkflowOffers, WorkflowCalls, WorkflowHeari
             # the call's requests so far, latest last (an opening "a few IT things: first, a license for
             # Mathematica" names the product; the request that follows may not): bounded, as Whisper's prompt is
             self.requests = [*self.requests, heard.strip()][-3:]
-        return getattr(self, f"_on_{self.pending}")(heard)
+        try:
+            return getattr(self, f"_on_{self.pending}")(heard)
+        except RecordError:  # the records lack what the task reads (no booking on the reservation): a person's job
+            return self._transfer("the records do not show what the request needs")
 
     # -- speaking --------------------------------------------------------------------------------------------
     def _say(self, text: str, end_call: bool = False, acts: tuple[DialogueAct, ...] = ()) -> PolicyReply:

@@ -50,17 +50,6 @@ CHOICE_QUESTION = re.compile(r"\bwhich\b(?:\s+[\w-]+){0,3}\s+would you like\b|\b
 # The goal's yes/no decisions on one thing (``scripted.answers``) and the word a question about it names.
 DECIDED_TOPICS = (("standby", "standby"), ("refund_instead", "refund instead"))
 
-FIELD_CUES = (
-    (
-        "confirmation_number",
-        ("confirmation number", "confirmation code", "six characters", "repeat the code", "spell the code"),
-    ),
-    ("last_name", ("last name",)),
-    ("new_date", ("what date", "which date", "new date", "the month and the day")),
-    ("seat_preference", ("seat preference", "window, an aisle", "window, aisle")),  # the agent's 3 phrasings
-    ("new_origin", ("fly from instead",)),  # another airport: its code (the agent knows no city names)
-    ("new_destination", ("fly into instead", "fly to instead")),
-)
 ROUTE_FIELDS = ("new_origin", "new_destination")
 CHOSEN = "chosen option"  # ``last_field`` after the caller took the option its goal names
 REPEATABLE_CUES = ("which would you like", "total of", "shall i go ahead")  # offers and quotes worth re-hearing
@@ -294,18 +283,8 @@ class ScriptedSimulator(Listening):
             return self._check_read_back(agent_text)
         if (reply := self._read_back(agent_text)) is not None:  # a read-back in other words
             return reply
-        # Offers that end a turn which may restate the confirmation number: before the field cues.
-        if "full refund instead" in low:
-            return self._yes_no("refund_instead", "Yes, please refund me.", "No, I don't want a refund.")
-        if "standby list" in low and any(c in low for c in CONFIRM_CUES):
-            return self._yes_no("standby", "Yes, please add me to standby.", "No, thanks, no standby.")
-        if "spell" in low and "last name" in low:
-            self.last_field = "last_name"
-            return self._styled(", ".join(self.plan.answers.get("last_name", "").upper()) + ".")
-        for field, cues in FIELD_CUES:
-            if any(c in low for c in cues):
-                self.no_progress = 0
-                return self._answer_field(field)
+        if "?" in agent_text and (topic := self._decided_topic(low)) is not None:  # "... a full refund instead?"
+            return self._yes_no(topic, "Yes, please.", "No, thank you.")
         if CHOICE_QUESTION.search(low):  # "which would you like?", "which return flight would you like?"
             return self._choose(agent_text)
 
@@ -352,10 +331,12 @@ class ScriptedSimulator(Listening):
         wants = self.plan.answers.get(field, "no").strip().lower().startswith("yes")
         return self._styled(yes if wants else no)
 
+    def _decided_topic(self, low: str) -> str | None:
+        """A question about a thing the goal decides apart ("... standby list ...": its "standby" answer)."""
+        return next((k for k, word in DECIDED_TOPICS if word in low and k in self.plan.answers), None)
+
     def _confirm(self, agent_text: str) -> UserUtterance:
-        # a question about a thing the goal decides apart ("... standby list ...": its "standby" answer)
-        topic = next((k for k, word in DECIDED_TOPICS if word in agent_text.lower() and k in self.plan.answers), None)
-        if topic is not None:
+        if (topic := self._decided_topic(agent_text.lower())) is not None:
             return self._yes_no(topic, "Yes, please.", "No, thank you.")
         if self.plan.answers.get("confirm", "yes").strip().lower().startswith("no"):
             return self._styled("No, please don't do that.")

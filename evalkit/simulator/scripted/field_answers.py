@@ -55,7 +55,7 @@ class FieldAnswers:
     @classmethod
     def for_scenario(cls, scenario: Scenario, workflows: Mapping[str, Workflow] | None) -> FieldAnswers | None:
         """The fallback when evalkit knows no workflow of ``scenario`` (None: the caller's own script answers it).
-        A domain without workflows (airline's cue-based script) uses it for imported records only."""
+        A scenario of evalkit's own format for a domain without workflows is answered by the caller's script."""
         names = scenario.workflow.split("+")
         if workflows and all(n in workflows for n in names):
             return None

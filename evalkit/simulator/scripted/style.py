@@ -152,7 +152,8 @@ class PersonaStyle:
         spec = self.spec
         if alphabet and any(c.isalpha() for c in value):
             # asked for the phonetic alphabet (EVA-Bench App. K: a misheard code is spelled with it)
-            return f"It's {self.alphabet(value)}."
+            lead = {"easy": f"The {field.replace('_', ' ')} is", "hard": "I think it's"}.get(spec.level, "It's")
+            return f"{lead} {self.alphabet(value)}."  # a level's own words, as for a code spelled plainly
         if slowly and not spec.pauses:
             return "It's... " + "... ".join(said_characters(value, doubles)) + "..."
         chars = said_characters(value, doubles)
