@@ -1,5 +1,5 @@
 """Airline's compensation claims on the workflow engine (issue 28.4, ``airline/workflows/compensation.py``):
-in text mode with the scripted caller every claim scenario completes as with the hand-written policy, with the
+in text mode with the scripted caller every claim scenario completes, with the
 reference calls: a delay under two hours refused a meal voucher (held when the caller pushes back), a hotel voucher
 refused without an overnight wait, a cancelled flight's vouchers left to its rebooking; and a delay of two hours or
 more earns the meal voucher of its band."""

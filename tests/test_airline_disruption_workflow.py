@@ -1,6 +1,6 @@
 """Airline's IRROPS rebooking and missed connections on the workflow engine
 (issue 28.4, ``evalkit/domains/airline/workflows/disruptions.py``):
-in text mode with the scripted caller it completes every IRROPS scenario the hand-written policy completes, with the
+in text mode with the scripted caller it completes every IRROPS scenario, with the
 reference calls: a cancellation rebooked the same day or, with nothing open or the caller taking none, the next day
 (``Offer(fall_through=True)``), a delay's meal voucher issued first, the overnight meal and hotel vouchers, a meal
 request carried over, and a delay that is no IRROPS disruption refused a free change; a missed connection rebooked
@@ -70,7 +70,7 @@ def test_the_wait_earns_overnight_vouchers_or_a_same_day_meal_voucher_after_a_ca
 
 def searchless(calls: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
     """The calls with the searches' cabin left out: after the rebooking the engine searches any cabin for a full
-    flight's standby list, as the hand-written policy does (EVA-Bench's reference searches the booked one)."""
+    flight's standby list, as the former hand-written policy did (EVA-Bench's reference searches the booked one)."""
     return [(n, {k: v for k, v in a.items() if k != "fare_class"}) for n, a in calls]
 
 

@@ -1,9 +1,9 @@
 """Airline's escalation family on the workflow engine (issue 28.4, ``evalkit/domains/airline/workflows/escalation.py``):
-in text mode with the scripted caller the engine completes the escalation scenarios the hand-written policy completes,
-with the reference calls: a documented fee waiver offered to a live agent (transferred on a yes; a no offered a
-regular change), and an IRROPS rebooking with no flight the caller takes ending in the full refund the disruption
-entitles or an offered transfer. The transfer is offered and made only on a yes, never imposed. The engine's new
-``Workflow.priority`` and ``Say(end_call=True)`` are tested here too."""
+in text mode with the scripted caller the engine completes the escalation scenarios with the reference calls: a
+documented fee waiver offered to a live agent (transferred on a yes; a no offered a regular change), and an IRROPS
+rebooking with no flight the caller takes ending in the full refund the disruption entitles or an offered transfer.
+The transfer is offered and made only on a yes, never imposed. The engine's new ``Workflow.priority`` and
+``Say(end_call=True)`` are tested here too."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from evalkit.domains.scenarios import load_scenarios
 from evalkit.domains.workflow import Say, Workflow, run_reference
 from evalkit.metrics.task_completion import task_completion
 from evalkit.text_dialogue import run_text_dialogue, transcript
-from tests.test_airline_workflow import engine_completes
+from tests.test_airline_workflow import FORMER, engine_completes
 
 ESCALATIONS = {s.id: s for s in load_scenarios("airline") if s.workflow == "escalation"}
 
@@ -55,8 +55,8 @@ def test_the_engine_completes_escalations_with_the_reference_calls(sid: str) -> 
         assert "I'm so sorry for your loss. A bereavement fee waiver needs documentation" in said[-2]
 
 
-def test_the_hand_written_policy_completes_the_same_scenarios() -> None:
-    """What the engine is measured against: the hand-written policy completes all seven in text mode."""
+def test_the_domain_s_own_agent_completes_all_seven() -> None:
+    """Airline's registered workflows (what the local agent runs) complete all seven escalations in text mode."""
     for scenario in ESCALATIONS.values():
         conversation = run_text_dialogue(scenario, lambda t: t, None, np.random.default_rng(0))
         assert task_completion(conversation).score == 1.0, scenario.id
@@ -204,13 +204,9 @@ def test_the_irrops_refund_is_owed_only_where_the_record_entitles_one_and_is_the
 
 
 @pytest.mark.parametrize("sid", ["AL-040", "AL-041", "AL-042"])
-def test_the_waiver_offer_is_worded_as_the_hand_written_policy_words_it(sid: str) -> None:
+def test_the_waiver_offer_is_worded_as_the_former_policy_worded_it(sid: str) -> None:
     """From the route on, the same sentence: the booking found, the waiver that needs documentation, the offer (the
     engine spells the flight number, "S K 2 9 6" for "SK296")."""
-    scenario = ESCALATIONS[sid]
-    runs = [
-        run_text_dialogue(scenario, lambda t: t, None, np.random.default_rng(0), **engine)  # type: ignore[arg-type]
-        for engine in ({}, {"registry": REGISTRY, "workflows": WORKFLOWS})
-    ]
-    offers = [next(t for r, t in transcript(run) if r == "assistant" and "fee waiver needs" in t) for run in runs]
-    assert offers[0].partition(" from ")[2] == offers[1].partition(" from ")[2], offers
+    run = run_text_dialogue(ESCALATIONS[sid], lambda t: t, None, np.random.default_rng(0))
+    offer = next(t for r, t in transcript(run) if r == "assistant" and "fee waiver needs" in t)
+    assert offer.partition(" from ")[2] == FORMER["waiver_offers"][sid], offer

@@ -1,13 +1,16 @@
-"""Airline's cancellation-and-refund task on the workflow engine (issue 28.4, a first step of airline's move): the
-declaration is well formed, and in text mode with the scripted caller it completes every cancellation scenario the
-hand-written policy completes, with the reference calls (24-hour rule, disruption refund, credit, a declined
-cancellation), and its confirmation quotes the refund or credit in the hand-written policy's words. Airline itself
-still runs the hand-written policy."""
+"""Airline's tasks on the workflow engine (issue 28.4): the declarations are well formed, and in text mode with the
+scripted caller the engine completes every cancellation and change scenario with the reference calls (24-hour rule,
+disruption refund, credit, a declined cancellation). Where the former hand-written policy (deleted when airline
+moved onto the engine) was the measure, what it said and called is kept in ``airline_former_policy.json``
+(recorded from it on db21ecf) and the engine is held to it."""
 
 from __future__ import annotations
 
 import copy
+import json
 from datetime import date
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -53,39 +56,36 @@ def test_the_engine_completes_airline_cancellations_with_the_reference_calls(sid
     engine_completes(sid)
 
 
-def confirmation(sid: str, **engine: object) -> str:
-    """The agent's cancellation question in a text run (the hand-written policy's unless ``engine`` is given)."""
+FORMER = json.loads((Path(__file__).parent / "airline_former_policy.json").read_text())
+
+
+def confirmation(sid: str) -> str:
+    """The agent's cancellation question in a text run."""
     scenario = next(s for s in CANCELLATIONS if s.id == sid)
-    conversation = run_text_dialogue(scenario, lambda t: t, None, np.random.default_rng(0), **engine)  # type: ignore[arg-type]
+    conversation = run_text_dialogue(scenario, lambda t: t, None, np.random.default_rng(0))
     return next(t for r, t in transcript(conversation) if r == "assistant" and "go ahead and cancel" in t)
 
 
 @pytest.mark.parametrize("sid", ["AL-032", "AL-034", "AL-036", "AL-039"])  # credit, 24 hours, disruption, refundable
-def test_the_engine_quotes_the_refund_or_credit_as_the_hand_written_policy_does(sid: str) -> None:
-    hand = confirmation(sid)
-    engine = confirmation(sid, registry=REGISTRY, workflows=WORKFLOWS)
+def test_the_engine_quotes_the_refund_or_credit_as_the_former_policy_did(sid: str) -> None:
+    engine = confirmation(sid)
     # the same words from the route on (the engine spells the flight number: "S K 8 0 4" for "SK804")
-    assert engine.partition(" from ")[2] == hand.partition(" from ")[2], (engine, hand)
+    assert engine.partition(" from ")[2] == FORMER["quotes"][sid], engine
     assert " dollars" in engine
 
 
-def test_a_disruption_refund_gives_back_seat_and_bag_fees_as_the_hand_written_policy_does() -> None:
+def test_a_disruption_refund_gives_back_seat_and_bag_fees_as_the_former_policy_did() -> None:
     scenario = next(s for s in CANCELLATIONS if s.id == "AL-036")  # a disrupted flight: an IRROPS refund
     db = copy.deepcopy(scenario.scenario_db)
     next(iter(db["reservations"].values()))["ancillaries"] = {"bags_fee": 35.0, "seat_selection_fee": 25.0}
     with_fees = scenario.model_copy(update={"scenario_db": db})
-    runs = {
-        who: run_text_dialogue(with_fees, lambda t: t, None, np.random.default_rng(0), **engine)  # type: ignore[arg-type]
-        for who, engine in (("hand", {}), ("engine", {"registry": REGISTRY, "workflows": WORKFLOWS}))
-    }
-    refunds = {
-        who: [call.arguments for turn in run.turns for call in turn.tool_calls if call.name == "process_refund"]
-        for who, run in runs.items()
-    }
+    run = run_text_dialogue(with_fees, lambda t: t, None, np.random.default_rng(0))
+    refunds = [call.arguments for turn in run.turns for call in turn.tool_calls if call.name == "process_refund"]
     fees = {"confirmation_number": "3FTVFL", "refund_amount": 60.0, "refund_type": "ancillary_fees"}
-    assert refunds["engine"] == refunds["hand"] and fees in refunds["engine"], refunds
-    closing = [next(t for r, t in transcript(c) if r == "assistant" and "is cancelled" in t) for c in runs.values()]
-    assert closing[0] == closing[1] and "Your 60 dollars of seat and bag fees are refunded as well." in closing[1]
+    assert refunds == FORMER["fees"]["refunds"] and fees in refunds, refunds
+    closing = next(t for r, t in transcript(run) if r == "assistant" and "is cancelled" in t)
+    assert closing == FORMER["fees"]["closing"], closing
+    assert "Your 60 dollars of seat and bag fees are refunded as well." in closing
 
 
 def test_the_quote_is_the_domain_s_cancellation_terms_for_the_fare_paid() -> None:
@@ -131,42 +131,34 @@ def with_a_second_journey(sid: str, opening: str | None = None) -> object:
     return scenario.model_copy(update={"scenario_db": db})
 
 
-def both_ways(scenario: object) -> tuple[dict[str, list[tuple[str, dict]]], dict[str, list[str]]]:
-    """The tool calls of the hand-written policy and of the engine on ``scenario``, and what each said."""
-    runs = {
-        who: run_text_dialogue(scenario, lambda t: t, None, np.random.default_rng(0), **engine)  # type: ignore[arg-type]
-        for who, engine in (("hand", {}), ("engine", {"registry": REGISTRY, "workflows": WORKFLOWS}))
-    }
-    made = {who: [(c.name, c.arguments) for t in run.turns for c in t.tool_calls] for who, run in runs.items()}
-    said = {who: [t for r, t in transcript(run) if r == "assistant"] for who, run in runs.items()}
-    return made, said
+def engine_run(scenario: object) -> tuple[list[list[Any]], list[str]]:
+    """The engine's tool calls on ``scenario`` (as JSON keeps them: lists) and what it said."""
+    run = run_text_dialogue(scenario, lambda t: t, None, np.random.default_rng(0))  # type: ignore[arg-type]
+    made = [[c.name, c.arguments] for t in run.turns for c in t.tool_calls]
+    return made, [t for r, t in transcript(run) if r == "assistant"]
 
 
 @pytest.mark.parametrize("sid", ["AL-032", "AL-039"])  # a non-refundable fare (credit), a refundable one (refund)
-def test_two_live_journeys_are_both_cancelled_and_settled_in_one_total_as_the_hand_written_policy_does(
-    sid: str,
-) -> None:
-    made, said = both_ways(with_a_second_journey(sid))
-    writes = {who: [c for c in calls if c[0] != "get_flight_status"] for who, calls in made.items()}
-    assert writes["engine"] == writes["hand"], made
-    cancelled = [args["journey_id"] for name, args in made["engine"] if name == "cancel_reservation"]
+def test_two_live_journeys_are_both_cancelled_and_settled_in_one_total_as_the_former_policy_did(sid: str) -> None:
+    made, said = engine_run(with_a_second_journey(sid))
+    former = FORMER["two_journeys"][sid]
+    assert [c for c in made if c[0] != "get_flight_status"] == former["writes"], made
+    cancelled = [args["journey_id"] for name, args in made if name == "cancel_reservation"]
     assert len(cancelled) == 2 and cancelled[1] == "FL_SK999_20260730", made
-    settled = [args for name, args in made["engine"] if name in ("issue_travel_credit", "process_refund")]
+    settled = [args for name, args in made if name in ("issue_travel_credit", "process_refund")]
     assert len(settled) == 1, made  # one credit or refund for both journeys
-    quote, closing = ([next(t for t in said[w] if cue in t) for w in said] for cue in ("go ahead", "is cancelled"))
-    assert quote[0].partition(" from ")[2] == quote[1].partition(" from ")[2], quote
-    assert closing[0] == closing[1], closing
+    assert next(t for t in said if "go ahead" in t).partition(" from ")[2] == former["quote"], said
+    assert next(t for t in said if "is cancelled" in t) == former["closing"], said
 
 
-def test_a_caller_who_names_the_return_has_only_the_return_cancelled_as_the_hand_written_policy_does() -> None:
-    made, said = both_ways(with_a_second_journey("AL-032", "Hi, I need to cancel just the return part of my trip."))
-    assert made["engine"] == made["hand"], made
-    cancelled = [args["journey_id"] for name, args in made["engine"] if name == "cancel_reservation"]
+def test_a_caller_who_names_the_return_has_only_the_return_cancelled_as_the_former_policy_did() -> None:
+    made, said = engine_run(with_a_second_journey("AL-032", "Hi, I need to cancel just the return part of my trip."))
+    assert made == FORMER["return_only"]["calls"], made
+    cancelled = [args["journey_id"] for name, args in made if name == "cancel_reservation"]
     assert cancelled == ["FL_SK999_20260730"], made  # the outbound stays booked
-    credit = next(args for name, args in made["engine"] if name == "issue_travel_credit")
+    credit = next(args for name, args in made if name == "issue_travel_credit")
     assert credit["amount"] == 199, made  # the return's 299 less the 100 dollar fee
-    closing = [next(t for t in said[w] if "is cancelled" in t) for w in said]
-    assert closing[0] == closing[1], closing
+    assert next(t for t in said if "is cancelled" in t) == FORMER["return_only"]["closing"], said
 
 
 def test_the_voluntary_change_workflow_is_well_formed() -> None:
@@ -176,18 +168,16 @@ def test_the_voluntary_change_workflow_is_well_formed() -> None:
 
 # a plain change, a Platinum fee waiver, a cheaper fare (credit), a meal request carried over
 @pytest.mark.parametrize("sid", ["AL-002", "AL-007", "AL-008", "AL-010"])
-def test_the_engine_completes_voluntary_changes_with_the_hand_written_policy_s_calls(sid: str) -> None:
+def test_the_engine_completes_voluntary_changes_with_the_former_policy_s_calls(sid: str) -> None:
     scenario = next(s for s in CHANGES if s.id == sid)
-    made, said = both_ways(scenario)
-    assert made["engine"] == made["hand"], made
-    assert any("total of" in t for t in said["engine"]), said  # the fee and difference quoted before the change
+    made, said = engine_run(scenario)
+    assert made == FORMER["changes"][sid], made
+    assert any("total of" in t for t in said), said  # the fee and difference quoted before the change
     # the scenario's reference calls, but for the search's fare class: both agents search the booked cabin
     reference = [(c.name, c.arguments) for c in scenario.reference_calls]
-    cabin = [(n, {**a, "fare_class": "x"} if n == "search_rebooking_options" else a) for n, a in made["engine"]]
+    cabin = [(n, {**a, "fare_class": "x"} if n == "search_rebooking_options" else a) for n, a in made]
     assert cabin == [(n, {**a, "fare_class": "x"} if n == "search_rebooking_options" else a) for n, a in reference]
-    conversation = run_text_dialogue(
-        scenario, lambda t: t, None, np.random.default_rng(0), registry=REGISTRY, workflows=WORKFLOWS
-    )
+    conversation = run_text_dialogue(scenario, lambda t: t, None, np.random.default_rng(0))
     assert task_completion(conversation).score == 1.0, transcript(conversation)
 
 
@@ -225,8 +215,8 @@ def test_the_engine_completes_same_day_changes_with_the_reference_calls(sid: str
     engine_completes(sid)
 
 
-# standby on an earlier flight today (full in the booked cabin: the search is of any cabin, as the hand-written
-# policy's), the confirmed seat kept
+# standby on an earlier flight today (full in the booked cabin: the search is of any cabin, as the former policy's),
+# the confirmed seat kept
 @pytest.mark.parametrize("sid", ["AL-015", "AL-016"])
 def test_a_standby_request_lists_the_caller_on_an_earlier_flight_and_keeps_the_confirmed_seat(sid: str) -> None:
     lines = engine_completes(sid, search_rebooking_options={"fare_class": "any"})

@@ -41,7 +41,8 @@ class DomainTexts:
 @dataclass(frozen=True)
 class Domain:
     """``workflows`` None: the domain has no declarative workflows (the local agent then needs a policy registered
-    for it, and the scripted simulator follows its cue-based script). ``greeting`` None: the agent's default."""
+    for it, and the scripted simulator answers from its script and its reading of unseen agents). ``greeting``
+    None: the agent's default."""
 
     name: str
     tools: ToolRegistry

@@ -6,8 +6,8 @@ starting utterance, give information only when asked, spell codes one character 
 the NATO alphabet on the second attempt, never end the call in the turn that gives information, end the call
 once the agent has reported the outcome, after a refused transfer, or after 5 turns without progress.
 
-Workflow domains (every domain whose ``Domain`` declares workflows; airline declares none and keeps the cue-based
-script) are answered from the workflows themselves: the slot whose question (or ``label``) the agent's text names is
+Workflow domains (every domain whose ``Domain`` declares workflows: all built-in ones) are answered from the
+workflows themselves: the slot whose question (or ``label``) the agent's text names is
 answered from ``scripted.answers``, read-backs are confirmed or corrected, Confirm questions get yes (or no when
 ``answers["confirm"]`` is "no"), and after each finished task the next ``scripted.followups`` request is made.
 """
@@ -54,7 +54,7 @@ ROUTE_FIELDS = ("new_origin", "new_destination")
 CHOSEN = "chosen option"  # ``last_field`` after the caller took the option its goal names
 REPEATABLE_CUES = ("which would you like", "total of", "shall i go ahead")  # offers and quotes worth re-hearing
 STALL_CUES = ("sorry", "didn't get", "still didn't", "again")
-REFUSAL_CUES = ("not able to", "can't issue")  # the airline policy's refusals
+REFUSAL_CUES = ("not able to", "can't issue")  # refusals in words no workflow declares (an agent's own)
 # a code inside free text: letters and digits mixed ("3L2U", "DN55"), or digits named a code ("code 5677"); eSpeak
 # reads "3L2U" as a word (tiny.en: "real to"), spelled it was heard 3L2U or 3L2 (scripts: issue 17.2 note)
 CODE_IN_TEXT = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{3,}\b|(?<=\bcode )\d{3,}\b")
@@ -63,7 +63,7 @@ SPELL_CUE = re.compile(r"\bspell\b", re.IGNORECASE)
 TRANSFER_OFFER = "would you like me to transfer you"  # slots whose read-back is spelled character by character
 # Slot kinds a paraphrase may put words before (and whether the value's first letter is then lower-cased).
 REPHRASED_KINDS = {"name": "keep", "date": "keep", "time": "keep", "number": "keep", "choice": "lower"}
-# the reference agent's own read-back ("I have W K 2 E X B. Is that right?"), which the cue-based script checks
+# a read-back in the reference agent's form ("I have W K 2 E X B. Is that right?"), checked character by character
 OWN_READ_BACK = re.compile(r"\bI have\b.*\bIs that right", re.DOTALL)
 
 
@@ -95,8 +95,9 @@ def task_requests(workflows: list[Workflow], said: list[str]) -> list[str]:
 
 
 def domain_workflows(domain: str) -> Mapping[str, Workflow] | None:
-    """A domain's declared workflows; None for a domain that declares none (airline: the cue-based script answers
-    it) or that is not registered (a scenario a test builds for its own domain passes ``workflows`` instead)."""
+    """A domain's declared workflows; None for a domain that declares none (the caller's script and its reading of
+    unseen agents answer it) or that is not registered (a scenario a test builds for its own domain passes
+    ``workflows`` instead)."""
     try:
         return get_domain(domain).workflows
     except UnknownPluginError:
