@@ -36,6 +36,9 @@ from evalkit.domains.workflow import (
 from evalkit.spoken import parse_seat_preference, parse_seat_preferences
 
 STANDBY = re.compile(r"\bstand[\s-]?by\b", re.IGNORECASE)
+# A same-day request for a flight before the booked one: "earlier", "sooner", "the next flight", "as soon as possible"
+# (the first one still open is the next flight; the booked one is not "next" to a caller asking to move)
+EARLIER = re.compile(r"\b(?:earlier|sooner|soonest|next (?:available )?flight|as soon as possible|asap)\b", re.I)
 
 # -- voluntary change: another day, with the change fee and fare difference ----------------------------------
 
@@ -134,7 +137,7 @@ def same_day_options(found: dict[str, Any], requested: str, searched: dict[str, 
     low = requested.lower()
     standby = wants_standby(requested)
     later = not standby and any(w in low for w in ("later", "miss my", "missed my", "running late"))
-    earlier = standby or (not later and any(w in low for w in ("earlier", "sooner")))
+    earlier = standby or (not later and EARLIER.search(requested) is not None)
     return [
         o
         for o in change_options(found, requested, searched, seats=not standby)
@@ -406,6 +409,9 @@ SAME_DAY_CHANGE = change_workflow(
         "stand by",
         "missed my flight",
         "miss my flight",
+        "next flight",
+        "next available flight",
+        "as soon as possible",
     ),
     same_day=True,
 )

@@ -1,0 +1,66 @@
+"""Airline requests on the workflow engine that a careful human agent serves though the caller words them in its
+own way (EVA-Bench's airline records the engine missed): each test takes one of evalkit's own airline scenarios,
+changes what the gap needs (the opening, the database) and runs it in text mode with the scripted caller."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from evalkit.domains.airline.tools import REGISTRY
+from evalkit.domains.airline.workflows import WORKFLOWS
+from evalkit.domains.scenarios import load_scenarios
+from evalkit.metrics.task_completion import task_completion
+from evalkit.scenarios import Scenario
+from evalkit.text_dialogue import run_text_dialogue, transcript
+
+
+def scenario(sid: str, opening: str | None = None) -> Scenario:
+    """Evalkit's airline scenario ``sid``, its caller opening with ``opening`` when given."""
+    found = next(s for s in load_scenarios("airline") if s.id == sid)
+    if opening is None:
+        return found
+    goal = found.user_goal.model_copy(deep=True)
+    goal.starting_utterance = opening
+    return found.model_copy(update={"user_goal": goal})
+
+
+def run(case: Scenario) -> tuple[Any, list[tuple[str, str]]]:
+    conversation = run_text_dialogue(
+        case, lambda t: t, None, np.random.default_rng(0), registry=REGISTRY, workflows=WORKFLOWS
+    )
+    return conversation, transcript(conversation)
+
+
+def calls(conversation: Any) -> list[tuple[str, dict[str, Any]]]:
+    return [(c.name, c.arguments) for t in conversation.turns for c in t.tool_calls]
+
+
+# -- "the next flight home": a same-day change to the first flight still open ---------------------------------
+
+
+def test_the_next_flight_as_soon_as_possible_is_a_same_day_change_to_an_earlier_flight() -> None:
+    """AL-001 (an earlier flight today) asked for as "the next flight home as soon as possible": the same task, the
+    same earlier flights offered, the same calls; the task is started on those words, not asked for again."""
+    case = scenario("AL-001", "Hi, can you move me to the next flight home as soon as possible?")
+    conversation, lines = run(case)
+    assert "confirmation number" in lines[2][1], lines
+    assert task_completion(conversation).score == 1.0, lines
+    assert calls(conversation) == [(c.name, c.arguments) for c in case.reference_calls], lines
+
+
+def test_next_flight_and_as_soon_as_possible_ask_for_a_flight_before_the_booked_one() -> None:
+    from evalkit.domains.airline.workflows.changes import same_day_options
+
+    booking = {"journey_id": "J0", "fare_class": "main_cabin", "status": "confirmed"}
+    booking["segments"] = [{"scheduled_departure": "17:30"}]
+    found = {"reservation": {"bookings": [booking]}}
+    searched = {
+        "options": [
+            {"journey_id": f"J{t}", "departure_time": t, "available_seats": {"main_cabin": 3}, "segments": []}
+            for t in ("12:00", "18:00")
+        ]
+    }
+    for said in ("Put me on the next flight home.", "I need to leave as soon as possible."):
+        assert [o["departs"] for o in same_day_options(found, said, searched, "2026-06-18 10:50")] == ["12:00"]
