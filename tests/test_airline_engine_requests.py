@@ -64,3 +64,21 @@ def test_next_flight_and_as_soon_as_possible_ask_for_a_flight_before_the_booked_
     }
     for said in ("Put me on the next flight home.", "I need to leave as soon as possible."):
         assert [o["departs"] for o in same_day_options(found, said, searched, "2026-06-18 10:50")] == ["12:00"]
+
+
+# -- a disputed charge: the booking found, a live agent offered to review it ----------------------------------
+
+
+def test_a_disputed_charge_is_offered_to_a_live_agent_after_the_booking_is_found() -> None:
+    """A caller charged for something it was told would be free: the agent cannot reverse a charge without a
+    documented authorization, so (as for AL-040's waiver) it finds the booking and offers a live agent, who is
+    handed the dispute on the caller's yes; nothing on the booking changes."""
+    case = scenario("AL-040", "I was charged for an upgrade that I was told would be free. Can you fix that?")
+    conversation, lines = run(case)
+    assert task_completion(conversation).score == 1.0, lines
+    made = calls(conversation)
+    assert [name for name, _ in made] == ["get_reservation", "transfer_to_agent"], lines
+    assert made[1][1]["transfer_reason"] == "policy_exception_needed"
+    assert "charged for an upgrade" in made[1][1]["issue_summary"]
+    offer = next(t for r, t in lines if r == "assistant" and "transfer you" in t)
+    assert "documented authorization" in offer and "I found your booking" in offer
