@@ -4,6 +4,7 @@ changes what the gap needs (the opening, the database) and runs it in text mode 
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -82,3 +83,48 @@ def test_a_disputed_charge_is_offered_to_a_live_agent_after_the_booking_is_found
     assert "charged for an upgrade" in made[1][1]["issue_summary"]
     offer = next(t for r, t in lines if r == "assistant" and "transfer you" in t)
     assert "documented authorization" in offer and "I found your booking" in offer
+
+
+# -- no open flight into the booked airport: an airport nearby, if the caller has one ------------------------
+
+
+def full_into_denver(answer: str, accept: str | None = "SK748") -> Scenario:
+    """AL-002 (ORD-DEN moved to June 22) with SK722 that day full and SK748 flying into Colorado Springs instead:
+    no open flight into Denver; the caller answers the nearby-airport question with ``answer``."""
+    case = scenario("AL-002")
+    db = copy.deepcopy(case.scenario_db)
+    full = db["journeys"]["FL_SK722_20260622"]
+    for segment in full["segments"]:
+        segment["available_seats"] = {**segment["available_seats"], "main_cabin": 0}
+    moved = db["journeys"]["FL_SK748_20260622"]
+    moved["destination"] = moved["segments"][-1]["destination"] = "COS"
+    goal = case.user_goal.model_copy(deep=True)
+    goal.scripted.answers["nearby_airport"] = answer
+    goal.scripted.accept_option, goal.scripted.accept_say = accept, None
+    return case.model_copy(update={"scenario_db": db, "user_goal": goal})
+
+
+def test_no_open_flight_into_the_booked_airport_asks_for_one_nearby_and_searches_it() -> None:
+    conversation, lines = run(full_into_denver("COS"))
+    made = calls(conversation)
+    searched = [(a["origin"], a["destination"]) for name, a in made if name == "search_rebooking_options"]
+    assert searched == [("ORD", "DEN"), ("ORD", "COS")], lines
+    assert any("another airport nearby" in t for r, t in lines if r == "assistant"), lines
+    rebooked = [a for name, a in made if name == "rebook_flight"]
+    assert [a["new_journey_id"] for a in rebooked] == ["FL_SK748_20260622"], lines
+
+
+def test_a_caller_with_no_airport_nearby_keeps_the_booking_without_a_transfer() -> None:
+    conversation, lines = run(full_into_denver("No, I need to keep that airport.", accept=None))
+    names = [name for name, _ in calls(conversation)]
+    assert names == ["get_reservation", "search_rebooking_options"], lines
+    assert "anything else" in lines[-2][1].lower(), lines
+
+
+def test_a_change_onto_a_flight_today_is_a_same_day_change() -> None:
+    """AL-002's change to June 22 made on June 22 itself: the same-day change type (and its fee), not a voluntary
+    change's."""
+    case = scenario("AL-002").model_copy(update={"current_date_time": "2026-06-22 06:10 PDT"})
+    conversation, lines = run(case)
+    rebooked = [a for name, a in calls(conversation) if name == "rebook_flight"]
+    assert [a["rebooking_type"] for a in rebooked] == ["same_day"], lines

@@ -6,6 +6,7 @@ the checked bags and the meal request carried to the new flight (App. L.4 princi
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 from evalkit.domains.airline.policy import change_fee, elite_waives, route_change
@@ -32,8 +33,9 @@ from evalkit.domains.workflow import (
     Step,
     Switch,
     Workflow,
+    parse_slot,
 )
-from evalkit.spoken import parse_seat_preference, parse_seat_preferences
+from evalkit.spoken import parse_seat_preference, parse_seat_preferences, parse_yes_no
 
 STANDBY = re.compile(r"\bstand[\s-]?by\b", re.IGNORECASE)
 # A same-day request for a flight before the booked one: "earlier", "sooner", "the next flight", "as soon as possible"
@@ -60,6 +62,28 @@ NEW_DESTINATION = Slot(
     length=3,
 )
 NEW_FLIGHT = Slot("new_journey_id", "text", "Which flight would you like?", label="flight")
+NO_AIRPORT = "none"  # the caller has no other airport to fly into
+
+
+def nearby_code(said: str) -> str | None:
+    """The three-letter code of the airport nearby the caller names, ``NO_AIRPORT`` for a no ("No, I need to keep
+    that airport."), None when neither is heard (asked again)."""
+    if parse_yes_no(said) is False:
+        return NO_AIRPORT
+    code = parse_slot(NEW_DESTINATION, said, date.today())
+    return code if isinstance(code, str) and len(code) == 3 else None
+
+
+# App. L.4 principle 4 (offer alternatives): no flight with a seat into the booked airport that day, so an airport
+# nearby the caller could fly into instead (its code: the tools know no city names)
+NEARBY = Slot(
+    "nearby_airport",
+    "text",
+    "Is there another airport nearby you could fly into instead? If so, please tell me its three-letter code.",
+    label="airport nearby",
+    normalize=nearby_code,
+)
+NEARBY_GIVEN = Derived(lambda nearby, code: bool(nearby) and code != NO_AIRPORT, "$nearby", "$nearby_airport")
 # the seat type the caller names first ("window, then aisle"), as the hand-written policy hears it
 SEAT = Slot(
     "seat_preference",
@@ -237,6 +261,30 @@ def change_workflow(
         if same_day
         else Derived(change_options, "$reservation", ASKED, "$search")
     )
+
+    def search(when: str | Derived | None = None) -> Call:
+        return Call(
+            "search_rebooking_options",
+            {
+                "origin": "$new_origin",
+                "destination": "$new_destination",
+                "date": f"${date_slot.name}",
+                "passenger_count": 1,
+                # any cabin for standby (a flight full in the booked one has its list), else the booked one
+                "fare_class": Derived(
+                    lambda found, said: (
+                        "any"
+                        if same_day and wants_standby(said)
+                        else changing(found, said).get("fare_class", "main_cabin")
+                    ),
+                    "$reservation",
+                    ASKED,
+                ),
+            },
+            name="search",
+            when=when,
+        )
+
     return Workflow(
         name=name,
         description=description,
@@ -253,27 +301,21 @@ def change_workflow(
             Ask(NEW_DESTINATION, when="$moving=destination"),
             Compute("new_date", Derived(lambda now: now[:10], f"${NOW}")) if same_day else Ask(date_slot),
             *(STANDBY_CHECK if same_day else ()),
-            Call(
-                "search_rebooking_options",
-                {
-                    "origin": "$new_origin",
-                    "destination": "$new_destination",
-                    "date": f"${date_slot.name}",
-                    "passenger_count": 1,
-                    # any cabin for standby (a flight full in the booked one has its list), else the booked one
-                    "fare_class": Derived(
-                        lambda found, said: (
-                            "any"
-                            if same_day and wants_standby(said)
-                            else changing(found, said).get("fare_class", "main_cabin")
-                        ),
-                        "$reservation",
-                        ASKED,
-                    ),
-                },
-                name="search",
-            ),
+            search(),
             Compute("options", options),
+            *(
+                ()
+                if same_day
+                else (
+                    # nothing with a seat on the booked route that day: an airport nearby, if the caller has one
+                    Compute("nearby", Derived(lambda found, moving: not found and not moving, "$options", "$moving")),
+                    Say("I'm sorry, I don't see any open flights to {new_destination} that day.", when="$nearby"),
+                    Ask(NEARBY, when="$nearby"),
+                    Compute("new_destination", "$nearby_airport", when=NEARBY_GIVEN),
+                    search(NEARBY_GIVEN),
+                    Compute("options", options, when=NEARBY_GIVEN),
+                )
+            ),
             Offer(
                 "$options",
                 "journey_id",
@@ -284,7 +326,11 @@ def change_workflow(
             ),
             *(STANDBY_LISTING if same_day else ()),
             Ask(SEAT),
-            Compute(REBOOKING, kind),
+            # a change onto a flight today is a same-day change, whichever way the caller asked for it
+            Compute(
+                REBOOKING,
+                Derived(lambda day, today: "same_day" if day == today else kind, f"${date_slot.name}", f"${TODAY}"),
+            ),
             Compute("quote", Derived(change_quote, "$reservation", ASKED, "$chosen", f"${REBOOKING}")),
             Confirm(
                 "The change fee is {quote.fee} dollars and the fare difference is {quote.difference} dollars, for a "
@@ -298,7 +344,7 @@ def change_workflow(
                         lambda found, said: changing(found, said)["journey_id"], "$reservation", ASKED
                     ),
                     "new_journey_id": new_flight,
-                    "rebooking_type": kind,
+                    "rebooking_type": f"${REBOOKING}",
                     "waive_change_fee": "$quote.waived",
                 },
                 name="rebook",
