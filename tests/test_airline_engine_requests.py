@@ -128,3 +128,43 @@ def test_a_change_onto_a_flight_today_is_a_same_day_change() -> None:
     conversation, lines = run(case)
     rebooked = [a for name, a in calls(conversation) if name == "rebook_flight"]
     assert [a["rebooking_type"] for a in rebooked] == ["same_day"], lines
+
+
+# -- a cancelled flight already replaced by the airline: the disruption is the cancelled flight's ------------
+
+
+def replaced_by_the_airline() -> Scenario:
+    """AL-018 (SK937 cancelled, rebooked onto SK281 at 16:20) after the airline already replaced SK937 with a late
+    flight the same day (SK990 at 21:40, a confirmed booking): the caller finds that rebooking unacceptable."""
+    case = scenario("AL-018", "My flight got canceled and the rebooking they gave me isn't acceptable. Can you help?")
+    db = copy.deepcopy(case.scenario_db)
+    late = copy.deepcopy(db["journeys"]["FL_SK281_20260618"])
+    late["journey_id"] = "FL_SK990_20260618"
+    late["segments"][0].update(flight_number="SK990", scheduled_departure="21:40", scheduled_arrival="23:05")
+    db["journeys"]["FL_SK990_20260618"] = late
+    reservation = next(iter(db["reservations"].values()))
+    original = reservation["bookings"][0]
+    original["status"] = "cancelled"
+    held = copy.deepcopy(original)
+    held.update(journey_id="FL_SK990_20260618", status="confirmed")
+    held["segments"][0]["flight_number"] = "SK990"
+    reservation["bookings"].append(held)
+    return case.model_copy(update={"scenario_db": db})
+
+
+def test_a_cancelled_flight_already_replaced_is_the_disruption_and_its_same_day_wait_earns_the_meal_at_once() -> None:
+    """The request names the rebooking (not a cancellation of the trip); the disruption looked up is the cancelled
+    flight's (not the replacement's, which has none); the caller, waiting the same day for the flight it holds, gets
+    the same-day meal voucher at once, and only once; a flight taken moves the booking it holds."""
+    conversation, lines = run(replaced_by_the_airline())
+    assert "confirmation number" in lines[2][1], lines
+    made = calls(conversation)
+    names = [name for name, _ in made]
+    assert made[1] == ("get_disruption_info", {"flight_number": "SK937", "date": "2026-06-18"}), lines
+    meals = [a["voucher_reason"] for name, a in made if name == "issue_meal_voucher"]
+    assert meals == ["cancellation_wait_same_day"], lines
+    assert names.index("issue_meal_voucher") < names.index("search_rebooking_options"), lines
+    rebooked = [a for name, a in made if name == "rebook_flight"]
+    assert [(a["journey_id"], a["new_journey_id"]) for a in rebooked] == [("FL_SK990_20260618", "FL_SK281_20260618")], (
+        lines
+    )
