@@ -168,3 +168,51 @@ def test_a_cancelled_flight_already_replaced_is_the_disruption_and_its_same_day_
     assert [(a["journey_id"], a["new_journey_id"]) for a in rebooked] == [("FL_SK990_20260618", "FL_SK281_20260618")], (
         lines
     )
+
+
+# -- the cheapest way today: a full flight's standby list is free while a later confirmed seat is kept -------
+
+
+def missed_with_a_later_seat(opening: str) -> Scenario:
+    """AL-015 (DFW-IAH, confirmed on SK866 at 20:15; SK321 at 14:10 full) with a flight this morning the caller
+    missed (SK700 at 08:00, also booked) and SK900 at 17:20 given seats: the caller opens with ``opening``."""
+    case = scenario("AL-015", opening)
+    db = copy.deepcopy(case.scenario_db)
+    morning = copy.deepcopy(db["journeys"]["FL_SK866_20260618"])
+    morning["journey_id"] = "FL_SK700_20260618"
+    morning["segments"][0].update(flight_number="SK700", scheduled_departure="08:00", scheduled_arrival="09:05")
+    db["journeys"]["FL_SK700_20260618"] = morning
+    for segment in db["journeys"]["FL_SK900_20260618"]["segments"]:
+        segment["available_seats"] = {**segment["available_seats"], "main_cabin": 3}
+    reservation = next(iter(db["reservations"].values()))
+    missed = copy.deepcopy(reservation["bookings"][0])
+    missed["journey_id"] = "FL_SK700_20260618"
+    missed["segments"][0]["flight_number"] = "SK700"
+    reservation["bookings"].insert(0, missed)
+    return case.model_copy(update={"scenario_db": db})
+
+
+def test_the_cheapest_way_today_offers_a_full_flight_s_free_standby_beside_the_paid_changes() -> None:
+    """A caller who missed its flight and asks for the cheapest way today, holding a confirmed seat on a later flight:
+    the full flight before that seat is offered as free standby beside the flight with seats (not the flight it
+    already holds), and taking it lists the caller while the later seat stays confirmed."""
+    case = missed_with_a_later_seat("I missed my flight this morning. Can you get me on the cheapest option today?")
+    conversation, lines = run(case)
+    offer = next(t for r, t in lines if r == "assistant" and "Which flight would you like" in t)
+    assert "S K 3 2 1 at 2:10 PM, which is full, but standby on it is free" in offer, lines
+    assert "S K 9 0 0" in offer and "S K 8 6 6" not in offer, lines
+    confirm = next(t for r, t in lines if r == "assistant" and "Shall I add you to the standby list" in t)
+    assert "your seat on flight S K 8 6 6 stays confirmed" in confirm, lines
+    assert [name for name, _ in calls(conversation)] == [
+        "get_reservation",
+        "search_rebooking_options",
+        "add_to_standby",
+    ], lines
+    assert calls(conversation)[2][1]["journey_id"] == "FL_SK321_20260618"
+
+
+def test_without_asking_for_the_cheapest_way_no_full_flight_is_offered_nor_one_already_held() -> None:
+    case = missed_with_a_later_seat("I missed my flight this morning. Can you get me on another one today?")
+    _, lines = run(case)
+    offer = next(t for r, t in lines if r == "assistant" and "Which flight would you like" in t)
+    assert "S K 9 0 0" in offer and "S K 3 2 1" not in offer and "S K 8 6 6" not in offer, lines

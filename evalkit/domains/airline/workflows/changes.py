@@ -40,6 +40,9 @@ from evalkit.spoken import parse_seat_preference, parse_seat_preferences, parse_
 STANDBY = re.compile(r"\bstand[\s-]?by\b", re.IGNORECASE)
 # A same-day request for a flight before the booked one: "earlier", "sooner", "the next flight", "as soon as possible"
 # (the first one still open is the next flight; the booked one is not "next" to a caller asking to move)
+# A caller who asks for the cheapest way today: a full flight's standby list is free (App. L.4 "Same-day standby:
+# Free"), so it is offered beside the paid changes
+CHEAPEST = re.compile(r"\b(?:cheap(?:est|er)?|least expensive|lowest (?:cost|price|fare))\b", re.IGNORECASE)
 EARLIER = re.compile(r"\b(?:earlier|sooner|soonest|next (?:available )?flight|as soon as possible|asap)\b", re.I)
 
 # -- voluntary change: another day, with the change fee and fare difference ----------------------------------
@@ -116,16 +119,17 @@ def change_options(
     the caller's words name (``changing``)."""
     booking = booking or changing(found, requested)
     cabin = booking.get("fare_class", "main_cabin")
+    held = {b["journey_id"] for b in live_bookings(found)} | {booking["journey_id"]}  # flights it already holds
     return [
         {
             "journey_id": o["journey_id"],
             "flight": " and ".join(s.get("flight_number", "") for s in o.get("segments", [])),
             "departs": o.get("departure_time") or "",
             "fare": o.get("fare") or 0,
+            "note": "",  # said after the option (a full flight offered for standby says so)
         }
         for o in searched.get("options", [])
-        if o["journey_id"] != booking["journey_id"]
-        and (not seats or (o.get("available_seats") or {}).get(cabin, 0) >= 1)
+        if o["journey_id"] not in held and (not seats or (o.get("available_seats") or {}).get(cabin, 0) >= 1)
     ]
 
 
@@ -162,11 +166,56 @@ def same_day_options(found: dict[str, Any], requested: str, searched: dict[str, 
     standby = wants_standby(requested)
     later = not standby and any(w in low for w in ("later", "miss my", "missed my", "running late"))
     earlier = standby or (not later and EARLIER.search(requested) is not None)
-    return [
+    options = [
         o
         for o in change_options(found, requested, searched, seats=not standby)
         if o["departs"] >= cutoff and (not earlier or o["departs"] < booked) and (not later or o["departs"] > booked)
     ]
+    if standby or not CHEAPEST.search(requested):
+        return options
+    # the cheapest way: the search was of any cabin, so the flights with a seat are priced in the booked one again;
+    # a full flight's standby list is free while the caller keeps a confirmed seat on a later flight today: the full
+    # flights still open that leave before that seat, in the direction asked
+    cabin = changing(found, requested).get("fare_class", "main_cabin")
+    legs = {o["journey_id"]: o.get("segments") or [] for o in searched.get("options", [])}
+    for o in options:
+        fares = [(leg.get("fares") or {}).get(cabin) for leg in legs.get(o["journey_id"], [])]
+        o["fare"] = sum(fares) if fares and None not in fares else o["fare"]
+    kept = kept_seats(found, now)
+    taken = {o["journey_id"] for o in options}
+    full = [
+        {**o, "standby": True, "note": ", which is full, but standby on it is free"}
+        for o in change_options(found, requested, searched, seats=False)
+        if o["journey_id"] not in taken
+        and cutoff <= o["departs"] < max(kept, default="")
+        and (not earlier or o["departs"] < booked)
+        and (not later or o["departs"] > booked)
+    ]
+    return sorted(options + full, key=lambda o: o["departs"])
+
+
+def kept_seats(found: dict[str, Any], now: str) -> list[str]:
+    """The departures ("HH:MM") of the caller's confirmed flights today still to leave: the seats standby keeps."""
+    return [
+        b["segments"][0].get("scheduled_departure", "")
+        for b in live_bookings(found)
+        if b.get("status") == "confirmed"
+        and b["segments"][0].get("date") == now[:10]
+        and b["segments"][0].get("scheduled_departure", "") > now[11:16]
+    ]
+
+
+def kept_flight(found: dict[str, Any], requested: str, chosen: dict[str, Any], now: str) -> str:
+    """The confirmed flight the caller keeps while on standby for ``chosen``: its first held flight today leaving
+    after it, else the booked one."""
+    later = sorted(
+        (b["segments"][0].get("scheduled_departure", ""), b["segments"][0]["flight_number"])
+        for b in live_bookings(found)
+        if b.get("status") == "confirmed"
+        and b["segments"][0].get("date") == now[:10]
+        and b["segments"][0].get("scheduled_departure", "") > chosen["departs"]
+    )
+    return later[0][1] if later else changing(found, requested)["segments"][0]["flight_number"]
 
 
 def carried_over(found: dict[str, Any], requested: str, booking: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -219,10 +268,9 @@ STANDBY_CHECK = (
     ),
 )
 STANDBY_LISTING = (
-    Compute(
-        "booked",
-        Derived(lambda found, said: changing(found, said)["segments"][0]["flight_number"], "$reservation", ASKED),
-    ),
+    # standby asked for, or the full flight the caller took from the cheapest ways offered
+    Compute("standby", Derived(lambda asked, chosen: bool(asked or chosen.get("standby")), "$standby", "$chosen")),
+    Compute("booked", Derived(kept_flight, "$reservation", ASKED, "$chosen", f"${NOW}")),
     *standby_steps(
         "The standby list clears at the gate about 15 minutes before departure. If you don't clear, your seat on "
         "flight {booked} stays confirmed. Shall I add you to the standby list for flight {chosen.flight}?",
@@ -274,7 +322,7 @@ def change_workflow(
                 "fare_class": Derived(
                     lambda found, said: (
                         "any"
-                        if same_day and wants_standby(said)
+                        if same_day and (wants_standby(said) or CHEAPEST.search(said))
                         else changing(found, said).get("fare_class", "main_cabin")
                     ),
                     "$reservation",
@@ -319,7 +367,7 @@ def change_workflow(
             Offer(
                 "$options",
                 "journey_id",
-                "flight {flight} at {departs}",
+                "flight {flight} at {departs}{note}",
                 flight_slot,
                 name="chosen",
                 again=None if same_day else date_slot.name,
