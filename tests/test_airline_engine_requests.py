@@ -216,3 +216,37 @@ def test_without_asking_for_the_cheapest_way_no_full_flight_is_offered_nor_one_a
     _, lines = run(case)
     offer = next(t for r, t in lines if r == "assistant" and "Which flight would you like" in t)
     assert "S K 9 0 0" in offer and "S K 3 2 1" not in offer and "S K 8 6 6" not in offer, lines
+
+
+# -- standby on several earlier flights at once -------------------------------------------------------------
+
+
+def test_standby_on_two_earlier_flights_named_at_once_lists_the_caller_on_both() -> None:
+    """AL-015 (standby for an earlier flight; SK321 at 14:10 and SK900 at 17:20 both full) with a caller who takes both
+    at once: both read back, both lists joined, the confirmed seat kept; no one position is claimed for both."""
+    case = scenario("AL-015")
+    goal = case.user_goal.model_copy(deep=True)
+    goal.scripted.answers["accept_also"] = "SK900"
+    conversation, lines = run(case.model_copy(update={"user_goal": goal}))
+    listed = [a["journey_id"] for name, a in calls(conversation) if name == "add_to_standby"]
+    assert listed == ["FL_SK321_20260618", "FL_SK900_20260618"], lines
+    said = [t for r, t in lines if r == "assistant"]
+    assert any("S K 3 2 1 at 2:10 PM and flight S K 9 0 0 at 5:20 PM. Is that right?" in t for t in said), lines
+    assert "You're on the standby lists for flight S K 3 2 1 and flight S K 9 0 0." in said[-1], lines
+
+
+def test_two_flights_named_for_a_paid_change_are_asked_again_not_both_taken() -> None:
+    """Several options are taken at once only for standby: a same-day change to two flights is unclear."""
+    from evalkit.agents.reference.workflow_offer import several_named
+
+    texts = ["flight S K 1 1 0 at 11 AM", "flight S K 1 3 0 at 1 PM", "flight S K 1 5 0 at 3:30 PM"]
+    assert several_named("I'll take flight SK one ten and flight SK one thirty.", texts) == [0, 1]
+    assert several_named("The 11 AM and the 3:30 PM, please.", texts) == [0, 2]
+    assert several_named("I'll take flight SK one ten.", texts) == []
+    case = scenario("AL-001")
+    goal = case.user_goal.model_copy(deep=True)
+    goal.scripted.answers["accept_also"] = "SK215"
+    goal.scripted.accept_say = None
+    conversation, lines = run(case.model_copy(update={"user_goal": goal}))
+    assert not any("S K 1 3 0 at 1 PM and flight S K 2 1 5" in t for r, t in lines if r == "assistant"), lines
+    assert not any(name == "add_to_standby" for name, _ in calls(conversation)), lines

@@ -35,7 +35,7 @@ from evalkit.domains.workflow import (
     Workflow,
     parse_slot,
 )
-from evalkit.spoken import parse_seat_preference, parse_seat_preferences, parse_yes_no
+from evalkit.spoken import parse_seat_preference, parse_seat_preferences, parse_yes_no, spell_code
 
 STANDBY = re.compile(r"\bstand[\s-]?by\b", re.IGNORECASE)
 # A same-day request for a flight before the booked one: "earlier", "sooner", "the next flight", "as soon as possible"
@@ -231,10 +231,15 @@ def carried_over(found: dict[str, Any], requested: str, booking: dict[str, Any] 
 PASSENGERS = Derived(lambda found: [found["reservation"]["passengers"][0]["passenger_id"]], "$reservation")
 
 
-def standby_steps(offer: str, journey: str, flight: str, end: bool = False) -> tuple[Step, ...]:
+def standby_steps(
+    offer: str, journey: str, flight: str, end: bool = False, several: str | None = None
+) -> tuple[Step, ...]:
     """When ``$standby`` names a list to join: the ``offer`` (what the caller keeps, said first), the caller added on
     a yes (``journey``: a reference to the flight's journey), the position said (``flight``: how it is named); ``end``:
-    the task is done then."""
+    the task is done then. ``several``: a reference to the options taken, each listed (standby on several flights at
+    once: the lists named, no one position)."""
+    each = Derived(lambda taken: [{"journey_id": o["journey_id"]} for o in taken], several) if several else None
+    one = Derived(lambda standby, taken: bool(standby) and len(taken) == 1, "$standby", several) if several else None
     return (
         Confirm(offer, when="$standby"),
         Call(
@@ -242,12 +247,14 @@ def standby_steps(offer: str, journey: str, flight: str, end: bool = False) -> t
             {"confirmation_number": "$confirmation_number", "passenger_ids": PASSENGERS, "journey_id": journey},
             name="listed",
             when="$standby",
+            each=each,
         ),
         Say(
             f"You're number {{listed.standby_list_position}} on the standby list for flight {flight}.",
-            when="$standby",
+            when=one or "$standby",
             end=end,
         ),
+        *((Say(f"You're on the standby lists for flight {flight}.", when="$standby", end=end),) if several else ()),
     )
 
 
@@ -267,16 +274,20 @@ STANDBY_CHECK = (
         ),
     ),
 )
+STANDBY_FLIGHTS = "$standby_flights"  # the options taken for standby (``Offer.several``)
 STANDBY_LISTING = (
     # standby asked for, or the full flight the caller took from the cheapest ways offered
     Compute("standby", Derived(lambda asked, chosen: bool(asked or chosen.get("standby")), "$standby", "$chosen")),
     Compute("booked", Derived(kept_flight, "$reservation", ASKED, "$chosen", f"${NOW}")),
+    # the flights taken (standby on several at once: "the 11 and the 1 PM"), as said and as listed
+    Compute("taken", Derived(lambda all: " and flight ".join(spell_code(o["flight"]) for o in all), STANDBY_FLIGHTS)),
     *standby_steps(
         "The standby list clears at the gate about 15 minutes before departure. If you don't clear, your seat on "
-        "flight {booked} stays confirmed. Shall I add you to the standby list for flight {chosen.flight}?",
+        "flight {booked} stays confirmed. Shall I add you to the standby list for flight {taken}?",
         journey="$new_journey_id",
-        flight="{chosen.flight}",
+        flight="{taken}",
         end=True,
+        several=STANDBY_FLIGHTS,
     ),
 )
 
@@ -371,6 +382,9 @@ def change_workflow(
                 flight_slot,
                 name="chosen",
                 again=None if same_day else date_slot.name,
+                # standby may be on several earlier flights at once (the confirmed seat kept either way)
+                several=STANDBY_FLIGHTS[1:] if same_day else None,
+                several_when="$standby" if same_day else None,
             ),
             *(STANDBY_LISTING if same_day else ()),
             Ask(SEAT),
