@@ -52,7 +52,7 @@ def test_the_next_flight_as_soon_as_possible_is_a_same_day_change_to_an_earlier_
 
 
 def test_next_flight_and_as_soon_as_possible_ask_for_a_flight_before_the_booked_one() -> None:
-    from evalkit.domains.airline.workflows.changes import same_day_options
+    from evalkit.domains.airline.workflows.same_day import same_day_options
 
     booking = {"journey_id": "J0", "fare_class": "main_cabin", "status": "confirmed"}
     booking["segments"] = [{"scheduled_departure": "17:30"}]

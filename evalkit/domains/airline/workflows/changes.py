@@ -10,12 +10,20 @@ from datetime import date
 from typing import Any
 
 from evalkit.domains.airline.policy import change_fee, elite_waives, route_change
+from evalkit.domains.airline.workflows.same_day import (
+    CHEAPEST,
+    STANDBY_CHECK,
+    STANDBY_FLIGHTS,
+    STANDBY_LISTING,
+    same_day_options,
+    wants_standby,
+)
 from evalkit.domains.airline.workflows.steps import (
     ASKED,
     IDENTIFY,
     PASSENGER,
-    SAME_DAY_CUTOFF_MINUTES,
-    cancelling,
+    change_options,
+    changing,
     live_bookings,
 )
 from evalkit.domains.workflow import (
@@ -27,7 +35,6 @@ from evalkit.domains.workflow import (
     Confirm,
     Derived,
     Offer,
-    Refuse,
     Say,
     Slot,
     Step,
@@ -35,15 +42,7 @@ from evalkit.domains.workflow import (
     Workflow,
     parse_slot,
 )
-from evalkit.spoken import parse_seat_preference, parse_seat_preferences, parse_yes_no, spell_code
-
-STANDBY = re.compile(r"\bstand[\s-]?by\b", re.IGNORECASE)
-# A same-day request for a flight before the booked one: "earlier", "sooner", "the next flight", "as soon as possible"
-# (the first one still open is the next flight; the booked one is not "next" to a caller asking to move)
-# A caller who asks for the cheapest way today: a full flight's standby list is free (App. L.4 "Same-day standby:
-# Free"), so it is offered beside the paid changes
-CHEAPEST = re.compile(r"\b(?:cheap(?:est|er)?|least expensive|lowest (?:cost|price|fare))\b", re.IGNORECASE)
-EARLIER = re.compile(r"\b(?:earlier|sooner|soonest|next (?:available )?flight|as soon as possible|asap)\b", re.I)
+from evalkit.spoken import parse_seat_preference, parse_seat_preferences, parse_yes_no
 
 # -- voluntary change: another day, with the change fee and fare difference ----------------------------------
 
@@ -102,37 +101,6 @@ SEATS = Derived(
 )
 
 
-def changing(found: dict[str, Any], requested: str) -> dict[str, Any]:
-    """The booking a change moves: the return when the caller names it (as for a cancellation), else the first."""
-    return cancelling(found, requested)[0]
-
-
-def change_options(
-    found: dict[str, Any],
-    requested: str,
-    searched: dict[str, Any],
-    seats: bool = True,
-    booking: dict[str, Any] | None = None,
-) -> list[dict[str, Any]]:
-    """The searched journeys a change can move to: not the booked one, with a seat in the booked cabin (any, full
-    ones too, when ``seats`` is off: a standby list is for a full flight). ``booking``: the one moved, if not the one
-    the caller's words name (``changing``)."""
-    booking = booking or changing(found, requested)
-    cabin = booking.get("fare_class", "main_cabin")
-    held = {b["journey_id"] for b in live_bookings(found)} | {booking["journey_id"]}  # flights it already holds
-    return [
-        {
-            "journey_id": o["journey_id"],
-            "flight": " and ".join(s.get("flight_number", "") for s in o.get("segments", [])),
-            "departs": o.get("departure_time") or "",
-            "fare": o.get("fare") or 0,
-            "note": "",  # said after the option (a full flight offered for standby says so)
-        }
-        for o in searched.get("options", [])
-        if o["journey_id"] not in held and (not seats or (o.get("available_seats") or {}).get(cabin, 0) >= 1)
-    ]
-
-
 def change_quote(
     found: dict[str, Any], requested: str, chosen: dict[str, Any], kind: str = "voluntary"
 ) -> dict[str, Any]:
@@ -144,80 +112,6 @@ def change_quote(
     return {"fee": fee, "waived": waived, "difference": difference, "total": fee + max(difference, 0)}
 
 
-def open_from(now: str) -> str:
-    """The earliest departure ("HH:MM") a flight today can still be booked onto: 30 minutes from ``now``."""
-    hours, minutes = divmod(min(int(now[11:13]) * 60 + int(now[14:16]) + SAME_DAY_CUTOFF_MINUTES, 23 * 60 + 59), 60)
-    return f"{hours:02d}:{minutes:02d}"
-
-
-def wants_standby(requested: str) -> bool:
-    """A same-day request for the standby list of an earlier flight ("can you put me on standby?"), not a change:
-    the caller keeps the confirmed seat."""
-    return STANDBY.search(requested) is not None
-
-
-def same_day_options(found: dict[str, Any], requested: str, searched: dict[str, Any], now: str) -> list[dict[str, Any]]:
-    """Today's journeys a same-day change can move to: those of ``change_options`` leaving at least 30 minutes from
-    now (a same-day change closes then), earlier or later than the booked flight as the caller asked; for standby,
-    the earlier ones, full or not."""
-    booked = changing(found, requested)["segments"][0].get("scheduled_departure", "")
-    cutoff = open_from(now)
-    low = requested.lower()
-    standby = wants_standby(requested)
-    later = not standby and any(w in low for w in ("later", "miss my", "missed my", "running late"))
-    earlier = standby or (not later and EARLIER.search(requested) is not None)
-    options = [
-        o
-        for o in change_options(found, requested, searched, seats=not standby)
-        if o["departs"] >= cutoff and (not earlier or o["departs"] < booked) and (not later or o["departs"] > booked)
-    ]
-    if standby or not CHEAPEST.search(requested):
-        return options
-    # the cheapest way: the search was of any cabin, so the flights with a seat are priced in the booked one again;
-    # a full flight's standby list is free while the caller keeps a confirmed seat on a later flight today: the full
-    # flights still open that leave before that seat, in the direction asked
-    cabin = changing(found, requested).get("fare_class", "main_cabin")
-    legs = {o["journey_id"]: o.get("segments") or [] for o in searched.get("options", [])}
-    for o in options:
-        fares = [(leg.get("fares") or {}).get(cabin) for leg in legs.get(o["journey_id"], [])]
-        o["fare"] = sum(fares) if fares and None not in fares else o["fare"]
-    kept = kept_seats(found, now)
-    taken = {o["journey_id"] for o in options}
-    full = [
-        {**o, "standby": True, "note": ", which is full, but standby on it is free"}
-        for o in change_options(found, requested, searched, seats=False)
-        if o["journey_id"] not in taken
-        and cutoff <= o["departs"] < max(kept, default="")
-        and (not earlier or o["departs"] < booked)
-        and (not later or o["departs"] > booked)
-    ]
-    return sorted(options + full, key=lambda o: o["departs"])
-
-
-def kept_seats(found: dict[str, Any], now: str) -> list[str]:
-    """The departures ("HH:MM") of the caller's confirmed flights today still to leave: the seats standby keeps."""
-    return [
-        b["segments"][0].get("scheduled_departure", "")
-        for b in live_bookings(found)
-        if b.get("status") == "confirmed"
-        and b["segments"][0].get("date") == now[:10]
-        and b["segments"][0].get("scheduled_departure", "") > now[11:16]
-    ]
-
-
-def kept_flight(found: dict[str, Any], requested: str, chosen: dict[str, Any], now: str) -> str:
-    """The confirmed flight the caller keeps while on standby for ``chosen``: its first held flight today leaving
-    after it, else the booked one."""
-    later = sorted(
-        (b["segments"][0].get("scheduled_departure", ""), b["segments"][0]["flight_number"])
-        for b in live_bookings(found)
-        if b.get("status") == "confirmed"
-        and b["segments"][0].get("date") == now[:10]
-        and b["segments"][0].get("scheduled_departure", "") > chosen["departs"]
-    )
-    return later[0][1] if later else changing(found, requested)["segments"][0]["flight_number"]
-
-
 def carried_over(found: dict[str, Any], requested: str, booking: dict[str, Any] | None = None) -> dict[str, Any]:
     """What a change carries to the new flight (App. L.4 principle 5): the booked journey's checked bags (the most on
     any segment) and its meal request (none when it has none); ``booking`` as for ``change_options``."""
@@ -226,70 +120,6 @@ def carried_over(found: dict[str, Any], requested: str, booking: dict[str, Any] 
         (s.get("meal_request") for s in segments if s.get("meal_request") not in (None, "", "none", "standard")), None
     )
     return {"bags": max((s.get("bags_checked") or 0 for s in segments), default=0), "meal": meal}
-
-
-PASSENGERS = Derived(lambda found: [found["reservation"]["passengers"][0]["passenger_id"]], "$reservation")
-
-
-def standby_steps(
-    offer: str, journey: str, flight: str, end: bool = False, several: str | None = None
-) -> tuple[Step, ...]:
-    """When ``$standby`` names a list to join: the ``offer`` (what the caller keeps, said first), the caller added on
-    a yes (``journey``: a reference to the flight's journey), the position said (``flight``: how it is named); ``end``:
-    the task is done then. ``several``: a reference to the options taken, each listed (standby on several flights at
-    once: the lists named, no one position)."""
-    each = Derived(lambda taken: [{"journey_id": o["journey_id"]} for o in taken], several) if several else None
-    one = Derived(lambda standby, taken: bool(standby) and len(taken) == 1, "$standby", several) if several else None
-    return (
-        Confirm(offer, when="$standby"),
-        Call(
-            "add_to_standby",
-            {"confirmation_number": "$confirmation_number", "passenger_ids": PASSENGERS, "journey_id": journey},
-            name="listed",
-            when="$standby",
-            each=each,
-        ),
-        Say(
-            f"You're number {{listed.standby_list_position}} on the standby list for flight {flight}.",
-            when=one or "$standby",
-            end=end,
-        ),
-        *((Say(f"You're on the standby lists for flight {flight}.", when="$standby", end=end),) if several else ()),
-    )
-
-
-# Standby, asked for within a same-day request: only for a flight booked today (App. L.4: a confirmed seat on a later
-# flight the same day), listed after the caller hears that the confirmed seat is kept; the task ends there.
-STANDBY_CHECK = (
-    Compute("standby", Derived(wants_standby, ASKED)),
-    Refuse(
-        "Standby is only for flights today, with a confirmed seat on a later flight the same day, so I'm not able "
-        "to list you for that.",
-        when=Derived(
-            lambda standby, found, said, today: standby and changing(found, said)["segments"][0]["date"] != today,
-            "$standby",
-            "$reservation",
-            ASKED,
-            f"${TODAY}",
-        ),
-    ),
-)
-STANDBY_FLIGHTS = "$standby_flights"  # the options taken for standby (``Offer.several``)
-STANDBY_LISTING = (
-    # standby asked for, or the full flight the caller took from the cheapest ways offered
-    Compute("standby", Derived(lambda asked, chosen: bool(asked or chosen.get("standby")), "$standby", "$chosen")),
-    Compute("booked", Derived(kept_flight, "$reservation", ASKED, "$chosen", f"${NOW}")),
-    # the flights taken (standby on several at once: "the 11 and the 1 PM"), as said and as listed
-    Compute("taken", Derived(lambda all: " and flight ".join(spell_code(o["flight"]) for o in all), STANDBY_FLIGHTS)),
-    *standby_steps(
-        "The standby list clears at the gate about 15 minutes before departure. If you don't clear, your seat on "
-        "flight {booked} stays confirmed. Shall I add you to the standby list for flight {taken}?",
-        journey="$new_journey_id",
-        flight="{taken}",
-        end=True,
-        several=STANDBY_FLIGHTS,
-    ),
-)
 
 
 BOOKED = ("$reservation", ASKED)

@@ -16,17 +16,17 @@ from datetime import date, timedelta
 from typing import Any
 
 from evalkit.domains.airline.policy import MAX_HOTEL_NIGHTS, meal_voucher_for_delay
-from evalkit.domains.airline.workflows.changes import (
-    NEW_FLIGHT,
-    SEAT,
-    SEATS,
-    carried_over,
-    change_options,
-    open_from,
-    standby_steps,
-)
+from evalkit.domains.airline.workflows.changes import NEW_FLIGHT, SEAT, SEATS, carried_over
 from evalkit.domains.airline.workflows.escalation import no_acceptable_option
-from evalkit.domains.airline.workflows.steps import ASKED, IDENTIFY, PASSENGER, cancelling, live_bookings
+from evalkit.domains.airline.workflows.same_day import open_from, standby_steps
+from evalkit.domains.airline.workflows.steps import (
+    ASKED,
+    IDENTIFY,
+    PASSENGER,
+    cancelling,
+    change_options,
+    live_bookings,
+)
 from evalkit.domains.workflow import (
     NOW,
     TODAY,
