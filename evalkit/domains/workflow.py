@@ -205,7 +205,7 @@ class Confirm:
 @dataclass(frozen=True)
 class Say:
     text: str
-    when: str | None = None
+    when: str | Derived | None = None
     end: bool = False  # the task is done after it: the steps below are another branch's
     end_call: bool = False  # the call ends once it is said (a hand-over to a live agent, made by the step before)
 
@@ -244,6 +244,11 @@ class Offer:
     # nothing on offer, or none taken: say ``none`` and go on to the next step instead of ending the task (a later
     # step searches elsewhere, ``when="!$chosen"``: another day after a disrupted flight)
     fall_through: bool = False
+    # where the caller may take several options at once (standby on two flights): the name the list of the items taken
+    # is bound to (the first is bound as usual; one taken: a list of one), and the ``when`` under which several may be
+    # taken (otherwise naming two is unclear and asked again)
+    several: str | None = None
+    several_when: str | Derived | None = None
 
     def __post_init__(self) -> None:
         if self.limit < 1:
@@ -319,7 +324,7 @@ class Workflow:
             elif isinstance(step, Offer):
                 if step.again is not None and step.again not in {s.name for s in self.slots}:
                     raise WorkflowError(f"{where}: offer again={step.again!r} is no slot of the workflow")
-                known.update(n for n in (step.slot.name, step.name) if n)
+                known.update(n for n in (step.slot.name, step.name, step.several) if n)
             elif isinstance(step, Compute):
                 known.add(step.name)
             elif isinstance(step, Call):
@@ -363,6 +368,8 @@ def bind_choice(step: Offer, item: Mapping[str, Any], scope: dict[str, Any]) -> 
     scope[step.slot.name] = item.get(step.value)
     if step.name:
         scope[step.name] = item
+    if step.several:
+        scope[step.several] = [item]
 
 
 def lookup(path: str, scope: Mapping[str, Any]) -> Any:

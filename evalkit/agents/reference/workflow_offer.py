@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -15,7 +16,7 @@ from evalkit.agents.reference.policy import DialogueAct, PolicyReply
 from evalkit.agents.reference.slot_hearing import hear_slot, read_back_text, speak
 from evalkit.agents.reference.workflow_hearing import closest_name
 from evalkit.agents.reference.workflow_run import EngineState
-from evalkit.domains.workflow import Ask, Offer, bind_choice, offered
+from evalkit.domains.workflow import Ask, Offer, applies, bind_choice, offered
 from evalkit.spoken import parse_clock_times, parse_flight_numbers, parse_yes_no
 
 NONE_TAKEN = -1  # the caller takes none of the options (``choose_option``)
@@ -81,6 +82,14 @@ def choose_option(
     return texts.index(nearest) if nearest is not None else None
 
 
+def several_named(heard: str, texts: Sequence[str]) -> list[int]:
+    """The options whose flight number or clock time the words name, when they name more than one ("the 11 and the
+    1 PM", "SK110 and SK130"); none otherwise."""
+    keys = _said_keys(heard)
+    named = [i for i, text in enumerate(texts) if keys & _said_keys(text)]
+    return named if len(named) > 1 else []
+
+
 class WorkflowOffers(EngineState):
     """The ``Offer`` steps of ``WorkflowPolicy`` (the engine's state and methods it relies on: ``EngineState``)."""
 
@@ -125,6 +134,14 @@ class WorkflowOffers(EngineState):
     def _on_offer(self, heard: str) -> PolicyReply:
         step = self._offer_step
         items, texts = self._offered()
+        several = several_named(heard, texts) if self._several_allowed(step) else []
+        if several:  # standby on two flights at once: all of them read back together
+            self.value = several
+            listed = " and ".join(texts[i] for i in several)
+            values = " and ".join(read_back_text(step.slot, items[i].get(step.value)) for i in several)
+            return self._ask(
+                "offer_check", f"I have {listed}. Is that right?", DialogueAct("confirm", step.slot.name, values)
+            )
         index = choose_option(heard, step, items, texts, self.today)
         if index == NONE_TAKEN:
             return self._none_taken(step)
@@ -148,7 +165,10 @@ class WorkflowOffers(EngineState):
         if answer is True:
             assert self.run is not None
             items, _ = self._offered()
-            bind_choice(step, items[self.value], self.run.scope)
+            taken = [items[i] for i in self.value] if isinstance(self.value, list) else [items[self.value]]
+            bind_choice(step, taken[0], self.run.scope)
+            if step.several:
+                self.run.scope[step.several] = taken
             self.known[step.slot.name] = self.run.scope[step.slot.name]
             self.run.index += 1
             self.reasks = 0
@@ -162,6 +182,11 @@ class WorkflowOffers(EngineState):
             f"Please say the {step.slot.label} you want, or say none of them.",
             f"could not capture the {step.slot.label}",
         )
+
+    def _several_allowed(self, step: Offer) -> bool:
+        """Whether the caller may take several of the options now (``Offer.several`` under its ``several_when``)."""
+        assert self.run is not None
+        return step.several is not None and applies(replace(step, when=step.several_when), self.run.scope)
 
     def _none_taken(self, step: Offer) -> PolicyReply:
         """None of the options suits: ask the ``again`` slot once more (a new search), else end the task."""

@@ -2,8 +2,8 @@
 workflow engine as every domain's are.
 
 The package: ``steps`` (identification, the booking asked about, shared slots and cues), the families by module:
-``cancellation`` (cancel and refund or credit), ``changes`` (voluntary and same-day changes, standby, another airport,
-a round trip changed both ways), ``disruptions`` (IRROPS rebooking, missed connection, vouchers), ``escalation``
+``cancellation`` (cancel and refund or credit), ``changes`` (voluntary and same-day changes, another airport, a round
+trip changed both ways; ``same_day``: today's options and standby), ``disruptions`` (IRROPS rebooking, missed connection, vouchers), ``escalation``
 (fee waiver, no acceptable option, a live agent), ``compensation`` (a claim after a delay or cancellation, a question
 about the flight). This module lists them; the order is the order in which a request matching several is weighed.
 """

@@ -6,15 +6,24 @@ the checked bags and the meal request carried to the new flight (App. L.4 princi
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 from evalkit.domains.airline.policy import change_fee, elite_waives, route_change
+from evalkit.domains.airline.workflows.same_day import (
+    CHEAPEST,
+    STANDBY_CHECK,
+    STANDBY_FLIGHTS,
+    STANDBY_LISTING,
+    same_day_options,
+    wants_standby,
+)
 from evalkit.domains.airline.workflows.steps import (
     ASKED,
     IDENTIFY,
     PASSENGER,
-    SAME_DAY_CUTOFF_MINUTES,
-    cancelling,
+    change_options,
+    changing,
     live_bookings,
 )
 from evalkit.domains.workflow import (
@@ -26,16 +35,14 @@ from evalkit.domains.workflow import (
     Confirm,
     Derived,
     Offer,
-    Refuse,
     Say,
     Slot,
     Step,
     Switch,
     Workflow,
+    parse_slot,
 )
-from evalkit.spoken import parse_seat_preference, parse_seat_preferences
-
-STANDBY = re.compile(r"\bstand[\s-]?by\b", re.IGNORECASE)
+from evalkit.spoken import parse_seat_preference, parse_seat_preferences, parse_yes_no
 
 # -- voluntary change: another day, with the change fee and fare difference ----------------------------------
 
@@ -57,6 +64,28 @@ NEW_DESTINATION = Slot(
     length=3,
 )
 NEW_FLIGHT = Slot("new_journey_id", "text", "Which flight would you like?", label="flight")
+NO_AIRPORT = "none"  # the caller has no other airport to fly into
+
+
+def nearby_code(said: str) -> str | None:
+    """The three-letter code of the airport nearby the caller names, ``NO_AIRPORT`` for a no ("No, I need to keep
+    that airport."), None when neither is heard (asked again)."""
+    if parse_yes_no(said) is False:
+        return NO_AIRPORT
+    code = parse_slot(NEW_DESTINATION, said, date.today())
+    return code if isinstance(code, str) and len(code) == 3 else None
+
+
+# App. L.4 principle 4 (offer alternatives): no flight with a seat into the booked airport that day, so an airport
+# nearby the caller could fly into instead (its code: the tools know no city names)
+NEARBY = Slot(
+    "nearby_airport",
+    "text",
+    "Is there another airport nearby you could fly into instead? If so, please tell me its three-letter code.",
+    label="airport nearby",
+    normalize=nearby_code,
+)
+NEARBY_GIVEN = Derived(lambda nearby, code: bool(nearby) and code != NO_AIRPORT, "$nearby", "$nearby_airport")
 # the seat type the caller names first ("window, then aisle"), as the hand-written policy hears it
 SEAT = Slot(
     "seat_preference",
@@ -72,36 +101,6 @@ SEATS = Derived(
 )
 
 
-def changing(found: dict[str, Any], requested: str) -> dict[str, Any]:
-    """The booking a change moves: the return when the caller names it (as for a cancellation), else the first."""
-    return cancelling(found, requested)[0]
-
-
-def change_options(
-    found: dict[str, Any],
-    requested: str,
-    searched: dict[str, Any],
-    seats: bool = True,
-    booking: dict[str, Any] | None = None,
-) -> list[dict[str, Any]]:
-    """The searched journeys a change can move to: not the booked one, with a seat in the booked cabin (any, full
-    ones too, when ``seats`` is off: a standby list is for a full flight). ``booking``: the one moved, if not the one
-    the caller's words name (``changing``)."""
-    booking = booking or changing(found, requested)
-    cabin = booking.get("fare_class", "main_cabin")
-    return [
-        {
-            "journey_id": o["journey_id"],
-            "flight": " and ".join(s.get("flight_number", "") for s in o.get("segments", [])),
-            "departs": o.get("departure_time") or "",
-            "fare": o.get("fare") or 0,
-        }
-        for o in searched.get("options", [])
-        if o["journey_id"] != booking["journey_id"]
-        and (not seats or (o.get("available_seats") or {}).get(cabin, 0) >= 1)
-    ]
-
-
 def change_quote(
     found: dict[str, Any], requested: str, chosen: dict[str, Any], kind: str = "voluntary"
 ) -> dict[str, Any]:
@@ -113,35 +112,6 @@ def change_quote(
     return {"fee": fee, "waived": waived, "difference": difference, "total": fee + max(difference, 0)}
 
 
-def open_from(now: str) -> str:
-    """The earliest departure ("HH:MM") a flight today can still be booked onto: 30 minutes from ``now``."""
-    hours, minutes = divmod(min(int(now[11:13]) * 60 + int(now[14:16]) + SAME_DAY_CUTOFF_MINUTES, 23 * 60 + 59), 60)
-    return f"{hours:02d}:{minutes:02d}"
-
-
-def wants_standby(requested: str) -> bool:
-    """A same-day request for the standby list of an earlier flight ("can you put me on standby?"), not a change:
-    the caller keeps the confirmed seat."""
-    return STANDBY.search(requested) is not None
-
-
-def same_day_options(found: dict[str, Any], requested: str, searched: dict[str, Any], now: str) -> list[dict[str, Any]]:
-    """Today's journeys a same-day change can move to: those of ``change_options`` leaving at least 30 minutes from
-    now (a same-day change closes then), earlier or later than the booked flight as the caller asked; for standby,
-    the earlier ones, full or not."""
-    booked = changing(found, requested)["segments"][0].get("scheduled_departure", "")
-    cutoff = open_from(now)
-    low = requested.lower()
-    standby = wants_standby(requested)
-    later = not standby and any(w in low for w in ("later", "miss my", "missed my", "running late"))
-    earlier = standby or (not later and any(w in low for w in ("earlier", "sooner")))
-    return [
-        o
-        for o in change_options(found, requested, searched, seats=not standby)
-        if o["departs"] >= cutoff and (not earlier or o["departs"] < booked) and (not later or o["departs"] > booked)
-    ]
-
-
 def carried_over(found: dict[str, Any], requested: str, booking: dict[str, Any] | None = None) -> dict[str, Any]:
     """What a change carries to the new flight (App. L.4 principle 5): the booked journey's checked bags (the most on
     any segment) and its meal request (none when it has none); ``booking`` as for ``change_options``."""
@@ -150,60 +120,6 @@ def carried_over(found: dict[str, Any], requested: str, booking: dict[str, Any] 
         (s.get("meal_request") for s in segments if s.get("meal_request") not in (None, "", "none", "standard")), None
     )
     return {"bags": max((s.get("bags_checked") or 0 for s in segments), default=0), "meal": meal}
-
-
-PASSENGERS = Derived(lambda found: [found["reservation"]["passengers"][0]["passenger_id"]], "$reservation")
-
-
-def standby_steps(offer: str, journey: str, flight: str, end: bool = False) -> tuple[Step, ...]:
-    """When ``$standby`` names a list to join: the ``offer`` (what the caller keeps, said first), the caller added on
-    a yes (``journey``: a reference to the flight's journey), the position said (``flight``: how it is named); ``end``:
-    the task is done then."""
-    return (
-        Confirm(offer, when="$standby"),
-        Call(
-            "add_to_standby",
-            {"confirmation_number": "$confirmation_number", "passenger_ids": PASSENGERS, "journey_id": journey},
-            name="listed",
-            when="$standby",
-        ),
-        Say(
-            f"You're number {{listed.standby_list_position}} on the standby list for flight {flight}.",
-            when="$standby",
-            end=end,
-        ),
-    )
-
-
-# Standby, asked for within a same-day request: only for a flight booked today (App. L.4: a confirmed seat on a later
-# flight the same day), listed after the caller hears that the confirmed seat is kept; the task ends there.
-STANDBY_CHECK = (
-    Compute("standby", Derived(wants_standby, ASKED)),
-    Refuse(
-        "Standby is only for flights today, with a confirmed seat on a later flight the same day, so I'm not able "
-        "to list you for that.",
-        when=Derived(
-            lambda standby, found, said, today: standby and changing(found, said)["segments"][0]["date"] != today,
-            "$standby",
-            "$reservation",
-            ASKED,
-            f"${TODAY}",
-        ),
-    ),
-)
-STANDBY_LISTING = (
-    Compute(
-        "booked",
-        Derived(lambda found, said: changing(found, said)["segments"][0]["flight_number"], "$reservation", ASKED),
-    ),
-    *standby_steps(
-        "The standby list clears at the gate about 15 minutes before departure. If you don't clear, your seat on "
-        "flight {booked} stays confirmed. Shall I add you to the standby list for flight {chosen.flight}?",
-        journey="$new_journey_id",
-        flight="{chosen.flight}",
-        end=True,
-    ),
-)
 
 
 BOOKED = ("$reservation", ASKED)
@@ -234,6 +150,30 @@ def change_workflow(
         if same_day
         else Derived(change_options, "$reservation", ASKED, "$search")
     )
+
+    def search(when: str | Derived | None = None) -> Call:
+        return Call(
+            "search_rebooking_options",
+            {
+                "origin": "$new_origin",
+                "destination": "$new_destination",
+                "date": f"${date_slot.name}",
+                "passenger_count": 1,
+                # any cabin for standby (a flight full in the booked one has its list), else the booked one
+                "fare_class": Derived(
+                    lambda found, said: (
+                        "any"
+                        if same_day and (wants_standby(said) or CHEAPEST.search(said))
+                        else changing(found, said).get("fare_class", "main_cabin")
+                    ),
+                    "$reservation",
+                    ASKED,
+                ),
+            },
+            name="search",
+            when=when,
+        )
+
     return Workflow(
         name=name,
         description=description,
@@ -250,38 +190,39 @@ def change_workflow(
             Ask(NEW_DESTINATION, when="$moving=destination"),
             Compute("new_date", Derived(lambda now: now[:10], f"${NOW}")) if same_day else Ask(date_slot),
             *(STANDBY_CHECK if same_day else ()),
-            Call(
-                "search_rebooking_options",
-                {
-                    "origin": "$new_origin",
-                    "destination": "$new_destination",
-                    "date": f"${date_slot.name}",
-                    "passenger_count": 1,
-                    # any cabin for standby (a flight full in the booked one has its list), else the booked one
-                    "fare_class": Derived(
-                        lambda found, said: (
-                            "any"
-                            if same_day and wants_standby(said)
-                            else changing(found, said).get("fare_class", "main_cabin")
-                        ),
-                        "$reservation",
-                        ASKED,
-                    ),
-                },
-                name="search",
-            ),
+            search(),
             Compute("options", options),
+            *(
+                ()
+                if same_day
+                else (
+                    # nothing with a seat on the booked route that day: an airport nearby, if the caller has one
+                    Compute("nearby", Derived(lambda found, moving: not found and not moving, "$options", "$moving")),
+                    Say("I'm sorry, I don't see any open flights to {new_destination} that day.", when="$nearby"),
+                    Ask(NEARBY, when="$nearby"),
+                    Compute("new_destination", "$nearby_airport", when=NEARBY_GIVEN),
+                    search(NEARBY_GIVEN),
+                    Compute("options", options, when=NEARBY_GIVEN),
+                )
+            ),
             Offer(
                 "$options",
                 "journey_id",
-                "flight {flight} at {departs}",
+                "flight {flight} at {departs}{note}",
                 flight_slot,
                 name="chosen",
                 again=None if same_day else date_slot.name,
+                # standby may be on several earlier flights at once (the confirmed seat kept either way)
+                several=STANDBY_FLIGHTS[1:] if same_day else None,
+                several_when="$standby" if same_day else None,
             ),
             *(STANDBY_LISTING if same_day else ()),
             Ask(SEAT),
-            Compute(REBOOKING, kind),
+            # a change onto a flight today is a same-day change, whichever way the caller asked for it
+            Compute(
+                REBOOKING,
+                Derived(lambda day, today: "same_day" if day == today else kind, f"${date_slot.name}", f"${TODAY}"),
+            ),
             Compute("quote", Derived(change_quote, "$reservation", ASKED, "$chosen", f"${REBOOKING}")),
             Confirm(
                 "The change fee is {quote.fee} dollars and the fare difference is {quote.difference} dollars, for a "
@@ -295,7 +236,7 @@ def change_workflow(
                         lambda found, said: changing(found, said)["journey_id"], "$reservation", ASKED
                     ),
                     "new_journey_id": new_flight,
-                    "rebooking_type": kind,
+                    "rebooking_type": f"${REBOOKING}",
                     "waive_change_fee": "$quote.waived",
                 },
                 name="rebook",
@@ -406,6 +347,9 @@ SAME_DAY_CHANGE = change_workflow(
         "stand by",
         "missed my flight",
         "miss my flight",
+        "next flight",
+        "next available flight",
+        "as soon as possible",
     ),
     same_day=True,
 )

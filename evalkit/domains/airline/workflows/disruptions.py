@@ -16,17 +16,17 @@ from datetime import date, timedelta
 from typing import Any
 
 from evalkit.domains.airline.policy import MAX_HOTEL_NIGHTS, meal_voucher_for_delay
-from evalkit.domains.airline.workflows.changes import (
-    NEW_FLIGHT,
-    SEAT,
-    SEATS,
-    carried_over,
-    change_options,
-    open_from,
-    standby_steps,
-)
+from evalkit.domains.airline.workflows.changes import NEW_FLIGHT, SEAT, SEATS, carried_over
 from evalkit.domains.airline.workflows.escalation import no_acceptable_option
-from evalkit.domains.airline.workflows.steps import ASKED, IDENTIFY, PASSENGER, cancelling
+from evalkit.domains.airline.workflows.same_day import open_from, standby_steps
+from evalkit.domains.airline.workflows.steps import (
+    ASKED,
+    IDENTIFY,
+    PASSENGER,
+    cancelling,
+    change_options,
+    live_bookings,
+)
 from evalkit.domains.workflow import (
     NOW,
     TODAY,
@@ -49,6 +49,33 @@ def disrupted(found: dict[str, Any], requested: str) -> dict[str, Any]:
     miss), else the first live one (the return when the caller names it)."""
     missed = [b for b in found["reservation"]["bookings"] if b.get("status") == "missed"]
     return missed[0] if missed else cancelling(found, requested)[0]
+
+
+def _ends(booking: dict[str, Any]) -> tuple[str, str, str]:
+    segments = booking.get("segments") or [{}]
+    return segments[0].get("origin", ""), segments[-1].get("destination", ""), segments[0].get("date", "")
+
+
+def replaced(found: dict[str, Any], requested: str) -> dict[str, Any] | None:
+    """The booking the airline cancelled and already replaced: a cancelled booking with a live one on the same
+    route and day (the rebooking it was given); None when there is none."""
+    live = {_ends(b) for b in live_bookings(found) if b.get("status") != "cancelled"}
+    gone = [b for b in found["reservation"]["bookings"] if b.get("status") == "cancelled" and _ends(b) in live]
+    return gone[0] if gone else None
+
+
+def disrupted_flight(found: dict[str, Any], requested: str) -> dict[str, Any]:
+    """The flight whose disruption is looked up: the one the airline cancelled and replaced (the caller holds the
+    rebooking it was given, which is the booking rebooked again), else the disrupted booking's first."""
+    return (replaced(found, requested) or disrupted(found, requested))["segments"][0]
+
+
+def held_meal(what: dict[str, Any], found: dict[str, Any], requested: str, today: str) -> str | None:
+    """The meal voucher a cancellation's same-day wait earns at once when the flight was today and the caller
+    already holds the same-day rebooking it was given (issued before anything else, as a delay's is); else None."""
+    gone = replaced(found, requested)
+    held = gone is not None and _ends(gone)[2] == today and what["kind"] == "cancellation" and what["irrops"]
+    return "cancellation_wait_same_day" if held else None
 
 
 def what_happened(record: dict[str, Any]) -> dict[str, Any]:
@@ -106,13 +133,13 @@ def vouchers_after(what: dict[str, Any], found: dict[str, Any], requested: str, 
     meal = (
         "irrops_overnight" if nights > 0 else "cancellation_wait_same_day" if what["kind"] == "cancellation" else None
     )
-    meal = meal if what.get("meals", True) else None
+    meal = meal if what.get("meals", True) and not what.get("held_meal") else None
     nights = min(max(nights, 0), MAX_HOTEL_NIGHTS)
     return {"meal": meal, "nights": nights, "unit": "night" if nights == 1 else "nights"}
 
 
-FLIGHT = Derived(lambda found, said: disrupted(found, said)["segments"][0]["flight_number"], "$reservation", ASKED)
-DAY = Derived(lambda found, said: disrupted(found, said)["segments"][0].get("date"), "$reservation", ASKED)
+FLIGHT = Derived(lambda found, said: disrupted_flight(found, said)["flight_number"], "$reservation", ASKED)
+DAY = Derived(lambda found, said: disrupted_flight(found, said).get("date"), "$reservation", ASKED)
 JOURNEY = Derived(lambda found, said: disrupted(found, said)["journey_id"], "$reservation", ASKED)
 OPTION = "flight {flight} at {departs} on {day}"
 
@@ -280,12 +307,24 @@ IRROPS = rebooking_workflow(
     "irrops_rebooking",
     "Rebook a flight the airline cancelled, delayed or rescheduled, at no cost, with the vouchers due.",
     # what the caller asks for, not what happened ("my flight was cancelled and I want a refund" is a cancellation)
-    ("another flight", "different flight", "rebook", "rebooked", "new flight"),
+    ("another flight", "different flight", "rebook", "rebooked", "rebooking", "new flight"),
     (
         Call(
             "get_disruption_info", {"flight_number": FLIGHT, "date": DAY}, name="disruption", errors_ok=("not_found",)
         ),
-        Compute("what", Derived(what_happened, "$disruption")),
+        Compute(
+            "what",
+            Derived(
+                lambda record, found, said, today: {
+                    **(what := what_happened(record)),
+                    "held_meal": held_meal(what, found, said, today),
+                },
+                "$disruption",
+                "$reservation",
+                ASKED,
+                f"${TODAY}",
+            ),
+        ),
         Compute("flight", FLIGHT),
         # No disruption on record: the caller's own reason, so a regular change on the day the caller names (as the
         # hand-written policy does), its fee quoted before anything is written
@@ -300,7 +339,13 @@ IRROPS = rebooking_workflow(
             when="!$what.irrops",
         ),
         voucher("issue_meal_voucher", "delay_voucher", "$what.delay_meal", voucher_reason="$what.delay_meal"),
+        voucher("issue_meal_voucher", "held_voucher", "$what.held_meal", voucher_reason="$what.held_meal"),
         Say("I'm sorry, that flight is {what.said}. All change fees are waived."),
+        Say(
+            "You're waiting for the flight you were rebooked on today, so I've issued a {held_voucher.amount} dollar "
+            "meal voucher for the airport restaurants.",
+            when="$what.held_meal",
+        ),
         Say(
             "I've issued a {delay_voucher.amount} dollar meal voucher for the airport restaurants.",
             when="$what.delay_meal",

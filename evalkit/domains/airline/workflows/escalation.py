@@ -10,6 +10,9 @@ caller to confirm"; never imposed).
   caller takes: a full refund where the disruption entitles one (quoted before anything is written), else (or
   declined) a transfer.
 - ``live_agent``: a caller who asks for a person (after a refusal, or at the start) is offered the transfer.
+- ``charge_dispute``: a caller who disputes a charge on the booking ("I was charged for an upgrade I was told would
+  be free"): the agent finds the booking but cannot reverse a charge without a documented authorization, so a live
+  agent who can review it is offered.
 
 The hand-written policy (``evalkit.agents.reference.airline_policy``) does the same in text mode; the transfer's
 ``issue_summary`` states the situation (the waiver asked for, no option that fits, the caller's request)."""
@@ -206,4 +209,25 @@ LIVE_AGENT = Workflow(
         Say("Okay, I won't transfer you."),
     ),
 )
-ESCALATION = {w.name: w for w in (FEE_WAIVER, LIVE_AGENT)}
+# -- a disputed charge: only a live agent can review a promise the booking does not document -----------------
+
+CHARGE_DISPUTE = Workflow(
+    name="charge_dispute",
+    description="A charge the caller disputes (promised free, charged twice): offered to a live agent for review.",
+    intents=("charged", "overcharged", "a charge", "the charge", "dispute"),
+    steps=(
+        *IDENTIFY,
+        Compute("booked", BOOKED),
+        Say(FOUND),
+        Say(
+            "I'm not able to reverse a charge on the booking without a documented authorization, but a live agent "
+            "can review it."
+        ),
+        *handover(
+            "policy_exception_needed",
+            Derived(lambda said: f"Caller disputes a charge on the booking: {said}"[:500], ASKED),
+        ),
+        Say("Okay, I won't transfer you. The charge stays on the booking as it is."),
+    ),
+)
+ESCALATION = {w.name: w for w in (FEE_WAIVER, LIVE_AGENT, CHARGE_DISPUTE)}

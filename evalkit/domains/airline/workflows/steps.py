@@ -1,6 +1,6 @@
 """What every airline workflow on the engine shares (issue 28.4): the caller's reservation found by its code and
 surname (looked up once per call), the bookings a request covers (the return when the caller names it), the
-passenger, the caller's own words and the same-day cut-off."""
+passenger, the caller's own words, the same-day cut-off and the searched flights a change can move to."""
 
 from __future__ import annotations
 
@@ -55,3 +55,34 @@ PASSENGER = Derived(lambda found: found["reservation"]["passengers"][0]["passeng
 TOLD_DISRUPTED = re.compile(
     r"\b(?:cancell?ed|delay(?:ed)?|time (?:got |was )?changed|schedule change|turned back)\b", re.I
 )
+
+
+def changing(found: dict[str, Any], requested: str) -> dict[str, Any]:
+    """The booking a change moves: the return when the caller names it (as for a cancellation), else the first."""
+    return cancelling(found, requested)[0]
+
+
+def change_options(
+    found: dict[str, Any],
+    requested: str,
+    searched: dict[str, Any],
+    seats: bool = True,
+    booking: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """The searched journeys a change can move to: not the booked one, with a seat in the booked cabin (any, full
+    ones too, when ``seats`` is off: a standby list is for a full flight). ``booking``: the one moved, if not the one
+    the caller's words name (``changing``)."""
+    booking = booking or changing(found, requested)
+    cabin = booking.get("fare_class", "main_cabin")
+    held = {b["journey_id"] for b in live_bookings(found)} | {booking["journey_id"]}  # flights it already holds
+    return [
+        {
+            "journey_id": o["journey_id"],
+            "flight": " and ".join(s.get("flight_number", "") for s in o.get("segments", [])),
+            "departs": o.get("departure_time") or "",
+            "fare": o.get("fare") or 0,
+            "note": "",  # said after the option (a full flight offered for standby says so)
+        }
+        for o in searched.get("options", [])
+        if o["journey_id"] not in held and (not seats or (o.get("available_seats") or {}).get(cabin, 0) >= 1)
+    ]
