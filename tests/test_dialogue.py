@@ -172,7 +172,7 @@ def test_a_caller_may_stand_by_for_several_flights_at_once():
     conversation, lines = talk(scenario.model_copy(update={"user_goal": goal}))
     said = [text for _, text in lines]
     assert "I'll take flight SK three twenty-one and flight SK nine hundred." in said, lines
-    assert any("standby list for flight SK321 and flight SK900?" in text for text in said), lines
+    assert any("standby list for flight S K 3 2 1 and flight S K 9 0 0?" in text for text in said), lines
     journeys = conversation.final_db["journeys"]
     listed = [j for j, journey in journeys.items() if journey.get("standby_list")]
     assert sorted(listed) == sorted(j for j in journeys if ("_SK321_" in j or "_SK900_" in j)), listed

@@ -247,3 +247,24 @@ def test_selected_scenarios_are_read_fresh_and_a_changed_folder_is_seen(tmp_path
     (folder / "broken.json").write_text("{")
     with pytest.raises(ScenarioError, match=r"broken\.json"):
         load_scenarios("airline", ["AL-005"], folder=folder)
+
+
+def test_a_slot_a_workflow_copies_under_a_record_field_s_name_is_answered_from_that_field(imported: Path) -> None:
+    """An airport nearby asked for when the booked route is full is the record's ``new_destination`` (the workflow
+    copies it there): the caller gives it, however the agent words the question."""
+    from evalkit.domains.workflow import Ask, Compute, Slot, Workflow
+
+    question = "Is there another airport nearby you could fly into?"
+    nearby = Slot("nearby_airport", "text", question, label="airport nearby")
+    steps = (Ask(nearby), Compute("new_destination", "$nearby_airport"))
+    workflows = {"moving": Workflow("moving", "move a flight", ("move",), steps)}
+    record = load_scenario(imported / "airline" / "8.1.1.json")
+    plan = record.user_goal.scripted.model_copy(update={"answers": {"new_destination": "LGB"}})
+    record = record.model_copy(update={"user_goal": record.user_goal.model_copy(update={"scripted": plan})})
+    answers = FieldAnswers.for_scenario(record, workflows)
+    assert answers is not None and answers.fields["nearby_airport"] == "LGB"
+    assert answers.asked("Is there another airport nearby you could fly into instead?") == ["nearby_airport"]
+    caller = ScriptedSimulator(record, workflows=workflows)
+    assert "LGB" in caller.respond("Sorry, no open flights. Is there another airport nearby you could fly into?").text
+    without = FieldAnswers.for_scenario(record, {"moving": Workflow("moving", "move a flight", ("move",), steps[:1])})
+    assert without is not None and "nearby_airport" not in without.fields  # no copy declared: nothing made up

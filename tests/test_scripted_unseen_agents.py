@@ -501,3 +501,17 @@ def test_asked_to_pick_one_of_the_tasks_an_agent_lists_the_caller_names_the_clos
         "VPN access"
     )
     assert closest_offered(question, "I have a question about baggage.") is None  # nothing fits: no guess
+
+
+def test_a_choice_that_mentions_a_decided_topic_is_a_choice_and_a_question_about_it_a_yes_or_no():
+    """An agent without declared workflows: "Which flight ...? (one is full, standby on it is free)" asks for a flight,
+    not about standby; "Would you like to go on the standby list?" is the goal's standby decision."""
+    from evalkit.domains.scenarios import load_scenarios
+
+    scenario = next(s for s in load_scenarios("airline") if s.id == "AL-015")  # standby: yes, flight SK321
+    assert scenario.user_goal.scripted.answers["standby"] == "yes"
+    offer = "I have 2 options: flight SK321 at 2:10 PM, which is full, but standby on it is free; or flight SK900."
+    chose = ScriptedSimulator(scenario, workflows={}).respond(f"{offer} Which flight would you like?").text
+    assert "SK three twenty-one" in chose and not chose.startswith("Yes"), chose
+    asked = ScriptedSimulator(scenario, workflows={}).respond("It is full. Would you like to go on the standby list?")
+    assert asked.text == "Yes, please."

@@ -285,10 +285,10 @@ class ScriptedSimulator(Listening):
             return self._check_read_back(agent_text)
         if (reply := self._read_back(agent_text)) is not None:  # a read-back in other words
             return reply
-        if "?" in agent_text and (topic := self._decided_topic(low)) is not None:  # "... a full refund instead?"
-            return self._yes_no(topic, "Yes, please.", "No, thank you.")
         if CHOICE_QUESTION.search(low):  # "which would you like?", "which return flight would you like?"
             return self._choose(agent_text)
+        if "?" in agent_text and (topic := self._decided_topic(low)) is not None:  # "... a full refund instead?"
+            return self._yes_no(topic, "Yes, please.", "No, thank you.")
 
         if any(c in low for c in CONFIRM_CUES):
             return self._confirm(agent_text)

@@ -19,12 +19,13 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from evalkit.domains.workflow import Slot, Workflow
+from evalkit.domains.workflow import Compute, Slot, Workflow
 from evalkit.scenarios import Scenario
 from evalkit.simulator.persona import is_code
 from evalkit.simulator.scripted.understanding import leftmost_longest
 from evalkit.spoken import spell_code
 
+COPIED = re.compile(r"\$(\w+)")  # a Compute that copies one slot's value under another name
 NAME_LABELS = ("your name", "your full name", "full name")
 # The scripted caller's yes/no decisions (``scripted.answers``): said when the agent asks for a decision, never as a
 # field its words name ("Standby is free ..." is no question about "standby").
@@ -32,10 +33,15 @@ DECISIONS = frozenset({"confirm", "standby", "refund_instead", "accept_transfer"
 
 
 class FieldAnswers:
-    def __init__(self, scenario: Scenario, slots: Iterable[Slot] = ()) -> None:
+    def __init__(self, scenario: Scenario, slots: Iterable[Slot] = (), copies: Mapping[str, str] | None = None) -> None:
         first, _, last = scenario.persona.name.partition(" ")
         own = {"name": scenario.persona.name, "first_name": first, "last_name": last} if last else {}
         self.fields: dict[str, str] = {**own, **scenario.key_entities, **scenario.user_goal.scripted.answers}
+        # a slot whose value a workflow copies into another name (``Compute("new_destination", "$nearby_airport")``)
+        # is answered by the record's field of that name, as a caller gives the same airport however it is asked
+        for slot_name, field in (copies or {}).items():
+            if field in self.fields and slot_name not in self.fields:
+                self.fields[slot_name] = self.fields[field]
         labels: dict[str, str] = {label: "name" for label in NAME_LABELS if "name" in self.fields}
         for name in self.fields:
             if name not in DECISIONS:
@@ -61,7 +67,13 @@ class FieldAnswers:
             return None
         if not workflows and scenario.source != "eva_import":
             return None
-        return cls(scenario, [slot for w in (workflows or {}).values() for slot in w.slots])
+        steps = [step for w in (workflows or {}).values() for step in w.steps]
+        copies = {
+            m.group(1): step.name
+            for step in steps
+            if isinstance(step, Compute) and isinstance(step.of, str) and (m := COPIED.fullmatch(step.of))
+        }
+        return cls(scenario, [slot for w in (workflows or {}).values() for slot in w.slots], copies)
 
     def asked(self, agent_text: str) -> list[str]:
         """The fields the agent's text names, in the order it names them (each once). A label inside a longer one

@@ -3,9 +3,10 @@ workflow engine as every domain's are.
 
 The package: ``steps`` (identification, the booking asked about, shared slots and cues), the families by module:
 ``cancellation`` (cancel and refund or credit), ``changes`` (voluntary and same-day changes, another airport, a round
-trip changed both ways; ``same_day``: today's options and standby), ``disruptions`` (IRROPS rebooking, missed connection, vouchers), ``escalation``
-(fee waiver, no acceptable option, a live agent), ``compensation`` (a claim after a delay or cancellation, a question
-about the flight). This module lists them; the order is the order in which a request matching several is weighed.
+trip changed both ways; ``same_day``: today's options and standby), ``disruptions`` (IRROPS rebooking, missed
+connection, vouchers), ``escalation`` (fee waiver, no acceptable option, a live agent, a disputed charge),
+``compensation`` (a claim after a delay or cancellation, a question about the flight). This module lists them; the
+order is the order in which a request matching several is weighed.
 """
 
 from __future__ import annotations
