@@ -250,3 +250,13 @@ def test_two_flights_named_for_a_paid_change_are_asked_again_not_both_taken() ->
     conversation, lines = run(case.model_copy(update={"user_goal": goal}))
     assert not any("S K 1 3 0 at 1 PM and flight S K 2 1 5" in t for r, t in lines if r == "assistant"), lines
     assert not any(name == "add_to_standby" for name, _ in calls(conversation)), lines
+
+
+def test_a_transcript_s_hyphen_after_re_does_not_hide_the_task() -> None:
+    """Seen in audio (EVA-Bench 6.1.1): "rebooked" transcribed "re-booked" was heard as a cancellation only (the
+    caller was then refunded instead of rebooked)."""
+    from evalkit.agents.reference.workflow_hearing import match_workflows
+
+    said = "My flight to Seattle got canceled and I need help getting {}."
+    assert match_workflows(said.format("rebooked"), WORKFLOWS) == ["irrops_rebooking"]
+    assert match_workflows(said.format("re-booked"), WORKFLOWS) == ["irrops_rebooking"]

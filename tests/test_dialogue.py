@@ -93,6 +93,19 @@ def test_misheard_surname_is_spelled_and_repaired():
     assert ("user", "R, A, M, A, N.") in transcript
 
 
+def test_a_surname_whose_spelling_is_misheard_too_is_asked_for_with_the_phonetic_alphabet():
+    """Seen in audio (EVA-Bench 1.1.3): "O, K, O, N, K, W, O." heard "Oh, okay, oh, and, ...": letters that sound like
+    words. After the spelled name still finds no booking, the agent asks for the phonetic alphabet, not a transfer."""
+    scenario = next(s for s in SCENARIOS if s.id == "AL-002")
+    conversation, transcript = talk(
+        scenario, ear=lambda s: s.replace("Raman", "Ramen").replace("R, A, M, A, N.", "Are, a, em, a, and.")
+    )
+    asks = [text for role, text in transcript if role == "assistant" and "spell the last name" in text]
+    assert len(asks) == 2 and "phonetic alphabet, like A as in Alpha" in asks[1], transcript
+    assert ("user", "Romeo, Alpha, Mike, Alpha, November.") in transcript
+    assert task_completion(conversation).passed, transcript
+
+
 def test_a_misheard_flight_choice_is_caught_by_the_read_back_and_never_booked():
     scenario = next(s for s in SCENARIOS if s.id == "AL-001")
     # the caller says the flight number in pairs (evalkit.spoken_values): "SK one thirty"; the ear always hears the

@@ -122,7 +122,9 @@ class WorkflowCalls(EngineState):
             # not the call (App. L: transfers are for technical issues and exceptions, not a missing record).
             self.refused = (run.workflow.name, f"I'm sorry, I can't find that on file: {result.get('message', '')}.")
             return self._anything_else(" ".join([*said, self.refused[1]]))
-        if not fed or tries >= MAX_TOOL_RETRIES:
+        name = bool(fed) and run.workflow.steps[slots[fed[0]]].slot.kind == "name"
+        # a name still not matched after it was spelled gets one more try, with the phonetic alphabet
+        if not fed or tries >= MAX_TOOL_RETRIES + name:
             return self._transfer(f"{step.tool} failed: {result.get('message', '')}")
         run.retries[run.index] = tries + 1
         run.resume_at = run.index
@@ -133,6 +135,8 @@ class WorkflowCalls(EngineState):
         question = slot.question
         if slot.kind == "name":  # a name heard wrong is asked for letter by letter, as a careful agent does
             question = f"Could you spell the {slot.label} for me, letter by letter?"
+            if tries:  # spelled and still heard wrong: letters that sound like words ("O, K" heard "oh, okay")
+                question = f"Could you spell the {slot.label} with the phonetic alphabet, like A as in Alpha?"
         if named_in(run.scope.get(slot.name), message) and (names := listed_names(message)):
             # The tool listed the names it knows: the agent now hears the answer against that list (issue 17.2).
             self.listed[slot.name] = names

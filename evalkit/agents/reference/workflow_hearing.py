@@ -20,11 +20,15 @@ if TYPE_CHECKING:
     from evalkit.domains.workflow import Slot, Workflow
 
 
+RE_PREFIX = re.compile(r"\bre-(?=[a-z])")
+
+
 def match_workflows(heard: str, workflows: Mapping[str, Workflow]) -> list[str]:
     """Workflows whose intents (or readable name) occur in ``heard``; of those the highest ``priority`` (a fee waiver
     for a bereavement over a change), then the longest matching phrase wins, so "cancel my leave request" prefers an
     intent "cancel leave" over a bare "cancel". Ties stay ambiguous."""
     low = heard.lower().replace("\u2019", "'")  # a typed or transcribed curly apostrophe ("what’s")
+    low = RE_PREFIX.sub("re", low)  # "re-booked", "re-schedule": a hyphen a transcript may put after "re"
     scores: dict[str, int] = {}
     for name, workflow in workflows.items():
         phrases = [*workflow.intents, name.replace("_", " ")]

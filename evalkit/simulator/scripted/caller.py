@@ -445,9 +445,12 @@ class ScriptedSimulator(Listening):
                 )
             )
         if slot.kind == "name" and value.isalpha() and (alphabet or SPELL_CUE.search(question)):
-            # asked to spell a name: letter by letter with a pause after each (App. K), as the agent asked
-            return self._say(self.style.answer(field, f"{spell_with_alphabet(value, 'letters')}.", self.stalled))
-        if slot.kind == "text" and OFFERED.search(question) and re.search(rf"\b{re.escape(value)}\b", question, re.I):
+            # asked to spell a name: letter by letter with a pause after each (App. K), or with the phonetic
+            # alphabet when that is what the agent asked for
+            spelled = self.style.alphabet(value) if alphabet else spell_with_alphabet(value, "letters")
+            return self._say(self.style.answer(field, f"{spelled}.", self.stalled))
+        offered = OFFERED.search(question) and re.search(rf"\b{re.escape(value)}\b", question, re.I)
+        if slot.kind == "text" and offered and value.strip(" .").lower() != "none":  # "none": below
             # one of the options the question names ("a window, an aisle or a middle seat?"): said as a person takes
             # an option, not as a bare word (audio, tiny.en: "window." heard "Wendell." in 5 of 50 airline calls)
             return self._say(self.style.answer(field, f"{value.capitalize()}, please.", self.stalled, rephrase="lower"))
