@@ -44,7 +44,7 @@ def refund_reason(found: dict[str, Any], now: str) -> str:
 
 def cancellation_quote(found: dict[str, Any], reason: str, requested: str = "") -> dict[str, Any]:
     """What cancelling the live bookings gives, quoted before the caller agrees (App. L.4): the domain's
-    ``cancellation_terms`` for the fares paid (summed over the bookings, as the hand-written policy quotes), with
+    ``cancellation_terms`` for the fares paid (summed over the bookings: one quote for the call), with
     ``paid`` and the ``basis`` the confirmation states (the cancellation reason, or for a voluntary one whether the
     fare is refundable or becomes credit)."""
     paid = sum(b["fare_paid"] for b in cancelling(found, requested))
@@ -75,7 +75,7 @@ DISRUPTED = Derived(
 )
 REFUND_OWED = "$disruption.disruption.passenger_entitled_to.refund_option"
 
-# The confirmation quotes what cancelling gives, as the hand-written policy does (the route and time from the
+# The confirmation quotes what cancelling gives (the route and time from the
 # flight status, the refund or the credit less the fee from ``quote``), so the caller agrees knowing the amount.
 FOUND = (
     "I found your booking on flight {status.journey.segments.0.flight_number} from {status.journey.origin} to "

@@ -86,7 +86,7 @@ NEARBY = Slot(
     normalize=nearby_code,
 )
 NEARBY_GIVEN = Derived(lambda nearby, code: bool(nearby) and code != NO_AIRPORT, "$nearby", "$nearby_airport")
-# the seat type the caller names first ("window, then aisle"), as the hand-written policy hears it
+# the seat types the caller names, in its order ("window, then aisle")
 SEAT = Slot(
     "seat_preference",
     "text",

@@ -81,7 +81,7 @@ COMPENSATIONS = {COMPENSATION.name: COMPENSATION}
 
 # A question about the booked flight that names no task ("can you tell me the updated details?"): its status, and the
 # meal voucher a long delay earns whether or not the caller moves; a cancelled flight goes on as its rebooking; a flight
-# on time leaves a request beyond the agent's tools, offered to a live agent (as the hand-written policy does).
+# on time leaves a request beyond the agent's tools, offered to a live agent.
 ANOTHER_FLIGHT = Slot("another_flight", "yes_no", "Would you like me to look for another flight?", label="flight")
 WAIVES_FEES = "$disruption.disruption.is_irrops"  # falsy when no disruption was read or none is on record
 FLIGHT_QUESTION = Workflow(

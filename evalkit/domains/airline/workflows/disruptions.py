@@ -126,8 +126,8 @@ def open_options(
 def vouchers_after(what: dict[str, Any], found: dict[str, Any], requested: str, chosen: dict[str, Any]) -> dict:
     """The vouchers the wait earns once the new flight is confirmed: a night or more, the overnight meal voucher and
     a hotel night per night (at most ``MAX_HOTEL_NIGHTS``); a same-day wait after a cancellation, its meal voucher
-    (a delay's was issued at the start); no meal voucher where ``what`` has ``meals`` off (a missed connection: the
-    hand-written policy gives the hotel only)."""
+    (a delay's was issued at the start); no meal voucher where ``what`` has ``meals`` off (a missed connection:
+    the hotel only)."""
     booked = disrupted(found, requested)["segments"][0].get("date") or chosen["date"]
     nights = (date.fromisoformat(chosen["date"]) - date.fromisoformat(booked)).days
     meal = (
@@ -326,8 +326,8 @@ IRROPS = rebooking_workflow(
             ),
         ),
         Compute("flight", FLIGHT),
-        # No disruption on record: the caller's own reason, so a regular change on the day the caller names (as the
-        # hand-written policy does), its fee quoted before anything is written
+        # No disruption on record: the caller's own reason, so a regular change on the day the caller names, its fee
+        # quoted before anything is written
         Say(
             "I don't see a disruption on flight {flight}, so this would be a regular change with the usual fees.",
             when="!$what.on_record",

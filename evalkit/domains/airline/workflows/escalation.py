@@ -14,8 +14,8 @@ caller to confirm"; never imposed).
   be free"): the agent finds the booking but cannot reverse a charge without a documented authorization, so a live
   agent who can review it is offered.
 
-The hand-written policy (``evalkit.agents.reference.airline_policy``) does the same in text mode; the transfer's
-``issue_summary`` states the situation (the waiver asked for, no option that fits, the caller's request)."""
+The transfer's ``issue_summary`` states the situation (the waiver asked for, no option that fits, the caller's
+request)."""
 
 from __future__ import annotations
 

@@ -35,14 +35,14 @@ IDENTIFY = (
 
 
 def live_bookings(found: dict[str, Any]) -> list[dict[str, Any]]:
-    """The reservation's bookings not cancelled yet: the journeys a cancellation covers, as in the hand-written
-    policy (its first one when every booking is cancelled already, so the tool states that)."""
+    """The reservation's bookings not cancelled yet: the journeys a cancellation covers (its first one when every
+    booking is cancelled already, so the tool states that)."""
     bookings = found["reservation"]["bookings"]
     return [b for b in bookings if b.get("status") != "cancelled"] or bookings[:1]
 
 
 def cancelling(found: dict[str, Any], requested: str) -> list[dict[str, Any]]:
-    """The bookings a cancellation covers, as in the hand-written policy: the return (the last live one) when the
+    """The bookings a cancellation covers: the return (the last live one) when the
     caller's request names it on a reservation of several journeys, else every live one."""
     live = live_bookings(found)
     return live[-1:] if len(live) > 1 and "return" in requested.lower() else live
