@@ -394,9 +394,10 @@ def test_a_realtime_cell_completes_the_task_with_tool_calls_run_in_the_harness(t
     # server VAD waits for 500 ms of the line's silence first; it counts from the last frame above its -30 dBFS speech
     # threshold, which can be ~250 ms before the turn's end (the voice's trailing silence and soft word endings vary
     # with the utterance; measured min 358 ms over 18 turns with eSpeak, min 254 / mean 385 ms over 10 with the Piper
-    # default, whose clips end in more silence). An agent answering on the caller's speech itself, without the VAD's
-    # wait, would sit near 0-150 ms.
-    assert all(w > 200.0 for w in waits) and np.mean(waits) > 300.0
+    # default, whose clips end in more silence; min 194-205 / mean 324-328 ms over 11 after the caller's words changed
+    # (29 Nov), quiet and under CI's load). An agent answering on the caller's speech itself, without the VAD's wait,
+    # would sit near 0-150 ms: the bound is that line, not the last measured minimum.
+    assert all(w > 150.0 for w in waits) and np.mean(waits) > 300.0
 
 
 PLANTED = "sk-planted-Realtime-Key-5b27c0"
