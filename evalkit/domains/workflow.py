@@ -405,15 +405,20 @@ def render(text: str, scope: Mapping[str, Any]) -> str:
 
 
 def applies(step: Step, scope: Mapping[str, Any]) -> bool:
-    if step.when is None:
+    return holds(step.when, scope)
+
+
+def holds(when: str | Derived | None, scope: Mapping[str, Any]) -> bool:
+    """A step's ``when`` (or an ``Offer``'s ``several_when``) on the values gathered: None always holds."""
+    if when is None:
         return True
-    if isinstance(step.when, Derived):
+    if isinstance(when, Derived):
         try:
-            return bool(resolve(step.when, scope))
+            return bool(resolve(when, scope))
         except WorkflowError:  # a value it needs was not gathered (a branch not taken)
             return False
-    negate = step.when.startswith("!")
-    reference, equals, wanted = step.when.lstrip("!").partition("=")
+    negate = when.startswith("!")
+    reference, equals, wanted = when.lstrip("!").partition("=")
     try:
         value = resolve(reference, scope)
     except WorkflowError:  # a call that did not run (the other branch), a result without the field

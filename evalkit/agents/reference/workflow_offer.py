@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -16,7 +15,7 @@ from evalkit.agents.reference.policy import DialogueAct, PolicyReply
 from evalkit.agents.reference.slot_hearing import hear_slot, read_back_text, speak
 from evalkit.agents.reference.workflow_hearing import closest_name
 from evalkit.agents.reference.workflow_run import EngineState
-from evalkit.domains.workflow import Ask, Offer, applies, bind_choice, offered
+from evalkit.domains.workflow import Ask, Offer, bind_choice, holds, offered
 from evalkit.spoken import parse_clock_times, parse_flight_numbers, parse_yes_no
 
 NONE_TAKEN = -1  # the caller takes none of the options (``choose_option``)
@@ -186,7 +185,7 @@ class WorkflowOffers(EngineState):
     def _several_allowed(self, step: Offer) -> bool:
         """Whether the caller may take several of the options now (``Offer.several`` under its ``several_when``)."""
         assert self.run is not None
-        return step.several is not None and applies(replace(step, when=step.several_when), self.run.scope)
+        return step.several is not None and holds(step.several_when, self.run.scope)
 
     def _none_taken(self, step: Offer) -> PolicyReply:
         """None of the options suits: ask the ``again`` slot once more (a new search), else end the task."""
