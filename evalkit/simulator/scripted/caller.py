@@ -480,9 +480,7 @@ class ScriptedSimulator(Listening):
                 return self._styled("Yes, that's right.")
             # another option read back: a "no" with the choice again, until the same wrong read-back has come
             # back too often (App. K: no progress)
-            self.same_read_back = self.same_read_back + 1 if agent_text == self.last_read_back else 0
-            self.last_read_back = agent_text
-            if self.same_read_back >= NO_PROGRESS_LIMIT:
+            if self._read_back_again(agent_text):
                 return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
             choice = self._choose(agent_text)
             return choice if choice.end_call else self._say(f"No, {choice.text}")

@@ -19,13 +19,12 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from evalkit.domains.workflow import Compute, Slot, Workflow
+from evalkit.domains.workflow import REFERENCE, Compute, Slot, Workflow
 from evalkit.scenarios import Scenario
 from evalkit.simulator.persona import is_code
 from evalkit.simulator.scripted.understanding import leftmost_longest
 from evalkit.spoken import spell_code
 
-COPIED = re.compile(r"\$(\w+)")  # a Compute that copies one slot's value under another name
 NAME_LABELS = ("your name", "your full name", "full name")
 # The scripted caller's yes/no decisions (``scripted.answers``): said when the agent asks for a decision, never as a
 # field its words name ("Standby is free ..." is no question about "standby").
@@ -68,11 +67,13 @@ class FieldAnswers:
         if not workflows and scenario.source != "eva_import":
             return None
         steps = [step for w in (workflows or {}).values() for step in w.steps]
+        # a Compute that copies one value under another name: a reference without a path ("$nearby_airport")
         copies = {
             m.group(1): step.name
             for step in steps
-            if isinstance(step, Compute) and isinstance(step.of, str) and (m := COPIED.fullmatch(step.of))
-        }
+            if isinstance(step, Compute) and isinstance(step.of, str) and (m := REFERENCE.match(step.of))
+            and not m.group(2)
+        }  # fmt: skip
         return cls(scenario, [slot for w in (workflows or {}).values() for slot in w.slots], copies)
 
     def asked(self, agent_text: str) -> list[str]:

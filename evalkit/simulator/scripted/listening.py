@@ -64,11 +64,20 @@ class Listening:
     followups_said: int
     no_progress: int
     last_field: str
+    same_read_back: int
+    last_read_back: str
 
     def hear_acts(self, acts: list[DialogueAct]) -> None:
         """The dialogue acts the agent attached to the turn the caller is about to answer (the call loop hands them
         over when the agent sends any): preferred to reading its words."""
         self.acts = list(acts)
+
+    def _read_back_again(self, read_back: str) -> bool:
+        """Counts the same wrong read-back coming back (``same_read_back``); True once it has come back too often
+        to go on (App. K: no progress)."""
+        self.same_read_back = self.same_read_back + 1 if read_back == self.last_read_back else 0
+        self.last_read_back = read_back
+        return self.same_read_back >= NO_PROGRESS_LIMIT
 
     def _check_read_back(self, agent_text: str, read_back: str | None = None) -> UserUtterance:
         """Compare the agent's spelled read-back with the true value; correct the first wrong character
@@ -88,10 +97,9 @@ class Listening:
             if position < len(ORDINAL_WORDS) and truth[position].isalnum():
                 # The same wrong read-back again means the correction did not land: say it another way (the
                 # plain letter instead of its NATO word), and count it as a turn without progress (App. K).
-                self.same_read_back = self.same_read_back + 1 if read_back == self.last_read_back else 0
-                self.last_read_back = read_back
+                gave_up = self._read_back_again(read_back)
                 self.no_progress = self.same_read_back
-                if self.no_progress >= NO_PROGRESS_LIMIT:
+                if gave_up:
                     return self._styled("This isn't going anywhere. Goodbye.", end_call=True)
                 # A correction that did not land (the same character still wrong, whatever else the agent changed)
                 # is said another way next time, as a caller does: "Juliet" kept coming back "too late".
