@@ -150,20 +150,18 @@ class PersonaStyle:
         numbers (tiny.en hears "9 9 8" as "9 8" in 4 of 6 top transcripts, "double 9 8" as "double 9 8" in 6 of 6).
         ``alphabet``: the agent asked for the phonetic alphabet; a code with letters is spelled the persona's way."""
         spec = self.spec
+        # the levels' own labels are part of what a level is (for a code spelled plainly or with the alphabet)
+        level_label = {"easy": f"the {field.replace('_', ' ')} is", "hard": "I think it's"}.get(spec.level)
         if alphabet and any(c.isalpha() for c in value):
             # asked for the phonetic alphabet (EVA-Bench App. K: a misheard code is spelled with it)
-            lead = {"easy": f"The {field.replace('_', ' ')} is", "hard": "I think it's"}.get(spec.level, "It's")
-            return f"{lead} {self.alphabet(value)}."  # a level's own words, as for a code spelled plainly
+            lead = level_label or "it's"
+            text = f"{lead} {self.alphabet(value)}."
+            return text[0].upper() + text[1:]
         if slowly and not spec.pauses:
             return "It's... " + "... ".join(said_characters(value, doubles)) + "..."
         chars = said_characters(value, doubles)
         spelled = " ".join(chars) if attempt == 1 else ", ".join(chars)
-        if spec.level == "easy":
-            label = f"the {field.replace('_', ' ')} is"
-        elif spec.level == "hard":
-            label = "I think it's"
-        else:  # the levels' own labels are part of what a level is: only the plain "it's" is reworded
-            label = self.words.code_label("it's")
+        label = level_label or self.words.code_label("it's")  # only the plain "it's" is reworded
         if spec.pauses:
             return f"Let me see... {label}... " + "... ".join(chars) + "..."
         parts: list[str] = []
